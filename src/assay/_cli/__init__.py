@@ -1,0 +1,1 @@
+"""One module per CLI command, each exposing `command(args) -> exit code`."""

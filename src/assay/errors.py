@@ -1,0 +1,101 @@
+"""Every exception assay raises on purpose.
+
+```
+AssayError
+├── ConfigError          the user's mistake: exit 2, printed as `path:line:col: message`, no traceback
+│   └── ConfigErrors     several of them at once (validation reports every problem, not the first)
+└── RunError             a case could not be run or graded: that case is `error`, the others go on
+    ├── SandboxError     the git sandbox could not be built (bad diff, unsafe tarball, git failed)
+    ├── AgentError       the agent under test crashed, timed out, or gave unreadable output
+    ├── JudgeError       the judge failed or answered outside its schema (after one retry)
+    └── ModelError       the model API failed after every retry
+```
+
+Anything else escaping to the CLI is a bug in assay and is shown with its traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "AgentError",
+    "AssayError",
+    "ConfigError",
+    "ConfigErrors",
+    "JudgeError",
+    "Location",
+    "ModelError",
+    "RunError",
+    "SandboxError",
+]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in a user's file something is: 1-based line and column, 0 when unknown."""
+
+    path: Path | str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        text = str(self.path)
+        if self.line:
+            text += f":{self.line}"
+            if self.col:
+                text += f":{self.col}"
+        return text
+
+
+class AssayError(Exception):
+    """Base of every error assay raises deliberately."""
+
+
+class ConfigError(AssayError):
+    """A mistake in the user's input: suites, fixtures, options, environment."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
+
+
+class ConfigErrors(ConfigError):
+    """Several configuration errors found in one pass, reported together."""
+
+    def __init__(self, errors: Iterable[ConfigError]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+class RunError(AssayError):
+    """A case could not be run or graded; the case is reported as `error`."""
+
+
+class SandboxError(RunError):
+    """The case's git sandbox could not be built."""
+
+
+class AgentError(RunError):
+    """The agent under test failed: crash, timeout, missing executable, unreadable output."""
+
+
+class JudgeError(RunError):
+    """The judge could not produce a valid verdict. `raw` keeps what it said."""
+
+    def __init__(self, message: str, raw: str | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class ModelError(RunError):
+    """A model API call failed after every retry."""

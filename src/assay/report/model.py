@@ -1,0 +1,166 @@
+"""The `assay.report.v1` contract: report.json, one line of results.jsonl per case.
+
+These models are the boundary other tools read, so they forbid unknown keys and every
+field carries a docstring that ends up in `assay schema report`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "REPORT_CONTRACT",
+    "Attempt",
+    "CaseResult",
+    "CaseStatus",
+    "Check",
+    "Finding",
+    "Location",
+    "Report",
+    "RunInfo",
+    "Source",
+    "Summary",
+    "Tokens",
+    "Usage",
+]
+
+REPORT_CONTRACT = "assay.report.v1"
+
+CaseStatus = Literal["pass", "fail", "error", "skipped"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class Location(_Model):
+    path: str
+    """Repo-relative path of the file the finding is about."""
+    startLine: int | None = None  # noqa: N815 - Warden's wire name
+    endLine: int | None = None  # noqa: N815
+
+
+class Finding(_Model):
+    """One issue reported by the agent under test (Warden's finding shape)."""
+
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    severity: Literal["critical", "high", "medium", "low", "info"]
+    confidence: str | float | None = None
+    """`high|medium|low` or a number in [0, 1]; as the agent gave it."""
+    title: str
+    description: str = ""
+    location: Location | None = None
+
+
+class Check(_Model):
+    """One graded assertion of a case: a command, a judge assertion, a file rule, a trace event."""
+
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    id: str
+    kind: str
+    """command | changed_files | forbidden_files | context | trace | should_find | should_not_find | severity | verdict | rubric"""
+    status: Literal["pass", "fail", "error", "skipped"]
+    message: str = ""
+
+
+class Usage(_Model):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+    """None when the model has no known price: assay never guesses a cost."""
+
+
+class Attempt(_Model):
+    """One run of the case (there are `repeat` of them)."""
+
+    status: CaseStatus
+    score: float | None = None
+    reason: str = ""
+    duration_s: float = 0.0
+    usage: Usage = Field(default_factory=Usage)
+    checks: list[Check] = Field(default_factory=list)
+    transcript: str | None = None
+    """Path of the transcript file of this attempt, relative to the report directory."""
+
+
+class Source(_Model):
+    path: str
+    """The suite file the case is written in, relative to the working directory when possible."""
+    line: int
+
+
+class CaseResult(_Model):
+    """The outcome of one case for one model, over all its repeats."""
+
+    id: str
+    suite: str
+    kind: Literal["review", "verify", "rubric", "task"]
+    source: Source
+    model: str | None = None
+    runtime: str | None = None
+    status: CaseStatus
+    score: float | None = None
+    """In [0, 1], the mean over scored attempts; None when nothing was scored."""
+    reason: str = ""
+    checks: list[Check] = Field(default_factory=list)
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+    judge: dict[str, Any] = Field(default_factory=dict)
+    """The judge's verdict (findings judge or rubric judge), as validated."""
+    usage: Usage = Field(default_factory=Usage)
+    duration_s: float = 0.0
+    attempts: list[Attempt] = Field(default_factory=list)
+    flaky: bool = False
+    """True when the repeats disagree on pass/fail."""
+    workspace: str | None = None
+    """Where the sandbox was kept (only with --keep-workspaces)."""
+
+
+class RunInfo(_Model):
+    id: str
+    started_at: str
+    finished_at: str | None = None
+    assay_version: str
+    threshold: float
+    models: list[str] = Field(default_factory=list)
+    judge_model: str | None = None
+    repeat: int = 1
+    shard: str | None = None
+    """`I/N` when the run was a shard."""
+    git_sha: str | None = None
+    max_errors: int = 0
+    interrupted: bool = False
+
+
+class Tokens(_Model):
+    input: int = 0
+    output: int = 0
+
+
+class Summary(_Model):
+    total: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    score: float | None
+    """Mean case score over scored (pass/fail) cases; None when nothing was scored."""
+    score_ci: list[float] | None = None
+    """95% interval [lo, hi] of `score`."""
+    gate: Literal["pass", "fail"]
+    gate_reason: str = ""
+    tokens: Tokens = Field(default_factory=Tokens)
+    cost_usd: float | None = None
+    duration_s: float = 0.0
+
+
+class Report(_Model):
+    """The whole `report.json`."""
+
+    contract: Literal["assay.report.v1"] = REPORT_CONTRACT
+    run: RunInfo
+    summary: Summary
+    cases: list[CaseResult]

@@ -1,0 +1,149 @@
+"""The format-agnostic `Case`: what every loader produces and everything after loading uses.
+
+Paths in a Case are absolute and already checked to stay inside their allowed root;
+repo paths (`dest`, changed-file names) are relative POSIX strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "Case",
+    "CaseKind",
+    "ContextChecks",
+    "Expectation",
+    "FixtureFile",
+    "ReviewSpec",
+    "RubricSpec",
+    "Severity",
+    "SuiteFormat",
+    "TaskSpec",
+    "VerificationCommand",
+    "VerifySpec",
+    "SEVERITIES",
+]
+
+CaseKind = Literal["review", "verify", "rubric", "task"]
+SuiteFormat = Literal[
+    "review-yaml", "review-json", "verification", "rubric-manifest", "rubric-dir", "task-suite"
+]
+Severity = Literal["critical", "high", "medium", "low", "info"]
+SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
+
+
+@dataclass(frozen=True)
+class FixtureFile:
+    """A file copied into a sandbox: `source` on disk, `dest` its path inside the repo."""
+
+    source: Path
+    dest: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One should_find assertion."""
+
+    finding: str
+    severity: Severity | None = None
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class ReviewSpec:
+    """A review case: find the issues in the `main...eval` diff of a Warden-style sandbox."""
+
+    given: str
+    files: tuple[FixtureFile, ...]
+    supporting_files: tuple[FixtureFile, ...] = ()
+    skill: Path | None = None
+    should_find: tuple[Expectation, ...] = ()
+    should_not_find: tuple[str, ...] = ()
+    repository: str | None = None
+    """`owner/repo` when every fixture was captured from the same GitHub repo (the origin remote)."""
+    notes: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class VerifySpec:
+    """A verification case: keep or reject one candidate finding."""
+
+    given: str
+    files: tuple[FixtureFile, ...]
+    candidate: dict[str, Any]
+    expect_verdict: Literal["keep", "reject"]
+    supporting_files: tuple[FixtureFile, ...] = ()
+    skill: Path | None = None
+    repository: str | None = None
+    notes: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class RubricSpec:
+    """A Cassandra rubric case: review `diff` applied on `base`, judged 1-5 against `rubric`."""
+
+    rubric: str
+    diff: Path
+    base: Path | None
+    """A directory, a `.tar.gz`, or None for an empty base (the diff creates every file)."""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class VerificationCommand:
+    """One PVYai verification command, run as argv in the workspace."""
+
+    id: str
+    name: str
+    argv: tuple[str, ...]
+    timeout_s: float = 600.0
+
+
+@dataclass(frozen=True)
+class ContextChecks:
+    required_files: tuple[str, ...] = ()
+    forbidden_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A PVYai task: change a workspace copied from `workspace`; checked deterministically."""
+
+    prompt: str
+    workspace: Path
+    commands: tuple[VerificationCommand, ...]
+    expected_changed_files: tuple[str, ...] = ()
+    forbidden_changed_files: tuple[str, ...] = ()
+    context: ContextChecks = ContextChecks()
+    required_trace_events: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    difficulty: str | None = None
+    description: str = ""
+
+
+Spec = ReviewSpec | VerifySpec | RubricSpec | TaskSpec
+
+
+@dataclass(frozen=True)
+class Case:
+    """One eval case, whatever format it was written in."""
+
+    id: str
+    """`<suite>/<case>`; unique in a run, matched by `-t`."""
+    suite: str
+    name: str
+    kind: CaseKind
+    format: SuiteFormat
+    source_path: Path
+    """The suite file the case is written in (junit `file`, annotations)."""
+    source_line: int
+    spec: ReviewSpec | VerifySpec | RubricSpec | TaskSpec
+    model: str | None = None
+    runtime: str | None = None
+    """`builtin`, `command`, or a Warden alias (`claude`, `pi`); None = decided by the run."""
+    agent_command: tuple[str, ...] | None = None
+    """Suite/case-level argv template for the command runtime."""
+    root: Path | None = None
+    """The root the case's paths resolve against (eval root, manifest dir, suite dir)."""

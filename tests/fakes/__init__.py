@@ -1,0 +1,1 @@
+"""Loopback fake servers used through the real SDKs (anthropic, openai, PyGithub)."""
