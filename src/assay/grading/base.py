@@ -1,0 +1,33 @@
+"""The seam between an agent's output and a case result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from assay.report.model import Check, Usage
+
+if TYPE_CHECKING:
+    from assay.agents.base import AgentOutput, AttemptContext
+
+__all__ = ["Grade", "Grader"]
+
+
+@dataclass
+class Grade:
+    """The graded outcome of one attempt."""
+
+    status: Literal["pass", "fail", "error"]
+    score: float
+    """In [0, 1]: 1/0 for review, verify and task cases; (score-1)/4 for rubric cases."""
+    reason: str = ""
+    checks: list[Check] = field(default_factory=list)
+    judge: dict[str, Any] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    """The judge's own token use (the agent's is in AgentOutput.usage)."""
+
+
+class Grader(Protocol):
+    async def grade(self, ctx: AttemptContext, output: AgentOutput) -> Grade:
+        """Grade one attempt. Raise JudgeError when the judge could not give a valid verdict."""
+        ...

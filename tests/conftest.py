@@ -1,0 +1,33 @@
+"""Shared pytest setup: offline by default, `--live` opts into real model calls."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--live", action="store_true", help="run tests marked `live` (real model calls)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    live = config.getoption("--live") and (
+        os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ASSAY_ANTHROPIC_API_KEY")
+    )
+    skip = pytest.mark.skip(reason="live model test: pass --live with ANTHROPIC_API_KEY set")
+    for item in items:
+        if "live" in item.keywords and not live:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _offline_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's real keys, tokens or GitHub environment."""
+    for name in list(os.environ):
+        if name.endswith("_API_KEY") or name in {"GITHUB_TOKEN", "GH_TOKEN"} or (
+            name.startswith("GITHUB_") or name.startswith("INPUT_") or name.startswith("ASSAY_")
+        ):
+            monkeypatch.delenv(name, raising=False)
+    for name in ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "RUNNER_TEMP"):
+        monkeypatch.delenv(name, raising=False)
