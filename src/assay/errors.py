@@ -8,7 +8,9 @@ AssayError
     ├── SandboxError     the git sandbox could not be built (bad diff, unsafe tarball, git failed)
     ├── AgentError       the agent under test crashed, timed out, or gave unreadable output
     ├── JudgeError       the judge failed or answered outside its schema (after one retry)
-    └── ModelError       the model API failed after every retry
+    ├── ModelError       the model API failed after every retry
+    └── ModelUnavailable the model cannot be called in this run (no credentials, --offline cache
+                         miss, budget spent): the case is `skipped` with this reason, not `error`
 ```
 
 Anything else escaping to the CLI is a bug in assay and is shown with its traceback.
@@ -28,6 +30,7 @@ __all__ = [
     "JudgeError",
     "Location",
     "ModelError",
+    "ModelUnavailable",
     "RunError",
     "SandboxError",
 ]
@@ -99,3 +102,7 @@ class JudgeError(RunError):
 
 class ModelError(RunError):
     """A model API call failed after every retry."""
+
+
+class ModelUnavailable(RunError):
+    """The model cannot be called in this run; the case is skipped with this message as reason."""

@@ -1,0 +1,67 @@
+"""The canonical model request and response every provider speaks.
+
+Content blocks use the Anthropic Messages shape (`text`, `tool_use`, `tool_result`),
+which the OpenAI-compatible adapter translates. Requests are frozen and plain data so
+that the record/replay cache can key on them (never on keys or headers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from assay.report.model import Usage
+
+__all__ = ["Message", "ModelRequest", "ModelResponse", "Provider", "ToolSpec"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["user", "assistant"]
+    content: tuple[dict[str, Any], ...]
+    """Blocks: {"type": "text", "text"}, {"type": "tool_use", "id", "name", "input"},
+    {"type": "tool_result", "tool_use_id", "content", "is_error"}."""
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    model: str
+    """Full model string, e.g. `anthropic/claude-sonnet-4-6`."""
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: str | None = None
+    """None = the model decides; "any" = must call a tool; a tool name = must call that tool."""
+    max_tokens: int = 4096
+    temperature: float | None = 0.0
+    cache_prefix: bool = True
+    """Mark the stable prefix (system prompt + skill) cacheable where the provider supports it."""
+    purpose: Literal["agent", "judge"] = "agent"
+    """Lets the cache keep judge verdicts apart from agent calls."""
+
+
+@dataclass
+class ModelResponse:
+    content: list[dict[str, Any]]
+    """`text` and `tool_use` blocks, in order."""
+    stop_reason: str
+    usage: Usage = field(default_factory=Usage)
+
+    def tool_uses(self) -> list[dict[str, Any]]:
+        return [b for b in self.content if b.get("type") == "tool_use"]
+
+    def text(self) -> str:
+        return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+
+
+class Provider(Protocol):
+    """One provider adapter with an injected, authenticated client."""
+
+    async def generate(self, request: ModelRequest) -> ModelResponse: ...

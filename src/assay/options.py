@@ -1,0 +1,42 @@
+"""Run-wide options: what `assay run` (and the Action) decided, shared by every component."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["RunOptions"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    paths: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    """`-t` selections: substring or glob on case ids."""
+    models: tuple[str, ...] = ()
+    """Subject model matrix; empty = each case's own model, else the default model."""
+    judge_model: str | None = None
+    """None = the subject's model."""
+    runtime: str | None = None
+    """Forces a runtime for review/verify/rubric cases; task cases always use `command`."""
+    agent_command: tuple[str, ...] | None = None
+    skill: Path | None = None
+    concurrency: int = 8
+    repeat: int = 1
+    timeout_s: float = 600.0
+    threshold: float = 0.75
+    max_errors: int = 0
+    max_cost_usd: float | None = None
+    report_dir: Path = Path("assay-report")
+    work_root: Path | None = None
+    keep_workspaces: bool = False
+    dry_run: bool = False
+    shard: tuple[int, int] | None = None
+    """(index, count), 1-based index."""
+    cache_dir: Path | None = None
+    offline: bool = False
+    resume_dir: Path | None = None
+    strict: bool = False
+    pvyai_report: bool = False
+    json_output: bool = False
+    extra_env: dict[str, str] = field(default_factory=dict)
