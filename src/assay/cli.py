@@ -111,14 +111,20 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-command", metavar="CMD",
                    help="argv template of the agent under test, e.g. 'my-agent --cwd {workspace} {prompt}'")
     p.add_argument("--skill", metavar="PATH", help="skill file overriding the suites' skill")
-    p.add_argument("--concurrency", type=int, default=8, metavar="N")
+    # None = not given: [tool.assay] config, then RunOptions' defaults, fill these in.
+    p.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="attempts in flight (default 8)")
     p.add_argument("--repeat", type=int, default=1, metavar="K")
-    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="per-case agent timeout")
-    p.add_argument("--threshold", type=float, default=0.75, metavar="X")
-    p.add_argument("--max-errors", type=int, default=0, metavar="N")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="per-case agent timeout (default 600)")
+    p.add_argument("--threshold", type=float, default=None, metavar="X",
+                   help="gate score (default 0.75)")
+    p.add_argument("--max-errors", type=int, default=None, metavar="N",
+                   help="errors the gate tolerates (default 0)")
     p.add_argument("--max-cost", type=float, default=None, metavar="USD",
                    help="stop starting cases once the estimated spend reaches USD")
-    p.add_argument("--report-dir", default="assay-report", metavar="DIR")
+    p.add_argument("--report-dir", default=None, metavar="DIR",
+                   help="where reports go (default assay-report)")
     p.add_argument("--work-root", default=None, metavar="DIR", help="where sandboxes are made (default: a temp dir)")
     p.add_argument("--keep-workspaces", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="build every sandbox and print it; run nothing")

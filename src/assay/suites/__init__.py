@@ -12,16 +12,26 @@ from assay.suites.case import (
     VerificationCommand,
     VerifySpec,
 )
+from assay.suites.config import AssayConfig, load_config
+from assay.suites.load import LoadedSuites, SuiteFile, SuiteLoadErrors, load_suites
+from assay.suites.select import select_cases
 
 __all__ = [
+    "AssayConfig",
     "Case",
     "CaseKind",
     "ContextChecks",
     "Expectation",
     "FixtureFile",
+    "LoadedSuites",
     "ReviewSpec",
     "RubricSpec",
+    "SuiteFile",
+    "SuiteLoadErrors",
     "TaskSpec",
     "VerificationCommand",
     "VerifySpec",
+    "load_config",
+    "load_suites",
+    "select_cases",
 ]

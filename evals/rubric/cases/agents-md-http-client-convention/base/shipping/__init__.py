@@ -1,0 +1,1 @@
+"""Parcel carrier integrations for checkout."""

@@ -1,0 +1,193 @@
+"""`assay ci`: the GitHub Action's entry point - decide, run, publish, gate.
+
+1. Mask the model key and token before anything else is printed.
+2. Read the inputs and the event; decide whether this job runs the evals (outputs
+   `ran` and `reason`). A skip exits 0.
+3. Run exactly what `assay run` would with the inputs as its options (same option
+   precedence, same runner, same exit codes), after checking that every model the
+   selected cases need has a key.
+4. Publish: job summary, annotations, outputs, sticky PR comment, check run.
+
+Exit codes: 0 gate passed or evals skipped, 1 gate failed, 2 configuration error (bad
+input, invalid suite, missing model key), 130 interrupted. Everything printed while this
+runs passes through assay.action.commands, so untrusted text cannot forge a workflow command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from assay.action import commands
+from assay.action.changed_files import list_changed_files
+from assay.action.environment import RunnerEnvironment
+from assay.action.event import Decision, decide, load_event
+from assay.action.inputs import ActionInputs, raw_input, read_inputs
+from assay.action.outputs import write_outputs
+from assay.action.publish import PublishTarget, publish_report
+from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
+from assay.errors import ConfigError, ConfigErrors
+
+__all__ = ["command", "run_ci"]
+
+_SECRET_INPUTS = ("anthropic-api-key", "github-token")
+_SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "GITHUB_TOKEN")
+
+
+def command(args: argparse.Namespace) -> int:
+    with commands.guarded_output():
+        try:
+            return run_ci(os.environ)
+        except ConfigError as exc:
+            _report_config_error(exc, Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd()))
+            return EXIT_USAGE
+
+
+def run_ci(environ: Mapping[str, str]) -> int:
+    _mask_secrets(environ)
+    env = RunnerEnvironment.from_environ(environ)
+    inputs = read_inputs(environ, workflow_file=env.workflow_file)
+    event = load_event(env.event_name, env.event_path)
+    client = None
+    if inputs.token:
+        from assay.action.github_api import github_client
+
+        client = github_client(api_url=env.api_url, token=inputs.token)
+
+    decision = decide(
+        event,
+        label=inputs.label,
+        trigger_paths=inputs.trigger_paths,
+        changed_files=lambda pull: list_changed_files(
+            pull, client=client, repository=env.repository, workspace=env.workspace
+        ),
+    )
+    _announce(decision)
+    write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
+    if not decision.run:
+        return EXIT_PASS
+    target = PublishTarget(env=env, inputs=inputs, pull_request=event.pull_request, client=client)
+    with _model_key(inputs.api_key):
+        return _run_and_publish(inputs, target)
+
+
+def _mask_secrets(environ: Mapping[str, str]) -> None:
+    for name in _SECRET_INPUTS:
+        value = raw_input(environ, name)
+        if value:
+            commands.add_mask(value.strip())
+    for variable in _SECRET_VARIABLES:
+        if environ.get(variable, "").strip():
+            commands.add_mask(environ[variable].strip())
+
+
+def _announce(decision: Decision) -> None:
+    verdict = "running the evals" if decision.run else "skipping the evals"
+    commands.log(f"assay: {verdict}: {decision.reason}")
+    for text in decision.warnings:
+        commands.warning(text)
+    for text in decision.notices:
+        commands.notice(text, title="assay: evals skipped")
+
+
+@contextmanager
+def _model_key(key: str | None) -> Iterator[None]:
+    """The anthropic-api-key input as ANTHROPIC_API_KEY, for this run only."""
+    if not key:
+        yield
+        return
+    saved = os.environ.get("ANTHROPIC_API_KEY")
+    os.environ["ANTHROPIC_API_KEY"] = key.strip()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("ANTHROPIC_API_KEY", None)
+        else:
+            os.environ["ANTHROPIC_API_KEY"] = saved
+
+
+def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespace:
+    """`assay run`'s arguments: ASSAY_* variables as for the CLI, then the action's inputs."""
+    from assay.cli import build_parser
+
+    try:
+        args = build_parser().parse_args(["run"])
+    except (ValueError, SystemExit) as exc:  # a malformed ASSAY_* variable
+        raise ConfigError(f"invalid ASSAY_* run option in the environment: {exc}") from None
+    args.paths = list(inputs.paths)
+    args.threshold = inputs.threshold
+    args.models = list(inputs.model) or args.models
+    args.judge_model = inputs.judge_model or args.judge_model
+    for name in ("concurrency", "repeat", "max_errors"):
+        value = getattr(inputs, name)
+        if value is not None:
+            setattr(args, name, value)
+    if inputs.report_dir:
+        args.report_dir = inputs.report_dir
+    elif args.report_dir is None and env.runner_temp is not None:
+        args.report_dir = str(env.runner_temp / "assay-report")
+    # CI publishes the report itself: no JSON on stdout, and a dry run would gate nothing.
+    args.json = False
+    args.dry_run = False
+    return args
+
+
+def _run_and_publish(inputs: ActionInputs, target: PublishTarget) -> int:
+    from assay._cli.run import build_options
+    from assay.report.terminal import make_listener, print_summary
+    from assay.runner import run
+    from assay.runner.plan import check_options
+    from assay.suites import load_suites, select_cases
+
+    args = _run_args(inputs, target.env)
+    check_options(build_options(args, None))
+    loaded = load_suites(list(args.paths), strict=args.strict)
+    for problem in loaded.warnings:
+        _annotate_config_problem(problem, target.env.workspace, level="warning")
+    options = build_options(args, loaded.config)
+    check_options(options)
+    selected = select_cases(list(loaded.cases), list(options.patterns))
+
+    from assay.action.preflight import find_missing_model_key
+
+    missing = find_missing_model_key(selected, options=options, config=loaded.config)
+    if missing is not None:
+        commands.error(missing.message(), title="assay: missing model key")
+        return EXIT_USAGE
+
+    report = run(options, cases=selected, config=loaded.config, listener=make_listener(sys.stdout))
+    report_dir = options.resume_dir or options.report_dir
+    print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
+    publish_report(report, report_dir=Path(report_dir), target=target)
+    if report.run.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
+
+
+def _relative(path: Path | str, workspace: Path) -> str:
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(workspace)).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _annotate_config_problem(problem: ConfigError, workspace: Path, *, level: str) -> None:
+    where = problem.location
+    emit = commands.error if level == "error" else commands.warning
+    emit(
+        problem.message,
+        file=_relative(where.path, workspace) if where else None,
+        line=where.line if where and where.line else None,
+        title="assay: configuration" if level == "error" else "assay: warning",
+    )
+
+
+def _report_config_error(exc: ConfigError, workspace: Path) -> None:
+    problems = exc.errors if isinstance(exc, ConfigErrors) else [exc]
+    for problem in problems:
+        _annotate_config_problem(problem, workspace, level="error")

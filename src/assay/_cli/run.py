@@ -1,0 +1,135 @@
+"""`assay run`: load, select, run, report, gate.
+
+Option precedence: the command line (which already folded in `ASSAY_*` variables), then
+`[tool.assay]`, then RunOptions' defaults. Exit codes: 0 gate passed, 1 gate failed,
+2 usage/config error (raised as ConfigError, printed by assay.cli), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+from assay.errors import ConfigError
+from assay.options import RunOptions
+from assay.runner.plan import check_options, parse_shard, shard_cases
+from assay.runner.resolve import parse_models
+
+if TYPE_CHECKING:
+    from assay.suites.config import AssayConfig
+
+__all__ = ["build_options", "command"]
+
+
+def command(args: argparse.Namespace) -> int:
+    from assay.suites import load_suites, select_cases
+
+    check_options(build_options(args, None))  # fail fast on bad flags, before loading
+    loaded = load_suites(list(args.paths), strict=args.strict)
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    options = build_options(args, loaded.config)
+    check_options(options)
+    selected = select_cases(list(loaded.cases), list(options.patterns))
+    if not selected:
+        shown = " ".join(f"-t {p!r}" for p in options.patterns)
+        raise ConfigError(f"no cases match {shown}" if shown else "no cases found")
+
+    if options.dry_run:
+        from assay._cli.dry_run import dry_run
+
+        return dry_run(
+            shard_cases(selected, options.shard),
+            work_root=options.work_root,
+            keep=True,
+            skill_override=options.skill,
+            out=sys.stdout,
+        )
+
+    from assay.report.terminal import make_listener, print_summary
+    from assay.runner import run
+
+    out = sys.stderr if options.json_output else sys.stdout
+    report = run(options, cases=selected, config=loaded.config, listener=make_listener(out))
+    report_dir = options.resume_dir or options.report_dir
+    print_summary(report, report_dir=str(report_dir), stream=out)
+    if options.json_output:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        sys.stdout.flush()
+    if report.run.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
+
+
+def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOptions:
+    """RunOptions from the parsed command line, with `config` filling what was not given."""
+    values: dict[str, Any] = {
+        "paths": tuple(args.paths),
+        "patterns": tuple(args.patterns),
+        "models": parse_models(args.models),
+        "judge_model": args.judge_model,
+        "runtime": args.runtime,
+        "agent_command": _agent_command(args.agent_command),
+        "skill": _existing(args.skill, "--skill"),
+        "repeat": args.repeat,
+        "max_cost_usd": args.max_cost,
+        "work_root": Path(args.work_root) if args.work_root else None,
+        "keep_workspaces": args.keep_workspaces,
+        "dry_run": args.dry_run,
+        "shard": parse_shard(args.shard) if args.shard else None,
+        "cache_dir": Path(args.cache) if args.cache else None,
+        "offline": args.offline,
+        "resume_dir": Path(args.resume) if args.resume else None,
+        "strict": args.strict,
+        "pvyai_report": args.pvyai_report,
+        "json_output": args.json,
+    }
+    fallbacks = {
+        "concurrency": (args.concurrency, "concurrency"),
+        "timeout_s": (args.timeout, "timeout"),
+        "threshold": (args.threshold, "threshold"),
+        "max_errors": (args.max_errors, "max_errors"),
+        "report_dir": (args.report_dir, "report_dir"),
+    }
+    for field_name, (given, config_key) in fallbacks.items():
+        value = given if given is not None else getattr(config, config_key, None)
+        if value is not None:
+            values[field_name] = value
+    if "report_dir" in values:
+        values["report_dir"] = _report_dir(
+            values["report_dir"], given=args.report_dir, config=config
+        )
+    return RunOptions(**values)
+
+
+def _agent_command(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise ConfigError(f"--agent-command {text!r}: {exc}") from None
+    if not argv:
+        raise ConfigError("--agent-command is empty")
+    return argv
+
+
+def _existing(raw: str | None, flag: str) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw)
+    if not path.exists():
+        raise ConfigError(f"{flag} {raw}: no such file or directory")
+    return path
+
+
+def _report_dir(value: str | Path, *, given: str | None, config: AssayConfig | None) -> Path:
+    """A configured report_dir is relative to its config file; a given one to the cwd."""
+    path = Path(value)
+    if given is None and config is not None and not path.is_absolute():
+        return Path(config.path).parent / path
+    return path

@@ -1,0 +1,110 @@
+"""`assay score`: check a workspace the agent already changed (PVYai's `eval run` mode).
+
+No sandbox and no agent: the user copied the task's fixture, committed it (the
+baseline, as PVYai expects), ran their agent, and now asks whether the result passes.
+Exit 0 when the task passes, 1 when it fails, 2 for a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+import time
+from pathlib import Path
+
+from assay.errors import ConfigError, Location
+from assay.grading.base import Grade
+from assay.report.model import Attempt, CaseResult, Check
+from assay.runner.combine import source_of
+from assay.suites.case import Case, TaskSpec
+
+__all__ = ["command"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""Stripped from untrusted text on the terminal (no escape sequences from agent output)."""
+
+
+def command(args: argparse.Namespace) -> int:
+    from assay.agents.trace import read_trace_file
+    from assay.grading.task_checks import score_workspace
+    from assay.suites import load_suites
+
+    suite = Path(args.suite)
+    if not suite.is_file():
+        raise ConfigError("task suite not found", Location(suite))
+    case = _find_task(load_suites([suite]).cases, args.task, suite)
+    assert isinstance(case.spec, TaskSpec)
+    workspace = Path(args.workspace)
+    if not workspace.is_dir():
+        raise ConfigError("workspace is not a directory", Location(workspace))
+    trace_events = read_trace_file(Path(args.trace)) if args.trace else []
+
+    started = time.monotonic()
+    grade = asyncio.run(
+        score_workspace(case.spec, workspace, baseline="HEAD", trace_events=trace_events)
+    )
+    result = _case_result(case, grade, duration_s=time.monotonic() - started)
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        _print_table(result)
+    return 0 if result.status == "pass" else 1
+
+
+def _find_task(cases: list[Case], task: str, suite: Path) -> Case:
+    tasks = [case for case in cases if case.kind == "task"]
+    for case in tasks:
+        if task in (case.name, case.id):
+            return case
+    known = ", ".join(case.name for case in tasks) or "none"
+    raise ConfigError(f"no task {task!r} in this suite; tasks: {known}", Location(suite))
+
+
+def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
+    status = grade.status
+    return CaseResult(
+        id=case.id,
+        suite=case.suite,
+        kind="task",
+        source=source_of(case.source_path, case.source_line),
+        status=status,
+        score=grade.score,
+        reason=grade.reason,
+        checks=grade.checks,
+        duration_s=duration_s,
+        attempts=[
+            Attempt(
+                status=status,
+                score=grade.score,
+                reason=grade.reason,
+                duration_s=duration_s,
+                checks=grade.checks,
+            )
+        ],
+    )
+
+
+def _plain(text: str) -> str:
+    return _CONTROL.sub(" ", text)
+
+
+def _print_table(result: CaseResult) -> None:
+    out = sys.stdout
+    out.write(f"{result.status.upper():5} {_plain(result.id)}  score {result.score:.2f}\n")
+    rows = [_row(check) for check in result.checks]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
+        out.write(("  " + "  ".join([*cells, row[3]])).rstrip() + "\n")
+    if result.reason:
+        out.write(f"failed: {_plain(result.reason)}\n")
+
+
+def _row(check: Check) -> tuple[str, str, str, str]:
+    message = _plain(check.message)
+    duration = (check.model_extra or {}).get("durationS")
+    if isinstance(duration, int | float):
+        message += f" ({duration:.1f}s)"
+    return check.status.upper(), check.kind, _plain(check.id), message

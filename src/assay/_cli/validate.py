@@ -1,0 +1,102 @@
+"""`assay validate [PATH...] [--strict] [--json]`: load every suite, run nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+from assay._util.display import display_path
+from assay.errors import ConfigError
+from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
+
+__all__ = ["command", "print_warnings", "problem_json"]
+
+EXIT_OK, EXIT_INVALID = 0, 2
+
+
+def command(args: argparse.Namespace) -> int:
+    try:
+        loaded = load_suites(args.paths, strict=args.strict)
+    except SuiteLoadErrors as exc:
+        if args.json:
+            _print_json(ok=False, loaded=None, warnings=exc.warnings, errors=exc.errors)
+        else:
+            print_warnings(exc.warnings)
+            for error in exc.errors:
+                print(error, file=sys.stderr)
+            print(f"assay: {_plural(len(exc.errors), 'error')}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        _print_json(ok=True, loaded=loaded, warnings=loaded.warnings, errors=())
+    else:
+        print_warnings(loaded.warnings)
+        _print_table(loaded)
+    return EXIT_OK
+
+
+def print_warnings(warnings: tuple[ConfigError, ...] | list[ConfigError]) -> None:
+    for warning in warnings:
+        where = f"{warning.location}: " if warning.location else ""
+        print(f"{where}warning: {warning.message}", file=sys.stderr)
+
+
+def problem_json(problem: ConfigError) -> dict[str, Any]:
+    location = problem.location
+    return {
+        "path": str(location.path) if location else None,
+        "line": location.line if location else 0,
+        "col": location.col if location else 0,
+        "message": problem.message,
+    }
+
+
+def _counts(loaded: LoadedSuites) -> tuple[Counter[str], Counter[str], Counter[str]]:
+    files: Counter[str] = Counter(f.format for f in loaded.files)
+    by_format: Counter[str] = Counter(c.format for c in loaded.cases)
+    by_kind: Counter[str] = Counter(c.kind for c in loaded.cases)
+    return files, by_format, by_kind
+
+
+def _print_table(loaded: LoadedSuites) -> None:
+    files, by_format, by_kind = _counts(loaded)
+    width = max([len("format")] + [len(name) for name in files])
+    print(f"{'format':<{width}}  {'files':>5}  {'cases':>5}")
+    for name in sorted(files):
+        print(f"{name:<{width}}  {files[name]:>5}  {by_format[name]:>5}")
+    print()
+    print(f"{'kind':<{width}}  {'cases':>5}")
+    for kind in sorted(by_kind):
+        print(f"{kind:<{width}}  {by_kind[kind]:>5}")
+    print(f"ok: {_plural(len(loaded.cases), 'case')} in {_plural(len(loaded.files), 'file')}")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _print_json(
+    *,
+    ok: bool,
+    loaded: LoadedSuites | None,
+    warnings: tuple[ConfigError, ...],
+    errors: tuple[ConfigError, ...] | list[ConfigError],
+) -> None:
+    files, by_format, by_kind = _counts(loaded) if loaded else (Counter(), Counter(), Counter())
+    result = {
+        "ok": ok,
+        "files": [
+            {"path": display_path(f.path), "format": f.format, "cases": f.case_count}
+            for f in (loaded.files if loaded else ())
+        ],
+        "counts": {
+            "format": {n: {"files": files[n], "cases": by_format[n]} for n in sorted(files)},
+            "kind": dict(sorted(by_kind.items())),
+        },
+        "warnings": [problem_json(w) for w in warnings],
+        "errors": [problem_json(e) for e in errors],
+    }
+    json.dump(result, sys.stdout, indent=2)
+    sys.stdout.write("\n")

@@ -1,0 +1,42 @@
+"""Tool input schemas from pydantic models, in the plain form every model API accepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["describe_validation_error", "tool_input_schema"]
+
+
+def tool_input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`model`'s JSON Schema with `$ref`s inlined and `title`s dropped.
+
+    Some OpenAI-compatible servers reject `$defs`/`$ref`, and titles only add tokens; field
+    descriptions (the models' attribute docstrings) are what guides the model, so they stay.
+    The same schema validates the model's answer with jsonschema.
+    """
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+                merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+                return inline(merged)
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        return node
+
+    result: dict[str, Any] = inline(schema)
+    return result
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """What was wrong, one `field.path: message` per problem: short enough to show a model."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or 'input'}: {error['msg']}"
+        for error in exc.errors()
+    )

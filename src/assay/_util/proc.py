@@ -1,0 +1,309 @@
+"""The one place assay runs external commands (git aside): agents and verification commands.
+
+Every command runs as argv (never through a shell) with stdin at /dev/null, in a new
+session so that it and everything it spawns form one process group. On timeout the whole
+group gets SIGTERM, a short grace, then SIGKILL; when the leader exits, stragglers left
+in its group are killed too, so nothing an agent started outlives its attempt.
+
+Output is streamed to files with a byte cap: past the cap assay keeps draining the pipe
+(so the child never blocks) but stops writing, and only a small tail stays in memory.
+An agent that prints gigabytes therefore costs neither memory nor disk.
+
+This module also decides which environment variables are secrets, because what a child
+process may see and what must be scrubbed from its output are the same fact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+__all__ = [
+    "CommandResult",
+    "LaunchError",
+    "is_secret_name",
+    "redact_secrets",
+    "run_command",
+    "scrubbed_environ",
+]
+
+MiB = 1024 * 1024
+DEFAULT_MAX_CAPTURE_BYTES = 64 * MiB
+TAIL_BYTES = 4096
+MAX_LINE_BYTES = 8 * MiB
+"""Longer stdout lines are not passed to the line callback (no trace event is that long)."""
+_READ_CHUNK = 64 * 1024
+_TERM_GRACE_S = 2.0
+_EXIT_POLL_S = 0.1
+_DRAIN_AFTER_EXIT_S = 5.0
+"""How long to wait for EOF after the group is gone (a daemon that escaped it may hold a pipe)."""
+
+_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+_SECRET_PREFIXES = ("ANTHROPIC_", "OPENAI_", "ACTIONS_")
+_SECRET_NAMES = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
+_MIN_REDACTED_LENGTH = 4
+"""Shorter values ("1", "on") are not secrets, and replacing them would mangle any text."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """How a command ended. Tails are the last few KB of each stream, decoded leniently."""
+
+    exit_code: int
+    """The exit status; negative (-signal) when a signal ended it (e.g. after a timeout)."""
+    timed_out: bool
+    duration_s: float
+    stdout_tail: str
+    stderr_tail: str
+    """Empty when stderr was merged into stdout."""
+    truncated: bool
+    """True when a stream went past the capture cap and its file stops there."""
+
+
+class LaunchError(Exception):
+    """The program could not be started at all: missing, not executable, or argv too large."""
+
+    def __init__(self, program: str, problem: str) -> None:
+        super().__init__(f"command {problem}: {program}")
+        self.program = program
+        self.problem = problem
+        """`not found`, `not executable`, or another short description."""
+
+
+def _holds_credential(name: str) -> bool:
+    upper = name.upper()
+    return upper in _SECRET_NAMES or upper.endswith(_SECRET_SUFFIXES)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a child that does not need credentials must not see this variable."""
+    return _holds_credential(name) or name.upper().startswith(_SECRET_PREFIXES)
+
+
+def scrubbed_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A copy of `base` (default os.environ) without anything that looks like a credential."""
+    source = os.environ if base is None else base
+    return {k: v for k, v in source.items() if not is_secret_name(k)}
+
+
+def redact_secrets(text: str, env: Mapping[str, str] | None = None) -> str:
+    """Replace in `text` every value of a key/token/secret/password variable of `env`.
+
+    `env` defaults to os.environ. Configuration such as ANTHROPIC_BASE_URL is not secret
+    and stays readable; only variables whose names say they hold a credential are redacted.
+    """
+    source = os.environ if env is None else env
+    secrets = {
+        value
+        for name, value in source.items()
+        if _holds_credential(name) and len(value) >= _MIN_REDACTED_LENGTH
+    }
+    # Longest first, so a secret that contains another is replaced whole.
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, "[redacted]")
+    return text
+
+
+def _check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
+    """Fail early, with a precise reason, when argv[0] cannot be executed."""
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        if not path.exists():
+            raise LaunchError(program, "not found")
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise LaunchError(program, "not executable")
+        return
+    search_path = env.get("PATH", os.defpath)
+    if shutil.which(program, path=search_path) is not None:
+        return
+    for directory in search_path.split(os.pathsep):
+        if directory and (Path(directory) / program).is_file():
+            raise LaunchError(program, "not executable")
+    raise LaunchError(program, "not found")
+
+
+class _Capture:
+    """One output stream: a byte-capped file, a bounded tail, and optional line splitting."""
+
+    def __init__(
+        self,
+        file: BinaryIO,
+        *,
+        limit: int,
+        on_line: Callable[[str], None] | None,
+    ) -> None:
+        self._file = file
+        self._limit = limit
+        self._written = 0
+        self._tail = bytearray()
+        self._on_line = on_line
+        self._line = bytearray()
+        self._line_too_long = False
+        self.truncated = False
+
+    def feed(self, chunk: bytes) -> None:
+        room = self._limit - self._written
+        if room > 0:
+            self._file.write(chunk[:room])
+            self._written += min(room, len(chunk))
+        if len(chunk) > max(room, 0):
+            self.truncated = True
+        self._tail += chunk
+        if len(self._tail) > 2 * TAIL_BYTES:
+            del self._tail[:-TAIL_BYTES]
+        if self._on_line is not None:
+            self._split_lines(chunk)
+
+    def _split_lines(self, chunk: bytes) -> None:
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            piece = chunk[start:end]
+            if not self._line_too_long and len(self._line) + len(piece) <= MAX_LINE_BYTES:
+                self._emit(bytes(self._line) + piece)
+            self._line.clear()
+            self._line_too_long = False
+            start = end + 1
+        rest = chunk[start:]
+        if self._line_too_long:
+            return
+        if len(self._line) + len(rest) > MAX_LINE_BYTES:
+            self._line_too_long = True
+            self._line.clear()
+        else:
+            self._line += rest
+
+    def _emit(self, raw: bytes) -> None:
+        assert self._on_line is not None
+        self._on_line(raw.decode("utf-8", errors="replace").rstrip("\r"))
+
+    def finish(self) -> None:
+        if self._on_line is not None and self._line and not self._line_too_long:
+            self._emit(bytes(self._line))
+        self._line.clear()
+
+    def tail(self) -> str:
+        return bytes(self._tail[-TAIL_BYTES:]).decode("utf-8", errors="replace")
+
+
+async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
+    while chunk := await stream.read(_READ_CHUNK):
+        capture.feed(chunk)
+    capture.finish()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _wait_for_exit(
+    process: asyncio.subprocess.Process, exited: asyncio.Task[int], timeout_s: float
+) -> bool:
+    """Wait up to `timeout_s` for the leader to exit; True when it has.
+
+    `process.wait()` alone is not enough: on Python 3.11 it also waits until every pipe
+    is closed, which a child left running in the background can delay forever. The
+    return code is set as soon as the leader is reaped, so poll it beside the wait.
+    """
+    deadline = time.monotonic() + timeout_s
+    while process.returncode is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        await asyncio.wait({exited}, timeout=min(remaining, _EXIT_POLL_S))
+    return True
+
+
+async def run_command(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    stdout_path: Path,
+    stderr_path: Path | None,
+    max_capture_bytes: int = DEFAULT_MAX_CAPTURE_BYTES,
+    on_stdout_line: Callable[[str], None] | None = None,
+) -> CommandResult:
+    """Run argv in its own process group; stream output to files; kill the group on timeout.
+
+    `stderr_path=None` merges stderr into stdout (one interleaved log). Each stream's file
+    holds at most `max_capture_bytes`. `on_stdout_line` gets every complete stdout line
+    (without the newline) as it arrives. Raises LaunchError when the program cannot start.
+    If the caller is cancelled, the process group is killed before the cancellation goes on.
+    """
+    if not argv:
+        raise LaunchError("", "is empty")
+    _check_program(argv[0], cwd=cwd, env=env)
+    started = time.monotonic()
+    with contextlib.ExitStack() as files:
+        out_file = files.enter_context(open(stdout_path, "wb"))
+        err_file = files.enter_context(open(stderr_path, "wb")) if stderr_path else None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=dict(env),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE if err_file else asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            raise LaunchError(argv[0], "not found") from None
+        except PermissionError:
+            raise LaunchError(argv[0], "not executable") from None
+        except OSError as exc:
+            if exc.errno == errno.E2BIG:
+                size = sum(len(a) for a in argv) + sum(len(k) + len(v) for k, v in env.items())
+                raise LaunchError(argv[0], f"argument list too long ({size} bytes)") from None
+            if exc.errno == errno.ENOEXEC:
+                raise LaunchError(argv[0], "not executable (exec format error)") from None
+            raise
+        stdout = _Capture(out_file, limit=max_capture_bytes, on_line=on_stdout_line)
+        stderr = _Capture(err_file, limit=max_capture_bytes, on_line=None) if err_file else None
+        assert process.stdout is not None
+        pumps = [asyncio.create_task(_pump(process.stdout, stdout))]
+        if stderr is not None:
+            assert process.stderr is not None
+            pumps.append(asyncio.create_task(_pump(process.stderr, stderr)))
+        exited = asyncio.create_task(process.wait())
+        timed_out = False
+        try:
+            if not await _wait_for_exit(process, exited, timeout_s):
+                timed_out = True
+                _signal_group(process.pid, signal.SIGTERM)
+                await _wait_for_exit(process, exited, _TERM_GRACE_S)
+            # SIGKILL whatever is left in the group: after a timeout, a leader that ignored
+            # SIGTERM; after a normal exit, children it left running, which would outlive
+            # the attempt and keep our pipes open.
+            _signal_group(process.pid, signal.SIGKILL)
+            await _wait_for_exit(process, exited, _DRAIN_AFTER_EXIT_S)
+            done, _ = await asyncio.wait(pumps, timeout=_DRAIN_AFTER_EXIT_S)
+            for task in done:
+                task.result()
+        finally:
+            if process.returncode is None:  # cancelled, or a pump's callback raised
+                _signal_group(process.pid, signal.SIGKILL)
+                await _wait_for_exit(process, exited, _DRAIN_AFTER_EXIT_S)
+            pending: list[asyncio.Task[Any]] = [t for t in (*pumps, exited) if not t.done()]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+    return CommandResult(
+        exit_code=process.returncode if process.returncode is not None else -signal.SIGKILL,
+        timed_out=timed_out,
+        duration_s=time.monotonic() - started,
+        stdout_tail=stdout.tail(),
+        stderr_tail=stderr.tail() if stderr is not None else "",
+        truncated=stdout.truncated or (stderr is not None and stderr.truncated),
+    )

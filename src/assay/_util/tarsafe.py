@@ -1,0 +1,109 @@
+"""Tarballs from suites (Cassandra's `base.tar.gz`) checked before anything is extracted.
+
+A member is unsafe when its name is absolute or climbs out with `..`, when it is a
+device or FIFO, or when it is a link whose target lies outside the extraction directory.
+Symlinks are followed virtually in archive order, so a chain of individually harmless
+links (`a -> .`, then `b -> a/..`) is caught too.
+"""
+
+from __future__ import annotations
+
+import tarfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+from assay._util.paths import PathEscape, safe_relative
+from assay.errors import SandboxError
+
+__all__ = ["check_tarball", "extract_tarball"]
+
+_MAX_LINK_DEPTH = 40
+
+
+class _Escape(Exception):
+    pass
+
+
+def check_tarball(path: Path) -> list[str]:
+    """Every problem that makes the tarball unsafe or unreadable; empty when it is fine."""
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            members = archive.getmembers()
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        return [f"{path.name} is not a readable tarball: {exc}"]
+    problems: list[str] = []
+    links: dict[str, str] = {}
+    for member in members:
+        problem = _member_problem(member, links)
+        if problem:
+            problems.append(f"{path.name}: member {member.name!r} {problem}")
+        elif member.issym():
+            links[_normal(member.name)] = member.linkname
+    return problems
+
+
+def extract_tarball(path: Path, dest: Path) -> None:
+    """Extract into `dest` (created if needed); raises SandboxError for any unsafe member."""
+    problems = check_tarball(path)
+    if problems:
+        raise SandboxError("refusing to extract an unsafe tarball:\n" + "\n".join(problems))
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            # The "data" filter repeats the checks against the real disk (defence in depth).
+            archive.extractall(dest, filter="data")
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise SandboxError(f"cannot extract {path.name}: {exc}") from exc
+
+
+def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | None:
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        kind = "a device" if member.isdev() else "not a regular file, directory or link"
+        return f"is {kind}"
+    if _normal(member.name) == "":
+        return None if member.isdir() else "has an empty name"
+    try:
+        relative = safe_relative(member.name)
+    except PathEscape as exc:
+        return str(exc)
+    parent = list(relative.parts[:-1])
+    try:
+        resolved_parent = _resolve(parent, links, 0)
+        if relative.as_posix() in links and not member.issym():
+            return "replaces a symlink extracted before it"
+        if member.issym():
+            if member.linkname.startswith("/"):
+                return f"is a symlink to the absolute path {member.linkname!r}"
+            _resolve(resolved_parent + member.linkname.split("/"), links, 0)
+        elif member.islnk():
+            _resolve(safe_relative(member.linkname).parts, links, 0)
+    except (_Escape, PathEscape):
+        target = f" (-> {member.linkname!r})" if member.issym() or member.islnk() else ""
+        return f"leads outside the extraction directory{target}"
+    return None
+
+
+def _resolve(parts: list[str] | tuple[str, ...], links: dict[str, str], depth: int) -> list[str]:
+    """Follow `parts` through the archive's symlinks; raise _Escape when they leave the root."""
+    if depth > _MAX_LINK_DEPTH:
+        raise _Escape
+    resolved: list[str] = []
+    for part in parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not resolved:
+                raise _Escape
+            resolved.pop()
+            continue
+        resolved.append(part)
+        target = links.get("/".join(resolved))
+        if target is not None:
+            if target.startswith("/"):
+                raise _Escape
+            resolved = _resolve(resolved[:-1] + target.split("/"), links, depth + 1)
+    return resolved
+
+
+def _normal(name: str) -> str:
+    return "/".join(p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", "."))

@@ -1,0 +1,144 @@
+"""The files a pull request changes: from the GitHub API, else from git in the workspace.
+
+The API (`pull.get_files()`, paginated) lists at most 3000 files of a PR. When a PR is
+bigger, or the API fails, `git diff --name-only <base>...HEAD` in the checkout is tried:
+it has no cap but needs the base commit fetched (`fetch-depth: 0`). When neither works
+the caller is told why (`paths` None) and decides what that means.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay.action.event import PullRequestRef
+from assay.action.github_api import describe_error, github_errors
+
+if TYPE_CHECKING:
+    from github import Github
+
+__all__ = ["MAX_PR_FILES", "ChangedFiles", "list_changed_files"]
+
+MAX_PR_FILES = 3000
+"""GitHub's cap on the files API of one pull request."""
+GIT_TIMEOUT_S = 60
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class ChangedFiles:
+    paths: tuple[str, ...]
+    """Repo-relative paths (a rename contributes both names)."""
+    complete: bool
+    """False when `paths` may miss files: a capped API listing, or no source answered."""
+    source: str
+    problems: tuple[str, ...] = ()
+    """What went wrong on the way (printed as warnings)."""
+
+
+class _Unavailable(Exception):
+    """One source of changed files could not answer."""
+
+
+def list_changed_files(
+    pull: PullRequestRef,
+    *,
+    client: Github | None,
+    repository: str,
+    workspace: Path,
+) -> ChangedFiles:
+    """The API's list; git's when the API fails or is capped; the best partial list otherwise."""
+    problems: list[str] = []
+    partial: tuple[str, ...] = ()
+    if client is None:
+        problems.append("no github-token to list the PR's files")
+    else:
+        try:
+            partial, capped = _from_api(client, repository, pull)
+        except _Unavailable as exc:
+            problems.append(str(exc))
+        else:
+            if not capped:
+                return ChangedFiles(partial, True, "GitHub API")
+            problems.append(
+                f"PR #{pull.number} changes {pull.changed_files or 'over ' + str(MAX_PR_FILES)} "
+                f"files; the GitHub API lists only the first {MAX_PR_FILES}"
+            )
+    try:
+        return ChangedFiles(_from_git(workspace, pull.base_sha), True, "git diff", tuple(problems))
+    except _Unavailable as exc:
+        problems.append(str(exc))
+    return ChangedFiles(partial, False, "GitHub API" if partial else "none", tuple(problems))
+
+
+def _from_api(
+    client: Github, repository: str, pull: PullRequestRef
+) -> tuple[tuple[str, ...], bool]:
+    try:
+        api_pull = client.get_repo(repository).get_pull(pull.number)
+        paths: list[str] = []
+        listed = 0
+        for changed in api_pull.get_files():
+            listed += 1
+            paths.append(changed.filename)
+            if changed.previous_filename:
+                paths.append(changed.previous_filename)
+            if listed >= MAX_PR_FILES:
+                break
+        total = api_pull.changed_files
+    except github_errors() as exc:
+        raise _Unavailable(
+            f"the GitHub API could not list the PR's files ({describe_error(exc)})"
+        ) from None
+    capped = total > listed if isinstance(total, int) else listed >= MAX_PR_FILES
+    return tuple(paths), capped
+
+
+def _git_env() -> dict[str, str]:
+    # Only what git needs to find itself: the checkout's own config still applies, the
+    # runner's user config and any GIT_* redirection do not.
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0")
+    return env
+
+
+def _from_git(workspace: Path, base_sha: str) -> tuple[str, ...]:
+    if not _SHA.fullmatch(base_sha):
+        raise _Unavailable(f"the event names no usable base commit ({base_sha[:64]!r})")
+    argv = [
+        "git",
+        "-c",
+        "core.quotePath=false",
+        "-c",
+        "core.fsmonitor=false",
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        f"{base_sha}...HEAD",
+        "--",
+    ]
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=workspace,
+            env=_git_env(),
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise _Unavailable(f"git diff failed in {workspace}: {exc}") from None
+    if done.returncode != 0:
+        first = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = first[0] if first else f"exit {done.returncode}"
+        raise _Unavailable(
+            f"git diff {base_sha[:12]}...HEAD failed ({detail}); "
+            "check out with fetch-depth: 0 for the fallback"
+        )
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return tuple(name for name in names if name)

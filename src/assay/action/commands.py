@@ -1,0 +1,208 @@
+"""The one place that writes GitHub workflow commands, and the guard that stops anyone else.
+
+The runner reads every line a step prints (stdout and stderr) and obeys any line that
+starts with `::` (after leading whitespace) or contains the legacy `##[`. Case ids,
+failure reasons, model output, PR titles and file names are attacker-controlled, so:
+
+- `escape_data` / `escape_property` encode text placed *inside* a command, the way the
+  runner decodes it (`%`, CR, LF; plus `:` and `,` in properties);
+- `neutralise` rewrites untrusted *log* text so no line of it can be a command;
+- `guarded_output()` routes `sys.stdout` / `sys.stderr` through `neutralise` for the whole
+  of `assay ci`, so text printed by any component (the runner's progress lines included)
+  is neutralised too; only the functions below reach the real stream unmodified.
+
+The runner splits output into lines on LF, CR and CRLF, so every one of them ends a line here.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Literal, TextIO
+
+__all__ = [
+    "add_mask",
+    "error",
+    "escape_data",
+    "escape_property",
+    "guarded_output",
+    "log",
+    "neutralise",
+    "notice",
+    "warning",
+]
+
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+_DEFUSED_COMMAND_START = ": :"
+_LEGACY_MARKER = "##["
+_DEFUSED_LEGACY_MARKER = "##\\["
+
+
+def escape_data(text: str) -> str:
+    """Encode the message part of a workflow command (`::name::<data>`)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Encode a property value (`::name key=<value>::`): data escapes plus `:` and `,`."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _neutralise_line(line: str) -> str:
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        indent = line[: len(line) - len(stripped)]
+        line = indent + _DEFUSED_COMMAND_START + stripped[2:]
+    # One pass suffices: the replacement puts a backslash before every `[` it touches.
+    return line.replace(_LEGACY_MARKER, _DEFUSED_LEGACY_MARKER)
+
+
+def neutralise(text: str) -> str:
+    """Rewrite `text` so none of its lines can start a workflow command or contain `##[`.
+
+    Line breaks are kept; only a leading `::` (becomes `: :`) and `##[` (becomes `##\\[`)
+    change, so ordinary output is printed exactly as it was. Idempotent.
+    """
+    parts = _LINE_BREAK.split(text)
+    # split() with a capture group alternates text, separator, text, ...
+    parts[::2] = [_neutralise_line(p) for p in parts[::2]]
+    return "".join(parts)
+
+
+class _NeutralisingStream(io.TextIOBase):
+    """A text stream that passes whole lines to `raw` after `neutralise`.
+
+    A partial line is held back until its line break arrives: written early, its start
+    could combine with the rest into a command.
+    """
+
+    def __init__(self, raw: TextIO, lock: threading.RLock) -> None:
+        super().__init__()
+        self.raw = raw
+        self._lock = lock
+        self._pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.raw, "encoding", None) or "utf-8"
+
+    def isatty(self) -> bool:
+        # A TTY would invite live redrawing (cursor movement, no line breaks).
+        return False
+
+    def write(self, s: str) -> int:
+        with self._lock:
+            text = self._pending + s
+            cut = max(text.rfind("\n"), text.rfind("\r")) + 1
+            self._pending = text[cut:]
+            if cut:
+                self.raw.write(neutralise(text[:cut]))
+        return len(s)
+
+    def end_line(self) -> None:
+        """Finish a held-back partial line so the next write starts a fresh line."""
+        with self._lock:
+            if self._pending:
+                self.raw.write(neutralise(self._pending) + "\n")
+                self._pending = ""
+
+    def flush(self) -> None:
+        with self._lock:
+            self.raw.flush()
+
+
+_lock = threading.RLock()
+_guards: list[tuple[_NeutralisingStream, _NeutralisingStream]] = []
+
+
+@contextmanager
+def guarded_output() -> Iterator[None]:
+    """Neutralise everything written to sys.stdout / sys.stderr inside the block."""
+    out = _NeutralisingStream(sys.stdout, _lock)
+    err = _NeutralisingStream(sys.stderr, _lock)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    _guards.append((out, err))
+    try:
+        yield
+    finally:
+        _guards.pop()
+        sys.stdout, sys.stderr = saved
+        out.end_line()
+        err.end_line()
+        out.raw.flush()
+        err.raw.flush()
+
+
+def _emit(line: str) -> None:
+    """Write one trusted command line to the real stdout, at the start of a line."""
+    with _lock:
+        if _guards:
+            out, err = _guards[-1]
+            out.end_line()
+            err.end_line()
+            err.raw.flush()
+            stream = out.raw
+        else:
+            stream = sys.stdout
+        stream.write(line + "\n")
+        stream.flush()
+
+
+Level = Literal["error", "warning", "notice"]
+
+
+def _annotation(
+    level: Level, message: str, *, file: str | None, line: int | None, title: str | None
+) -> None:
+    props = []
+    if file:
+        props.append(f"file={escape_property(file)}")
+        if line:
+            props.append(f"line={int(line)}")
+    if title:
+        props.append(f"title={escape_property(title)}")
+    head = f"::{level} {','.join(props)}" if props else f"::{level}"
+    _emit(f"{head}::{escape_data(message)}")
+
+
+def error(
+    message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+) -> None:
+    """An error annotation (shown on the run and, with `file`, on that line of the diff)."""
+    _annotation("error", message, file=file, line=line, title=title)
+
+
+def warning(
+    message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+) -> None:
+    _annotation("warning", message, file=file, line=line, title=title)
+
+
+def notice(
+    message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+) -> None:
+    _annotation("notice", message, file=file, line=line, title=title)
+
+
+def add_mask(value: str) -> None:
+    """Ask the runner to replace `value` with *** in every later log line."""
+    if value.strip():
+        _emit(f"::add-mask::{escape_data(value)}")
+
+
+def log(text: str) -> None:
+    """Print a plain log line that may hold untrusted text (ids, reasons, titles, names)."""
+    with _lock:
+        if _guards:
+            _guards[-1][0].end_line()
+        stream = _guards[-1][0].raw if _guards else sys.stdout
+        stream.write(neutralise(text) + "\n")
+        stream.flush()

@@ -1,0 +1,74 @@
+"""One sticky results comment per eval job on a pull request, edited in place on every run.
+
+The comment is recognised by a hidden first line naming the workflow and job, so two
+different eval jobs keep two comments and re-runs never add a third. The existing
+comments are read page by page; the first matching one that the token may edit is
+updated (someone else's comment copying the marker cannot be edited and is passed over),
+otherwise a new comment is created.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from assay.action.github_api import github_errors, is_permission_error
+from assay.report.model import Report
+
+if TYPE_CHECKING:
+    from github import Github
+
+__all__ = ["COMMENT_LIMIT", "CommentOutcome", "comment_body", "comment_marker", "upsert_comment"]
+
+COMMENT_LIMIT = 65_000
+"""Characters; GitHub refuses comment bodies over 65,536."""
+_SUMMARY_BUDGET_BYTES = 60_000
+"""What render_summary may use; bytes >= characters, so the body stays under the limit."""
+_UNSAFE_IDENTITY = re.compile(r"[^A-Za-z0-9 ._/()-]")
+
+
+def comment_marker(*, workflow: str, job: str) -> str:
+    """`<!-- assay:evals workflow=Evals job=evals -->` (names reduced to harmless characters)."""
+
+    def clean(text: str) -> str:
+        return _UNSAFE_IDENTITY.sub("_", text.strip())[:100] or "-"
+
+    return f"<!-- assay:evals workflow={clean(workflow)} job={clean(job)} -->"
+
+
+def comment_body(report: Report, *, marker: str, run_url: str | None) -> str:
+    """The marker, the rendered results, and a link to the run; under COMMENT_LIMIT."""
+    from assay.report.markdown import render_summary
+
+    summary = render_summary(report, max_bytes=_SUMMARY_BUDGET_BYTES, title="Evaluation Results")
+    footer = f"\n\n<sub>[Workflow run and job summary]({run_url})</sub>\n" if run_url else "\n"
+    body = f"{marker}\n{summary.rstrip()}{footer}"
+    if len(body) > COMMENT_LIMIT:  # render_summary keeps to its budget; this is a backstop
+        body = body[: COMMENT_LIMIT - 40].rstrip() + "\n\n_(truncated)_\n"
+    return body
+
+
+@dataclass(frozen=True)
+class CommentOutcome:
+    action: Literal["created", "updated"]
+    url: str
+
+
+def upsert_comment(
+    client: Github, *, repository: str, number: int, marker: str, body: str
+) -> CommentOutcome:
+    """Edit this job's comment on PR `number`, or create it. GitHub errors propagate."""
+    issue = client.get_repo(repository).get_issue(number)
+    for existing in issue.get_comments():
+        if not (existing.body or "").startswith(marker):
+            continue
+        try:
+            existing.edit(body)
+        except github_errors() as exc:
+            if is_permission_error(exc):
+                continue  # not ours to edit (another author copied the marker)
+            raise
+        return CommentOutcome("updated", existing.html_url)
+    created = issue.create_comment(body)
+    return CommentOutcome("created", created.html_url)

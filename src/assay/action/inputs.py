@@ -1,0 +1,163 @@
+"""The Action's inputs, read from the environment and validated.
+
+A JavaScript action sees input `max-errors` as `INPUT_MAX-ERRORS`; a composite action sees
+no inputs at all unless its steps pass them on, which action.yml does as `INPUT_MAX_ERRORS`.
+`assay ci` accepts both spellings and `ASSAY_MAX_ERRORS` (the same variable `assay run`
+reads), in that order. An empty value means "not given", as GitHub passes unset inputs.
+
+The defaults here are the defaults in action.yml; tests/test_action_yml.py keeps them equal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from assay.errors import ConfigError, ConfigErrors, Location
+from assay.options import RunOptions
+
+__all__ = ["ACTION_ONLY_INPUTS", "DEFAULT_TRIGGER_PATHS", "ActionInputs", "read_inputs"]
+
+_RUN_DEFAULTS = RunOptions()
+
+DEFAULT_TRIGGER_PATHS: tuple[str, ...] = (
+    "evals/**",
+    "fixtures/**",
+    "assay.toml",
+    ".github/workflows/*eval*",
+)
+"""Eval suites, their fixtures, assay's own config file and the workflow that runs the evals."""
+
+ACTION_ONLY_INPUTS = ("python-version", "baseline-report")
+"""Inputs consumed by action.yml itself (interpreter, pass-through), never by `assay ci`."""
+
+_SEPARATORS = re.compile(r"[\n,]")
+
+
+def split_list(value: Any) -> tuple[str, ...]:
+    """`a, b` or one item per line -> ("a", "b"); blanks dropped."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in _SEPARATORS.split(value) if item.strip())
+    return tuple(value)
+
+
+class ActionInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    paths: tuple[str, ...] = ()
+    """Suite files or directories, comma- or newline-separated; empty = the configured paths."""
+    threshold: float = Field(default=_RUN_DEFAULTS.threshold, ge=0.0, le=1.0)
+    """The gate: the run fails when the aggregate score is below this."""
+    label: str = Field(default="run-evals", min_length=1)
+    """A pull request carrying this label runs the evals whatever files it changes."""
+    trigger_paths: tuple[str, ...] = DEFAULT_TRIGGER_PATHS
+    """Globs (`**` spans directories); a pull request changing a matching file runs the evals."""
+    anthropic_api_key: SecretStr | None = None
+    """The model key; bridged to ANTHROPIC_API_KEY for this run only."""
+    github_token: SecretStr | None = None
+    """Token for listing PR files, the sticky comment and the check run."""
+    model: tuple[str, ...] = ()
+    """Subject model(s), comma-separated for a matrix; empty = each suite's own model."""
+    judge_model: str | None = None
+    """Model for the judge; empty = the subject's model."""
+    concurrency: int | None = Field(default=None, ge=1)
+    """Case attempts run at once; empty = `[tool.assay]` concurrency, else 8."""
+    repeat: int | None = Field(default=None, ge=1)
+    """Attempts per case (the case score is their mean); empty = 1."""
+    max_errors: int | None = Field(default=None, ge=0)
+    """Cases allowed to end in `error` before the gate fails; empty = `[tool.assay]`, else 0."""
+    comment: bool = True
+    """Keep one sticky comment with the results on the pull request."""
+    check_run: bool = False
+    """Also publish an "Evaluation Results" check run (needs `checks: write`)."""
+    max_annotations: int = Field(default=10, ge=0)
+    """Failed cases annotated on their suite file; the rest are counted in one notice."""
+    report_dir: str | None = None
+    """Where report.json and friends go; empty = $RUNNER_TEMP/assay-report."""
+
+    @field_validator("paths", "trigger_paths", "model", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> tuple[str, ...]:
+        return split_list(value)
+
+    @field_validator(
+        "judge_model", "report_dir", "concurrency", "repeat", "max_errors", mode="before"
+    )
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return value.strip() or None if isinstance(value, str) else value
+
+    @property
+    def api_key(self) -> str | None:
+        return self.anthropic_api_key.get_secret_value() if self.anthropic_api_key else None
+
+    @property
+    def token(self) -> str | None:
+        return self.github_token.get_secret_value() if self.github_token else None
+
+
+def input_names() -> tuple[str, ...]:
+    """Every input `assay ci` reads, kebab-case as in action.yml."""
+    return tuple(name.replace("_", "-") for name in ActionInputs.model_fields)
+
+
+def raw_input(env: Mapping[str, str], name: str) -> str | None:
+    """The value of input `name` (kebab-case) from the environment; None when unset or empty."""
+    upper = name.upper()
+    for variable in (f"INPUT_{upper}", f"INPUT_{upper.replace('-', '_')}", _assay_variable(name)):
+        value = env.get(variable)
+        if value is not None and value.strip():
+            return value
+    return None
+
+
+def _assay_variable(name: str) -> str:
+    return "ASSAY_" + name.upper().replace("-", "_")
+
+
+def read_inputs(env: Mapping[str, str], *, workflow_file: Path | None = None) -> ActionInputs:
+    """Validate the inputs; every bad one is reported, located in `workflow_file` when found."""
+    values: dict[str, str] = {}
+    for name in input_names():
+        value = raw_input(env, name)
+        if value is not None:
+            values[name.replace("-", "_")] = value
+    if "github_token" not in values and env.get("GITHUB_TOKEN", "").strip():
+        values["github_token"] = env["GITHUB_TOKEN"]
+    try:
+        return ActionInputs.model_validate(values)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else ""
+            name = field.replace("_", "-")
+            shown = (
+                "" if "api_key" in field or "token" in field else f" (got {values.get(field)!r})"
+            )
+            problems.append(
+                ConfigError(
+                    f"input `{name}`: {err['msg']}{shown}",
+                    _input_location(workflow_file, name),
+                )
+            )
+        raise ConfigErrors(problems) from None
+
+
+def _input_location(workflow_file: Path | None, name: str) -> Location | None:
+    """The line setting input `name` in the workflow file, if it can be found."""
+    if workflow_file is None:
+        return None
+    try:
+        lines = workflow_file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    pattern = re.compile(rf"^(\s*){re.escape(name)}\s*:")
+    for number, line in enumerate(lines, start=1):
+        match = pattern.match(line)
+        if match:
+            return Location(workflow_file, number, len(match.group(1)) + 1)
+    return None

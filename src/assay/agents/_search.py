@@ -1,0 +1,145 @@
+"""Walking, glob matching and regex search over a sandbox tree, using the standard library only.
+
+`assay.agents.tools` imports the walker and the glob matcher, and runs this file as a
+script (`python -I -S _search.py`, request as JSON on stdin) for `grep`: Python's `re`
+cannot be interrupted, so a pathological regex is only truly bounded when the search
+runs in a process that can be killed at the deadline. Matches stream out as JSON lines,
+so whatever was found before the kill is still returned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from functools import lru_cache
+
+HIDDEN_DIRS = frozenset({".git"})
+"""Directory names never shown to the agent (repository internals, not code under review)."""
+BINARY_SNIFF_BYTES = 8192
+
+
+def is_inside(root_real: str, path: str) -> bool:
+    """Whether `path`, with every symlink resolved, stays inside `root_real` (already real)."""
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real + os.sep)
+
+
+def walk_files(root_real: str, start: str) -> Iterator[str]:
+    """Yield repo-relative POSIX paths of files under `start`, sorted, never entering `.git`.
+
+    Symlinked directories are not descended into, so a link pointing out of the sandbox
+    cannot widen the walk; symlinked files are yielded and their targets checked by readers.
+    """
+    if not os.path.isdir(start):
+        yield os.path.relpath(start, root_real).replace(os.sep, "/")
+        return
+    for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in HIDDEN_DIRS)
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            yield os.path.relpath(full, root_real).replace(os.sep, "/")
+
+
+@lru_cache(maxsize=64)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a glob: `**` spans directories, `*` and `?` stay within one path segment.
+
+    A pattern without `/` matches the file name at any depth (`*.py` finds `a/b/c.py`),
+    as in ripgrep's `--glob` and .gitignore.
+    """
+    text = pattern.strip()
+    if text.startswith("./"):
+        text = text[2:]
+    elif text.startswith("/"):  # anchored at the repository root
+        text = text.lstrip("/")
+    elif "/" not in text:
+        text = "**/" + text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif text.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif text[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif text[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif text[i] == "[":
+            end = text.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(text[i]))
+                i += 1
+            else:
+                body = text[i + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = end + 1
+        else:
+            out.append(re.escape(text[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def glob_matches(pattern: str, relative_path: str) -> bool:
+    return glob_regex(pattern).match(relative_path) is not None
+
+
+def looks_binary(head: bytes) -> bool:
+    return b"\x00" in head
+
+
+def _search(request: dict[str, object]) -> None:
+    root_real = str(request["root"])
+    start = str(request["start"])
+    rx = re.compile(str(request["pattern"]), re.IGNORECASE if request.get("ignore_case") else 0)
+    include = request.get("glob")
+    max_matches = int(str(request["max_matches"]))
+    max_file_bytes = int(str(request["max_file_bytes"]))
+    max_line_chars = int(str(request["max_line_chars"]))
+    out = sys.stdout
+    found = scanned = skipped_large = skipped_binary = 0
+    for relative in walk_files(root_real, start):
+        if include and not glob_matches(str(include), relative):
+            continue
+        full = os.path.join(root_real, relative)
+        if not is_inside(root_real, full) or not os.path.isfile(full):
+            continue
+        if os.path.getsize(full) > max_file_bytes:
+            skipped_large += 1
+            continue
+        with open(full, "rb") as handle:
+            data = handle.read()
+        if looks_binary(data[:BINARY_SNIFF_BYTES]):
+            skipped_binary += 1
+            continue
+        scanned += 1
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+            if rx.search(line[:max_line_chars]):
+                record = {"path": relative, "line": number, "text": line[:max_line_chars]}
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+                found += 1
+                if found >= max_matches:
+                    out.write(json.dumps({"done": True, "scanned": scanned, "limit": True}) + "\n")
+                    return
+    summary = {
+        "done": True,
+        "scanned": scanned,
+        "limit": False,
+        "skipped_large": skipped_large,
+        "skipped_binary": skipped_binary,
+    }
+    out.write(json.dumps(summary) + "\n")
+
+
+if __name__ == "__main__":
+    _search(json.loads(sys.stdin.read()))

@@ -1,0 +1,181 @@
+"""assay's own reviewer and verifier: the `builtin` runtime (Warden's `claude`/`pi` aliases).
+
+- review and rubric cases: the reviewer gets the system prompt plus the skill (the stable,
+  cacheable prefix) and the PR context in the first user message, explores the sandbox
+  with read-only tools, and ends with `submit_findings` (rubric cases add a written review);
+- verify cases: the verifier gets the candidate finding, the same tools, and ends with
+  `submit_verdict`.
+
+The whole conversation is written to `transcript.json` in the attempt's artifacts
+directory, also when the attempt fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from assay._util.prompt_text import cap_diff, fenced
+from assay.agents.base import AgentOutput, AttemptContext
+from assay.agents.loop import DEFAULT_MAX_TURNS, ToolLoop
+from assay.agents.skill import Skill, load_skill
+from assay.agents.submissions import (
+    SUBMIT_FINDINGS,
+    SUBMIT_VERDICT,
+    FindingsSubmission,
+    ReviewSubmission,
+    VerdictSubmission,
+    dump_findings,
+    submission_tool,
+)
+from assay.agents.tools import SandboxTools, ToolLimits
+from assay.agents.transcript import Transcript
+from assay.errors import AgentError
+from assay.models.names import DEFAULT_MODEL
+from assay.options import RunOptions
+from assay.suites.case import ReviewSpec, RubricSpec, VerifySpec
+
+__all__ = ["TRANSCRIPT_NAME", "BuiltinAgent"]
+
+TRANSCRIPT_NAME = "transcript.json"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one attempt asks: its prompts and the typed tool it must end with."""
+
+    system: str
+    first_message: str
+    submit_name: str
+    submission: type[BaseModel]
+
+
+class BuiltinAgent:
+    """The builtin reviewer/verifier over the model layer (Anthropic or OpenAI-compatible)."""
+
+    def __init__(
+        self,
+        *,
+        options: RunOptions,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        tool_limits: ToolLimits | None = None,
+    ) -> None:
+        self.options = options
+        self.max_turns = max_turns
+        self.tool_limits = tool_limits
+
+    async def run(self, ctx: AttemptContext) -> AgentOutput:
+        plan = _plan(ctx)
+        model = ctx.model or DEFAULT_MODEL
+        transcript = Transcript(case_id=ctx.case.id, kind=ctx.case.kind, model=model)
+        loop = ToolLoop(
+            model=model,
+            system=plan.system,
+            first_message=plan.first_message,
+            tools=SandboxTools(ctx.sandbox.path, limits=self.tool_limits),
+            submit=submission_tool(plan.submit_name, plan.submission),
+            submission=plan.submission,
+            transcript=transcript,
+            options=self.options,
+            max_turns=self.max_turns,
+        )
+        path = ctx.artifacts_dir / TRANSCRIPT_NAME
+        result: BaseModel | None = None
+        error: str | None = None
+        try:
+            async with asyncio.timeout(ctx.timeout_s):
+                result = await loop.run()
+        except TimeoutError:
+            error = f"the builtin agent did not finish within {ctx.timeout_s:g} s"
+            raise AgentError(error) from None
+        except BaseException as exc:  # cancellation too: the transcript says why it ended
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            transcript.write(
+                path,
+                usage=loop.usage.model_dump(),
+                result=result.model_dump(exclude_none=True) if result is not None else None,
+                error=error,
+                environments=[ctx.env],
+            )
+        return _output(result, usage=loop.usage, transcript=path)
+
+
+def _output(result: BaseModel, **common: Any) -> AgentOutput:
+    if isinstance(result, VerdictSubmission):
+        return AgentOutput(verdict=result.verdict, verdict_reason=result.reason, **common)
+    assert isinstance(result, FindingsSubmission)
+    review = result.review if isinstance(result, ReviewSubmission) else None
+    return AgentOutput(findings=dump_findings(result), review_text=review, **common)
+
+
+def _plan(ctx: AttemptContext) -> _Plan:
+    spec = ctx.case.spec
+    if isinstance(spec, ReviewSpec):
+        skill = _skill(ctx.skill_override or spec.skill)
+        message = _pr_context(ctx, title=spec.given, repository=spec.repository)
+        message += (
+            "\n\nReview this change following your instructions, then call "
+            f"`{SUBMIT_FINDINGS}` with your findings."
+        )
+        return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, FindingsSubmission)
+    if isinstance(spec, RubricSpec):
+        skill = _skill(ctx.skill_override)
+        title = spec.description or ctx.case.name
+        message = _pr_context(
+            ctx, title=title, repository=None, lead="Review the following git diff for issues."
+        )
+        message += (
+            f"\n\nWhen you are done, call `{SUBMIT_FINDINGS}` with your written review "
+            "(`review`) and the individual issues (`findings`)."
+        )
+        return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, ReviewSubmission)
+    if isinstance(spec, VerifySpec):
+        skill = _skill(ctx.skill_override or spec.skill)
+        message = _pr_context(ctx, title=spec.given, repository=spec.repository)
+        candidate = json.dumps(spec.candidate, indent=2, ensure_ascii=False)
+        message += (
+            f"\n\nCandidate finding to verify:\n\n{fenced(candidate, 'json')}\n\n"
+            f"Check it against the code, then call `{SUBMIT_VERDICT}`."
+        )
+        return _Plan(_system("verifier.md", skill), message, SUBMIT_VERDICT, VerdictSubmission)
+    raise AgentError(
+        f"the builtin runtime runs review, verify and rubric cases, not {ctx.case.kind!r} "
+        "cases; give task suites an agent command"
+    )
+
+
+def _skill(path: Path | None) -> Skill | None:
+    return load_skill(path) if path is not None else None
+
+
+def _system(prompt_file: str, skill: Skill | None) -> str:
+    base = resources.files("assay.agents").joinpath("prompts", prompt_file).read_text("utf-8")
+    if skill is None:
+        return base.strip()
+    header = f"# Instructions: {skill.name}"
+    if skill.description:
+        header += f"\n\n{skill.description}"
+    return f"{base.strip()}\n\n{header}\n\n{skill.body}"
+
+
+def _pr_context(ctx: AttemptContext, *, title: str, repository: str | None, lead: str = "") -> str:
+    sandbox = ctx.sandbox
+    repo = sandbox.repository or repository
+    changed = [str(name) for name in sandbox.changed_files]
+    parts = []
+    if repo:
+        parts.append(f"Repository: {repo}")
+    parts.append(f"Pull request title: {title}")
+    parts.append("Changed files:\n" + ("\n".join(f"- {name}" for name in changed) or "(none)"))
+    diff = cap_diff(sandbox.diff, hint="read the changed files for the rest")
+    intro = lead or "The pull request's diff (`git diff main...eval`):"
+    parts.append(f"{intro}\n\n{fenced(diff or '(empty diff)', 'diff')}")
+    return "\n\n".join(parts)

@@ -1,0 +1,292 @@
+"""The `command` runtime: any agent CLI, run as an argv template in the case's sandbox.
+
+The template's placeholders ({workspace} {prompt} {task_id} {case_id} {model}
+{diff_file}) are substituted per argv element, never through a shell; the same values
+are in ASSAY_* environment variables. The agent answers through files and stdout:
+
+- task: it changes the workspace; its exit code is recorded and the checks decide.
+- review / verify: `{"findings": [...]}` / `{"verdict": "keep"|"reject"}` in
+  $ASSAY_FINDINGS_FILE, or as a JSON line on stdout (the last such line wins).
+- rubric: its stdout, minus JSON lines, is the review; findings are optional.
+
+JSON lines with `type`/`event` on stdout are trace events in every kind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import string
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, assert_never
+
+from pydantic import ValidationError
+
+from assay._util.proc import CommandResult, LaunchError, redact_secrets, run_command
+from assay.agents.base import AgentOutput, AttemptContext
+from assay.agents.trace import StdoutReader, parse_json_object
+from assay.errors import AgentError
+from assay.report.model import Finding
+from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+
+__all__ = ["PLACEHOLDERS", "CommandAgent", "build_prompt", "render_argv"]
+
+PLACEHOLDERS = ("workspace", "prompt", "task_id", "case_id", "model", "diff_file")
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+"""A findings file larger than this is not an answer but a runaway agent."""
+MAX_REVIEW_BYTES = 1024 * 1024
+"""How much of a rubric review's stdout is kept for the judge."""
+MAX_ENV_PROMPT_BYTES = 100_000
+"""Linux refuses any single argv or environment string over 128 KiB; larger prompts are
+only in $ASSAY_PROMPT_FILE."""
+_STDERR_IN_MESSAGE = 2000
+
+_ANSWER_HINT = (
+    "write {shape} to the file named by $ASSAY_FINDINGS_FILE, "
+    "or print it as one JSON line on stdout"
+)
+
+
+def render_argv(template: Sequence[str], values: Mapping[str, str]) -> list[str]:
+    """Substitute `{name}` placeholders in each element; `{{` and `}}` are literal braces."""
+    argv = []
+    for element in template:
+        try:
+            parts = list(string.Formatter().parse(element))
+        except ValueError as exc:
+            raise AgentError(
+                f"agent command element {element!r}: {exc} (write {{{{ and }}}} for literal braces)"
+            ) from None
+        rendered = []
+        for literal, field, spec, conversion in parts:
+            rendered.append(literal)
+            if field is None:
+                continue
+            if field not in values or spec or conversion:
+                placeholder = element[element.find("{" + field) :].split("}", 1)[0] + "}"
+                known = " ".join("{" + name + "}" for name in values)
+                raise AgentError(
+                    f"unknown placeholder {placeholder} in agent command; known: {known}"
+                )
+            rendered.append(values[field])
+        argv.append("".join(rendered))
+    return argv
+
+
+def build_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
+    """What the agent is asked to do, for each kind of case."""
+    spec = case.spec
+    if isinstance(spec, TaskSpec):
+        return spec.prompt
+    if isinstance(spec, ReviewSpec):
+        shape = '{"findings": [{severity, confidence, title, description, location}]}'
+        return (
+            f"{spec.given}\n\n"
+            f"Review the changes on branch eval against main (the diff is in {diff_file}). "
+            "Report each issue as a finding with severity (critical|high|medium|low|info), "
+            "confidence, title, description and location {path, startLine, endLine}; "
+            + _ANSWER_HINT.format(shape=shape)
+            + "."
+        )
+    if isinstance(spec, VerifySpec):
+        candidate = json.dumps(spec.candidate, indent=2, ensure_ascii=False)
+        shape = '{"verdict": "keep" or "reject", "reason": "..."}'
+        return (
+            f"{spec.given}\n\n"
+            f"A reviewer reported this candidate finding about the changes on branch eval "
+            f"against main (the diff is in {diff_file}):\n\n{candidate}\n\n"
+            "Check it against the code and answer keep (a real issue) or reject "
+            "(not a real issue): " + _ANSWER_HINT.format(shape=shape) + "."
+        )
+    if isinstance(spec, RubricSpec):
+        return f"Review the following git diff for issues.\n\n{diff}"
+    assert_never(spec)
+
+
+class CommandAgent:
+    """Runs the agent under test as an external command (the `command` runtime)."""
+
+    async def run(self, ctx: AttemptContext) -> AgentOutput:
+        template = ctx.agent_command
+        if not template:
+            raise AgentError(
+                "no agent command: pass --agent-command or set agent_command "
+                "in the suite or in [tool.assay]"
+            )
+        case, sandbox = ctx.case, ctx.sandbox
+        scratch = Path(sandbox.scratch)
+        diff_file = scratch / "diff.patch"
+        diff_file.write_text(sandbox.diff, encoding="utf-8")
+        findings_file = scratch / "findings.json"
+        findings_file.unlink(missing_ok=True)
+        tmp_dir = scratch / "tmp"
+        tmp_dir.mkdir(mode=0o700, exist_ok=True)
+        prompt = build_prompt(case, diff=sandbox.diff, diff_file=diff_file)
+        prompt_file = scratch / "prompt.txt"
+        prompt_file.write_text(prompt, encoding="utf-8")
+
+        values = {
+            "workspace": str(sandbox.path),
+            "prompt": prompt,
+            "task_id": case.name,
+            "case_id": case.id,
+            "model": ctx.model or "",
+            "diff_file": str(diff_file),
+        }
+        argv = render_argv(template, values)
+        env = {**os.environ, **ctx.env, **_assay_env(values, case, findings_file, prompt_file)}
+        env["TMPDIR"] = str(tmp_dir)
+
+        ctx.artifacts_dir.mkdir(parents=True, exist_ok=True)
+        stdout_path = ctx.artifacts_dir / "agent.stdout"
+        stderr_path = ctx.artifacts_dir / "agent.stderr"
+        private_dir = Path(sandbox.path).parent
+        entries_before = set(os.listdir(private_dir))
+        reader = StdoutReader()
+        try:
+            result = await run_command(
+                argv,
+                cwd=Path(sandbox.path),
+                env=env,
+                timeout_s=ctx.timeout_s,
+                stdout_path=stdout_path,
+                stderr_path=stderr_path,
+                on_stdout_line=reader,
+            )
+        except LaunchError as exc:
+            hint = ""
+            if "too long" in exc.problem and len(prompt.encode()) > MAX_ENV_PROMPT_BYTES:
+                hint = "; the prompt is too large for argv: read $ASSAY_PROMPT_FILE instead"
+            raise AgentError(f"agent {exc}{hint}") from None
+
+        if result.timed_out:
+            raise AgentError(_with_stderr(f"agent timed out after {ctx.timeout_s:g}s", result, env))
+        outside = sorted(set(os.listdir(private_dir)) - entries_before)
+        if outside:
+            raise AgentError(f"agent wrote outside its workspace: {', '.join(outside)}")
+
+        output = AgentOutput(
+            trace_events=reader.events,
+            exit_code=result.exit_code,
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
+            transcript=stdout_path,
+        )
+        spec = case.spec
+        if isinstance(spec, TaskSpec):
+            # Failing a task is the agent's result, not a broken run: the checks decide.
+            return output
+        if result.exit_code != 0:
+            raise AgentError(
+                _with_stderr(f"agent exited with code {result.exit_code}", result, env)
+            )
+        if isinstance(spec, ReviewSpec):
+            answer = _answer(findings_file, reader.last_findings, "findings")
+            if answer is None:
+                shape = '{"findings": [...]}'
+                raise AgentError("agent gave no findings: " + _ANSWER_HINT.format(shape=shape))
+            output.findings = _validated_findings(*answer)
+        elif isinstance(spec, VerifySpec):
+            answer = _answer(findings_file, reader.last_verdict, "verdict")
+            if answer is None:
+                shape = '{"verdict": "keep"|"reject"}'
+                raise AgentError("agent gave no verdict: " + _ANSWER_HINT.format(shape=shape))
+            output.verdict, output.verdict_reason = _validated_verdict(*answer)
+        elif isinstance(spec, RubricSpec):
+            answer = _answer(findings_file, reader.last_findings, "findings")
+            if answer is not None:
+                output.findings = _validated_findings(*answer)
+            output.review_text = _review_text(stdout_path)
+            if not output.review_text and not output.findings:
+                raise AgentError("agent printed no review on stdout")
+        else:
+            assert_never(spec)
+        return output
+
+
+def _assay_env(
+    values: Mapping[str, str], case: Case, findings_file: Path, prompt_file: Path
+) -> dict[str, str]:
+    env = {f"ASSAY_{name.upper()}": value for name, value in values.items()}
+    if len(values["prompt"].encode()) > MAX_ENV_PROMPT_BYTES:
+        del env["ASSAY_PROMPT"]
+    env["ASSAY_PROMPT_FILE"] = str(prompt_file)
+    env["ASSAY_FINDINGS_FILE"] = str(findings_file)
+    env["ASSAY_CASE_KIND"] = case.kind
+    return env
+
+
+def _with_stderr(message: str, result: CommandResult, env: Mapping[str, str]) -> str:
+    tail = result.stderr_tail.strip()[-_STDERR_IN_MESSAGE:]
+    if not tail:
+        return message
+    return f"{message}; stderr ends with:\n{redact_secrets(tail, env)}"
+
+
+_FROM_FILE = "$ASSAY_FINDINGS_FILE"
+_FROM_STDOUT = "the agent's stdout"
+
+
+def _answer(
+    findings_file: Path, from_stdout: dict[str, Any] | None, key: str
+) -> tuple[dict[str, Any], str] | None:
+    """The agent's answer and where it came from: the findings file when the agent wrote
+    one, else its last stdout line carrying `key`; None when it gave neither."""
+    if not findings_file.exists():
+        return None if from_stdout is None else (from_stdout, _FROM_STDOUT)
+    size = findings_file.stat().st_size
+    if size > MAX_ANSWER_BYTES:
+        raise AgentError(f"{_FROM_FILE} is {size} bytes, over the {MAX_ANSWER_BYTES} byte limit")
+    try:
+        answer = json.loads(findings_file.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise AgentError(f"{_FROM_FILE} ({findings_file}) is not valid JSON: {exc}") from None
+    if not isinstance(answer, dict) or key not in answer:
+        raise AgentError(f'{_FROM_FILE} must hold a JSON object with a "{key}" key')
+    return answer, _FROM_FILE
+
+
+def _validated_findings(answer: Mapping[str, Any], source: str) -> list[dict[str, Any]]:
+    raw = answer["findings"]
+    if not isinstance(raw, list):
+        raise AgentError(f'"findings" in {source} must be a list, not {type(raw).__name__}')
+    findings = []
+    for index, item in enumerate(raw):
+        if isinstance(item, dict) and isinstance(item.get("severity"), str):
+            item = {**item, "severity": item["severity"].strip().lower()}
+        try:
+            finding = Finding.model_validate(item)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc']) or 'finding'}: {error['msg']}"
+                for error in exc.errors()[:5]
+            )
+            raise AgentError(f"finding {index} in {source} is invalid: {problems}") from None
+        findings.append(finding.model_dump(mode="json", exclude_none=True))
+    return findings
+
+
+def _validated_verdict(
+    answer: Mapping[str, Any], source: str
+) -> tuple[Literal["keep", "reject"], str]:
+    raw = answer.get("verdict")
+    verdict = raw.strip().lower() if isinstance(raw, str) else raw
+    reason = str(answer.get("reason") or "")
+    if verdict == "keep":
+        return "keep", reason
+    if verdict == "reject":
+        return "reject", reason
+    raise AgentError(f'"verdict" in {source} must be "keep" or "reject", not {raw!r}')
+
+
+def _review_text(stdout_path: Path) -> str:
+    """The agent's stdout without its JSON lines, capped for the judge."""
+    with stdout_path.open("rb") as stream:
+        raw = stream.read(MAX_REVIEW_BYTES + 1)
+    text = raw[:MAX_REVIEW_BYTES].decode("utf-8", errors="replace")
+    lines = [line for line in text.splitlines() if parse_json_object(line) is None]
+    review = "\n".join(lines).strip()
+    if len(raw) > MAX_REVIEW_BYTES:
+        review += f"\n[review truncated at {MAX_REVIEW_BYTES} bytes]"
+    return review

@@ -1,0 +1,86 @@
+"""Reading an agent's stdout: JSON-line trace events and its structured answer.
+
+PVYai's rule: every stdout line that is a JSON object with a `type` (or `event`) is a
+trace event, keyed `type` plus `:name` when it has a `name` (`{"type": "tool", "name":
+"read_file"}` -> `tool:read_file`). Other lines are the agent's prose and are ignored
+here. A line carrying `findings` or `verdict` is the agent's answer when it did not
+write one to its findings file; the last such line wins.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError, Location
+
+__all__ = ["StdoutReader", "parse_json_object", "read_trace_file", "trace_key"]
+
+MAX_TRACE_EVENTS = 10_000
+"""Beyond this many events only keys not seen yet are kept: checks test presence, and an
+agent printing millions of events must not grow memory without bound."""
+
+
+def parse_json_object(line: str) -> dict[str, Any] | None:
+    """The JSON object on this line, or None when the line is anything else."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def trace_key(obj: object) -> str | None:
+    """The event key of one parsed JSON line, or None when it is not a trace event."""
+    if not isinstance(obj, dict):
+        return None
+    kind = obj.get("type", obj.get("event"))
+    if not isinstance(kind, str) or not kind:
+        return None
+    name = obj.get("name")
+    if isinstance(name, bool) or not isinstance(name, str | int | float) or name == "":
+        return kind
+    return f"{kind}:{name}"
+
+
+class StdoutReader:
+    """A line callback for the agent's stdout that keeps only what assay needs from it."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self._seen: set[str] = set()
+        self.last_findings: dict[str, Any] | None = None
+        """The last line that was a JSON object with a `findings` key."""
+        self.last_verdict: dict[str, Any] | None = None
+        """The last line that was a JSON object with a `verdict` key."""
+
+    def __call__(self, line: str) -> None:
+        obj = parse_json_object(line)
+        if obj is None:
+            return
+        if "findings" in obj:
+            self.last_findings = obj
+        if "verdict" in obj:
+            self.last_verdict = obj
+        key = trace_key(obj)
+        if key is None:
+            return
+        if len(self.events) < MAX_TRACE_EVENTS or key not in self._seen:
+            self.events.append(key)
+            self._seen.add(key)
+
+
+def read_trace_file(path: Path) -> list[str]:
+    """The trace event keys of a JSONL file (an agent's saved stdout); other lines are skipped."""
+    reader = StdoutReader()
+    try:
+        with path.open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                reader(line)
+    except OSError as exc:
+        raise ConfigError(f"cannot read trace file: {exc.strerror}", Location(path)) from None
+    return reader.events

@@ -1,0 +1,187 @@
+"""The findings judge: grades a review case against its should_find / should_not_find.
+
+Warden's semantics: ONE judge call per case answers every assertion; the required
+severity of a should_find is checked here, in code, against the finding the judge
+matched. The case fails when a required should_find is unmet, a required severity
+differs, or any should_not_find is violated; optional should_find never fail it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from assay._util.prompt_text import fenced
+from assay.agents.base import AgentOutput, AttemptContext
+from assay.errors import JudgeError
+from assay.grading.base import Grade
+from assay.grading.judging import JudgeCall, load_judge_prompt
+from assay.grading.verdicts import FindingsVerdict, findings_verdict_problems
+from assay.models.names import DEFAULT_MODEL
+from assay.options import RunOptions
+from assay.report.model import Check
+from assay.suites.case import SEVERITIES, Expectation, ReviewSpec, Severity
+
+__all__ = ["PROMPT_VERSION", "FindingsJudge", "normalise_severity"]
+
+PROMPT_VERSION = "findings-judge.v1"
+_CALL = JudgeCall("record_verdict", FindingsVerdict)
+CheckStatus = Literal["pass", "fail", "error", "skipped"]
+
+# Words agents use for the five levels (SARIF, linters, other review bots).
+_SEVERITY_ALIASES: dict[str, Severity] = {
+    "crit": "critical",
+    "blocker": "critical",
+    "error": "high",
+    "major": "high",
+    "moderate": "medium",
+    "warning": "medium",
+    "warn": "medium",
+    "minor": "low",
+    "note": "info",
+    "informational": "info",
+    "information": "info",
+    "nit": "info",
+}
+
+
+def normalise_severity(value: Any) -> Severity | None:
+    """One of critical|high|medium|low|info for the ways agents spell them; None when unknown."""
+    if not isinstance(value, str):
+        return None
+    word = value.strip().lower()
+    for severity in SEVERITIES:
+        if word == severity:
+            return severity
+    return _SEVERITY_ALIASES.get(word)
+
+
+class FindingsJudge:
+    """Grader for review cases."""
+
+    def __init__(self, *, options: RunOptions) -> None:
+        self.options = options
+
+    async def grade(self, ctx: AttemptContext, output: AgentOutput) -> Grade:
+        spec = ctx.case.spec
+        if not isinstance(spec, ReviewSpec):
+            raise JudgeError(f"the findings judge grades review cases, not {ctx.case.kind!r}")
+        model = ctx.judge_model or ctx.model or DEFAULT_MODEL
+        findings = output.findings
+        if not spec.should_find and not spec.should_not_find:
+            return Grade(status="pass", score=1.0, reason="the case has no assertions to judge")
+
+        def problems(verdict: FindingsVerdict) -> list[str]:
+            return findings_verdict_problems(
+                verdict,
+                should_find=len(spec.should_find),
+                should_not_find=len(spec.should_not_find),
+                findings=len(findings),
+            )
+
+        answer = await _CALL.ask(
+            model=model,
+            system=load_judge_prompt(PROMPT_VERSION),
+            prompt=judge_prompt(spec, findings),
+            options=self.options,
+            check=problems,
+        )
+        checks = assertion_checks(spec, answer.verdict, findings)
+        failed = [c for c in checks if c.status == "fail" and getattr(c, "required", True)]
+        return Grade(
+            status="fail" if failed else "pass",
+            score=0.0 if failed else 1.0,
+            reason="; ".join(f"{c.id}: {c.message}" for c in failed),
+            checks=checks,
+            judge={
+                "model": model,
+                "prompt_version": PROMPT_VERSION,
+                "attempts": answer.attempts,
+                "verdict": answer.verdict.model_dump(),
+            },
+            usage=answer.usage,
+        )
+
+
+def judge_prompt(spec: ReviewSpec, findings: list[dict[str, Any]]) -> str:
+    """The case as the judge sees it: every list indexed, the findings as JSON data."""
+    expected = "\n".join(f"[{i}] {e.finding}" for i, e in enumerate(spec.should_find))
+    forbidden = "\n".join(f"[{i}] {text}" for i, text in enumerate(spec.should_not_find))
+    shown = [_finding_for_judge(i, finding) for i, finding in enumerate(findings)]
+    return (
+        f"## Scenario\n\n{spec.given}\n\n"
+        f"## Expected findings (should_find)\n\n{expected or '(none)'}\n\n"
+        f"## Must not be reported (should_not_find)\n\n{forbidden or '(none)'}\n\n"
+        f"## The reviewer's findings ({len(findings)})\n\n"
+        f"{fenced(json.dumps(shown, indent=2, ensure_ascii=False), 'json')}\n\n"
+        f"Call record_verdict with exactly {len(spec.should_find)} should_find entries and "
+        f"exactly {len(spec.should_not_find)} should_not_find entries."
+    )
+
+
+def _finding_for_judge(index: int, finding: dict[str, Any]) -> dict[str, Any]:
+    keys = ("severity", "title", "description", "location")
+    return {"index": index, **{key: finding[key] for key in keys if key in finding}}
+
+
+def assertion_checks(
+    spec: ReviewSpec, verdict: FindingsVerdict, findings: list[dict[str, Any]]
+) -> list[Check]:
+    """One check per assertion, plus a `severity` check for each should_find naming one."""
+    checks: list[Check] = []
+    by_index = {entry.index: entry for entry in verdict.should_find}
+    for index, expectation in enumerate(spec.should_find):
+        entry = by_index[index]
+        check_id = f"should_find[{index}]"
+        checks.append(
+            _check(
+                check_id,
+                "should_find",
+                "pass" if entry.met else "fail",
+                entry.reasoning,
+                required=expectation.required,
+                matchedFindingIndex=entry.matchedFindingIndex if entry.met else None,
+            )
+        )
+        if expectation.severity is not None:
+            matched = entry.matchedFindingIndex if entry.met else None
+            checks.append(_severity_check(check_id, expectation, matched, findings))
+    violations = {entry.index: entry for entry in verdict.should_not_find}
+    for index in range(len(spec.should_not_find)):
+        bad = violations[index]
+        checks.append(
+            _check(
+                f"should_not_find[{index}]",
+                "should_not_find",
+                "fail" if bad.violated else "pass",
+                bad.reasoning,
+                required=True,
+                violatingFindingIndex=bad.violatingFindingIndex if bad.violated else None,
+            )
+        )
+    return checks
+
+
+def _severity_check(
+    check_id: str, expectation: Expectation, matched: int | None, findings: list[dict[str, Any]]
+) -> Check:
+    status: CheckStatus
+    if matched is None:
+        status, message = "skipped", "no matching finding to check"
+    else:
+        given = findings[matched].get("severity")
+        if normalise_severity(given) == expectation.severity:
+            status, message = "pass", f"finding {matched} has severity {expectation.severity}"
+        else:
+            status = "fail"
+            message = f"expected severity {expectation.severity}, finding {matched} has {given!r}"
+    return _check(
+        f"{check_id}.severity", "severity", status, message, required=expectation.required
+    )
+
+
+def _check(check_id: str, kind: str, status: CheckStatus, message: str, **extra: Any) -> Check:
+    """A report check; `extra` (required, the finding index) rides along as extra fields."""
+    return Check.model_validate(
+        {"id": check_id, "kind": kind, "status": status, "message": message, **extra}
+    )

@@ -1,0 +1,157 @@
+"""One judge call with a typed verdict: forced tool call, strict validation, one retry.
+
+Both judges use this. The judge must answer by calling its verdict tool; the input is
+validated by jsonschema (against the very schema the tool advertises), by the pydantic
+model, and by the judge's own semantic check. Anything wrong goes back to the judge once,
+saying what was wrong; a second failure is a JudgeError that keeps the raw answers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Generic, TypeVar
+
+import jsonschema
+from pydantic import BaseModel, ValidationError
+
+from assay import models
+from assay._util.json_schema import describe_validation_error, tool_input_schema
+from assay._util.usage import sum_usage
+from assay.errors import JudgeError
+from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
+from assay.models.openai_wire import INVALID_JSON_KEY
+from assay.options import RunOptions
+from assay.report.model import Usage
+
+__all__ = ["JudgeAnswer", "JudgeCall", "load_judge_prompt"]
+
+JUDGE_MAX_TOKENS = 4096
+MAX_RAW_CHARS = 20_000
+"""How much of each unusable answer JudgeError keeps (it ends up in the report)."""
+
+VerdictT = TypeVar("VerdictT", bound=BaseModel)
+
+
+def load_judge_prompt(version: str) -> str:
+    """The judge system prompt `<version>.md` shipped in assay.grading/prompts."""
+    return resources.files("assay.grading").joinpath("prompts", f"{version}.md").read_text("utf-8")
+
+
+@dataclass(frozen=True)
+class JudgeAnswer(Generic[VerdictT]):
+    verdict: VerdictT
+    usage: Usage
+    attempts: int
+
+
+@dataclass(frozen=True)
+class JudgeCall(Generic[VerdictT]):
+    """The verdict tool `tool_name` whose input must parse as `verdict_model`."""
+
+    tool_name: str
+    verdict_model: type[VerdictT]
+
+    @property
+    def tool(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.tool_name,
+            description=(self.verdict_model.__doc__ or self.tool_name).strip(),
+            input_schema=tool_input_schema(self.verdict_model),
+        )
+
+    async def ask(
+        self,
+        *,
+        model: str,
+        system: str,
+        prompt: str,
+        options: RunOptions,
+        check: Callable[[VerdictT], list[str]] | None = None,
+    ) -> JudgeAnswer[VerdictT]:
+        """Ask `model` for a verdict; `check` lists what a schema cannot (wrong counts, indexes)."""
+        tool = self.tool
+        messages = [Message("user", ({"type": "text", "text": prompt},))]
+        usages: list[Usage] = []
+        raws: list[str] = []
+        for attempt in (1, 2):
+            request = ModelRequest(
+                model=model,
+                system=system,
+                messages=tuple(messages),
+                tools=(tool,),
+                tool_choice=tool.name,
+                max_tokens=JUDGE_MAX_TOKENS,
+                temperature=0.0,
+                cache_prefix=True,
+                purpose="judge",
+            )
+            response = await models.generate(request, options=options)
+            usages.append(response.usage)
+            verdict, problems, raw = self._read(response, tool)
+            if verdict is not None and check is not None:
+                problems = list(check(verdict))
+            if verdict is not None and not problems:
+                return JudgeAnswer(verdict, sum_usage(usages), attempt)
+            raws.append(raw[:MAX_RAW_CHARS])
+            messages += [
+                Message("assistant", tuple(response.content)),
+                self._feedback(response, tool, problems),
+            ]
+        raise JudgeError(
+            f"the judge answered outside its verdict schema twice: {'; '.join(problems)}",
+            raw="\n\n".join(f"[answer {n}]\n{raw}" for n, raw in enumerate(raws, start=1)),
+        )
+
+    def _read(
+        self, response: ModelResponse, tool: ToolSpec
+    ) -> tuple[VerdictT | None, list[str], str]:
+        """The parsed verdict (or None), what was wrong with it, and the raw answer."""
+        calls = [c for c in response.tool_uses() if c.get("name") == tool.name]
+        if not calls:
+            raw = response.text() or json.dumps(response.content)
+            return None, [f"no {tool.name} tool call in the answer"], raw
+        arguments = calls[-1].get("input")
+        if isinstance(arguments, dict) and set(arguments) == {INVALID_JSON_KEY}:
+            arguments = str(arguments[INVALID_JSON_KEY])  # the provider could not decode it
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except json.JSONDecodeError as exc:
+                return None, [f"the {tool.name} input is not valid JSON: {exc}"], raw
+        schema_problems = [
+            f"{'.'.join(str(p) for p in error.absolute_path) or 'input'}: {error.message}"
+            for error in jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments)
+        ]
+        if schema_problems:
+            return None, schema_problems, raw
+        try:
+            return self.verdict_model.model_validate(arguments), [], raw
+        except ValidationError as exc:
+            return None, [describe_validation_error(exc)], raw
+
+    @staticmethod
+    def _feedback(response: ModelResponse, tool: ToolSpec, problems: list[str]) -> Message:
+        """The corrective user turn: an error result for each tool call, or a plain reminder."""
+        explanation = (
+            f"Your verdict could not be used: {'; '.join(problems)}. "
+            f"Call {tool.name} again with a corrected, complete verdict."
+        )
+        calls = response.tool_uses()
+        if not calls:
+            return Message("user", ({"type": "text", "text": explanation},))
+        return Message(
+            "user",
+            tuple(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call.get("id", ""),
+                    "content": explanation,
+                    "is_error": True,
+                }
+                for call in calls
+            ),
+        )

@@ -1,0 +1,73 @@
+"""`generate`: the one entry point for every model call assay makes.
+
+request -> provider (registry) -> record/replay cache -> limiter + retries -> usage + cost.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from assay.errors import ModelUnavailable
+from assay.models.base import ModelRequest, ModelResponse
+from assay.models.cache import CacheStats, ResponseCache
+from assay.models.pricing import cost_usd
+from assay.models.registry import limiter_for, provider_for, resolve_model
+from assay.models.retry import RetryPolicy, call_with_retries
+from assay.options import RunOptions
+
+__all__ = ["DEFAULT_RETRY_POLICY", "OFFLINE_MISS", "cache_stats", "generate"]
+
+logger = logging.getLogger("assay.models")
+
+DEFAULT_RETRY_POLICY = RetryPolicy()
+OFFLINE_MISS = "not in cache (--offline)"
+
+
+async def generate(
+    request: ModelRequest,
+    *,
+    options: RunOptions | None = None,
+    retry_policy: RetryPolicy | None = None,
+) -> ModelResponse:
+    """Call the model named by `request.model` (`provider/model`) and return its answer.
+
+    With `options.cache_dir` the call is replayed from, or recorded to, the cache; with
+    `options.offline` only replays happen. Raises ModelUnavailable (no credentials,
+    offline miss: the case is skipped) or ModelError (the API failed after retries).
+    """
+    options = options or RunOptions()
+    provider_name, model_id = resolve_model(request.model)
+    wire_request = dataclasses.replace(request, model=model_id)
+    cache = ResponseCache.for_dir(options.cache_dir) if options.cache_dir else None
+
+    if cache is not None:
+        recorded = cache.load(provider_name, wire_request)
+        if recorded is not None:
+            return recorded
+    if options.offline:
+        raise ModelUnavailable(
+            OFFLINE_MISS if cache else "--offline without --cache: no model calls"
+        )
+
+    provider = await provider_for(provider_name)
+    limiter = await limiter_for(provider_name, options.concurrency)
+    response = await call_with_retries(
+        lambda: provider.generate(wire_request),
+        policy=retry_policy or DEFAULT_RETRY_POLICY,
+        limiter=limiter,
+        label=f"{provider_name}/{model_id}",
+    )
+    response.usage = response.usage.model_copy(
+        update={"cost_usd": cost_usd(model_id, response.usage)}
+    )
+    if cache is not None:
+        cache.store(provider_name, wire_request, response)
+    return response
+
+
+def cache_stats(options: RunOptions) -> CacheStats | None:
+    """Hits, misses and writes of the run's cache so far (None without --cache)."""
+    if options.cache_dir is None:
+        return None
+    return ResponseCache.for_dir(options.cache_dir).stats

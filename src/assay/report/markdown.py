@@ -1,0 +1,261 @@
+"""summary.md: the run as GitHub-flavoured Markdown (job summary and sticky PR comment).
+
+Everything that came from outside assay (case names, reasons, model output, command
+output) is untrusted: it is escaped for the context it lands in (HTML, inline Markdown,
+table cells, code spans, fenced blocks) and @mentions are neutralised with a zero-width
+joiner so a report never pings anyone. The text is cut to `max_bytes` by dropping whole
+entries from the end, with an explicit note; the headline and tables always stay.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from assay.report.model import CaseResult, Check, Report
+
+__all__ = ["escape_markdown", "neutralise_mentions", "render_summary"]
+
+MAX_TEXT_CHARS = 2000
+"""One reason or output tail longer than this is shortened: no single case may crowd
+every other out of the size budget."""
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_BLOCK_START = re.compile(r"^(?:([#+=-])|(\d+)([.)]))")
+"""What would turn a line into a heading, quote, list or setext underline."""
+_BACKTICK_RUN = re.compile(r"`+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_STATUS_ICON = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️"}
+
+
+def neutralise_mentions(text: str) -> str:
+    """`@name` -> `@\u200dname`: still readable, never a notification."""
+    return _MENTION.sub("@\u200d", text)
+
+
+def _clean(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    text = _CONTROL.sub("", text)
+    if len(text) > limit:
+        text = text[:limit] + " […]"
+    return neutralise_mentions(text)
+
+
+def escape_markdown(text: str) -> str:
+    """Untrusted text as one line of inline Markdown (safe in table cells too)."""
+    one_line = html.escape(" ".join(_clean(text).split()), quote=False)
+    escaped = _INLINE_SPECIAL.sub(r"\\\1", one_line)
+    return _BLOCK_START.sub(_escape_block_start, escaped)
+
+
+def _escape_block_start(match: re.Match[str]) -> str:
+    marker, number, delimiter = match.groups()
+    return f"\\{marker}" if marker else f"{number}\\{delimiter}"
+
+
+def _html(text: str) -> str:
+    """Untrusted text inside an HTML element (where Markdown escapes would show)."""
+    return html.escape(" ".join(_clean(text).split()))
+
+
+def _code(text: str, *, in_table: bool = False) -> str:
+    """Untrusted text as an inline code span whatever backticks it holds."""
+    body = " ".join(_clean(text).split())
+    fence = "`" * (max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0) + 1)
+    if body.startswith("`") or body.endswith("`"):
+        body = f" {body} "
+    span = f"{fence}{body}{fence}"
+    # GFM splits table rows on pipes before it sees code spans.
+    return span.replace("|", "\\|") if in_table else span
+
+
+def _fenced(text: str) -> str:
+    """Untrusted multi-line text as a fenced block no line of it can close."""
+    body = _clean(text).rstrip("\n")
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def _fmt_score(score: float | None) -> str:
+    return "–" if score is None else f"{score:.2f}"
+
+
+def _label(case: CaseResult, *, in_html: bool) -> str:
+    if in_html:
+        label = f"<code>{_html(case.id)}</code>"
+        return label + (f" [{_html(case.model)}]" if case.model else "")
+    return _code(case.id) + (f" \\[{escape_markdown(case.model)}\\]" if case.model else "")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One droppable piece of the report, under a section heading."""
+
+    section: str
+    text: str
+
+
+def render_summary(
+    report: Report, *, max_bytes: int = 900_000, title: str = "Evaluation Results"
+) -> str:
+    """The report as Markdown of at most `max_bytes` UTF-8 bytes."""
+    head = _head(report, title)
+    foot = _foot(report)
+    entries = [*_flaky(report.cases), *_problems(report.cases), *_skipped(report.cases)]
+    return _fit(head, entries, foot, max_bytes=max_bytes)
+
+
+def _head(report: Report, title: str) -> str:
+    summary = report.summary
+    icon = "✅" if summary.gate == "pass" else "❌"
+    gate = f"gate **{summary.gate}**"
+    if summary.gate_reason:
+        gate += f": {escape_markdown(summary.gate_reason)}"
+    counts = (
+        f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
+        f"{summary.errors} errors, {summary.skipped} skipped"
+    )
+    if summary.score_ci:
+        counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"
+    lines = [
+        f"## {icon} {escape_markdown(title)}",
+        "",
+        f"**Score {_fmt_score(summary.score)}** (threshold {report.run.threshold:.2f}) · {gate}",
+        "",
+        counts,
+        "",
+        "| Suite | Cases | Passed | Failed | Errors | Skipped | Score |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    by_suite: dict[str, list[CaseResult]] = defaultdict(list)
+    for case in report.cases:
+        by_suite[case.suite].append(case)
+    for suite, cases in sorted(by_suite.items()):
+        tally = {status: sum(1 for c in cases if c.status == status) for status in _STATUS_ICON}
+        scores = [c.score for c in cases if c.status in ("pass", "fail") and c.score is not None]
+        score = sum(scores) / len(scores) if scores else None
+        lines.append(
+            f"| {_code(suite, in_table=True)} | {len(cases)} | {tally['pass']} | "
+            f"{tally['fail']} | {tally['error']} | {tally['skipped']} | {_fmt_score(score)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
+    entries = []
+    for case in cases:
+        if case.flaky:
+            outcomes = " ".join(_STATUS_ICON[a.status] for a in case.attempts)
+            entries.append(
+                _Entry("### Flaky cases", f"- {_label(case, in_html=False)}: {outcomes}")
+            )
+    return entries
+
+
+def _problems(cases: Iterable[CaseResult]) -> list[_Entry]:
+    failures: list[str] = []
+    errors: list[str] = []
+    for case in cases:
+        if case.status in ("fail", "error"):
+            target = failures if case.status == "fail" else errors
+            target.append(_problem_block(case))
+    return [_Entry("### Failures", text) for text in failures] + [
+        _Entry("### Errors", text) for text in errors
+    ]
+
+
+def _problem_block(case: CaseResult) -> str:
+    score = f" · score {_fmt_score(case.score)}" if case.score is not None else ""
+    parts = [
+        "<details>",
+        f"<summary>{_STATUS_ICON[case.status]} {_label(case, in_html=True)}{score}</summary>",
+        "",
+        f"{_code(case.source.path)} line {case.source.line}",
+        "",
+    ]
+    if case.reason:
+        reason = case.reason.strip()
+        parts += [_fenced(reason) if "\n" in reason else escape_markdown(reason), ""]
+    for check in case.checks:
+        if check.status != "pass":
+            parts += _check_lines(check)
+    parts.append("</details>\n")
+    return "\n".join(parts)
+
+
+def _check_lines(check: Check) -> list[str]:
+    line = f"- {_STATUS_ICON[check.status]} {_code(check.id)} ({escape_markdown(check.kind)})"
+    if check.message:
+        line += f": {escape_markdown(check.message)}"
+    lines = [line]
+    tail = (check.model_extra or {}).get("outputTail")
+    if isinstance(tail, str) and tail.strip():
+        lines += ["", _fenced(tail[-MAX_TEXT_CHARS:]), ""]
+    return lines
+
+
+def _skipped(cases: Iterable[CaseResult]) -> list[_Entry]:
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for case in cases:
+        if case.status == "skipped":
+            by_reason[case.reason or "no reason given"].append(case.id)
+    entries = []
+    for reason, ids in sorted(by_reason.items(), key=lambda item: -len(item[1])):
+        shown = ", ".join(_code(i) for i in ids[:3]) + (", …" if len(ids) > 3 else "")
+        entries.append(
+            _Entry("### Skipped", f"- {escape_markdown(reason)}: {len(ids)} case(s) ({shown})")
+        )
+    return entries
+
+
+def _foot(report: Report) -> str:
+    summary, run = report.summary, report.run
+    cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+    models = ", ".join(_code(m) for m in run.models) or "–"
+    return (
+        f"\n---\n\ntokens {summary.tokens.input:,} in / {summary.tokens.output:,} out · "
+        f"cost {cost} · {summary.duration_s:.1f}s · models {models} · "
+        f"assay {escape_markdown(run.assay_version)} · run {_code(run.id)}\n"
+    )
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _truncation_note(omitted: int) -> str:
+    return (
+        f"\n> [!NOTE]\n> Truncated: {omitted} more entries omitted to stay under the size "
+        "limit; report.json has every case.\n"
+    )
+
+
+def _fit(head: str, entries: list[_Entry], foot: str, *, max_bytes: int) -> str:
+    """Head, then whole entries in order while they fit, then the foot (or a note)."""
+    reserve = _size(_truncation_note(len(entries)))
+    budget = max_bytes - _size(foot) - reserve
+    if _size(head) > budget:
+        cut = head.encode("utf-8")[: max(budget, 0)].decode("utf-8", errors="ignore")
+        head = cut[: cut.rfind("\n") + 1]
+    parts = [head]
+    used = _size(head)
+    section = None
+    kept = 0
+    for entry in entries:
+        text = entry.text + "\n"
+        if entry.section != section:
+            text = f"\n{entry.section}\n\n{text}"
+        if used + _size(text) > budget:
+            break
+        parts.append(text)
+        used += _size(text)
+        section = entry.section
+        kept += 1
+    omitted = len(entries) - kept
+    if omitted:
+        parts.append(_truncation_note(omitted))
+    parts.append(foot)
+    return "".join(parts)

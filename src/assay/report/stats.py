@@ -1,0 +1,122 @@
+"""The numbers of a run: combining repeats, the aggregate score, its interval, the gate."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from assay.report.model import Attempt, CaseResult, CaseStatus, Summary, Tokens
+
+__all__ = ["combine_attempts", "confidence_interval", "summarize"]
+
+_Z95 = 1.959963984540054
+_BOOTSTRAP_RESAMPLES = 2000
+_BOOTSTRAP_SEED = 20_240_601
+"""Fixed, so the same scores always give the same interval (reports are diffable)."""
+_EPSILON = 1e-9
+"""Means of 0/1 scores are not exact in binary; 3/4 must not fall below a 0.75 threshold."""
+
+
+def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | None, bool]:
+    """(status, score, flaky) of a case from its repeats.
+
+    Scored attempts (pass/fail) decide: the case passes only when every one passed, its
+    score is their mean, and it is flaky when they disagree. Without any scored attempt
+    the case is `error` if one errored, else `skipped`.
+    """
+    scored = [a for a in attempts if a.status in ("pass", "fail")]
+    if not scored:
+        if any(a.status == "error" for a in attempts):
+            return "error", None, False
+        return "skipped", None, False
+    scores = [a.score if a.score is not None else float(a.status == "pass") for a in scored]
+    outcomes = {a.status for a in scored}
+    status: CaseStatus = "pass" if outcomes == {"pass"} else "fail"
+    return status, sum(scores) / len(scores), len(outcomes) > 1
+
+
+def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
+    """A 95% interval for the mean of `scores`; None when there are none.
+
+    Pass/fail scores get the Wilson score interval (sound for small n and for rates near
+    0 or 1); graded scores a percentile bootstrap with a fixed seed.
+    """
+    n = len(scores)
+    if n == 0:
+        return None
+    if all(score in (0.0, 1.0) for score in scores):
+        return _wilson(sum(scores), n)
+    rng = random.Random(_BOOTSTRAP_SEED)
+    means = sorted(sum(rng.choices(scores, k=n)) / n for _ in range(_BOOTSTRAP_RESAMPLES))
+    low = means[int(0.025 * (_BOOTSTRAP_RESAMPLES - 1))]
+    high = means[math.ceil(0.975 * (_BOOTSTRAP_RESAMPLES - 1))]
+    return _clamp(low), _clamp(high)
+
+
+def _wilson(successes: float, n: int) -> tuple[float, float]:
+    p = successes / n
+    z2 = _Z95 * _Z95
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = _Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    return _clamp(centre - half), _clamp(centre + half)
+
+
+def _clamp(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def summarize(
+    cases: Sequence[CaseResult], *, threshold: float, max_errors: int, duration_s: float
+) -> Summary:
+    """The report summary: counts, aggregate score and interval, gate, tokens and cost."""
+    counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
+    for case in cases:
+        counts[case.status] += 1
+    scores = [c.score for c in cases if c.status in ("pass", "fail") and c.score is not None]
+    score = sum(scores) / len(scores) if scores else None
+    interval = confidence_interval(scores)
+
+    problems = []
+    if score is None:
+        problems.append("nothing was scored")
+    elif score < threshold - _EPSILON:
+        shown, limit = _distinct(score, threshold)
+        problems.append(f"score {shown} < threshold {limit}")
+    if counts["error"] > max_errors:
+        problems.append(f"{counts['error']} errors > max-errors {max_errors}")
+    if problems:
+        gate_reason = "; ".join(problems)
+    else:
+        assert score is not None
+        shown, limit = _distinct(score, threshold)
+        gate_reason = f"score {shown} >= threshold {limit}"
+
+    known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
+    return Summary(
+        total=len(cases),
+        passed=counts["pass"],
+        failed=counts["fail"],
+        errors=counts["error"],
+        skipped=counts["skipped"],
+        score=score,
+        score_ci=list(interval) if interval is not None else None,
+        gate="fail" if problems else "pass",
+        gate_reason=gate_reason,
+        tokens=Tokens(
+            input=sum(c.usage.input_tokens for c in cases),
+            output=sum(c.usage.output_tokens for c in cases),
+        ),
+        cost_usd=sum(known_costs) if known_costs else None,
+        duration_s=duration_s,
+    )
+
+
+def _distinct(score: float, threshold: float) -> tuple[str, str]:
+    """Both numbers with two decimals, or four when two would make them look equal."""
+    for digits in (2, 4):
+        shown, limit = f"{score:.{digits}f}", f"{threshold:.{digits}f}"
+        if shown != limit or abs(score - threshold) < _EPSILON:
+            return shown, limit
+    return f"{score:.6f}", f"{threshold:.6f}"

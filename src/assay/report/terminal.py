@@ -1,0 +1,211 @@
+"""What `assay run` shows while it works and when it is done.
+
+On a TTY a rich live display (overall bar, counts, the cases running now); elsewhere,
+CI logs above all, one plain line per finished case. rich is imported only for the live
+display. Text from agents and suites is cut to one line and stripped of control
+characters, so it can neither redraw the terminal nor start a workflow command.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from assay.report.model import CaseResult, Report
+
+__all__ = [
+    "LiveProgress",
+    "PlainProgress",
+    "case_line",
+    "make_listener",
+    "print_summary",
+    "summary_table",
+]
+
+_LABELS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skipped": "SKIP"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+_MAX_REASON = 300
+
+
+def clean(text: str, *, limit: int = _MAX_REASON) -> str:
+    """One printable line: first line only, control characters and `##[` defused."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    first = _CONTROL.sub(" ", first).replace("##[", "# #[")
+    return first if len(first) <= limit else first[: limit - 3] + "..."
+
+
+def _label(result: CaseResult) -> str:
+    return f"{result.id} [{result.model}]" if result.model else result.id
+
+
+def case_line(result: CaseResult) -> str:
+    """`PASS  suite/case [model]  1.00  3.2s`, with the reason for anything but a pass."""
+    parts = [f"{_LABELS[result.status]:<5} {clean(_label(result))}"]
+    if result.status != "skipped":
+        if result.score is not None:
+            parts.append(f"{result.score:.2f}")
+        parts.append(f"{result.duration_s:.1f}s")
+    if result.status != "pass" and result.reason:
+        parts.append(clean(result.reason))
+    if result.flaky:
+        parts.append("(flaky)")
+    return "  ".join(parts)
+
+
+class PlainProgress:
+    """One line per finished case, for logs."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def run_started(self, total: int) -> None:
+        self._stream.write(f"running {total} case(s)\n")
+        self._stream.flush()
+
+    def case_started(self, case_id: str, model: str | None) -> None:
+        pass
+
+    def case_finished(self, result: CaseResult) -> None:
+        self._stream.write(case_line(result) + "\n")
+        self._stream.flush()
+
+    def run_finished(self) -> None:
+        self._stream.flush()
+
+
+class LiveProgress:
+    """A rich live display: a bar over all cases, the counts, and what is running now."""
+
+    _SHOWN_RUNNING = 4
+
+    def __init__(self, stream: TextIO) -> None:
+        from rich.console import Console
+
+        self._console = Console(file=stream)
+        self._counts: Counter[str] = Counter()
+        self._running: dict[str, None] = {}
+        self._live: Any = None
+        self._bar: Any = None
+        self._task: Any = None
+
+    def run_started(self, total: int) -> None:
+        from rich.live import Live
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self._console,
+        )
+        self._task = self._bar.add_task("assay", total=total)
+        self._live = Live(self._render(), console=self._console, refresh_per_second=8)
+        self._live.start()
+
+    def case_started(self, case_id: str, model: str | None) -> None:
+        self._running[f"{case_id} [{model}]" if model else case_id] = None
+        self._refresh()
+
+    def case_finished(self, result: CaseResult) -> None:
+        self._running.pop(_label(result), None)
+        self._counts[result.status] += 1
+        if self._bar is not None:
+            self._bar.advance(self._task)
+        if result.status in ("fail", "error") and self._live is not None:
+            self._live.console.print(case_line(result), markup=False, highlight=False)
+        self._refresh()
+
+    def run_finished(self) -> None:
+        if self._live is not None:
+            self._refresh()
+            self._live.stop()
+            self._live = None
+
+    def _refresh(self) -> None:
+        if self._live is not None:
+            self._live.update(self._render())
+
+    def _render(self) -> Any:
+        from rich.console import Group
+        from rich.text import Text
+
+        counts = "  ".join(
+            f"{name} {self._counts[status]}"
+            for status, name in (
+                ("pass", "passed"),
+                ("fail", "failed"),
+                ("error", "errors"),
+                ("skipped", "skipped"),
+            )
+        )
+        running = list(self._running)
+        shown = ", ".join(clean(r, limit=60) for r in running[: self._SHOWN_RUNNING])
+        more = len(running) - self._SHOWN_RUNNING
+        if more > 0:
+            shown += f" (+{more})"
+        lines = [self._bar, Text(counts)]
+        if running:
+            lines.append(Text(f"running: {shown}", style="dim"))
+        return Group(*lines)
+
+
+def make_listener(stream: TextIO, *, live: bool | None = None) -> PlainProgress | LiveProgress:
+    """The live display when `stream` is a terminal (or `live`), plain lines otherwise."""
+    is_tty = stream.isatty() if live is None else live
+    return LiveProgress(stream) if is_tty else PlainProgress(stream)
+
+
+def summary_table(cases: Iterable[CaseResult]) -> str:
+    """Per suite: cases, passed, failed, errors, skipped and mean score, plus a total row."""
+    rows: dict[str, list[CaseResult]] = {}
+    for case in cases:
+        rows.setdefault(case.suite, []).append(case)
+    everything = [c for group in rows.values() for c in group]
+    table = [["suite", "cases", "passed", "failed", "errors", "skipped", "score"]]
+    for name, group in [*rows.items(), *([("total", everything)] if len(rows) > 1 else [])]:
+        counts = Counter(c.status for c in group)
+        scores = [c.score for c in group if c.status in ("pass", "fail") and c.score is not None]
+        table.append(
+            [
+                clean(name, limit=60),
+                str(len(group)),
+                str(counts["pass"]),
+                str(counts["fail"]),
+                str(counts["error"]),
+                str(counts["skipped"]),
+                f"{sum(scores) / len(scores):.2f}" if scores else "-",
+            ]
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in table
+    )
+
+
+def print_summary(report: Report, *, report_dir: str, stream: TextIO) -> None:
+    """The table, flaky cases, the gate line and where the reports are."""
+    summary = report.summary
+    lines = ["", summary_table(report.cases)]
+    flaky = [_label(c) for c in report.cases if c.flaky]
+    if flaky:
+        lines.append(f"flaky ({len(flaky)}): " + ", ".join(clean(f, limit=80) for f in flaky))
+    if report.run.interrupted:
+        lines.append("interrupted: the report covers the cases that finished")
+    lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
+    lines.append(f"report: {report_dir}")
+    stream.write("\n".join(lines) + "\n")
+    stream.flush()

@@ -1,0 +1,160 @@
+"""One attempt of one case: sandbox -> agent -> grader -> Attempt.
+
+Whatever goes wrong stays inside the attempt: a RunError makes it `error` with its
+message, ModelUnavailable makes it `skipped`, and a bug in assay makes it `error` with
+the traceback written beside its transcripts (never on the terminal, which shows one
+line per case).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.agents import AttemptContext, agent_for
+from assay.errors import AgentError, AssayError, ModelUnavailable
+from assay.grading import grader_for
+from assay.report.model import Attempt, Usage
+from assay.runner.combine import total_usage
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
+    from assay.runner.plan import PlannedRun
+    from assay.sandbox import Sandbox
+
+__all__ = ["AttemptOutcome", "artifacts_dir", "run_attempt", "safe_segment", "skipped_outcome"]
+
+BACKSTOP_GRACE_S = 5.0
+"""The command agent kills its process group at the timeout itself; the runner's own
+timer fires this much later, only for an agent that failed to stop."""
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """An Attempt plus what the CaseResult takes from its last scored attempt."""
+
+    attempt: Attempt
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    judge: dict[str, Any] = field(default_factory=dict)
+    workspace: str | None = None
+
+
+def skipped_outcome(reason: str) -> AttemptOutcome:
+    return AttemptOutcome(Attempt(status="skipped", reason=reason))
+
+
+def safe_segment(text: str) -> str:
+    """A directory name for `text`: unchanged when already safe, else cleaned plus a hash
+    of the original (so two ids that clean to the same name still get their own dirs)."""
+    cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
+    if cleaned == text:
+        return text
+    return f"{cleaned}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+def artifacts_dir(report_dir: Path, case_id: str, model: str | None, index: int) -> Path:
+    """`<report-dir>/cases/<case id>[/<model>]/attempt-<n>/` (n counts from 1)."""
+    path = report_dir / "cases"
+    for part in case_id.split("/"):
+        path /= safe_segment(part)
+    if model is not None:
+        path /= safe_segment(model)
+    return path / f"attempt-{index + 1}"
+
+
+async def run_attempt(
+    run: PlannedRun, index: int, *, options: RunOptions, work_root: Path, report_dir: Path
+) -> AttemptOutcome:
+    """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
+    from assay.sandbox import build_sandbox, remove_sandbox
+
+    started = time.monotonic()
+    artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    usage: list[Usage] = []
+    findings: list[dict[str, Any]] = []
+    sandbox: Sandbox | None = None
+    try:
+        sandbox = await asyncio.to_thread(
+            build_sandbox, run.case, parent=work_root, skill_override=options.skill
+        )
+        ctx = AttemptContext(
+            case=run.case,
+            sandbox=sandbox,
+            model=run.model,
+            judge_model=run.judge_model,
+            timeout_s=options.timeout_s,
+            attempt=index,
+            artifacts_dir=artifacts,
+            agent_command=run.agent_command,
+            skill_override=options.skill,
+            env=dict(options.extra_env),
+        )
+        agent = agent_for(run.case, runtime=run.runtime, options=options)
+        try:
+            output = await asyncio.wait_for(
+                agent.run(ctx), timeout=options.timeout_s + BACKSTOP_GRACE_S
+            )
+        except TimeoutError:
+            raise AgentError(f"agent timed out after {options.timeout_s:g}s") from None
+        usage.append(output.usage)
+        findings = output.findings
+        grade = await grader_for(run.case, options=options).grade(ctx, output)
+        usage.append(grade.usage)
+        transcript = output.transcript or output.stdout_path
+        attempt = Attempt(
+            status=grade.status,
+            score=grade.score if grade.status != "error" else None,
+            reason=grade.reason,
+            duration_s=time.monotonic() - started,
+            usage=total_usage(usage),
+            checks=grade.checks,
+            transcript=_relative(transcript, report_dir) if transcript else None,
+        )
+        workspace = str(sandbox.path) if options.keep_workspaces else None
+        return AttemptOutcome(attempt, findings, grade.judge, workspace)
+    except ModelUnavailable as exc:
+        return _failed("skipped", str(exc), started, usage, findings)
+    except AssayError as exc:
+        return _failed("error", str(exc), started, usage, findings)
+    except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
+        trace_file = artifacts / "traceback.txt"
+        trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        reason = (
+            f"internal error: {type(exc).__name__}: {exc} "
+            f"(traceback in {_relative(trace_file, report_dir)})"
+        )
+        return _failed("error", reason, started, usage, findings)
+    finally:
+        if sandbox is not None and not options.keep_workspaces:
+            await asyncio.to_thread(remove_sandbox, sandbox)
+
+
+def _failed(
+    status: str, reason: str, started: float, usage: list[Usage], findings: list[dict[str, Any]]
+) -> AttemptOutcome:
+    attempt = Attempt.model_validate(
+        {
+            "status": status,
+            "reason": reason,
+            "duration_s": time.monotonic() - started,
+            "usage": total_usage(usage),
+        }
+    )
+    return AttemptOutcome(attempt, findings)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, root)).as_posix()
+    except ValueError:  # another drive on Windows
+        return str(path)

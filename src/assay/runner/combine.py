@@ -1,0 +1,87 @@
+"""Folding the attempts of one (case, model) into its CaseResult."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay._util.usage import sum_usage
+from assay.report.model import CaseResult, CaseStatus, Source, Usage
+
+if TYPE_CHECKING:
+    from assay.runner.attempt import AttemptOutcome
+    from assay.runner.plan import PlannedRun
+
+__all__ = ["case_result", "source_of", "total_usage"]
+
+
+def total_usage(usages: Iterable[Usage]) -> Usage:
+    """Sum what was actually used; a part with no tokens and no cost made no model call
+    (a deterministic grader, a skipped attempt), so it must not make the cost unknown."""
+    billable = [u for u in usages if u.cost_usd is not None or _tokens(u)]
+    return sum_usage(billable) if billable else Usage()
+
+
+def _tokens(usage: Usage) -> int:
+    return (
+        usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_tokens
+        + usage.cache_write_tokens
+    )
+
+
+def source_of(path: Path, line: int) -> Source:
+    """The suite file relative to the working directory when it is below it."""
+    try:
+        shown = Path(os.path.relpath(path))
+        text = str(path) if shown.parts[:1] == ("..",) else shown.as_posix()
+    except ValueError:
+        text = str(path)
+    return Source(path=text, line=line)
+
+
+def case_result(
+    run: PlannedRun, outcomes: Sequence[AttemptOutcome], *, forced_reason: str | None = None
+) -> CaseResult:
+    """Combine `outcomes` (every attempt of `run`) with the report's statistics rules.
+
+    Checks, findings and the judge's verdict come from the last scored attempt, so the
+    report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
+    run itself cut short (interrupted, budget): it is `skipped` whatever ran before.
+    """
+    from assay.report.stats import combine_attempts
+
+    attempts = [outcome.attempt for outcome in outcomes]
+    scored = [o for o in outcomes if o.attempt.status in ("pass", "fail")]
+    shown = scored[-1] if scored else (outcomes[-1] if outcomes else None)
+    status: CaseStatus
+    if forced_reason is not None:
+        status, score, flaky, reason = "skipped", None, False, forced_reason
+    else:
+        status, score, flaky = combine_attempts(attempts)
+        reason = next(
+            (o.attempt.reason for o in reversed(outcomes) if o.attempt.status == status), ""
+        )
+    case = run.case
+    return CaseResult(
+        id=case.id,
+        suite=case.suite,
+        kind=case.kind,
+        source=source_of(case.source_path, case.source_line),
+        model=run.model,
+        runtime=run.runtime,
+        status=status,
+        score=score,
+        reason=reason,
+        checks=list(shown.attempt.checks) if shown else [],
+        findings=list(shown.findings) if shown else [],
+        judge=dict(shown.judge) if shown else {},
+        usage=total_usage(a.usage for a in attempts),
+        duration_s=sum(a.duration_s for a in attempts),
+        attempts=attempts,
+        flaky=flaky,
+        workspace=next((o.workspace for o in reversed(outcomes) if o.workspace), None),
+    )

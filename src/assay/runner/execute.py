@@ -1,0 +1,172 @@
+"""Scheduling attempts on one event loop: bounded concurrency, budget, interruption.
+
+Units of work are (run, attempt) pairs, taken in plan order by `concurrency` workers,
+so the repeats of one case run side by side and its result line is written early. A
+run's result is combined and appended to results.jsonl the moment its last attempt
+ends; after that only the small CaseResult is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
+from assay.runner.combine import case_result
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
+    from assay.report.model import CaseResult
+    from assay.runner.events import RunListener
+    from assay.runner.plan import PlannedRun
+    from assay.runner.results import ResultsStream
+
+__all__ = ["INTERRUPTED", "Budget", "Executor"]
+
+INTERRUPTED = "interrupted"
+
+
+class Budget:
+    """The --max-cost spend limit over finished attempts (unknown costs count as 0)."""
+
+    def __init__(self, limit_usd: float | None, *, spent_usd: float = 0.0) -> None:
+        self.limit_usd = limit_usd
+        self.spent_usd = spent_usd
+        self.skipped = 0
+        """How many runs were not started because the budget was spent."""
+
+    def add(self, cost_usd: float | None) -> None:
+        self.spent_usd += cost_usd or 0.0
+
+    @property
+    def reached(self) -> bool:
+        return self.limit_usd is not None and self.spent_usd >= self.limit_usd
+
+    @property
+    def reason(self) -> str:
+        return f"budget of ${self.limit_usd:g} reached"
+
+
+@dataclass
+class _Progress:
+    """The mutable state of one planned run while its attempts are in flight."""
+
+    run: PlannedRun
+    outcomes: list[AttemptOutcome | None]
+    """By attempt index; emptied once the result is written."""
+    attempts: int
+    started: bool = False
+    finished: int = 0
+    result: CaseResult | None = None
+
+
+class Executor:
+    """Runs planned runs; `stop()` (from a signal handler) cancels what is in flight."""
+
+    def __init__(
+        self,
+        runs: Sequence[PlannedRun],
+        *,
+        options: RunOptions,
+        work_root: Path,
+        report_dir: Path,
+        stream: ResultsStream,
+        listener: RunListener,
+        budget: Budget,
+    ) -> None:
+        self._progress = [_Progress(run, [None] * options.repeat, options.repeat) for run in runs]
+        self._options = options
+        self._work_root = work_root
+        self._report_dir = report_dir
+        self._stream = stream
+        self._listener = listener
+        self.budget = budget
+        self.interrupted = False
+        self._workers: list[asyncio.Task[None]] = []
+        self._failure: BaseException | None = None
+
+    def stop(self) -> None:
+        """Start nothing new and cancel running attempts (their agents are killed)."""
+        self.interrupted = True
+        for worker in self._workers:
+            worker.cancel()
+
+    async def execute(self) -> list[CaseResult]:
+        """Every run's result in plan order; unfinished runs come back `skipped`."""
+        units = self._units()
+        count = min(self._options.concurrency, len(self._progress) * self._options.repeat)
+        self._workers = [asyncio.create_task(self._work(units)) for _ in range(count)]
+        if self.interrupted:  # a signal arrived before the workers existed
+            self.stop()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        if self._failure is not None:
+            raise self._failure
+        return [
+            p.result or case_result(p.run, _done(p), forced_reason=INTERRUPTED)
+            for p in self._progress
+        ]
+
+    def _units(self) -> Iterator[tuple[_Progress, int]]:
+        for progress in self._progress:
+            for index in range(self._options.repeat):
+                yield progress, index
+
+    async def _work(self, units: Iterator[tuple[_Progress, int]]) -> None:
+        try:
+            # One iterator shared by every worker: the loop is single-threaded, so each
+            # unit is handed out exactly once.
+            for progress, index in units:
+                if self.interrupted:
+                    return
+                if progress.result is not None:
+                    continue
+                if not progress.started and not self._begin(progress):
+                    continue
+                outcome = await run_attempt(
+                    progress.run,
+                    index,
+                    options=self._options,
+                    work_root=self._work_root,
+                    report_dir=self._report_dir,
+                )
+                progress.outcomes[index] = outcome
+                self.budget.add(outcome.attempt.usage.cost_usd)
+                progress.finished += 1
+                if progress.finished == progress.attempts:
+                    self._finish(progress, case_result(progress.run, _done(progress)))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the results file cannot be written, a listener broke
+            self._failure = self._failure or exc
+            self.stop()
+
+    def _begin(self, progress: _Progress) -> bool:
+        """Decide whether the run starts; False when it ended before its first attempt."""
+        progress.started = True
+        run = progress.run
+        if run.skip_reason is not None:
+            outcomes = [skipped_outcome(run.skip_reason)] * progress.attempts
+            self._finish(progress, case_result(run, outcomes))
+            return False
+        if self.budget.reached:
+            # Not streamed: a resumed run with a larger budget should still run it.
+            self.budget.skipped += 1
+            progress.result = case_result(run, [], forced_reason=self.budget.reason)
+            self._listener.case_finished(progress.result)
+            return False
+        self._listener.case_started(run.case.id, run.model)
+        return True
+
+    def _finish(self, progress: _Progress, result: CaseResult) -> None:
+        progress.result = result
+        # Only the result is kept: outcomes hold findings and transcripts' metadata.
+        progress.outcomes = []
+        self._stream.write(result)
+        self._listener.case_finished(result)
+
+
+def _done(progress: _Progress) -> list[AttemptOutcome]:
+    return [outcome for outcome in progress.outcomes if outcome is not None]

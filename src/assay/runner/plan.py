@@ -1,0 +1,151 @@
+"""Turning selected cases into planned runs: shard, model matrix, credentials, repeats.
+
+A `PlannedRun` is one (case, model) pair; it becomes one CaseResult and one line of
+results.jsonl. Its `repeat` attempts are the units the executor schedules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assay.agents import known_runtimes
+from assay.errors import ConfigError, ConfigErrors, Location
+from assay.models.names import missing_credentials
+from assay.runner.resolve import (
+    needs_judge,
+    resolve_agent_command,
+    resolve_judge_model,
+    resolve_runtime,
+    subject_models,
+)
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
+    from assay.suites.case import Case
+    from assay.suites.config import AssayConfig
+
+__all__ = [
+    "PlannedRun",
+    "check_options",
+    "format_shard",
+    "parse_shard",
+    "plan_runs",
+    "shard_cases",
+]
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One case against one subject model, with everything decided before it runs."""
+
+    case: Case
+    model: str | None
+    runtime: str
+    agent_command: tuple[str, ...] | None
+    judge_model: str | None
+    """None when the case is graded in code (verify, task)."""
+    skip_reason: str | None = None
+    """Set when the run cannot happen at all (missing credentials): no sandbox is built."""
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """Identity in results.jsonl, used by --resume."""
+        return (self.case.id, self.model)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` (1-based) -> (I, N); anything else is a usage error."""
+    index_text, sep, count_text = text.strip().partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        index, count = int(index_text), int(count_text)
+    except ValueError:
+        raise ConfigError(f"--shard must look like I/N (e.g. 2/4), got {text!r}") from None
+    if count < 1 or not 1 <= index <= count:
+        raise ConfigError(f"--shard {text}: need 1 <= I <= N, got I={index}, N={count}")
+    return index, count
+
+
+def format_shard(shard: tuple[int, int] | None) -> str | None:
+    return f"{shard[0]}/{shard[1]}" if shard else None
+
+
+def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Case]:
+    """Every N-th case id in sorted order, starting at I-1.
+
+    Sorting makes the split independent of discovery order, machine and file system;
+    striding (rather than slicing) balances suites across shards. Models and repeats
+    play no part, so every shard runs the full matrix for its cases.
+    """
+    if shard is None:
+        return list(cases)
+    index, count = shard
+    chosen = set(sorted(case.id for case in cases)[index - 1 :: count])
+    return [case for case in cases if case.id in chosen]
+
+
+def check_options(options: RunOptions) -> None:
+    """Reject option values no run can use, before anything is built."""
+    problems: list[str] = []
+    if options.concurrency < 1:
+        problems.append(f"--concurrency must be at least 1, got {options.concurrency}")
+    if options.repeat < 1:
+        problems.append(f"--repeat must be at least 1, got {options.repeat}")
+    if not (0.0 <= options.threshold <= 1.0) or math.isnan(options.threshold):
+        problems.append(f"--threshold must be between 0 and 1, got {options.threshold:g}")
+    if not options.timeout_s > 0 or math.isinf(options.timeout_s):
+        problems.append(
+            f"--timeout must be a positive number of seconds, got {options.timeout_s:g}"
+        )
+    if options.max_errors < 0:
+        problems.append(f"--max-errors must be 0 or more, got {options.max_errors}")
+    if options.max_cost_usd is not None and not options.max_cost_usd >= 0:
+        problems.append(f"--max-cost must be 0 or more, got {options.max_cost_usd:g}")
+    if options.offline and options.cache_dir is None:
+        problems.append("--offline replays recorded model calls: it needs --cache DIR")
+    if options.shard is not None:
+        parse_shard(format_shard(options.shard) or "")
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
+def plan_runs(
+    cases: Sequence[Case], *, options: RunOptions, config: AssayConfig | None
+) -> list[PlannedRun]:
+    """Expand the model matrix and decide runtime, command, judge and skips per case."""
+    # With a record/replay cache the provider decides per call (a hit needs no key).
+    check_keys = options.cache_dir is None
+    runtimes = known_runtimes()
+    runs: list[PlannedRun] = []
+    unknown: list[ConfigError] = []
+    for case in cases:
+        runtime = resolve_runtime(case, options=options, config=config)
+        if runtime not in runtimes:
+            unknown.append(
+                ConfigError(
+                    f"{case.id}: unknown runtime {runtime!r} (known: {', '.join(runtimes)})",
+                    Location(case.source_path, case.source_line),
+                )
+            )
+            continue
+        command = resolve_agent_command(case, options=options, config=config)
+        for model in subject_models(case, runtime=runtime, options=options, config=config):
+            judge = (
+                resolve_judge_model(case, subject=model, options=options, config=config)
+                if needs_judge(case)
+                else None
+            )
+            reason = None
+            if check_keys and runtime == "builtin" and model is not None:
+                reason = missing_credentials(model)
+            if check_keys and reason is None and judge is not None:
+                missing = missing_credentials(judge)
+                reason = f"judge: {missing}" if missing else None
+            runs.append(PlannedRun(case, model, runtime, command, judge, reason))
+    if unknown:
+        raise ConfigErrors(unknown)
+    return runs

@@ -1,0 +1,101 @@
+"""Which runtime, agent command, subject models and judge model each case runs with.
+
+The precedence rules live here and nowhere else (the command line wins, then the case,
+then the `[tool.assay]` config, then built-in defaults):
+
+- runtime: task cases always `command`. Others: `--runtime` > the case's runtime >
+  the config's runtime > `command` when `--agent-command` was given > `builtin`.
+  Warden's `claude` and `pi` mean `builtin`.
+- agent command: `--agent-command` > the case's > the config's.
+- subject models: the `--model` matrix > the case's model > (builtin only) the config's
+  model > DEFAULT_MODEL. A command-runtime case without any of them gets no model.
+- judge model: `--judge-model` > the config's > the subject model > the case's model >
+  DEFAULT_MODEL.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assay.agents import canonical_runtime
+from assay.models.names import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
+    from assay.suites.case import Case
+    from assay.suites.config import AssayConfig
+
+__all__ = [
+    "needs_judge",
+    "parse_models",
+    "resolve_agent_command",
+    "resolve_judge_model",
+    "resolve_runtime",
+    "subject_models",
+]
+
+
+def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """`--model a --model b,c` -> (a, b, c): flattened, de-duplicated, order kept."""
+    seen: dict[str, None] = {}
+    for value in values:
+        for part in value.split(","):
+            name = part.strip()
+            if name:
+                seen.setdefault(name, None)
+    return tuple(seen)
+
+
+def resolve_runtime(case: Case, *, options: RunOptions, config: AssayConfig | None) -> str:
+    if case.kind == "task":
+        return "command"
+    chosen = options.runtime or case.runtime or (config.runtime if config else None)
+    if chosen:
+        return canonical_runtime(chosen)
+    # Only an explicit --agent-command switches review cases to the command runtime: a
+    # config-level agent command usually exists for the task suites alone.
+    return "command" if options.agent_command else "builtin"
+
+
+def resolve_agent_command(
+    case: Case, *, options: RunOptions, config: AssayConfig | None
+) -> tuple[str, ...] | None:
+    if options.agent_command:
+        return tuple(options.agent_command)
+    if case.agent_command:
+        return tuple(case.agent_command)
+    if config is not None and config.agent_command:
+        return tuple(config.agent_command)
+    return None
+
+
+def subject_models(
+    case: Case, *, runtime: str, options: RunOptions, config: AssayConfig | None
+) -> tuple[str | None, ...]:
+    """The models this case runs against: one CaseResult per entry."""
+    if options.models:
+        return tuple(options.models)
+    if case.model:
+        return (case.model,)
+    if runtime != "builtin":
+        return (None,)
+    if config is not None and config.model:
+        return (config.model,)
+    return (DEFAULT_MODEL,)
+
+
+def needs_judge(case: Case) -> bool:
+    """Review and rubric cases are graded by a model; verify and task cases in code."""
+    return case.kind in ("review", "rubric")
+
+
+def resolve_judge_model(
+    case: Case, *, subject: str | None, options: RunOptions, config: AssayConfig | None
+) -> str:
+    return (
+        options.judge_model
+        or (config.judge_model if config else None)
+        or subject
+        or case.model
+        or DEFAULT_MODEL
+    )

@@ -1,0 +1,227 @@
+"""One whole run: load, select, shard, plan, execute, write the report directory."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from assay._version import __version__
+from assay.errors import ConfigError
+from assay.models.names import bridge_env
+from assay.report.model import Report, RunInfo
+from assay.runner.events import NullListener, RunListener
+from assay.runner.execute import INTERRUPTED, Budget, Executor
+from assay.runner.plan import PlannedRun, check_options, format_shard, plan_runs, shard_cases
+from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
+from assay.runner.writer import prepare_report_dir, write_report_dir
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
+    from assay.report.model import CaseResult, Summary
+    from assay.suites.case import Case
+    from assay.suites.config import AssayConfig
+
+__all__ = ["run", "run_async"]
+
+
+def run(
+    options: RunOptions,
+    *,
+    cases: Sequence[Case] | None = None,
+    config: AssayConfig | None = None,
+    listener: RunListener | None = None,
+) -> Report:
+    """Run the evals and write the report directory; see `run_async`."""
+    return asyncio.run(run_async(options, cases=cases, config=config, listener=listener))
+
+
+async def run_async(
+    options: RunOptions,
+    *,
+    cases: Sequence[Case] | None = None,
+    config: AssayConfig | None = None,
+    listener: RunListener | None = None,
+) -> Report:
+    """Run the selected cases and write report.json, summary.md, junit.xml, results.jsonl.
+
+    `cases` defaults to loading `options.paths` (whose `[tool.assay]` config then supplies
+    the fallback runtime, agent command and models; pass `config` to supply it yourself).
+    `-t` patterns and the shard are applied here either way. Raises ConfigError for bad
+    options, an empty selection or an unwritable report directory, before running
+    anything. SIGINT/SIGTERM stop the run: the report is still written, with
+    `run.interrupted` set.
+    """
+    from assay.sandbox import private_work_root
+
+    check_options(options)
+    bridge_env()
+    listener = listener or NullListener()
+    if cases is None:
+        from assay.suites import load_suites
+
+        loaded = load_suites(list(options.paths), strict=options.strict)
+        cases, config = loaded.cases, config or loaded.config
+    selected = list(cases)
+    if options.patterns:
+        from assay.suites import select_cases
+
+        selected = select_cases(selected, list(options.patterns))
+    if not selected:
+        raise ConfigError(_nothing_selected(options.patterns))
+    selected = shard_cases(selected, options.shard)
+    runs = plan_runs(selected, options=options, config=config)
+    report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
+    results_path = report_dir / RESULTS_FILE
+    resumed: dict[tuple[str, str | None], CaseResult] = {}
+    if options.resume_dir is not None:
+        resumed = read_results(results_path, keep={r.key for r in runs}, repair=True)
+
+    started_at, clock = _now(), time.monotonic()
+    budget = Budget(
+        options.max_cost_usd, spent_usd=sum(r.usage.cost_usd or 0.0 for r in resumed.values())
+    )
+    listener.run_started(len(runs))
+    for result in resumed.values():
+        listener.case_finished(result)
+    remaining = [run for run in runs if run.key not in resumed]
+    work_root = private_work_root(options.work_root)
+    try:
+        with ResultsStream(results_path, append=bool(resumed)) as stream:
+            executor = Executor(
+                remaining,
+                options=options,
+                work_root=work_root,
+                report_dir=report_dir,
+                stream=stream,
+                listener=listener,
+                budget=budget,
+            )
+            with _stop_on_signals(executor.stop):
+                finished = await executor.execute()
+    finally:
+        listener.run_finished()
+        if not options.keep_workspaces:
+            # Sandboxes are removed one by one; this catches those a cancellation left.
+            await asyncio.to_thread(shutil.rmtree, work_root, True)
+
+    by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
+    results = [resumed.get(run.key) or by_key[run.key] for run in runs]
+    report = _report(
+        options,
+        runs,
+        results,
+        started_at=started_at,
+        duration_s=time.monotonic() - clock,
+        budget=budget,
+        interrupted=executor.interrupted,
+    )
+    write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
+    return report
+
+
+def _report(
+    options: RunOptions,
+    runs: Sequence[PlannedRun],
+    results: list[CaseResult],
+    *,
+    started_at: str,
+    duration_s: float,
+    budget: Budget,
+    interrupted: bool,
+) -> Report:
+    from assay.report.stats import summarize
+
+    summary = summarize(
+        results, threshold=options.threshold, max_errors=options.max_errors, duration_s=duration_s
+    )
+    notes = []
+    if budget.skipped:
+        notes.append(f"{budget.reason}: {budget.skipped} case(s) not run")
+    if interrupted:
+        not_run = sum(1 for r in results if r.status == "skipped" and r.reason == INTERRUPTED)
+        notes.append(f"interrupted: {not_run} case(s) not run")
+    summary = _with_notes(summary, notes)
+    judges = {run.judge_model for run in runs if run.judge_model}
+    info = RunInfo(
+        id=uuid.uuid4().hex,
+        started_at=started_at,
+        finished_at=_now(),
+        assay_version=__version__,
+        threshold=options.threshold,
+        models=list(options.models) or list(dict.fromkeys(r.model for r in runs if r.model)),
+        judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
+        repeat=options.repeat,
+        shard=format_shard(options.shard),
+        git_sha=_git_sha(),
+        max_errors=options.max_errors,
+        interrupted=interrupted,
+    )
+    return Report(run=info, summary=summary, cases=results)
+
+
+def _with_notes(summary: Summary, notes: list[str]) -> Summary:
+    if not notes:
+        return summary
+    reason = "; ".join([summary.gate_reason, *notes] if summary.gate_reason else notes)
+    return summary.model_copy(update={"gate_reason": reason})
+
+
+def _nothing_selected(patterns: Sequence[str]) -> str:
+    if not patterns:
+        return "no cases found to run"
+    return "no cases match " + " ".join(f"-t {p!r}" for p in patterns)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _git_sha() -> str | None:
+    """HEAD of the working directory's repository, if it is one."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and sha else None
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+    """SIGINT/SIGTERM call `stop` once; a second Ctrl-C falls back to KeyboardInterrupt."""
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+
+    def handle(sig: signal.Signals) -> None:
+        stop()
+        if sig == signal.SIGINT:
+            with contextlib.suppress(RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+                installed.remove(sig)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, handle, sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, Windows
+            continue
+        installed.append(sig)
+    try:
+        yield
+    finally:
+        for sig in installed:
+            with contextlib.suppress(RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)

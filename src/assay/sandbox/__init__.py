@@ -1,0 +1,29 @@
+"""Reproducible, isolated git sandboxes for every case kind, and workspace change detection.
+
+```
+<parent>/assay-<case>-XXXX/      0700, owned by one sandbox (Sandbox.root)
+    repo/                        the git work tree the agent works in (Sandbox.path)
+    scratch/                     the runner's per-attempt files (HOME, TMPDIR, findings)
+```
+
+Objects, refs and the index are written directly (see `objects`, `index`); git runs
+only for `git apply` (rubric) and `git diff main...eval`, always through `gitenv`.
+The same case gives the same commit ids and diff on every machine.
+"""
+
+from __future__ import annotations
+
+from assay.sandbox.build import build_sandbox, private_work_root, remove_sandbox
+from assay.sandbox.changes import WorkspaceChanges, workspace_changes
+from assay.sandbox.model import Sandbox
+from assay.sandbox.review import SKILL_DIR
+
+__all__ = [
+    "SKILL_DIR",
+    "Sandbox",
+    "WorkspaceChanges",
+    "build_sandbox",
+    "private_work_root",
+    "remove_sandbox",
+    "workspace_changes",
+]

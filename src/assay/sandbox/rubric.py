@@ -1,0 +1,74 @@
+"""Rubric sandboxes, Cassandra's recipe: the base state committed on `main`, `input.diff`
+applied with `git apply` and committed on `eval`, HEAD = eval.
+
+The whole base tree is in the repo, not just the files the diff touches: a rubric may
+expect the reviewer to read, say, a directory's AGENTS.md.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from assay.errors import SandboxError
+from assay.sandbox.gitenv import git_message, run_git
+from assay.sandbox.model import Sandbox
+from assay.sandbox.objects import Snapshot
+from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
+from assay.sandbox.worktree import WorkTree
+from assay.suites.case import RubricSpec
+
+__all__ = ["build_rubric_sandbox"]
+
+_TARBALL_SUFFIXES = (".tar.gz", ".tgz")
+
+
+def build_rubric_sandbox(spec: RubricSpec, repo: Path, *, staging: Path) -> Sandbox:
+    """Build the rubric repo in the empty directory `repo`; `staging`: a free path to unpack in."""
+    builder = RepoBuilder(repo, head_branch=EVAL_BRANCH)
+    base = _base_state(builder.work, spec.base, staging=staging)
+    main = builder.commit(base, message="assay: base")
+    builder.sync()
+    _apply(repo, spec.diff)
+    head = builder.work.scan()
+    tip = builder.commit(head, parents=[main], message="assay: apply input.diff")
+    builder.check_out({BASE_BRANCH: main, EVAL_BRANCH: tip}, snapshot=head)
+    return Sandbox(
+        path=repo,
+        kind="rubric",
+        base_commit=main,
+        head_commit=tip,
+        diff=branch_diff(repo),
+        changed_files=changed_paths(base, head),
+        repository=None,
+    )
+
+
+def _base_state(work: WorkTree, base: Path | None, *, staging: Path) -> Snapshot:
+    """Copy the base (directory or tarball) into the work tree; None is an empty base."""
+    if base is None:
+        return {}
+    if base.is_dir():
+        return work.copy_tree(base)
+    if not base.is_file():
+        raise SandboxError(f"base state {base} does not exist")
+    if not base.name.endswith(_TARBALL_SUFFIXES):
+        raise SandboxError(f"base state {base} is neither a directory nor a .tar.gz")
+    from assay._util.tarsafe import extract_tarball
+
+    # Unpacked aside and copied in, so a tarball goes through the same checks as a
+    # directory (symlinks, special files, `.git`) before anything lands in the repo.
+    staging.mkdir(mode=0o700)
+    try:
+        extract_tarball(base, staging)
+        return work.copy_tree(staging)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _apply(repo: Path, diff: Path) -> None:
+    if not diff.is_file():
+        raise SandboxError(f"{diff}: the diff file does not exist")
+    result = run_git(["apply", "--whitespace=nowarn", str(diff.resolve())], cwd=repo)
+    if result.returncode != 0:
+        raise SandboxError(f"{diff}: {diff.name} does not apply to the base: {git_message(result)}")

@@ -1,0 +1,179 @@
+"""Project configuration: `[tool.assay]` in pyproject.toml, or a top-level `assay.toml`.
+
+The nearest file walking up from the start directory wins (`assay.toml` before
+`pyproject.toml` in the same directory; a pyproject.toml without `[tool.assay]` is passed
+over). Paths in it are relative to the file's directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay._util.paths import resolve_inside
+from assay.errors import ConfigError, ConfigErrors, Location
+from assay.suites.command import parse_agent_command
+from assay.suites.validation import describe
+from assay.suites.wire_common import AgentCommandValue, Runtime
+
+__all__ = ["AssayConfig", "ConfigFile", "load_config"]
+
+
+class ConfigFile(BaseModel):
+    """The `[tool.assay]` table (or `assay.toml`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+    root: str | None = None
+    """The eval root, relative to this file (default: the directory given on the command line)."""
+    paths: list[str] = []
+    """Default suite paths, relative to this file, used when no PATH is given."""
+    agent_command: AgentCommandValue | None = None
+    """Default agent command; an argv element starting with `./` is relative to this file."""
+    runtime: Runtime | None = None
+    """Default runtime."""
+    model: str | None = None
+    """Default subject model."""
+    judge_model: str | None = None
+    """Default judge model."""
+    threshold: Annotated[float, Field(ge=0, le=1)] | None = None
+    """Gate threshold for the aggregate score."""
+    concurrency: Annotated[int, Field(ge=1)] | None = None
+    """Cases run at once."""
+    max_errors: Annotated[int, Field(ge=0)] | None = None
+    """Errored cases tolerated before the gate fails."""
+    timeout: Annotated[float, Field(gt=0)] | None = None
+    """Per-case agent timeout in seconds."""
+    report_dir: str | None = None
+    """Where reports are written, relative to this file."""
+
+
+@dataclass(frozen=True)
+class AssayConfig:
+    """A loaded configuration; paths are absolute."""
+
+    path: Path
+    """The pyproject.toml or assay.toml it came from."""
+    root: Path | None = None
+    paths: tuple[Path, ...] = ()
+    agent_command: tuple[str, ...] | None = None
+    runtime: str | None = None
+    model: str | None = None
+    judge_model: str | None = None
+    threshold: float | None = None
+    concurrency: int | None = None
+    max_errors: int | None = None
+    timeout: float | None = None
+    report_dir: Path | None = None
+    warnings: tuple[ConfigError, ...] = ()
+    """Unknown keys (errors under `--strict`)."""
+
+
+def load_config(start: Path) -> AssayConfig | None:
+    """The configuration governing `start` (a file or directory), or None when there is none."""
+    here = Path(os.path.abspath(start))
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        dedicated = directory / "assay.toml"
+        if dedicated.is_file():
+            return _load(dedicated, _parse_toml(dedicated), table=None)
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            data = _parse_toml(pyproject)
+            tool = data.get("tool")
+            if isinstance(tool, dict) and "assay" in tool:
+                return _load(pyproject, tool["assay"], table="tool.assay")
+    return None
+
+
+def _parse_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as stream:
+            return tomllib.load(stream)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line, col = (int(match[1]), int(match[2])) if match else (0, 0)
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"malformed TOML: {message}", Location(path, line, col)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read configuration: {exc}", Location(path)) from None
+
+
+def _load(path: Path, data: Any, *, table: str | None) -> AssayConfig:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not isinstance(data, dict):
+        raise ConfigError("[tool.assay] must be a table", _key_location(path, text, table, None))
+    try:
+        return _resolve(path, text, table, ConfigFile.model_validate(data), ())
+    except ValidationError as exc:
+        problems = exc.errors(include_url=False)
+    errors: list[ConfigError] = []
+    warnings: list[ConfigError] = []
+    cleaned = dict(data)
+    for error in problems:
+        key = error["loc"][0] if error["loc"] else None
+        where = _key_location(path, text, table, key)
+        if error["type"] == "extra_forbidden":
+            warnings.append(ConfigError(f"unknown configuration key {key!r}", where))
+            cleaned.pop(key, None)
+        else:
+            errors.append(ConfigError(describe(error, tuple(error["loc"])), where))
+    if errors:
+        raise ConfigErrors(errors)
+    return _resolve(path, text, table, ConfigFile.model_validate(cleaned), tuple(warnings))
+
+
+def _resolve(
+    path: Path, text: str, table: str | None, model: ConfigFile, warnings: tuple[ConfigError, ...]
+) -> AssayConfig:
+    base = path.parent.resolve()
+
+    def inside(key: str, raw: str) -> Path:
+        if os.path.normpath(raw) == ".":
+            return base
+        return resolve_inside(base, raw, location=_key_location(path, text, table, key))
+
+    agent_command = None
+    if model.agent_command is not None:
+        try:
+            agent_command = parse_agent_command(model.agent_command, base_dir=base)
+        except ValueError as exc:
+            where = _key_location(path, text, table, "agent_command")
+            raise ConfigError(f"agent_command: {exc}", where) from None
+    return AssayConfig(
+        path=path.resolve(),
+        root=inside("root", model.root) if model.root is not None else None,
+        paths=tuple(inside("paths", p) for p in model.paths),
+        agent_command=agent_command,
+        runtime=model.runtime,
+        model=model.model,
+        judge_model=model.judge_model,
+        threshold=model.threshold,
+        concurrency=model.concurrency,
+        max_errors=model.max_errors,
+        timeout=model.timeout,
+        # An output location, not an input to confine: absolute paths are fine.
+        report_dir=base / model.report_dir if model.report_dir else None,
+        warnings=warnings,
+    )
+
+
+def _key_location(path: Path, text: str, table: str | None, key: object) -> Location:
+    """Best-effort line of `key = ...` inside `table` (tomllib reports no positions)."""
+    in_table = table is None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = table is not None and stripped.strip("[] \t") == table
+            if in_table and key is None:
+                return Location(path, number, 1)
+            continue
+        if in_table and key is not None and re.match(rf"{re.escape(str(key))}\s*=", stripped):
+            return Location(path, number, line.index(stripped) + 1)
+    return Location(path)

@@ -1,0 +1,102 @@
+"""Finding suite files under a directory and telling which format each one is in.
+
+The walk is sorted (deterministic), skips hidden directories, fixture trees and
+dependency caches, and never follows a symlinked directory. A file is recognised by its
+keys; a file with some of a format's distinguishing keys is that format (and an error if
+it then fails validation), a file with none of them is not a suite and is ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from assay.errors import Location
+from assay.suites.document import Document, Problems
+from assay.suites.review import DEFAULTS_FILE_NAMES
+
+__all__ = ["FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
+
+SKIPPED_DIR_NAMES = frozenset({"fixtures", "base", "skills", "node_modules", "__pycache__"})
+"""Directories holding fixtures, skills or dependencies, never suites."""
+SUITE_SUFFIXES = (".json", ".yaml", ".yml")
+
+FileKind = Literal[
+    "review-yaml",
+    "review-json",
+    "verification",
+    "rubric-manifest",
+    "rubric-dir",
+    "task-suite",
+    "category-defaults",
+]
+
+_MANIFEST_KEYS = {"$schema", "name", "description", "cases"}
+
+
+def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
+    """Every `.json` / `.yaml` / `.yml` file under `top` that could hold a suite, sorted."""
+    real_top = Path(os.path.realpath(top))
+    found: list[Path] = []
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            problems.error(f"cannot read directory: {exc.strerror or exc}", Location(directory))
+            continue
+        subdirectories = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in SKIPPED_DIR_NAMES:
+                    subdirectories.append(path)
+            elif entry.name.lower().endswith(SUITE_SUFFIXES) and entry.is_file():
+                if entry.is_symlink() and not _inside(path, real_top):
+                    problems.warn(f"not followed: a symlink to outside {top}", Location(path))
+                    continue
+                found.append(path)
+        pending.extend(reversed(subdirectories))
+    return sorted(found, key=lambda p: p.relative_to(top).parts)
+
+
+def classify(doc: Document) -> FileKind | None:
+    """The format `doc` is written in, or None when it is not a suite file at all."""
+    data, name = doc.data, doc.path.name.lower()
+    if doc.path.suffix.lower() in (".yaml", ".yml"):
+        if name in DEFAULTS_FILE_NAMES:
+            return "category-defaults"
+        if isinstance(data, dict) and ("skill" in data or "evals" in data):
+            return "review-yaml"
+        return None
+    if not isinstance(data, dict):
+        return None
+    if name == "metadata.json" and ("rubric" in data or (doc.path.parent / "input.diff").exists()):
+        return "rubric-dir"
+    if "tasks" in data:
+        return "task-suite"
+    if "cases" in data and _looks_like_manifest(data):
+        return "rubric-manifest"
+    if "candidate" in data or "expect" in data:
+        return "verification"
+    if "given" in data or "should_find" in data:
+        return "review-json"
+    return None
+
+
+def _looks_like_manifest(data: dict) -> bool:
+    cases = data["cases"]
+    if set(data) <= _MANIFEST_KEYS:
+        return True
+    return isinstance(cases, list) and any(
+        isinstance(c, dict) and ("rubric" in c or "fixture_path" in c) for c in cases
+    )
+
+
+def _inside(path: Path, real_top: Path) -> bool:
+    real = Path(os.path.realpath(path))
+    return real == real_top or real_top in real.parents

@@ -1,0 +1,226 @@
+"""`load_suites`: paths in, every case out, or every problem at once.
+
+1. gather: walk each PATH (or the configured paths, or `.`) and parse every candidate file;
+2. load task suites and rubric manifests first: their workspace and fixture directories
+   are fixture trees, so files inside them are dropped, not loaded (nor their errors);
+3. load the rest in discovery order, check case ids are unique across all files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay._util.display import displayed
+from assay.errors import ConfigError, ConfigErrors, Location
+from assay.suites.case import Case, SuiteFormat
+from assay.suites.config import AssayConfig, load_config
+from assay.suites.context import LoadContext
+from assay.suites.discover import FileKind, classify, walk_suite_files
+from assay.suites.document import Document, Problems, read_document
+from assay.suites.review import (
+    DEFAULTS_FILE_NAMES,
+    load_category_defaults,
+    load_review_scenario,
+    load_review_yaml,
+    load_verification,
+)
+from assay.suites.rubric import load_rubric_dir, load_rubric_manifest
+from assay.suites.task import load_task_suite
+
+__all__ = ["LoadedSuites", "SuiteFile", "SuiteLoadErrors", "load_suites"]
+
+_WARDEN_KINDS = ("review-yaml", "review-json", "verification", "category-defaults")
+
+
+@dataclass(frozen=True)
+class SuiteFile:
+    path: Path
+    format: SuiteFormat
+    case_count: int
+
+
+@dataclass(frozen=True)
+class LoadedSuites:
+    cases: tuple[Case, ...]
+    warnings: tuple[ConfigError, ...]
+    files: tuple[SuiteFile, ...]
+    root: Path
+    """The eval root: the configured root, else the directory holding every PATH's root."""
+    config: AssayConfig | None
+
+
+class SuiteLoadErrors(ConfigErrors):
+    """Every error found while loading; `warnings` are the non-fatal problems found with them."""
+
+    def __init__(self, errors: Sequence[ConfigError], warnings: Sequence[ConfigError]) -> None:
+        super().__init__(errors)
+        self.warnings = tuple(warnings)
+
+
+@dataclass
+class _Candidate:
+    path: Path
+    explicit: bool
+    """Named on the command line (never dropped as part of a fixture tree)."""
+    target: int
+    root: Path
+    doc: Document | None = None
+    error: ConfigError | None = None
+    kind: FileKind | None = None
+    cases: tuple[Case, ...] = ()
+
+
+def load_suites(
+    paths: Sequence[str | Path], *, strict: bool = False, config: AssayConfig | None = None
+) -> LoadedSuites:
+    """Discover, parse and validate suites; raise SuiteLoadErrors (a ConfigErrors) on any error."""
+    problems = Problems(strict=strict)
+    targets = [Path(os.path.realpath(p)) for p in paths]
+    if config is None:
+        try:
+            config = load_config(targets[0] if targets else Path.cwd())
+        except ConfigError as exc:
+            problems.add(exc)
+    if config is not None:
+        for warning in config.warnings:
+            problems.unknown_key(warning.message, warning.location or Location(config.path))
+    if not targets:
+        targets = list(config.paths) if config and config.paths else [Path(os.getcwd())]
+    ctx = LoadContext(problems=problems, config=config)
+    candidates, roots = _gather(targets, config, problems)
+    fixture_trees: list[Path] = []
+    for candidate in candidates:
+        if candidate.kind == "task-suite" and candidate.doc:
+            cases, trees = load_task_suite(candidate.doc, ctx=ctx)
+            candidate.cases, fixture_trees = tuple(cases), fixture_trees + trees
+        elif candidate.kind == "rubric-manifest" and candidate.doc:
+            cases, trees = load_rubric_manifest(candidate.doc, ctx=ctx)
+            candidate.cases, fixture_trees = tuple(cases), fixture_trees + trees
+    kept = [c for c in candidates if c.explicit or not _inside_any(c.path, fixture_trees)]
+    for candidate in kept:
+        _load_rest(candidate, ctx)
+    _report_empty_targets(targets, kept, problems)
+    suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
+    cases = [case for c in suite_files for case in c.cases]
+    _check_unique_ids(cases, problems)
+    warnings = [displayed(w) for w in problems.warnings]
+    if problems.errors:
+        raise SuiteLoadErrors([displayed(e) for e in problems.errors], warnings)
+    return LoadedSuites(
+        cases=tuple(cases),
+        warnings=tuple(warnings),
+        files=tuple(SuiteFile(c.path, c.kind, len(c.cases)) for c in suite_files),  # type: ignore[arg-type]
+        root=config.root if config and config.root else _common_root(roots),
+        config=config,
+    )
+
+
+def _gather(
+    targets: list[Path], config: AssayConfig | None, problems: Problems
+) -> tuple[list[_Candidate], list[Path]]:
+    candidates: list[_Candidate] = []
+    roots: list[Path] = []
+    seen: set[str] = set()
+    configured_root = config.root if config and config.root else None
+    for number, target in enumerate(targets):
+        if not target.exists():
+            problems.error("no such file or directory", Location(target))
+            continue
+        explicit = not target.is_dir()
+        files = [target] if explicit else walk_suite_files(target, problems)
+        target_kind: FileKind | None = None
+        for path in files:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            candidate = _Candidate(path=path, explicit=explicit, target=number, root=target)
+            try:
+                candidate.doc = read_document(path)
+                candidate.kind = classify(candidate.doc)
+            except ConfigError as exc:
+                candidate.error = exc
+                if path.name.lower() in DEFAULTS_FILE_NAMES:
+                    candidate.kind = "category-defaults"
+            candidate.root = configured_root or _root_for(target, candidate.kind)
+            candidates.append(candidate)
+            target_kind = candidate.kind
+        roots.append(configured_root or _root_for(target, target_kind))
+    return candidates, roots
+
+
+def _root_for(target: Path, kind: FileKind | None) -> Path:
+    """The eval root a PATH implies: a directory is one; a file's depends on its format."""
+    if target.is_dir():
+        return target
+    if kind in ("review-json", "verification"):
+        return target.parent.parent  # <root>/<category>/<name>.json
+    return target.parent
+
+
+def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
+    doc, kind, problems = candidate.doc, candidate.kind, ctx.problems
+    if kind == "category-defaults":
+        load_category_defaults(candidate.path.parent, root=candidate.root, ctx=ctx)
+        return
+    if candidate.error is not None:
+        problems.add(candidate.error)
+        return
+    assert doc is not None
+    if kind is None:
+        if candidate.explicit:
+            problems.error(
+                "not a suite file: it has none of the keys of any suite format "
+                "(see `assay schema` for the formats)",
+                Location(candidate.path),
+            )
+        return
+    if kind in _WARDEN_KINDS and candidate.root not in candidate.path.parents:
+        problems.error(f"outside the eval root {candidate.root}", Location(candidate.path))
+        return
+    if kind == "review-yaml":
+        candidate.cases = tuple(load_review_yaml(doc, root=candidate.root, ctx=ctx))
+    elif kind == "review-json":
+        candidate.cases = tuple(load_review_scenario(doc, root=candidate.root, ctx=ctx))
+    elif kind == "verification":
+        candidate.cases = tuple(load_verification(doc, root=candidate.root, ctx=ctx))
+    elif kind == "rubric-dir":
+        candidate.cases = tuple(load_rubric_dir(doc, ctx=ctx))
+    # task suites and rubric manifests were loaded first
+
+
+def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems: Problems) -> None:
+    for number, target in enumerate(targets):
+        mine = [c for c in kept if c.target == number]
+        if not target.exists() or any(c.error for c in mine) or (mine and mine[0].explicit):
+            continue
+        if not any(c.kind not in (None, "category-defaults") for c in mine):
+            problems.error(f"no suites found under {target}", Location(target))
+
+
+def _check_unique_ids(cases: list[Case], problems: Problems) -> None:
+    first: dict[str, Case] = {}
+    for case in cases:
+        if case.id in first:
+            other = first[case.id]
+            problems.error(
+                f"duplicate case id {case.id!r} (also defined at "
+                f"{Location(other.source_path, other.source_line)})",
+                Location(case.source_path, case.source_line),
+            )
+        else:
+            first[case.id] = case
+
+
+def _inside_any(path: Path, directories: list[Path]) -> bool:
+    real = Path(os.path.realpath(path))
+    return any(d in real.parents for d in directories)
+
+
+def _common_root(roots: list[Path]) -> Path:
+    if not roots:
+        return Path(os.getcwd())
+    return Path(os.path.commonpath([str(r) for r in roots]))

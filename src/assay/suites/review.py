@@ -1,0 +1,272 @@
+"""Loaders for Warden's formats: YAML review suites, JSON scenarios, verification scenarios."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError
+from assay.suites.case import Case, Expectation, ReviewSpec, VerifySpec
+from assay.suites.command import parse_agent_command
+from assay.suites.context import CategoryDefaults, LoadContext
+from assay.suites.document import Document, read_document
+from assay.suites.validation import validate_model, validate_quietly
+from assay.suites.warden import default_skill, resolve_fixtures, resolve_skill, shared_repository
+from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
+
+__all__ = [
+    "DEFAULTS_FILE_NAMES",
+    "load_category_defaults",
+    "load_review_scenario",
+    "load_review_yaml",
+    "load_verification",
+]
+
+DEFAULTS_FILE_NAMES = ("_suite.yaml", "_suite.yml")
+
+
+@dataclass(frozen=True)
+class _Fixtures:
+    files: tuple[Any, ...]
+    supporting: tuple[Any, ...]
+    repository: str | None
+
+
+def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Case]:
+    """A YAML suite: the file stem is the suite (Warden's category), each eval one case."""
+    suite = validate_model(ReviewSuite, doc, ctx.problems)
+    raw = doc.data if isinstance(doc.data, dict) else {}
+    raw_evals: list[Any] = raw["evals"] if isinstance(raw.get("evals"), list) else []
+    if suite is not None:
+        evals = list(enumerate(suite.evals))
+        skill_raw: Any = suite.skill
+    else:  # still check the paths of the scenarios that are well-formed
+        evals = [
+            (i, e) for i, item in enumerate(raw_evals) if (e := validate_quietly(ReviewEval, item))
+        ]
+        skill_raw = raw.get("skill")
+    skill = None
+    if isinstance(skill_raw, str) and skill_raw.strip():
+        skill = _skill(skill_raw, root=root, doc=doc, key_path=("skill",), ctx=ctx)
+    suite_command = _command(suite.agent_command if suite else None, doc, ("agent_command",), ctx)
+    name = doc.path.stem
+    cases = []
+    for number, item in evals:
+        key_path: tuple[Any, ...] = ("evals", number)
+        fixtures = _fixtures(item.files, item.supporting_files, key_path, root, doc, ctx)
+        command = _command(item.agent_command, doc, key_path + ("agent_command",), ctx)
+        spec = ReviewSpec(
+            given=item.given,
+            files=fixtures.files,
+            supporting_files=fixtures.supporting,
+            skill=skill,
+            should_find=_expectations(item),
+            should_not_find=tuple(item.should_not_find),
+            repository=fixtures.repository,
+            notes=_raw_notes(raw_evals[number]),
+        )
+        cases.append(
+            Case(
+                id=f"{name}/{item.name}",
+                suite=name,
+                name=item.name,
+                kind="review",
+                format="review-yaml",
+                source_path=doc.path,
+                source_line=doc.location(key_path).line,
+                spec=spec,
+                model=item.model or (suite.model if suite else None),
+                runtime=item.runtime or (suite.runtime if suite else None),
+                agent_command=command or suite_command,
+                root=root,
+            )
+        )
+    return cases
+
+
+def load_review_scenario(doc: Document, *, root: Path, ctx: LoadContext) -> list[Case]:
+    """A standalone JSON scenario: `<root>/<category>/<name>.json`."""
+    scenario = validate_model(ReviewScenario, doc, ctx.problems)
+    category = _category(doc, root, ctx)
+    if scenario is None or category is None:
+        return []
+    defaults = load_category_defaults(doc.path.parent, root=root, ctx=ctx)
+    fixtures = _fixtures(scenario.files, scenario.supporting_files, (), root, doc, ctx)
+    name = scenario.name or doc.path.stem
+    spec = ReviewSpec(
+        given=scenario.given,
+        files=fixtures.files,
+        supporting_files=fixtures.supporting,
+        skill=defaults.skill,
+        should_find=_expectations(scenario),
+        should_not_find=tuple(scenario.should_not_find),
+        repository=fixtures.repository,
+        notes=_raw_notes(doc.data),
+    )
+    return [_scenario_case(doc, scenario, spec, category, name, "review", defaults, root, ctx)]
+
+
+def load_verification(doc: Document, *, root: Path, ctx: LoadContext) -> list[Case]:
+    """A verifier-only scenario: keep or reject one candidate finding."""
+    scenario = validate_model(VerificationScenario, doc, ctx.problems)
+    category = _category(doc, root, ctx)
+    if scenario is None or category is None:
+        return []
+    defaults = load_category_defaults(doc.path.parent, root=root, ctx=ctx)
+    fixtures = _fixtures(scenario.files, scenario.supporting_files, (), root, doc, ctx)
+    candidate = dict(doc.data["candidate"])  # verbatim, keys assay does not know included
+    candidate["severity"] = scenario.candidate.severity
+    spec = VerifySpec(
+        given=scenario.given,
+        files=fixtures.files,
+        candidate=candidate,
+        expect_verdict=scenario.expect.verdict,
+        supporting_files=fixtures.supporting,
+        skill=defaults.skill,
+        repository=fixtures.repository,
+        notes=_raw_notes(doc.data),
+    )
+    name = scenario.name or doc.path.stem
+    return [_scenario_case(doc, scenario, spec, category, name, "verify", defaults, root, ctx)]
+
+
+def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) -> CategoryDefaults:
+    """The `_suite.yaml` of a category directory, else the conventional skill location."""
+    if category_dir in ctx.category_defaults:
+        return ctx.category_defaults[category_dir]
+    defaults = CategoryDefaults(skill=default_skill(root, category_dir.name))
+    for file_name in DEFAULTS_FILE_NAMES:
+        path = category_dir / file_name
+        if path.is_file():
+            defaults = _read_defaults(path, root=root, ctx=ctx, fallback=defaults)
+            break
+    ctx.category_defaults[category_dir] = defaults
+    return defaults
+
+
+def _read_defaults(
+    path: Path, *, root: Path, ctx: LoadContext, fallback: CategoryDefaults
+) -> CategoryDefaults:
+    try:
+        doc = read_document(path)
+    except ConfigError as exc:
+        ctx.problems.add(exc)
+        return fallback
+    if doc.data is None:  # an empty file sets nothing
+        return fallback
+    model = validate_model(CategoryDefaultsFile, doc, ctx.problems)
+    if model is None:
+        return fallback
+    skill = fallback.skill
+    if model.skill is not None:
+        skill = _skill(model.skill, root=root, doc=doc, key_path=("skill",), ctx=ctx)
+    return CategoryDefaults(
+        skill=skill,
+        runtime=model.runtime,
+        model=model.model,
+        agent_command=_command(model.agent_command, doc, ("agent_command",), ctx),
+    )
+
+
+def _scenario_case(
+    doc: Document,
+    scenario: ReviewScenario | VerificationScenario,
+    spec: ReviewSpec | VerifySpec,
+    category: str,
+    name: str,
+    kind: Any,
+    defaults: CategoryDefaults,
+    root: Path,
+    ctx: LoadContext,
+) -> Case:
+    return Case(
+        id=f"{category}/{name}",
+        suite=category,
+        name=name,
+        kind=kind,
+        format="review-json" if kind == "review" else "verification",
+        source_path=doc.path,
+        source_line=doc.location(()).line,
+        spec=spec,
+        model=scenario.model or defaults.model,
+        runtime=scenario.runtime or defaults.runtime,
+        agent_command=_command(scenario.agent_command, doc, ("agent_command",), ctx)
+        or defaults.agent_command,
+        root=root,
+    )
+
+
+def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:
+    if doc.path.parent == root:
+        ctx.problems.error(
+            "a JSON scenario must live in a category directory under the eval root "
+            f"({root}/<category>/{doc.path.name}); pass the eval root, not the category directory",
+            doc.location(),
+        )
+        return None
+    return doc.path.parent.name
+
+
+def _fixtures(
+    files: list[str],
+    supporting: list[str],
+    key_path: tuple[Any, ...],
+    root: Path,
+    doc: Document,
+    ctx: LoadContext,
+) -> _Fixtures:
+    fixtures, repos = resolve_fixtures(
+        files,
+        field="files",
+        key_path=key_path + ("files",),
+        root=root,
+        doc=doc,
+        problems=ctx.problems,
+    )
+    support, support_repos = resolve_fixtures(
+        supporting,
+        field="supporting_files",
+        key_path=key_path + ("supporting_files",),
+        root=root,
+        doc=doc,
+        problems=ctx.problems,
+    )
+    return _Fixtures(fixtures, support, shared_repository(repos + support_repos))
+
+
+def _skill(
+    raw: str, *, root: Path, doc: Document, key_path: tuple[Any, ...], ctx: LoadContext
+) -> Path | None:
+    try:
+        return resolve_skill(
+            raw, eval_root=root, project=ctx.project_for(root), location=doc.location(key_path)
+        )
+    except ConfigError as exc:
+        ctx.problems.add(exc)
+        return None
+
+
+def _command(
+    value: str | list[str] | None, doc: Document, key_path: tuple[Any, ...], ctx: LoadContext
+) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    try:
+        return parse_agent_command(value, base_dir=doc.path.parent)
+    except ValueError as exc:
+        ctx.problems.error(f"agent_command: {exc}", doc.location(key_path))
+        return None
+
+
+def _expectations(item: ReviewEval | ReviewScenario) -> tuple[Expectation, ...]:
+    return tuple(
+        Expectation(finding=e.finding, severity=e.severity, required=e.required)
+        for e in item.should_find
+    )
+
+
+def _raw_notes(raw_case: Any) -> dict[str, Any]:
+    notes = raw_case.get("notes") if isinstance(raw_case, dict) else None
+    return dict(notes) if isinstance(notes, dict) else {}

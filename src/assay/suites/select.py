@@ -1,0 +1,20 @@
+"""Choosing cases by id: `-t PATTERN` matches by substring or as a glob."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatchcase
+
+from assay.suites.case import Case
+
+__all__ = ["select_cases"]
+
+
+def select_cases(cases: Iterable[Case], patterns: Sequence[str]) -> list[Case]:
+    """The cases whose id contains a pattern or matches it as a glob; all when no patterns.
+
+    Order is kept, so a selection runs in the same order as the full suite.
+    """
+    if not patterns:
+        return list(cases)
+    return [c for c in cases if any(p in c.id or fnmatchcase(c.id, p) for p in patterns)]

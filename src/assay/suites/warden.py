@@ -1,0 +1,162 @@
+"""Warden's path semantics: fixture destinations in the temp repo, the origin repo, skills.
+
+Fixtures and supporting files resolve against the eval root. In the temp repo a fixture
+`fixtures/<case>/github/<owner>/<repo>/<path>` lands at `<case>/<path>`, any other
+`fixtures/<case>/<file...>` at `<case>/<file...>`, and a file outside `fixtures/` keeps
+its root-relative path. Skills may live outside the eval root (Warden points at built-in
+skills with `../`), but never outside the project.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from assay._util.paths import resolve_inside, safe_relative
+from assay.errors import ConfigError, Location
+from assay.suites.case import FixtureFile
+from assay.suites.document import Document, Problems, read_text
+
+__all__ = [
+    "default_skill",
+    "fixture_destination",
+    "project_root",
+    "resolve_fixtures",
+    "resolve_skill",
+    "shared_repository",
+]
+
+
+def fixture_destination(relative: PurePosixPath) -> tuple[str, str | None]:
+    """Where a root-relative fixture lands in the temp repo, and its `owner/repo` if captured."""
+    parts = relative.parts
+    if len(parts) >= 2 and parts[0] == "fixtures":
+        if len(parts) >= 6 and parts[2] == "github":
+            return "/".join((parts[1], *parts[5:])), f"{parts[3]}/{parts[4]}"
+        return "/".join(parts[1:]), None
+    return relative.as_posix(), None
+
+
+def resolve_fixtures(
+    raws: Sequence[str],
+    *,
+    field: str,
+    key_path: tuple[object, ...],
+    root: Path,
+    doc: Document,
+    problems: Problems,
+) -> tuple[tuple[FixtureFile, ...], list[str | None]]:
+    """Resolve one `files` / `supporting_files` list; report every bad entry.
+
+    Returns the fixtures and, per fixture, the GitHub repo it was captured from (or None).
+    """
+    fixtures: list[FixtureFile] = []
+    repos: list[str | None] = []
+    seen: dict[str, str] = {}
+    for number, raw in enumerate(raws):
+        location = doc.location(key_path + (number,))
+        try:
+            source = resolve_inside(root, raw, location=location)
+        except ConfigError as exc:
+            problems.add(ConfigError(f"{field}[{number}]: {exc.message}", location))
+            continue
+        if not source.exists():
+            problems.error(
+                f"{field}[{number}]: {raw!r} not found under the eval root {root}", location
+            )
+            continue
+        if not source.is_file():
+            problems.error(f"{field}[{number}]: {raw!r} is not a file", location)
+            continue
+        dest, repo = fixture_destination(safe_relative(raw))
+        if dest in seen:
+            problems.error(
+                f"{field}[{number}]: {raw!r} lands at {dest!r} in the temp repo, "
+                f"like {seen[dest]!r}",
+                location,
+            )
+            continue
+        seen[dest] = raw
+        fixtures.append(FixtureFile(source=source, dest=dest))
+        repos.append(repo)
+    return tuple(fixtures), repos
+
+
+def shared_repository(repos: Sequence[str | None]) -> str | None:
+    """`owner/repo` when every fixture was captured from that one GitHub repo."""
+    distinct = set(repos)
+    if len(distinct) == 1 and None not in distinct:
+        return distinct.pop()
+    return None
+
+
+def project_root(eval_root: Path, config_path: Path | None) -> Path:
+    """The boundary for skills: the git work tree holding the eval root, else the config's
+    directory (when it holds the eval root), else the eval root itself."""
+    for directory in (eval_root, *eval_root.parents):
+        if (directory / ".git").exists():
+            return directory
+    if config_path is not None:
+        config_dir = Path(os.path.realpath(config_path.parent))
+        if config_dir == eval_root or config_dir in eval_root.parents:
+            return config_dir
+    return eval_root
+
+
+def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: Location) -> Path:
+    """The skill file (a .md, or SKILL.md inside a skill directory), checked and readable."""
+    if PurePosixPath(raw.replace("\\", "/")).is_absolute() or (len(raw) > 1 and raw[1] == ":"):
+        raise ConfigError(
+            f"skill {raw!r} is absolute; use a path relative to the eval root", location
+        )
+    joined = os.path.normpath(os.path.join(eval_root, raw.replace("\\", "/")))
+    relative = os.path.relpath(joined, project)
+    if relative == ".." or relative.startswith("../") or relative == ".":
+        raise ConfigError(f"skill {raw!r} is outside the project {project}", location)
+    path = resolve_inside(project, relative, location=location)
+    if path.is_dir():
+        path = path / "SKILL.md"
+        if not path.is_file():
+            raise ConfigError(f"skill directory {raw!r} has no SKILL.md", location)
+    elif not path.is_file():
+        raise ConfigError(f"skill {raw!r} not found (looked for {joined})", location)
+    check_skill_text(path, location=location)
+    return path
+
+
+def check_skill_text(path: Path, *, location: Location) -> None:
+    """A skill is UTF-8 markdown whose optional `---` front matter is a YAML mapping."""
+    text = read_text(path, what="skill")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+    if end is None:
+        raise ConfigError(
+            "skill front matter opened with '---' is never closed", Location(path, 1, 1)
+        )
+    try:
+        front = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 2
+        raise ConfigError(
+            f"skill front matter is not valid YAML: {exc}", Location(path, line)
+        ) from None
+    if front is not None and not isinstance(front, dict):
+        raise ConfigError("skill front matter must be a YAML mapping", Location(path, 2, 1))
+
+
+def default_skill(eval_root: Path, category: str) -> Path | None:
+    """Without `_suite.yaml`: `skills/<category>.md` or `skills/<category>/SKILL.md`, if present."""
+    for candidate in (f"skills/{category}.md", f"skills/{category}/SKILL.md"):
+        try:
+            path = resolve_inside(eval_root, candidate)
+        except ConfigError:
+            continue
+        if path.is_file():
+            return path
+    return None

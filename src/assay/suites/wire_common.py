@@ -1,0 +1,97 @@
+"""Building blocks shared by the pydantic models of every suite format.
+
+The models describe the files exactly as users write them (field names included, camelCase
+for PVYai); they are the boundary. Loaders turn them into the frozen `Case` dataclasses.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "AgentCommandValue",
+    "CaseName",
+    "Runtime",
+    "SeverityValue",
+    "SuiteModel",
+    "Text",
+    "lowercase",
+]
+
+
+class SuiteModel(BaseModel):
+    """Base of every suite-file model: unknown keys are reported, types are not coerced."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
+    )
+
+
+def _require_text(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("empty_text", "must not be empty")
+    return value
+
+
+Text = Annotated[
+    str, AfterValidator(_require_text), WithJsonSchema({"type": "string", "minLength": 1})
+]
+"""A string with something other than whitespace in it."""
+
+_BAD_NAME = re.compile(r"[/\x00-\x1f\x7f]")
+
+
+def _check_name(value: str) -> str:
+    _require_text(value)
+    if _BAD_NAME.search(value):
+        raise PydanticCustomError(
+            "case_name", "must not contain '/' or control characters (it is part of the case id)"
+        )
+    return value
+
+
+CaseName = Annotated[
+    str,
+    AfterValidator(_check_name),
+    WithJsonSchema({"type": "string", "minLength": 1, "pattern": "^[^/\\u0000-\\u001f]+$"}),
+]
+"""The case part of a case id (`<suite>/<name>`)."""
+
+
+def lowercase(value: Any) -> Any:
+    """Accept `High` for `high`: Warden normalises severities and verdicts the same way."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+SeverityValue = Annotated[
+    Literal["critical", "high", "medium", "low", "info"], BeforeValidator(lowercase)
+]
+
+Runtime = Literal["claude", "pi", "builtin", "command"]
+"""`claude` and `pi` (Warden) are aliases of the builtin reviewer; `command` runs agent_command."""
+
+
+def _check_agent_command(value: Any) -> Any:
+    if isinstance(value, str):
+        if not value.strip():
+            raise PydanticCustomError("agent_command", "must not be empty")
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return value
+    raise PydanticCustomError(
+        "agent_command",
+        "must be a command line string or a non-empty list of non-empty argv strings",
+    )
+
+
+AgentCommandValue = Annotated[str | list[str], BeforeValidator(_check_agent_command)]

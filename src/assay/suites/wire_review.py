@@ -1,0 +1,219 @@
+"""The Warden file formats: YAML review suites, JSON scenarios, verification scenarios.
+
+Field names and meanings follow Warden's README; `agent_command` and the `builtin` /
+`command` runtimes are assay's additions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from assay.suites.wire_common import (
+    AgentCommandValue,
+    CaseName,
+    Runtime,
+    SeverityValue,
+    SuiteModel,
+    Text,
+    lowercase,
+)
+
+__all__ = [
+    "Candidate",
+    "CategoryDefaults",
+    "ReviewEval",
+    "ReviewScenario",
+    "ReviewSuite",
+    "ShouldFind",
+    "VerificationScenario",
+]
+
+# The scaffolder's placeholder: "TODO", "TODO: ...", "TODO - ...".
+_TODO = re.compile(r"\s*TODO\b\s*(?:[:\-.]|$)")
+TODO_MESSAGE = (
+    "replace the TODO should_find with the exact finding the reviewer must report; "
+    "see notes.source for the PR"
+)
+
+
+class ShouldFind(SuiteModel):
+    finding: Text
+    """What the reviewer must report, in plain words; the LLM judge matches findings to it."""
+    severity: SeverityValue | None = None
+    """When set, the matched finding must have exactly this severity (case-insensitive)."""
+    required: bool = True
+    """False: an optional expectation that never fails the case."""
+
+    @field_validator("finding")
+    @classmethod
+    def _not_a_scaffold_stub(cls, value: str) -> str:
+        if _TODO.match(value):
+            raise PydanticCustomError("todo_should_find", TODO_MESSAGE)
+        return value
+
+
+class Notes(SuiteModel):
+    """Maintainer-only provenance; kept with the case and ignored when it runs."""
+
+    model_config = ConfigDict(extra="allow")
+    repository: str | None = None
+    """Source repository of GitHub-captured fixtures, e.g. `getsentry/sentry`."""
+    source_ref: str | None = None
+    """The source commit the fixtures were captured at."""
+    source_files: Any = None
+    """Mapping from checked-in fixture files to source repository paths at `source_ref`."""
+    skipped_files: Any = None
+    """Files the scaffolder skipped, with the reason."""
+    source: str | None = None
+    """The pull request the case was scaffolded from."""
+    side: str | None = None
+    """Which side of the pull request was captured: `base` or `head`."""
+    body: str | None = None
+    """The pull request's description."""
+
+
+def _not_empty_should_find(value: Any) -> Any:
+    if isinstance(value, list) and not value:
+        raise PydanticCustomError(
+            "empty_should_find", "must list at least one finding the reviewer should report"
+        )
+    return value
+
+
+ShouldFindList = Annotated[
+    list[ShouldFind], BeforeValidator(_not_empty_should_find), Field(min_length=1)
+]
+FileList = Annotated[list[Text], Field(min_length=1)]
+
+
+class _ReviewCase(SuiteModel):
+    given: Text
+    """The situation the fixture sets up (the BDD "given"); it is the PR title the reviewer sees."""
+    files: FileList
+    """Fixture files, relative to the eval root; committed on the `eval` branch (the diff)."""
+    supporting_files: list[Text] = []
+    """Context files, relative to the eval root; committed on `main` before the diff."""
+    model: str | None = None
+    """Model override for this case."""
+    runtime: Runtime | None = None
+    """Runtime override for this case."""
+    agent_command: AgentCommandValue | None = None
+    """Argv template (string or list) of the agent for the `command` runtime (assay extension)."""
+    should_find: ShouldFindList
+    """What the reviewer must detect (at least one)."""
+    should_not_find: list[Text] = []
+    """Things the reviewer must NOT report (precision)."""
+    notes: Notes | None = None
+    """Maintainer-only provenance, ignored when the case runs."""
+
+
+class ReviewEval(_ReviewCase):
+    """One scenario of a YAML review suite."""
+
+    name: CaseName
+    """Scenario name; the case id is `<suite file stem>/<name>`."""
+
+
+class ReviewSuite(SuiteModel):
+    """A Warden YAML review suite: one skill, several scenarios. Its file stem is the category."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    """Optional JSON Schema reference for editors."""
+    skill: Text
+    """The skill: a .md file or a directory holding SKILL.md, relative to the eval root."""
+    runtime: Runtime | None = None
+    """Default runtime: claude or pi (Warden), builtin or command (assay)."""
+    model: str | None = None
+    """Default model, e.g. `anthropic/claude-sonnet-4-6`."""
+    agent_command: AgentCommandValue | None = None
+    """Default argv template for the `command` runtime (assay extension)."""
+    evals: Annotated[list[ReviewEval], Field(min_length=1)]
+    """The scenarios (at least one)."""
+
+
+class ReviewScenario(_ReviewCase):
+    """A standalone Warden JSON scenario, `<root>/<category>/<name>.json`."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    """Optional JSON Schema reference for editors."""
+    name: CaseName | None = None
+    """Scenario name; defaults to the file name without `.json`."""
+
+
+class CandidateLocation(SuiteModel):
+    path: Text
+    """Repo-relative path of the file the finding is about."""
+    startLine: int | None = None
+    """First line of the finding."""
+    endLine: int | None = None
+    """Last line of the finding."""
+
+
+class Candidate(SuiteModel):
+    """A Warden finding handed to the verifier."""
+
+    id: Text
+    """The finding's id."""
+    severity: SeverityValue
+    """critical, high, medium, low or info."""
+    confidence: Annotated[str | float, Field(union_mode="left_to_right")] | None = None
+    """`high`, `medium`, `low`, or a number in [0, 1]."""
+    title: Text
+    """One-line summary."""
+    description: str
+    """What is wrong and why."""
+    verification: str | None = None
+    """How the reviewer verified it (source, boundary, sink, absence of mitigation)."""
+    location: CandidateLocation | None = None
+    """Where the finding is."""
+
+
+class Expect(SuiteModel):
+    verdict: Annotated[Literal["keep", "reject"], BeforeValidator(lowercase)]
+    """Whether the verifier must keep or reject the candidate."""
+
+
+class VerificationScenario(SuiteModel):
+    """A Warden verifier-only scenario: keep or reject one candidate finding."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    """Optional JSON Schema reference for editors."""
+    name: CaseName | None = None
+    """Scenario name; defaults to the file name without `.json`."""
+    given: Text
+    """The situation the fixture sets up."""
+    files: FileList
+    """Fixture files, relative to the eval root."""
+    supporting_files: list[Text] = []
+    """Context files, relative to the eval root; committed before the diff."""
+    model: str | None = None
+    """Model override."""
+    runtime: Runtime | None = None
+    """Runtime override."""
+    agent_command: AgentCommandValue | None = None
+    """Argv template for the `command` runtime (assay extension)."""
+    candidate: Candidate
+    """The finding to verify."""
+    expect: Expect
+    """The expected verdict."""
+    notes: Notes | None = None
+    """Maintainer-only provenance, ignored when the case runs."""
+
+
+class CategoryDefaults(SuiteModel):
+    """`<category>/_suite.yaml`: defaults for the JSON scenarios of one category directory."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    """Optional JSON Schema reference for editors."""
+    skill: Text | None = None
+    """The category's skill, relative to the eval root (like every Warden path)."""
+    runtime: Runtime | None = None
+    """Default runtime."""
+    model: str | None = None
+    """Default model."""
+    agent_command: AgentCommandValue | None = None
+    """Default argv template for the `command` runtime."""

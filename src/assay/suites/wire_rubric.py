@@ -1,0 +1,58 @@
+"""The Cassandra file formats: the suite manifest and the older per-case `metadata.json`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from assay.suites.wire_common import CaseName, SuiteModel, Text
+
+__all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
+
+
+class RubricCase(SuiteModel):
+    """One case of a Cassandra suite manifest."""
+
+    id: CaseName
+    """Case id; the assay case id is `<manifest file stem>/<id>`."""
+    name: str = ""
+    """Human-readable name."""
+    description: str = ""
+    """What the case tests."""
+    rubric: Text
+    """What the judge scores the review against (1-5)."""
+    fixture_path: Text
+    """Directory holding `input.diff` and `base/` or `base.tar.gz`, relative to the manifest."""
+    base_source: Text | None = None
+    """Overrides `base.tar.gz` / `base/` inside the fixture directory."""
+    diff_path: Text | None = None
+    """Overrides `input.diff` inside the fixture directory."""
+
+
+class RubricManifest(SuiteModel):
+    """A Cassandra suite manifest: rubric cases with fixtures relative to this file."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    """Optional JSON Schema reference for editors."""
+    name: str = ""
+    """Suite name (the case ids use the file stem)."""
+    description: str = ""
+    """What the suite covers."""
+    cases: Annotated[list[RubricCase], Field(min_length=1)]
+    """The cases (at least one)."""
+
+
+class RubricMetadata(SuiteModel):
+    """`<suite>/<case>/metadata.json`: one rubric case beside its `input.diff`."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    """Optional JSON Schema reference for editors."""
+    name: str = ""
+    """Human-readable name."""
+    description: str = ""
+    """What the case tests."""
+    rubric: Text
+    """What the judge scores the review against (1-5)."""
+    base_source: Text | None = None
+    """Base state in the case directory, a directory or .tar.gz (default: base.tar.gz, base/)."""

@@ -1,0 +1,312 @@
+"""`assay run` on a PVYai task suite: exit codes, report files, signals, resume, shards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cli import main
+from assay.report.model import CaseResult, Report
+from tests.test_runner_e2e import agent_argv, set_plans, suite_json, write_project
+
+suites = pytest.importorskip("assay.suites")
+if not hasattr(suites, "load_suites"):
+    pytest.skip("the suite loaders have not landed yet", allow_module_level=True)
+pytest.importorskip("assay.sandbox")
+pytest.importorskip("assay.agents.command")
+pytest.importorskip("assay.report.junit")
+
+ASSAY = [sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())"]
+
+
+def project(tmp_path: Path, plans: dict[str, dict[str, Any]]) -> Path:
+    root = write_project(tmp_path / "proj", plans)
+    suite_json(root, list(plans))
+    return root
+
+
+def run_args(root: Path, *extra: str, report: str = "report") -> list[str]:
+    return [
+        "run",
+        str(root / "calc.json"),
+        "--agent-command",
+        " ".join(agent_argv(root)),
+        "--report-dir",
+        str(root / report),
+        "--work-root",
+        str(root / "work"),
+        *extra,
+    ]
+
+
+def load_report(path: Path) -> Report:
+    return Report.model_validate_json(path.read_text())
+
+
+def result_lines(path: Path) -> list[CaseResult]:
+    return [CaseResult.model_validate_json(line) for line in path.read_text().splitlines()]
+
+
+def outcome(report: Report) -> list[tuple[str, str, float | None]]:
+    return sorted((c.id, c.status, c.score) for c in report.cases)
+
+
+def started_pids(root: Path) -> list[int]:
+    folder = root / "started"
+    return [int(p.read_text()) for p in folder.iterdir()] if folder.exists() else []
+
+
+def wait_for(predicate: Any, *, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def kill_leftovers(root: Path) -> None:
+    for pid in started_pids(root):
+        if not gone(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+# -- end to end ----------------------------------------------------------------------------
+
+
+def test_pvyai_suite_end_to_end_gate_fails_and_reports_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    root = project(tmp_path, {"solves": {}, "gives-up": {"solve": False}})
+    code = main(run_args(root, "--pvyai-report"))
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "PASS  calc/solves" in out and "FAIL  calc/gives-up" in out
+    assert "gate: FAIL  score 0.50 < threshold 0.75" in out
+    assert f"report: {root / 'report'}" in out
+
+    report_dir = root / "report"
+    document = json.loads((report_dir / "report.json").read_text())
+    jsonschema.validate(document, Report.model_json_schema())
+    report = Report.model_validate(document)
+    assert outcome(report) == [("calc/gives-up", "fail", 0.0), ("calc/solves", "pass", 1.0)]
+    gave_up = next(c for c in report.cases if c.id == "calc/gives-up")
+    assert {c.id: c.status for c in gave_up.checks}["test"] == "fail"
+    assert report.cases[0].source.path.endswith("calc.json") and report.cases[0].source.line > 1
+
+    assert len(result_lines(report_dir / "results.jsonl")) == 2
+    assert "calc/gives-up" in (report_dir / "summary.md").read_text()
+    testcases = ET.parse(report_dir / "junit.xml").getroot().iter("testcase")
+    by_name = {t.get("name"): t for t in testcases}
+    assert set(by_name) == {"calc/solves", "calc/gives-up"}
+    assert by_name["calc/gives-up"].find("failure") is not None
+    assert all(t.get("file", "").endswith("calc.json") and t.get("line") for t in by_name.values())
+    pvyai = json.loads((report_dir / "pvyai-report.json").read_text())
+    assert pvyai["contract"] == "pvyai.agenteval.report.v1"
+    assert pvyai["suite"] == {"id": "calc", "name": "calc suite"}
+    assert pvyai["summary"]["passed"] == 1 and pvyai["summary"]["failed"] == 1
+
+
+def test_gate_passes_with_exit_0_and_json_prints_only_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"a": {}, "b": {}})
+    assert main(run_args(root, "--json")) == 0
+    captured = capsys.readouterr()
+    report = Report.model_validate_json(captured.out)
+    assert report.summary.gate == "pass" and report.summary.total == 2
+    assert "PASS  calc/a" in captured.err and "gate: PASS" in captured.err
+
+
+def test_selection_and_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = ["alpha", "beta", "gamma", "delta", "epsilon"]
+    root = project(tmp_path, {name: {} for name in names})
+    assert main(run_args(root, "-t", "*a", "-t", "beta", report="selected")) == 0
+    selected = load_report(root / "selected/report.json")
+    assert sorted(c.id for c in selected.cases) == [
+        "calc/alpha",
+        "calc/beta",
+        "calc/delta",
+        "calc/gamma",
+    ]
+
+    seen: list[str] = []
+    for index in (1, 2):
+        assert main(run_args(root, "--shard", f"{index}/2", report=f"shard{index}")) == 0
+        shard = load_report(root / f"shard{index}/report.json")
+        assert shard.run.shard == f"{index}/2"
+        seen += [c.id for c in shard.cases]
+    assert sorted(seen) == sorted(f"calc/{n}" for n in names)
+    assert len(seen) == len(set(seen))
+    capsys.readouterr()
+
+
+def test_matrix_and_repeats_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {"solve_models": ["good"]}})
+    code = main(run_args(root, "--model", "good", "--model", "bad,good", "--repeat", "2"))
+    assert code == 1
+    report = load_report(root / "report/report.json")
+    assert sorted((c.model, c.status, len(c.attempts)) for c in report.cases) == [
+        ("bad", "fail", 2),
+        ("good", "pass", 2),
+    ]
+    assert "PASS  calc/t [good]" in capsys.readouterr().out
+
+
+def test_config_values_apply_unless_given_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"solves": {}, "gives-up": {"solve": False}})
+    (root / "pyproject.toml").write_text(
+        '[tool.assay]\nthreshold = 0.5\nreport_dir = "configured-report"\n'
+    )
+    assert main(run_args(root)[:-4]) == 0  # no --report-dir, no --work-root
+    assert load_report(root / "configured-report/report.json").run.threshold == 0.5
+    assert main(run_args(root, "--threshold", "0.9")) == 1
+    capsys.readouterr()
+
+
+# -- exit code 2 -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--shard", "3/2"], "--shard 3/2: need 1 <= I <= N"),
+        (["--shard", "x"], "--shard must look like I/N"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--threshold", "2"], "--threshold must be between 0 and 1"),
+        (["--offline"], "--offline replays recorded model calls: it needs --cache DIR"),
+        (["-t", "nothing-like-this"], "no cases match -t 'nothing-like-this'"),
+        (["--agent-command", "'unbalanced"], "--agent-command"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    assert main(run_args(root, *extra)) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (root / "started").exists()
+
+
+def test_an_unwritable_report_dir_exits_2_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    (root / "blocker").write_text("a file, not a directory")
+    args = run_args(root)
+    args[args.index("--report-dir") + 1] = str(root / "blocker" / "report")
+    assert main(args) == 2
+    assert "cannot write the report directory" in capsys.readouterr().err
+    assert not (root / "started").exists()
+
+
+# -- signals, kills, resume --------------------------------------------------------------------
+
+
+def test_sigint_stops_the_run_writes_a_partial_report_and_exits_130(tmp_path: Path) -> None:
+    root = project(tmp_path, {"done": {}, "slow1": {"sleep": 60}, "slow2": {"sleep": 60}})
+    process = subprocess.Popen(
+        [*ASSAY, *run_args(root, "--concurrency", "3")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: len(started_pids(root)) == 3)
+        wait_for(
+            lambda: (
+                (root / "report/results.jsonl").exists()
+                and len(result_lines(root / "report/results.jsonl")) == 1
+            )
+        )
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        kill_leftovers(root)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    report = load_report(root / "report/report.json")
+    assert report.run.interrupted is True
+    assert outcome(report) == [
+        ("calc/done", "pass", 1.0),
+        ("calc/slow1", "skipped", None),
+        ("calc/slow2", "skipped", None),
+    ]
+    assert all(c.reason == "interrupted" for c in report.cases if c.status == "skipped")
+    assert "interrupted: 2 case(s) not run" in report.summary.gate_reason
+    # The agents' process groups were killed, and their sandboxes removed.
+    wait_for(lambda: all(gone(pid) for pid in started_pids(root)), timeout_s=10)
+    assert not any((root / "work").iterdir())
+
+
+def test_results_survive_sigkill_and_resume_matches_an_uninterrupted_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plans: dict[str, dict[str, Any]] = {
+        "first": {},
+        "second": {"sleep": 60},
+        "third": {"solve": False},
+    }
+    root = project(tmp_path, plans)
+    results = root / "report/results.jsonl"
+    process = subprocess.Popen(
+        [*ASSAY, *run_args(root, "--concurrency", "1")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: results.exists() and results.read_text().count("\n") >= 1)
+        wait_for(lambda: len(started_pids(root)) == 2)  # `second` is running
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    finally:
+        process.kill()
+        kill_leftovers(root)
+    survived = result_lines(results)
+    assert [r.id for r in survived] == ["calc/first"]
+
+    plans["second"] = {}
+    set_plans(root, plans)
+    assert main(run_args(root, "--resume", str(root / "report"), report="ignored")) == 1
+    resumed = load_report(root / "report/report.json")
+    assert not (root / "ignored").exists()
+    assert [r.id for r in result_lines(results)] == ["calc/first", "calc/second", "calc/third"]
+    first_runs = [p for p in (root / "started").iterdir() if p.name.startswith("first-")]
+    assert len(first_runs) == 1  # finished work is not redone
+
+    assert main(run_args(root, report="fresh")) == 1
+    fresh = load_report(root / "fresh/report.json")
+    assert (
+        outcome(resumed)
+        == outcome(fresh)
+        == [
+            ("calc/first", "pass", 1.0),
+            ("calc/second", "pass", 1.0),
+            ("calc/third", "fail", 0.0),
+        ]
+    )
+    assert resumed.summary.score == fresh.summary.score
+    capsys.readouterr()

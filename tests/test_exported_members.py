@@ -1,0 +1,86 @@
+"""The public library API is pinned: adding or removing a name is a deliberate change."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+import assay
+
+PUBLIC_API = [
+    "AssayError",
+    "Case",
+    "CaseResult",
+    "ConfigError",
+    "Report",
+    "RunOptions",
+    "__version__",
+    "load_suites",
+    "run",
+    "run_async",
+    "select_cases",
+]
+
+
+def test_all_names_are_pinned_and_sorted() -> None:
+    assert assay.__all__ == PUBLIC_API
+    assert assay.__all__ == sorted(assay.__all__)
+
+
+def test_every_exported_name_resolves_to_its_home() -> None:
+    if not hasattr(importlib.import_module("assay.suites"), "load_suites"):
+        pytest.skip("the suite loaders have not landed yet")
+    homes = {
+        "AssayError": "assay.errors",
+        "ConfigError": "assay.errors",
+        "RunOptions": "assay.options",
+        "Case": "assay.suites.case",
+        "CaseResult": "assay.report.model",
+        "Report": "assay.report.model",
+        "run": "assay.runner.session",
+        "run_async": "assay.runner.session",
+    }
+    for name in PUBLIC_API:
+        value = getattr(assay, name)
+        if name in homes:
+            assert value.__module__ == homes[name], name
+    assert isinstance(assay.__version__, str)
+    assert set(PUBLIC_API) <= set(dir(assay))
+
+
+def test_run_signatures() -> None:
+    for function in (assay.run, assay.run_async):
+        parameters = inspect.signature(function).parameters
+        assert list(parameters)[:2] == ["options", "cases"]
+        assert parameters["cases"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameters["cases"].default is None
+    assert inspect.iscoroutinefunction(assay.run_async)
+
+
+def test_unknown_attributes_raise_attribute_error() -> None:
+    try:
+        assay.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("expected AttributeError")
+
+
+def test_importing_assay_loads_no_sdk_and_no_terminal_library() -> None:
+    heavy = ["anthropic", "openai", "github", "rich", "pydantic", "httpx"]
+    code = f"import sys, assay, assay.cli; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_runner_loads_no_model_sdk_until_a_model_case_runs() -> None:
+    code = (
+        "import sys, assay, assay.runner, assay._cli.run; assay.RunOptions; assay.Report; "
+        "print([m for m in ('anthropic', 'openai', 'github', 'rich') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

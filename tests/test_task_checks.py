@@ -1,0 +1,415 @@
+"""Deterministic task checks on real git workspaces, with real verification commands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.agents.base import AgentOutput, AttemptContext
+from assay.agents.command import CommandAgent
+from assay.errors import ConfigError
+from assay.grading.base import Grade
+from assay.grading.task_checks import TaskGrader, score_workspace
+from assay.grading.verdict import VerdictGrader
+from assay.options import RunOptions
+from assay.sandbox import build_sandbox, remove_sandbox
+from assay.suites.case import Case, ContextChecks, TaskSpec, VerificationCommand, VerifySpec
+
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
+
+
+def _fixture(root: Path) -> Path:
+    """A tiny project like a PVYai workspace fixture."""
+    root.mkdir(parents=True)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "core.py").write_text("def answer():\n    return 41\n")
+    (root / "pkg" / "old_name.py").write_text("VALUE = 1\n")
+    (root / "go.mod").write_text("module example\n")
+    (root / "README.md").write_text("# project\n")
+    return root
+
+
+def _workspace(tmp_path: Path) -> tuple[Path, str]:
+    """The fixture committed as the baseline, as PVYai's run mode expects."""
+    workspace = _fixture(tmp_path / "ws")
+    _git(workspace, "init", "-q", "-b", "main")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "baseline")
+    return workspace, _git(workspace, "rev-parse", "HEAD")
+
+
+def _solve(workspace: Path, *, rename_staged: bool = True) -> None:
+    """What a good agent does: fix core.py, add a test file, rename a module."""
+    (workspace / "pkg" / "core.py").write_text("def answer():\n    return 42\n")
+    (workspace / "pkg" / "test_core.py").write_text("from pkg.core import answer\n")
+    if rename_staged:
+        _git(workspace, "mv", "pkg/old_name.py", "pkg/new_name.py")
+    else:
+        (workspace / "pkg" / "old_name.py").rename(workspace / "pkg" / "new_name.py")
+
+
+def _py(code: str) -> tuple[str, ...]:
+    return (sys.executable, "-c", code)
+
+
+def _command(id: str, code: str, *, timeout_s: float = 60.0) -> VerificationCommand:
+    return VerificationCommand(id=id, name=f"Run {id}", argv=_py(code), timeout_s=timeout_s)
+
+
+CHECK_ANSWER = "import sys; from pkg.core import answer; sys.exit(0 if answer() == 42 else 1)"
+
+
+def _spec(workspace: Path, **overrides: Any) -> TaskSpec:
+    fields: dict[str, Any] = {
+        "prompt": "Make answer() return 42",
+        "workspace": workspace,
+        "commands": (_command("test", CHECK_ANSWER),),
+        "expected_changed_files": ("pkg/core.py", "pkg/test_core.py"),
+        "forbidden_changed_files": ("go.mod",),
+        "context": ContextChecks(
+            required_files=("pkg/core.py", "pkg/test_core.py"), forbidden_files=("debug.log",)
+        ),
+        "required_trace_events": ("tool:read_file", "tool:edit_file", "verify:test"),
+    }
+    fields.update(overrides)
+    return TaskSpec(**fields)
+
+
+GOOD_TRACE = ["tool:read_file", "tool:edit_file", "verify:test"]
+
+
+def _score(
+    spec: TaskSpec,
+    workspace: Path,
+    *,
+    baseline: str | None = None,
+    trace: Sequence[str] = GOOD_TRACE,
+    log_dir: Path | None = None,
+) -> Grade:
+    return asyncio.run(
+        score_workspace(spec, workspace, baseline=baseline, trace_events=trace, log_dir=log_dir)
+    )
+
+
+def _check(grade: Grade, id: str) -> dict[str, Any]:
+    (check,) = [c for c in grade.checks if c.id == id]
+    return check.model_dump()
+
+
+# --- the whole task ---------------------------------------------------------------------
+
+
+def test_a_solved_task_passes_every_check(tmp_path: Path) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    _solve(workspace)
+    grade = _score(_spec(workspace), workspace, baseline=baseline, log_dir=tmp_path / "logs")
+    assert (grade.status, grade.score, grade.reason) == ("pass", 1.0, "")
+    assert [(c.id, c.kind, c.status) for c in grade.checks] == [
+        ("test", "command", "pass"),
+        ("changed-files", "changed_files", "pass"),
+        ("forbidden-files", "forbidden_files", "pass"),
+        ("context", "context", "pass"),
+        ("trace", "trace", "pass"),
+    ]
+    command = _check(grade, "test")
+    assert command["exitCode"] == 0 and command["name"] == "Run test"
+    assert (tmp_path / "logs" / "test.log").exists()
+    changed = _check(grade, "changed-files")
+    assert changed["missingFiles"] == []
+    # Other changes are reported, not failed (PVYai semantics); renames show both names.
+    assert changed["unexpectedFiles"] == ["pkg/new_name.py", "pkg/old_name.py"]
+
+
+def test_an_unsolved_task_fails_with_a_reason_per_failed_check(tmp_path: Path) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    (workspace / "go.mod").write_text("module changed\n")
+    (workspace / "debug.log").write_text("left behind\n")
+    grade = _score(_spec(workspace), workspace, baseline=baseline, trace=["tool:read_file"])
+    assert (grade.status, grade.score) == ("fail", 0.0)
+    assert [c.status for c in grade.checks] == ["fail"] * 5
+    assert grade.reason == (
+        "test: exit code 1; "
+        "changed-files: not changed: pkg/core.py, pkg/test_core.py; "
+        "forbidden-files: changed: go.mod; "
+        "context: missing required: pkg/test_core.py; forbidden present: debug.log; "
+        "trace: missing events: tool:edit_file, verify:test"
+    )
+
+
+# --- command checks ----------------------------------------------------------------------
+
+
+def test_command_failure_records_exit_code_and_output_tail(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    code = "import sys; print('x' * 5000); print('assertion failed: 41 != 42'); sys.exit(3)"
+    grade = _score(_spec(workspace, commands=(_command("test", code),)), workspace)
+    check = _check(grade, "test")
+    assert (check["status"], check["message"], check["exitCode"]) == ("fail", "exit code 3", 3)
+    assert check["outputTail"].endswith("assertion failed: 41 != 42\n")
+    assert len(check["outputTail"]) <= 2000
+    assert check["durationS"] >= 0
+
+
+def test_command_timeout_kills_its_process_group(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    code = (
+        "import subprocess, sys, time, pathlib;"
+        "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+        "pathlib.Path('child.pid').write_text(str(c.pid)); time.sleep(60)"
+    )
+    started = time.monotonic()
+    grade = _score(_spec(workspace, commands=(_command("hang", code, timeout_s=1),)), workspace)
+    assert time.monotonic() - started < 15
+    check = _check(grade, "hang")
+    assert (check["status"], check["message"]) == ("fail", "timed out after 1s")
+    child = int((workspace / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{child}").exists() and "State:\tZ" not in _proc_status(child):
+        assert time.monotonic() < deadline, "the command's child survived its timeout"
+        time.sleep(0.05)
+
+
+def _proc_status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return "State:\tZ"
+
+
+def test_missing_program_fails_the_check_and_later_commands_still_run(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    missing = VerificationCommand(id="lint", name="Lint", argv=("golangci-lint-absent", "run"))
+    commands = (missing, _command("test", "print('ran')"))
+    grade = _score(_spec(workspace, commands=commands), workspace)
+    assert _check(grade, "lint")["message"] == "command not found: golangci-lint-absent"
+    assert _check(grade, "lint")["status"] == "fail"
+    assert _check(grade, "test")["status"] == "pass"
+
+
+def test_commands_run_in_order_in_the_workspace(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    build = _command("build", "import pathlib; pathlib.Path('build.out').write_text('built')")
+    test = _command("test", "import pathlib; assert pathlib.Path('build.out').read_text()")
+    grade = _score(_spec(workspace, commands=(build, test)), workspace)
+    assert [_check(grade, i)["status"] for i in ("build", "test")] == ["pass", "pass"]
+    # The workspace state was read before the commands: build output is not a change.
+    assert "build.out" not in _check(grade, "changed-files")["actualFiles"]
+
+
+def test_verification_commands_never_see_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secrets = {
+        "ANTHROPIC_API_KEY": "sk-ant-secret-1",
+        "OPENAI_API_KEY": "sk-openai-secret-2",
+        "GITHUB_TOKEN": "ghs_secret3",
+        "GH_TOKEN": "gho_secret4",
+        "ACTIONS_RUNTIME_TOKEN": "rt-secret5",
+        "DEPLOY_PASSWORD": "pw-secret6",
+        "SERVICE_SECRET": "secret-7",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HARMLESS_SETTING", "visible")
+    dump = "import json, os; json.dump(dict(os.environ), open('env.json', 'w'))"
+    workspace, _ = _workspace(tmp_path)
+    _score(_spec(workspace, commands=(_command("env", dump),)), workspace)
+    seen = json.loads((workspace / "env.json").read_text())
+    assert not set(secrets) & set(seen)
+    assert not set(secrets.values()) & set(seen.values())
+    assert seen["HARMLESS_SETTING"] == "visible" and "PATH" in seen
+
+
+# --- file checks -------------------------------------------------------------------------
+
+
+def test_changed_files_counts_untracked_and_unstaged_renames(tmp_path: Path) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    _solve(workspace, rename_staged=False)
+    spec = _spec(workspace, expected_changed_files=("pkg/test_core.py", "./pkg/new_name.py"))
+    check = _check(_score(spec, workspace, baseline=baseline), "changed-files")
+    assert check["status"] == "pass"
+    assert check["expectedFiles"] == ["pkg/new_name.py", "pkg/test_core.py"]
+    assert set(check["actualFiles"]) == {
+        "pkg/core.py",
+        "pkg/new_name.py",
+        "pkg/old_name.py",
+        "pkg/test_core.py",
+    }
+
+
+def test_changes_the_agent_committed_still_count(tmp_path: Path) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    _solve(workspace)
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "agent commit")
+    (workspace / "go.mod").unlink()
+    grade = _score(_spec(workspace), workspace, baseline=baseline)
+    assert _check(grade, "changed-files")["status"] == "pass"
+    forbidden = _check(grade, "forbidden-files")
+    assert (forbidden["status"], forbidden["touchedFiles"]) == ("fail", ["go.mod"])
+
+
+def test_context_checks_and_escaping_paths(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    (tmp_path / "outside.txt").write_text("not in the workspace")
+    (workspace / "link").symlink_to(tmp_path / "outside.txt")
+    context = ContextChecks(
+        required_files=("pkg/core.py", "pkg", "../outside.txt", "link"),
+        forbidden_files=("node_modules/cache.txt",),
+    )
+    check = _check(_score(_spec(workspace, context=context), workspace), "context")
+    assert check["status"] == "fail"
+    assert check["message"] == "outside the workspace: ../outside.txt, link"
+    assert check["missingFiles"] == []
+
+    (workspace / "node_modules").mkdir()
+    (workspace / "node_modules" / "cache.txt").write_text("")
+    context = ContextChecks(
+        required_files=("pkg/core.py",), forbidden_files=("node_modules/cache.txt",)
+    )
+    check = _check(_score(_spec(workspace, context=context), workspace), "context")
+    assert (check["status"], check["presentForbiddenFiles"]) == ("fail", ["node_modules/cache.txt"])
+
+
+def test_trace_events_come_from_the_agent_only(tmp_path: Path) -> None:
+    """assay running command `test` does not make `verify:test` present (as in PVYai)."""
+    workspace, _ = _workspace(tmp_path)
+    _solve(workspace)
+    grade = _score(_spec(workspace), workspace, trace=["tool:read_file", "tool:edit_file"])
+    assert _check(grade, "test")["status"] == "pass"
+    trace = _check(grade, "trace")
+    assert (trace["status"], trace["missingEvents"]) == ("fail", ["verify:test"])
+
+
+def test_only_asserted_checks_are_reported(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    spec = TaskSpec(prompt="p", workspace=workspace, commands=(_command("ok", "pass"),))
+    grade = _score(spec, workspace, trace=[])
+    assert [c.id for c in grade.checks] == ["ok"] and grade.status == "pass"
+
+
+def test_not_a_git_repository_is_a_config_error(tmp_path: Path) -> None:
+    plain = _fixture(tmp_path / "plain")
+    with pytest.raises(ConfigError, match="not a git work tree"):
+        _score(_spec(plain), plain)
+
+
+# --- the graders through their seams -----------------------------------------------------
+
+
+def _task_case(fixture: Path, spec: TaskSpec) -> Case:
+    return Case(
+        id="python-tasks/fix-answer",
+        suite="python-tasks",
+        name="fix-answer",
+        kind="task",
+        format="task-suite",
+        source_path=fixture.parent / "suite.json",
+        source_line=4,
+        spec=spec,
+    )
+
+
+def test_command_agent_and_task_grader_on_a_real_sandbox(tmp_path: Path) -> None:
+    fixture = _fixture(tmp_path / "fixtures" / "answer")
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import json, pathlib, sys\n"
+        "print(json.dumps({'type': 'tool', 'name': 'read_file'}))\n"
+        "core = pathlib.Path(sys.argv[1], 'pkg', 'core.py')\n"
+        "core.write_text(core.read_text().replace('41', '42'))\n"
+        "pathlib.Path(sys.argv[1], 'pkg', 'test_core.py').write_text('')\n"
+        "print(json.dumps({'type': 'tool', 'name': 'edit_file'}))\n"
+        "print(json.dumps({'type': 'verify', 'name': 'test', 'exitCode': 0}))\n"
+    )
+    case = _task_case(fixture, _spec(fixture))
+    work = tmp_path / "work"
+    work.mkdir()
+    sandbox = build_sandbox(case, parent=work)
+    try:
+        ctx = AttemptContext(
+            case=case,
+            sandbox=sandbox,
+            model=None,
+            judge_model=None,
+            timeout_s=30,
+            attempt=0,
+            artifacts_dir=tmp_path / "report" / "attempt-1",
+            agent_command=(sys.executable, str(agent), "{workspace}"),
+        )
+        output = asyncio.run(CommandAgent().run(ctx))
+        grade = asyncio.run(TaskGrader(options=RunOptions()).grade(ctx, output))
+    finally:
+        remove_sandbox(sandbox)
+    assert output.trace_events == GOOD_TRACE
+    assert grade.status == "pass", grade.reason
+    assert (tmp_path / "report" / "attempt-1" / "checks" / "test.log").exists()
+
+
+def _verify_ctx(tmp_path: Path, expected: str) -> AttemptContext:
+    spec = VerifySpec(given="g", files=(), candidate={"title": "t"}, expect_verdict=expected)  # type: ignore[arg-type]
+    case = Case(
+        id="verification/keep-it",
+        suite="verification",
+        name="keep-it",
+        kind="verify",
+        format="verification",
+        source_path=tmp_path / "keep-it.json",
+        source_line=1,
+        spec=spec,
+    )
+    return AttemptContext(
+        case=case,
+        sandbox=None,  # type: ignore[arg-type]
+        model=None,
+        judge_model=None,
+        timeout_s=1,
+        attempt=0,
+        artifacts_dir=tmp_path,
+    )
+
+
+def test_verdict_grader(tmp_path: Path) -> None:
+    grader = VerdictGrader(options=RunOptions())
+    ctx = _verify_ctx(tmp_path, "keep")
+    grade = asyncio.run(grader.grade(ctx, AgentOutput(verdict="keep", verdict_reason="real")))
+    assert (grade.status, grade.score) == ("pass", 1.0)
+    assert grade.checks[0].kind == "verdict" and grade.checks[0].status == "pass"
+
+    grade = asyncio.run(grader.grade(ctx, AgentOutput(verdict="reject", verdict_reason="fp")))
+    assert (grade.status, grade.score) == ("fail", 0.0)
+    assert grade.reason == "expected keep, got reject (agent: fp)"
+
+    grade = asyncio.run(grader.grade(ctx, AgentOutput()))
+    assert grade.status == "error" and "no verdict" in grade.reason
