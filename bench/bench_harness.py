@@ -2,15 +2,20 @@
 
 A benchmark, not a test. The agent is `/bin/true` and the tasks have no verification
 commands, so what is left is assay: planning, scheduling, the sandbox, the agent's
-process, the change check, the result line, the report. The sandbox, the agent process
-and the change check are timed on their own (sequentially, on the same cases) and
-taken off the per-case time, leaving the harness's share.
+process, the change check, the result line, the report. The sandbox (build and
+removal), the command runtime (CommandAgent running /bin/true) and the task checks are
+timed on their own, on the same case, and taken off the per-case time; what remains is
+the runner's share: scheduling, attempt directories, results.jsonl, combining, report.
 
-    /work/venv/bin/python bench/bench_harness.py [--cases 200] [--memory-cases 1000]
+    /work/venv/bin/python bench/bench_harness.py [--cases 40] [--rounds 5] [--memory-cases 1000]
 
-Timings use concurrency 1 so the parts add up; a concurrency-8 run is shown for
-throughput. Peak memory is measured in a fresh interpreter running `--memory-cases`
-cases (ru_maxrss of that process, plus tracemalloc's peak of Python allocations).
+Two clocks: wall time, and the CPU time of assay's own process (all its threads, not its
+child processes). On a shared machine wall time mostly measures the neighbours; the
+runner's share is in-process work, so its CPU time is the steadier number. Rounds
+interleave every measurement and keep each one's best. Timings use concurrency 1 so
+the parts add up; a concurrency-8 run is shown for throughput. Peak memory comes from
+a fresh interpreter running `--memory-cases` cases (its ru_maxrss, and tracemalloc's
+peak of Python allocations).
 """
 
 from __future__ import annotations
@@ -26,12 +31,25 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from assay.options import RunOptions
 from assay.suites.case import Case, TaskSpec
 
 NOOP_AGENT = ("/bin/true",)
+Clock = tuple[float, float]
+"""(wall seconds, CPU seconds of this process)."""
+
+
+def now() -> Clock:
+    return time.perf_counter(), time.process_time()
+
+
+def since(start: Clock) -> Clock:
+    wall, cpu = now()
+    return wall - start[0], cpu - start[1]
 
 
 def make_fixture(root: Path) -> Path:
@@ -60,7 +78,7 @@ def make_cases(fixture: Path, count: int) -> list[Case]:
     ]
 
 
-def timed_run(cases: list[Case], root: Path, *, concurrency: int) -> float:
+def timed_run(cases: list[Case], root: Path, *, concurrency: int) -> Clock:
     from assay.runner import run
 
     options = RunOptions(
@@ -69,44 +87,58 @@ def timed_run(cases: list[Case], root: Path, *, concurrency: int) -> float:
         report_dir=Path(tempfile.mkdtemp(dir=root, prefix="report-")),
         work_root=root,
     )
-    started = time.perf_counter()
+    start = now()
     report = run(options, cases=cases)
-    elapsed = time.perf_counter() - started
+    elapsed = since(start)
     assert report.summary.passed == len(cases), report.summary
     return elapsed
 
 
-def component_costs(case: Case, root: Path, count: int) -> dict[str, float]:
-    """Seconds per case for the parts that are not the runner: sandbox, agent, change check."""
-    from assay.sandbox import build_sandbox, remove_sandbox, workspace_changes
+def component_costs(case: Case, root: Path, count: int) -> dict[str, Clock]:
+    """Per case: the sandbox, the command runtime and the task checks, on their own."""
+    return asyncio.run(_component_costs(case, root, count))
 
-    sandbox_s = agent_s = changes_s = 0.0
+
+async def _component_costs(case: Case, root: Path, count: int) -> dict[str, Clock]:
+    from assay.agents import AttemptContext
+    from assay.agents.command import CommandAgent
+    from assay.grading.task_checks import TaskGrader
+    from assay.sandbox import build_sandbox, remove_sandbox
+
+    options = RunOptions(agent_command=NOOP_AGENT)
+    agent, grader = CommandAgent(), TaskGrader(options=options)
+    artifacts = Path(tempfile.mkdtemp(dir=root, prefix="artifacts-"))
+    totals = {name: [0.0, 0.0] for name in ("sandbox", "agent", "checks")}
+
+    def add(name: str, clock: Clock) -> None:
+        totals[name][0] += clock[0]
+        totals[name][1] += clock[1]
+
     for _ in range(count):
-        t0 = time.perf_counter()
+        start = now()
         sandbox = build_sandbox(case, parent=root)
-        t1 = time.perf_counter()
-        asyncio.run(_spawn(NOOP_AGENT, sandbox.path))
-        t2 = time.perf_counter()
-        workspace_changes(sandbox.path, baseline=sandbox.base_commit)
-        t3 = time.perf_counter()
+        add("sandbox", since(start))
+        ctx = AttemptContext(
+            case=case,
+            sandbox=sandbox,
+            model=None,
+            judge_model=None,
+            timeout_s=60.0,
+            attempt=0,
+            artifacts_dir=artifacts,
+            agent_command=NOOP_AGENT,
+        )
+        start = now()
+        output = await agent.run(ctx)
+        add("agent", since(start))
+        start = now()
+        grade = await grader.grade(ctx, output)
+        add("checks", since(start))
+        start = now()
         remove_sandbox(sandbox)
-        t4 = time.perf_counter()
-        sandbox_s += (t1 - t0) + (t4 - t3)
-        agent_s += t2 - t1
-        changes_s += t3 - t2
-    return {"sandbox": sandbox_s / count, "agent": agent_s / count, "changes": changes_s / count}
-
-
-async def _spawn(argv: tuple[str, ...], cwd: Path) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    await process.communicate()
+        add("sandbox", since(start))
+        assert grade.status == "pass", grade
+    return {name: (wall / count, cpu / count) for name, (wall, cpu) in totals.items()}
 
 
 def memory_child(count: int) -> None:
@@ -115,18 +147,16 @@ def memory_child(count: int) -> None:
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as temp:
         root = Path(temp)
         cases = make_cases(make_fixture(root), count)
-        elapsed = timed_run(cases, root, concurrency=8)
+        wall, cpu = timed_run(cases, root, concurrency=8)
     _, traced_peak = tracemalloc.get_traced_memory()
-    print(
-        json.dumps(
-            {
-                "cases": count,
-                "seconds": elapsed,
-                "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                "tracemalloc_peak_mib": traced_peak / 2**20,
-            }
-        )
-    )
+    result = {
+        "cases": count,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "tracemalloc_peak_mib": traced_peak / 2**20,
+    }
+    print(json.dumps(result))
 
 
 def machine() -> str:
@@ -139,23 +169,29 @@ def machine() -> str:
     except OSError:
         pass
     git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}, {git}"
+    load = os.getloadavg()[0]
+    return (
+        f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}, {git}, "
+        f"load average {load:.1f} at start"
+    )
 
 
-def import_cost() -> float:
-    """Seconds to start Python and import what `assay run` needs before any case runs."""
+def import_cost() -> Clock:
+    """Starting Python and importing what `assay run` needs before any case runs."""
     code = "import assay.cli, assay._cli.run, assay.runner, assay.suites, assay.sandbox"
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        best = min(best, time.perf_counter() - started)
-    return best
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=200)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--cases", type=int, default=40, help="cases per timing round")
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--memory-cases", type=int, default=1000)
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -164,30 +200,50 @@ def main() -> None:
         return
 
     print(f"machine: {machine()}")
+    best: dict[str, list[float]] = {}
+
+    def keep(name: str, clock: Clock, per: int = 1) -> None:
+        old = best.setdefault(name, [float("inf"), float("inf")])
+        best[name] = [min(old[0], clock[0] / per), min(old[1], clock[1] / per)]
+
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as temp:
         root = Path(temp)
-        fixture = make_fixture(root)
-        cases = make_cases(fixture, args.cases)
-        timed_run(cases[:5], root, concurrency=1)  # warm imports and caches
-        one = min(timed_run(cases[:1], root, concurrency=1) for _ in range(3))
-        many = timed_run(cases, root, concurrency=1)
-        parallel = timed_run(cases, root, concurrency=8)
-        parts = component_costs(cases[0], root, min(args.cases, 100))
+        cases = make_cases(make_fixture(root), args.cases)
+        timed_run(cases[:3], root, concurrency=1)  # warm imports and caches
+        for _ in range(args.rounds):
+            keep("one", timed_run(cases[:1], root, concurrency=1))
+            keep("many", timed_run(cases, root, concurrency=1), per=len(cases))
+            keep("parallel", timed_run(cases, root, concurrency=8), per=len(cases))
+            for name, clock in component_costs(cases[0], root, 10).items():
+                keep(name, clock)
+            keep("startup", import_cost())
 
-    per_case = (many - one) / (len(cases) - 1)
-    fixed = one - per_case
-    outside = parts["sandbox"] + parts["agent"] + parts["changes"]
-    startup = import_cost()
-    ms = 1000.0
-    print(f"cases: {len(cases)} task cases, agent {' '.join(NOOP_AGENT)}, no verification commands")
-    print(f"python start + imports for `assay run`:   {startup * ms:7.1f} ms")
-    print(f"fixed cost of a run (in process):         {fixed * ms:7.1f} ms")
-    print(f"per case, concurrency 1:                  {per_case * ms:7.2f} ms")
-    print(f"  sandbox build + removal:                {parts['sandbox'] * ms:7.2f} ms")
-    print(f"  agent process (/bin/true):              {parts['agent'] * ms:7.2f} ms")
-    print(f"  change check (git status):              {parts['changes'] * ms:7.2f} ms")
-    print(f"  harness (the rest):                     {(per_case - outside) * ms:7.2f} ms")
-    print(f"per case, concurrency 8 (throughput):     {parallel / len(cases) * ms:7.2f} ms")
+    def both(value: Callable[[int], float]) -> str:
+        return f"{value(0) * 1000:8.2f} ms {value(1) * 1000:8.2f} ms"
+
+    def harness(i: int) -> float:
+        return best["many"][i] - best["sandbox"][i] - best["agent"][i] - best["checks"][i]
+
+    def fixed(i: int) -> float:
+        return best["one"][i] - best["many"][i]
+
+    rows: list[tuple[str, Any]] = [
+        ("python start + imports for `assay run`", lambda i: best["startup"][i]),
+        ("fixed cost of a run (in process)", fixed),
+        ("per case, concurrency 1", lambda i: best["many"][i]),
+        ("  sandbox build + removal", lambda i: best["sandbox"][i]),
+        ("  command runtime running /bin/true", lambda i: best["agent"][i]),
+        ("  task checks (git status, no commands)", lambda i: best["checks"][i]),
+        ("  runner (the rest)", harness),
+        ("per case, concurrency 8 (throughput)", lambda i: best["parallel"][i]),
+    ]
+    print(
+        f"{args.rounds} rounds of {len(cases)} task cases, agent {' '.join(NOOP_AGENT)}, "
+        "no verification commands; best of the rounds"
+    )
+    print(f"{'':42}{'wall':>11}{'CPU':>12}")
+    for label, value in rows:
+        print(f"{label:42}{both(value)}")
 
     child = subprocess.run(
         [sys.executable, __file__, "--memory-child", str(args.memory_cases)],
@@ -197,8 +253,8 @@ def main() -> None:
     )
     memory = json.loads(child.stdout.strip().splitlines()[-1])
     print(
-        f"{memory['cases']} cases, concurrency 8: {memory['seconds']:.1f} s, "
-        f"peak RSS {memory['max_rss_mib']:.1f} MiB, "
+        f"{memory['cases']} cases, concurrency 8: {memory['wall_s']:.1f} s wall, "
+        f"{memory['cpu_s']:.1f} s CPU, peak RSS {memory['max_rss_mib']:.1f} MiB, "
         f"tracemalloc peak {memory['tracemalloc_peak_mib']:.1f} MiB"
     )
 

@@ -272,6 +272,15 @@ def test_plain_text_answer_is_nudged_once(tmp_path: Path) -> None:
     assert nudge["type"] == "text" and "submit_findings" in nudge["text"]
 
 
+def test_empty_answer_is_nudged_without_echoing_an_empty_message(tmp_path: Path) -> None:
+    ctx = make_context(make_case(tmp_path), tmp_path)
+    script = sequence(reply(), reply(tool_call("submit_findings", {"findings": []})))
+    with scripted_provider(script) as fake:
+        assert run_agent(ctx).findings == []
+    assert [m.role for m in fake.requests[1].messages] == ["user", "user"]
+    assert len(transcript(ctx)["turns"]) == 2
+
+
 def test_plain_text_twice_is_an_agent_error(tmp_path: Path) -> None:
     ctx = make_context(make_case(tmp_path), tmp_path)
     with scripted_provider(lambda r: reply(text("LGTM"))):
@@ -329,6 +338,24 @@ def test_timeout_is_an_agent_error_with_a_transcript(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match="did not finish within 0.2 s"):
         run_agent(ctx)
     assert "did not finish" in transcript(ctx)["error"]
+
+
+def test_submit_schema_keeps_every_field() -> None:
+    from assay.agents.submissions import ReviewSubmission, submission_tool
+
+    schema = submission_tool("submit_findings", ReviewSubmission).input_schema
+    finding = schema["properties"]["findings"]["items"]
+    assert set(finding["properties"]) == {
+        "severity",
+        "confidence",
+        "title",
+        "description",
+        "location",
+    }
+    assert finding["properties"]["title"]["type"] == "string"
+    assert set(finding["required"]) == set(finding["properties"])
+    assert schema["required"] == ["findings", "review"]
+    assert "title" not in schema and "$defs" not in schema
 
 
 # -- skills ------------------------------------------------------------------------------------

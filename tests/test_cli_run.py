@@ -185,6 +185,16 @@ def test_config_values_apply_unless_given_on_the_command_line(
     capsys.readouterr()
 
 
+def test_dry_run_builds_the_sandboxes_and_runs_no_agent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"a": {}, "b": {}})
+    assert main(run_args(root, "--dry-run", "-t", "calc/a")) == 0
+    out = capsys.readouterr().out
+    assert "calc/a" in out and "calc/b" not in out
+    assert not (root / "started").exists() and not (root / "report").exists()
+
+
 # -- exit code 2 -------------------------------------------------------------------------------
 
 
@@ -225,7 +235,10 @@ def test_an_unwritable_report_dir_exits_2_before_running(
 # -- signals, kills, resume --------------------------------------------------------------------
 
 
-def test_sigint_stops_the_run_writes_a_partial_report_and_exits_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_run_writes_a_partial_report_and_exits_130(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
     root = project(tmp_path, {"done": {}, "slow1": {"sleep": 60}, "slow2": {"sleep": 60}})
     process = subprocess.Popen(
         [*ASSAY, *run_args(root, "--concurrency", "3")],
@@ -241,7 +254,7 @@ def test_sigint_stops_the_run_writes_a_partial_report_and_exits_130(tmp_path: Pa
                 and len(result_lines(root / "report/results.jsonl")) == 1
             )
         )
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         out, err = process.communicate(timeout=30)
     finally:
         process.kill()

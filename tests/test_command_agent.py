@@ -81,7 +81,7 @@ def _case(kind: str, tmp_path: Path) -> Case:
     return Case(
         id=f"suite/{kind}-case",
         suite="suite",
-        name=f"{kind}-case",
+        name=f"The {kind} case",
         kind=kind,  # type: ignore[arg-type]
         format="task-suite",
         source_path=tmp_path / "suite.json",
@@ -196,6 +196,22 @@ def test_prompts_per_kind_carry_the_case(tmp_path: Path) -> None:
     assert prompts["rubric"] == "Review the following git diff for issues.\n\n+API_KEY = 'x'\n"
 
 
+def test_a_prompt_too_large_for_argv_is_in_the_prompt_file(tmp_path: Path) -> None:
+    big_diff = "+" + "x" * 200_000 + "\n"
+    body = """
+        prompt = pathlib.Path(os.environ["ASSAY_PROMPT_FILE"]).read_text()
+        print("review of", len(prompt), "chars;", "ASSAY_PROMPT" in os.environ)
+    """
+    (tmp_path / "ok").mkdir()
+    output, _ = _run(tmp_path / "ok", "rubric", body, diff=big_diff)
+    expected = len("Review the following git diff for issues.\n\n") + len(big_diff)
+    assert output.review_text == f"review of {expected} chars; False"
+
+    (tmp_path / "argv").mkdir()
+    with pytest.raises(AgentError, match=r"argument list too long .*ASSAY_PROMPT_FILE"):
+        _run(tmp_path / "argv", "rubric", body, extra_args=("{prompt}",), diff=big_diff)
+
+
 def test_unknown_placeholder_names_it() -> None:
     with pytest.raises(AgentError, match=r"unknown placeholder \{workdir\}"):
         render_argv(["agent", "--cwd={workdir}"], {"workspace": "/w"})
@@ -308,6 +324,12 @@ def test_rubric_review_is_stdout_without_json_lines(tmp_path: Path) -> None:
     )
     assert output.trace_events == ["tool:read_file", "thinking"]
     assert output.findings == []
+
+
+def test_rubric_review_never_carries_a_secret(tmp_path: Path) -> None:
+    body = "print('my key is', os.environ['MY_SERVICE_TOKEN'])"
+    output, _ = _run(tmp_path, "rubric", body, env={"MY_SERVICE_TOKEN": "tok-abcdef-123"})
+    assert output.review_text == "my key is [redacted]"
 
 
 def test_rubric_with_empty_output_is_an_error(tmp_path: Path) -> None:
@@ -474,7 +496,7 @@ def test_a_huge_printer_is_bounded_in_memory_and_disk(tmp_path: Path) -> None:
         """
         line = b'{"type": "tool", "name": "spam"}' + b"x" * 990 + b"\\n"
         block = line * 1024
-        for _ in range(48):  # 48 MiB of stdout
+        for _ in range(24):  # 24 MiB of stdout
             sys.stdout.buffer.write(block)
         sys.stderr.buffer.write(b"e" * (3 * 1024 * 1024))
         """,
@@ -506,7 +528,7 @@ def test_a_huge_printer_is_bounded_in_memory_and_disk(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.truncated
     assert (tmp_path / "out").stat().st_size == cap
     assert (tmp_path / "err").stat().st_size == cap
-    assert lines == 48 * 1024  # every line still reached the callback
+    assert lines == 24 * 1024  # every line still reached the callback
     assert peak < 8 * 1024 * 1024, f"peak traced memory {peak} bytes"
     assert result.stderr_tail.endswith("e" * 100) and len(result.stderr_tail) <= 4096
 

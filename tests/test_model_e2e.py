@@ -38,6 +38,7 @@ from tests.fakes.anthropic_api import (
     text_reply,
     tool_use_reply,
 )
+from tests.fakes.openai_api import FakeOpenAI, chat_tool_reply
 
 MODEL = "anthropic/claude-sonnet-4-6"
 API_KEY = "sk-ant-e2e-fake-key-0123456789"
@@ -104,7 +105,12 @@ def findings_verdict(
                 for i, at in enumerate(met)
             ],
             "should_not_find": [
-                {"index": i, "violated": at is not None, "violatingFindingIndex": at, "reasoning": "r"}
+                {
+                    "index": i,
+                    "violated": at is not None,
+                    "violatingFindingIndex": at,
+                    "reasoning": "r",
+                }
                 for i, at in enumerate(violated or [None])
             ],
         },
@@ -173,9 +179,7 @@ def attempt(case: Case, tmp_path: Path, *, model: str = MODEL, name: str = "a") 
     )
 
 
-def run_case(
-    ctx: AttemptContext, grader: Any = FindingsJudge
-) -> tuple[AgentOutput, Grade]:
+def run_case(ctx: AttemptContext, grader: Any = FindingsJudge) -> tuple[AgentOutput, Grade]:
     async def both() -> tuple[AgentOutput, Grade]:
         output = await BuiltinAgent(options=RunOptions()).run(ctx)
         return output, await grader(options=RunOptions()).grade(ctx, output)
@@ -305,10 +309,22 @@ def test_rubric_case(fake: FakeAnthropic, tmp_path: Path) -> None:
         base=base,
         description="Security: Hardcoded API Key",
     )
-    review = {"review": "config.go hardcodes an API key; read it from the environment.",
-              "findings": [{**NULL_ACCESS, "title": "hardcoded API key",
-                            "location": {"path": "config.go", "startLine": 3}}]}  # fmt: skip
-    evaluation = {"score": 4, "rationale": "Caught the key.", "findings": ["good"], "met_rubric": True}
+    review = {
+        "review": "config.go hardcodes an API key; read it from the environment.",
+        "findings": [
+            {
+                **NULL_ACCESS,
+                "title": "hardcoded API key",
+                "location": {"path": "config.go", "startLine": 3},
+            }
+        ],
+    }
+    evaluation = {
+        "score": 4,
+        "rationale": "Caught the key.",
+        "findings": ["good"],
+        "met_rubric": True,
+    }
     fake.responder = Script(
         [call("read_file", {"path": "internal/AGENTS.md"}), call("submit_findings", review)],
         [tool_use_reply("record_evaluation", evaluation)],
@@ -318,7 +334,10 @@ def test_rubric_case(fake: FakeAnthropic, tmp_path: Path) -> None:
     assert (grade.status, grade.score) == ("pass", 0.75)
     prompt = fake.bodies()[0]["messages"][0]["content"][0]["text"]
     assert "Review the following git diff for issues." in prompt
-    assert "Secrets come from the environment." in fake.bodies()[1]["messages"][-1]["content"][0]["content"]
+    assert (
+        "Secrets come from the environment."
+        in fake.bodies()[1]["messages"][-1]["content"][0]["content"]
+    )
     judge_prompt = fake.bodies()[-1]["messages"][0]["content"][0]["text"]
     assert "hardcodes an API key" in judge_prompt and "MUST identify" in judge_prompt
 
@@ -383,9 +402,11 @@ def test_transient_failures_are_retried_with_identical_results(
 def test_judge_garbage_twice_is_an_error(fake: FakeAnthropic, tmp_path: Path) -> None:
     fake.responder = Script(
         [submit(NULL_ACCESS)],
-        [malformed_tool_reply("record_verdict", '{"should_find": [{"index": 0, "met"'),
-         text_reply("The agent did well, I would say it passes.")],
-    )  # fmt: skip
+        [
+            malformed_tool_reply("record_verdict", '{"should_find": [{"index": 0, "met"'),
+            text_reply("The agent did well, I would say it passes."),
+        ],
+    )
     with pytest.raises(JudgeError) as caught:
         run_case(attempt(review_case(tmp_path), tmp_path))
     assert caught.value.raw is not None
@@ -393,3 +414,41 @@ def test_judge_garbage_twice_is_an_error(fake: FakeAnthropic, tmp_path: Path) ->
     retry_turn = fake.bodies()[-1]["messages"][-1]["content"][0]
     assert retry_turn["type"] == "tool_result" and retry_turn["is_error"] is True
     assert "not valid JSON" in retry_turn["content"]
+
+
+# -- the OpenAI-compatible path ---------------------------------------------------------------
+
+
+def test_review_case_through_an_openai_compatible_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The same review, agent and judge, over chat.completions (vLLM, Ollama, OpenRouter...)."""
+    verdict = findings_verdict([0])["content"][0]["input"]
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        system = body["messages"][0]["content"]
+        answered = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if system.startswith("You are the judge"):
+            return chat_tool_reply(("record_verdict", verdict))
+        turns = [
+            ("read_file", {"path": "null-access/handler.ts", "start_line": 5, "end_line": 6}),
+            ("submit_findings", {"findings": [NULL_ACCESS]}),
+        ]
+        return chat_tool_reply(turns[answered])
+
+    with FakeOpenAI(api_key=API_KEY, responder=respond) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        output, grade = run_case(
+            attempt(review_case(tmp_path), tmp_path, model="openai/qwen-coder")
+        )
+        bodies = server.bodies()
+
+    assert output.findings == [NULL_ACCESS]
+    assert (grade.status, grade.score) == ("pass", 1.0)
+    assert len(bodies) == 3 and bodies[0]["model"] == "qwen-coder"
+    tool_message = bodies[1]["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert "     6\t  return `<h1>${user.name}</h1>`;" in tool_message["content"]
+    assert bodies[2]["tool_choice"]["function"]["name"] == "record_verdict"
+    assert output.usage.cost_usd is None  # an unpriced local model: no guessed cost

@@ -79,7 +79,9 @@ def call(request: ModelRequest, **kwargs: Any) -> ModelResponse:
 
 def test_text_reply_with_usage_and_cost(fake: FakeAnthropic) -> None:
     fake.reply(
-        text_reply("No issues.", input_tokens=1000, output_tokens=200, cache_read=500, cache_write=100)
+        text_reply(
+            "No issues.", input_tokens=1000, output_tokens=200, cache_read=500, cache_write=100
+        )
     )
     response = call(ask())
     assert response.text() == "No issues."
@@ -120,7 +122,9 @@ def test_cache_prefix_off_sends_no_breakpoint(fake: FakeAnthropic) -> None:
         ("report_findings", {"type": "tool", "name": "report_findings"}),
     ],
 )
-def test_tools_and_tool_choice(fake: FakeAnthropic, choice: str | None, wire: dict[str, str]) -> None:
+def test_tools_and_tool_choice(
+    fake: FakeAnthropic, choice: str | None, wire: dict[str, str]
+) -> None:
     fake.reply(tool_use_reply("report_findings", {"findings": []}, text="Done."))
     response = call(ask(tools=(FIND_TOOL,), tool_choice=choice))
     body = fake.bodies()[0]
@@ -148,7 +152,12 @@ def test_malformed_tool_input_is_handed_back_for_a_retry(fake: FakeAnthropic) ->
 
 def test_tool_use_conversation_maps_one_to_one(fake: FakeAnthropic) -> None:
     tool_use = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a.py"}}
-    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "print(1)", "is_error": False}
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "print(1)",
+        "is_error": False,
+    }
     request = ModelRequest(
         model=MODEL,
         system="s",
@@ -216,7 +225,9 @@ def test_retry_after_as_http_date(fake: FakeAnthropic, sleeps: list[float]) -> N
 
 def test_exhausted_retries_raise_model_error(fake: FakeAnthropic, sleeps: list[float]) -> None:
     fake.inject(overloaded(), times=6)
-    with pytest.raises(ModelError, match=r"gave up after 6 attempt\(s\).*HTTP 529.*overloaded_error"):
+    with pytest.raises(
+        ModelError, match=r"gave up after 6 attempt\(s\).*HTTP 529.*overloaded_error"
+    ):
         call(ask())
     assert fake.calls == 6 and len(sleeps) == 5
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import TypeAlias
 
 from assay.sandbox.gitenv import git_environment
 from assay.suites.case import Case, CaseKind, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
-Spec = ReviewSpec | VerifySpec | RubricSpec | TaskSpec
+Spec: TypeAlias = ReviewSpec | VerifySpec | RubricSpec | TaskSpec
 FORMATS = {
     "review": "review-yaml",
     "verify": "verification",
@@ -17,7 +18,9 @@ FORMATS = {
 }
 
 
-def make_case(kind: CaseKind, spec: Spec, *, name: str = "case-1", root: Path | None = None) -> Case:
+def make_case(
+    kind: CaseKind, spec: Spec, *, name: str = "case-1", root: Path | None = None
+) -> Case:
     return Case(
         id=f"suite/{name}",
         suite="suite",
@@ -44,7 +47,10 @@ def write(path: Path, content: str | bytes, *, executable: bool = False) -> Path
 def source_lines(count: int, *, tag: str) -> str:
     """A realistic-looking TypeScript fixture of `count` lines."""
     body = [f"// {tag}: generated fixture", "export function handler(users: User[], id: string) {"]
-    body += [f"  const value{i} = users.find((u) => u.id === id)?.name ?? '{tag}-{i}';" for i in range(count - 3)]
+    body += [
+        f"  const value{i} = users.find((u) => u.id === id)?.name ?? '{tag}-{i}';"
+        for i in range(count - 3)
+    ]
     body.append("}")
     return "\n".join(body) + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import subprocess
@@ -39,7 +40,9 @@ def _spec(evals: Path, **overrides: object) -> ReviewSpec:
             FixtureFile(captured / "src" / "api" / "details.py", "authz/src/api/details.py"),
             FixtureFile(captured / "src" / "api" / "helpers.py", "authz/src/api/helpers.py"),
         ),
-        "supporting_files": (FixtureFile(evals / "fixtures" / "authz" / "LICENSE", "authz/LICENSE"),),
+        "supporting_files": (
+            FixtureFile(evals / "fixtures" / "authz" / "LICENSE", "authz/LICENSE"),
+        ),
         "skill": evals / "skills" / "bug-detection.md",
         "repository": "getsentry/sentry",
     }
@@ -164,8 +167,10 @@ def test_builds_are_reproducible(tmp_path: Path, evals: Path) -> None:
         second.head_commit,
         second.diff,
     )
-    # Pinned: a change here means sandboxes of existing suites change their commit ids.
-    assert first.head_commit == git(first.path, "rev-parse", "eval").strip()
+    # Pinned, so that the ids are the same on every machine and across assay versions:
+    # a change here changes the commit ids of every existing suite's sandboxes.
+    assert first.base_commit == "d4fe96d34a654288f9ce6ef3658ddf0744e660a6"
+    assert first.head_commit == "4172888876c94ac269013a37569d8a58ca9be240"
 
 
 def test_sandbox_directory_is_private_and_removed(tmp_path: Path, evals: Path) -> None:
@@ -199,7 +204,9 @@ def test_skill_md_brings_its_whole_directory(tmp_path: Path, evals: Path) -> Non
     ]
     assert (sandbox.path / SKILL_DIR / "references" / "authz.md").read_text() == "check scopes\n"
 
-    overridden = _build(tmp_path, _spec(evals, skill=skill_dir / "SKILL.md"), skill_override=override)
+    overridden = _build(
+        tmp_path, _spec(evals, skill=skill_dir / "SKILL.md"), skill_override=override
+    )
     assert (overridden.path / SKILL_DIR / "override.md").read_text() == "# Override\n"
     assert not (overridden.path / SKILL_DIR / "SKILL.md").exists()
 
@@ -241,7 +248,9 @@ def test_conflicting_destinations_are_refused(tmp_path: Path, evals: Path) -> No
     a = write(tmp_path / "a.py", "a\n")
     b = write(tmp_path / "b.py", "b\n")
     with pytest.raises(SandboxError, match="would both land at pkg/x.py"):
-        _build(tmp_path, _spec(evals, files=(FixtureFile(a, "pkg/x.py"), FixtureFile(b, "pkg/x.py"))))
+        _build(
+            tmp_path, _spec(evals, files=(FixtureFile(a, "pkg/x.py"), FixtureFile(b, "pkg/x.py")))
+        )
     with pytest.raises(SandboxError, match="to be a directory"):
         _build(tmp_path, _spec(evals, files=(FixtureFile(a, "pkg"), FixtureFile(b, "pkg/x.py"))))
 
@@ -254,8 +263,16 @@ def test_missing_fixture_is_a_sandbox_error(tmp_path: Path, evals: Path) -> None
 
 def test_unicode_and_spaces_in_paths(tmp_path: Path, evals: Path) -> None:
     source = write(tmp_path / "src.py", "print('hi')\n")
-    names = ("docs/read me.md", "src/naïve \"quoted\".py", "src/tab\tname.py")
+    names = ("docs/read me.md", 'src/naïve "quoted".py', "src/tab\tname.py")
     sandbox = _build(tmp_path, _spec(evals, files=tuple(FixtureFile(source, n) for n in names)))
     assert set(sandbox.changed_files) == set(names)
     assert sandbox.diff == git(sandbox.path, "diff", "main...eval")
     assert_healthy(sandbox.path)
+
+
+def test_fixture_that_is_not_a_regular_file_is_refused(tmp_path: Path, evals: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(SandboxError, match="pipe is not a regular file"):
+        _build(tmp_path, _spec(evals, files=(FixtureFile(tmp_path / "pipe", "x/pipe"),)))
+    with pytest.raises(SandboxError, match="not a regular file"):
+        _build(tmp_path, _spec(evals, files=(FixtureFile(evals / "fixtures", "x/dir"),)))

@@ -109,7 +109,9 @@ def test_verification_scenario(tmp_path: Path) -> None:
     assert case.spec.expect_verdict == "keep"
     assert case.spec.candidate["location"] == {"path": "example/handler.py", "startLine": 10}
     assert case.spec.candidate["verification"].startswith("Source, boundary")
-    assert case.spec.files == (FixtureFile(root / "fixtures/example/handler.py", "example/handler.py"),)
+    assert case.spec.files == (
+        FixtureFile(root / "fixtures/example/handler.py", "example/handler.py"),
+    )
     assert case.spec.skill is None  # no _suite.yaml, no skills/verification*
 
 
@@ -148,7 +150,8 @@ def test_suite_level_and_case_level_agent_command(tmp_path: Path) -> None:
     text += (
         "  - name: second\n    given: g\n    agent_command: 'x \"y z\"'\n"
         "    files: [fixtures/example/handler.py]\n"
-        "    should_find:\n      - finding: f\n        severity: Critical\n        required: false\n"
+        "    should_find:\n      - finding: f\n"
+        "        severity: Critical\n        required: false\n"
     )
     suite.write_text(text)
     first, second = load_suites([suite]).cases
@@ -231,12 +234,20 @@ def test_skill_outside_the_eval_root_but_inside_the_git_project(tmp_path: Path) 
     write(project / "packages/warden/src/builtin-skills/security-review/SKILL.md", "Find.\n")
     case = load_suites([evals]).cases[0]
     assert isinstance(case.spec, ReviewSpec)
-    assert case.spec.skill == project / "packages/warden/src/builtin-skills/security-review/SKILL.md"
+    assert (
+        case.spec.skill == project / "packages/warden/src/builtin-skills/security-review/SKILL.md"
+    )
 
-    write(evals / "dir-skill.yaml", (evals / "builtin.yaml").read_text().replace(
-        "../warden/src/builtin-skills/security-review/SKILL.md",
-        "../warden/src/builtin-skills/security-review",
-    ).replace("name: a", "name: b"))
+    write(
+        evals / "dir-skill.yaml",
+        (evals / "builtin.yaml")
+        .read_text()
+        .replace(
+            "../warden/src/builtin-skills/security-review/SKILL.md",
+            "../warden/src/builtin-skills/security-review",
+        )
+        .replace("name: a", "name: b"),
+    )
     cases = load_suites([evals]).cases
     assert cases[1].spec.skill == cases[0].spec.skill  # type: ignore[union-attr]
 
@@ -349,7 +360,12 @@ def test_pvyai_seed_suites(tmp_path: Path) -> None:
     health = loaded.cases[0].spec
     assert isinstance(health, TaskSpec)
     assert health.tags == ("api", "backend")
-    assert health.required_trace_events == ("tool:read_file", "tool:edit_file", "verify:build", "verify:test")
+    assert health.required_trace_events == (
+        "tool:read_file",
+        "tool:edit_file",
+        "verify:build",
+        "verify:test",
+    )
     assert health.description == "Add a GET /health endpoint with DB and cache checks"
 
 
@@ -360,7 +376,9 @@ def test_workspace_fixtures_are_not_scanned(tmp_path: Path) -> None:
     assert len(load_suites([root]).cases) == 4
 
 
-def test_all_seeds_together_from_a_configured_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_all_seeds_together_from_a_configured_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in ("warden", "cassandra", "pvyai"):
         copy_seed(name, tmp_path / "evals")
     write(
@@ -371,4 +389,6 @@ def test_all_seeds_together_from_a_configured_root(tmp_path: Path, monkeypatch: 
     loaded = load_suites([])
     assert loaded.root == (tmp_path / "evals/warden").resolve()
     assert len(loaded.cases) == 10
-    assert loaded.config is not None and loaded.config.path == (tmp_path / "pyproject.toml").resolve()
+    assert (
+        loaded.config is not None and loaded.config.path == (tmp_path / "pyproject.toml").resolve()
+    )

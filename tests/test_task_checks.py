@@ -174,8 +174,8 @@ def test_command_failure_records_exit_code_and_output_tail(tmp_path: Path) -> No
     grade = _score(_spec(workspace, commands=(_command("test", code),)), workspace)
     check = _check(grade, "test")
     assert (check["status"], check["message"], check["exitCode"]) == ("fail", "exit code 3", 3)
-    assert check["outputTail"].endswith("assertion failed: 41 != 42\n")
-    assert len(check["outputTail"]) <= 2000
+    # The last ~2 KB, cut at a line boundary: the 5000-character line is dropped whole.
+    assert check["outputTail"] == "assertion failed: 41 != 42\n"
     assert check["durationS"] >= 0
 
 
@@ -341,18 +341,22 @@ def _task_case(fixture: Path, spec: TaskSpec) -> Case:
     )
 
 
-def test_command_agent_and_task_grader_on_a_real_sandbox(tmp_path: Path) -> None:
+GOOD_AGENT = """
+import json, pathlib, sys
+print(json.dumps({"type": "tool", "name": "read_file"}))
+core = pathlib.Path(sys.argv[1], "pkg", "core.py")
+core.write_text(core.read_text().replace("41", "42"))
+pathlib.Path(sys.argv[1], "pkg", "test_core.py").write_text("")
+print(json.dumps({"type": "tool", "name": "edit_file"}))
+print(json.dumps({"type": "verify", "name": "test", "exitCode": 0}))
+"""
+
+
+def _attempt(tmp_path: Path, agent_source: str) -> tuple[AgentOutput, Grade]:
+    """One attempt the way the runner composes it: sandbox -> CommandAgent -> TaskGrader."""
     fixture = _fixture(tmp_path / "fixtures" / "answer")
     agent = tmp_path / "agent.py"
-    agent.write_text(
-        "import json, pathlib, sys\n"
-        "print(json.dumps({'type': 'tool', 'name': 'read_file'}))\n"
-        "core = pathlib.Path(sys.argv[1], 'pkg', 'core.py')\n"
-        "core.write_text(core.read_text().replace('41', '42'))\n"
-        "pathlib.Path(sys.argv[1], 'pkg', 'test_core.py').write_text('')\n"
-        "print(json.dumps({'type': 'tool', 'name': 'edit_file'}))\n"
-        "print(json.dumps({'type': 'verify', 'name': 'test', 'exitCode': 0}))\n"
-    )
+    agent.write_text(agent_source)
     case = _task_case(fixture, _spec(fixture))
     work = tmp_path / "work"
     work.mkdir()
@@ -369,12 +373,23 @@ def test_command_agent_and_task_grader_on_a_real_sandbox(tmp_path: Path) -> None
             agent_command=(sys.executable, str(agent), "{workspace}"),
         )
         output = asyncio.run(CommandAgent().run(ctx))
-        grade = asyncio.run(TaskGrader(options=RunOptions()).grade(ctx, output))
+        return output, asyncio.run(TaskGrader(options=RunOptions()).grade(ctx, output))
     finally:
         remove_sandbox(sandbox)
+
+
+def test_command_agent_and_task_grader_on_a_real_sandbox(tmp_path: Path) -> None:
+    output, grade = _attempt(tmp_path, GOOD_AGENT)
     assert output.trace_events == GOOD_TRACE
     assert grade.status == "pass", grade.reason
     assert (tmp_path / "report" / "attempt-1" / "checks" / "test.log").exists()
+
+
+def test_a_failed_task_mentions_the_agent_exit_code(tmp_path: Path) -> None:
+    output, grade = _attempt(tmp_path, "import sys\nsys.exit(2)\n")
+    assert output.exit_code == 2
+    assert grade.status == "fail"
+    assert grade.reason.endswith("(the agent exited with code 2)")
 
 
 def _verify_ctx(tmp_path: Path, expected: str) -> AttemptContext:

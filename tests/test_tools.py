@@ -143,6 +143,14 @@ def test_read_file_caps_bytes(repo: Path) -> None:
     assert "[truncated at line" in result.content
 
 
+def test_read_file_cuts_over_long_lines(repo: Path) -> None:
+    (repo / "bundle.min.js").write_text("var a=1;" * 100_000 + "\nsecond line\n", encoding="utf-8")
+    result = call(SandboxTools(repo), "read_file", path="bundle.min.js")
+    first, second = result.content.splitlines()
+    assert first.endswith("[line cut at 2000 bytes]") and len(first) < 2100
+    assert second == "     2\tsecond line"
+
+
 def test_read_file_refuses_binary_directories_and_missing_files(tools: SandboxTools) -> None:
     assert "binary" in call(tools, "read_file", path="logo.png").content
     assert "directory" in call(tools, "read_file", path="src").content

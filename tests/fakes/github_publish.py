@@ -70,7 +70,11 @@ def _comment_json(
         "html_url": f"https://github.com/{repo.full_name}/pull/{number}#issuecomment-{comment_id}",
         "issue_url": f"{base}/issues/{number}",
         "body": body,
-        "user": {"login": login, "id": abs(hash(login)) % 10**6, "type": "Bot" if "[bot]" in login else "User"},
+        "user": {
+            "login": login,
+            "id": abs(hash(login)) % 10**6,
+            "type": "Bot" if "[bot]" in login else "User",
+        },
         "created_at": _TIMESTAMP,
         "updated_at": _TIMESTAMP,
         "author_association": "NONE",
@@ -115,7 +119,9 @@ def _check_body(body: Any) -> Reply | None:
     if not isinstance(body, str) or not body:
         return Reply(422, {"message": "Validation Failed", "errors": [{"field": "body"}]})
     if len(body) > MAX_COMMENT_CHARS:
-        return Reply(422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"})
+        return Reply(
+            422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
+        )
     return None
 
 
@@ -168,11 +174,17 @@ def _take_output(run: dict[str, Any], output: Any) -> Reply | None:
         return None
     annotations = output.get("annotations") or []
     if len(annotations) > MAX_ANNOTATIONS_PER_REQUEST:
-        return Reply(422, {"message": "Validation Failed: only 50 annotations are allowed per request"})
+        return Reply(
+            422, {"message": "Validation Failed: only 50 annotations are allowed per request"}
+        )
     for annotation in annotations:
-        missing = {"path", "start_line", "end_line", "annotation_level", "message"} - set(annotation)
+        missing = {"path", "start_line", "end_line", "annotation_level", "message"} - set(
+            annotation
+        )
         if missing:
-            return Reply(422, {"message": f"Validation Failed: annotation misses {sorted(missing)}"})
+            return Reply(
+                422, {"message": f"Validation Failed: annotation misses {sorted(missing)}"}
+            )
     run["output"] = {
         "title": output.get("title"),
         "summary": output.get("summary"),
@@ -240,4 +252,8 @@ def _get_check_run(fake: FakeGitHub, request: Request) -> Reply:
     if isinstance(repo, Reply):
         return repo
     run = _find_run(fake, request, repo)
-    return Reply(200, _check_run_json(fake, repo, run)) if run else Reply(404, {"message": "Not Found"})
+    return (
+        Reply(200, _check_run_json(fake, repo, run))
+        if run
+        else Reply(404, {"message": "Not Found"})
+    )

@@ -7,6 +7,7 @@ test can script "429 with retry-after, then the real answer". Everything binds 1
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import socket
@@ -86,6 +87,9 @@ class LoopbackServer:
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes; with Nagle on, the body waits for
+            # the client's delayed ACK (~40 ms a request).
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -97,7 +101,9 @@ class LoopbackServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll interval: stop() waits for it, and every test stops a server.
+        serve = functools.partial(self._server.serve_forever, poll_interval=0.02)
+        threading.Thread(target=serve, daemon=True).start()
         return self
 
     def stop(self) -> None:

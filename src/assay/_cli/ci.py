@@ -25,7 +25,7 @@ from pathlib import Path
 from assay.action import commands
 from assay.action.changed_files import list_changed_files
 from assay.action.environment import RunnerEnvironment
-from assay.action.event import Decision, decide, load_event
+from assay.action.event import Decision, GitHubEvent, decide, load_event
 from assay.action.inputs import ActionInputs, raw_input, read_inputs
 from assay.action.outputs import write_outputs
 from assay.action.publish import PublishTarget, publish_report
@@ -66,7 +66,7 @@ def run_ci(environ: Mapping[str, str]) -> int:
             pull, client=client, repository=env.repository, workspace=env.workspace
         ),
     )
-    _announce(decision)
+    _announce(event, decision)
     write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
     if not decision.run:
         return EXIT_PASS
@@ -85,7 +85,10 @@ def _mask_secrets(environ: Mapping[str, str]) -> None:
             commands.add_mask(environ[variable].strip())
 
 
-def _announce(decision: Decision) -> None:
+def _announce(event: GitHubEvent, decision: Decision) -> None:
+    pull = event.pull_request
+    if pull is not None:
+        commands.log(f"assay: {event.name} ({event.action}) on PR #{pull.number}: {pull.title}")
     verdict = "running the evals" if decision.run else "skipping the evals"
     commands.log(f"assay: {verdict}: {decision.reason}")
     for text in decision.warnings:
@@ -188,6 +191,8 @@ def _annotate_config_problem(problem: ConfigError, workspace: Path, *, level: st
 
 
 def _report_config_error(exc: ConfigError, workspace: Path) -> None:
-    problems = exc.errors if isinstance(exc, ConfigErrors) else [exc]
-    for problem in problems:
-        _annotate_config_problem(problem, workspace, level="error")
+    if isinstance(exc, ConfigErrors):
+        for problem in exc.errors:
+            _report_config_error(problem, workspace)
+    else:
+        _annotate_config_problem(exc, workspace, level="error")

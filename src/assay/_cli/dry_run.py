@@ -61,7 +61,8 @@ def dry_run(
         for case, outcome in zip(cases, outcomes, strict=True):
             if isinstance(outcome, SandboxError):
                 failed += 1
-                out.write(f"{case.kind:<7} {case.id}: FAILED: {outcome}\n")
+                message = str(outcome).replace("\n", "\n" + " " * 8)
+                out.write(f"{case.kind:<7} {case.id}: FAILED: {message}\n")
             else:
                 out.write(f"{case.kind:<7} {case.id}: {_describe(outcome)}\n")
                 out.write(f"{'':<7} {outcome.path}\n")

@@ -45,7 +45,7 @@ def command(args: argparse.Namespace) -> int:
         return dry_run(
             shard_cases(selected, options.shard),
             work_root=options.work_root,
-            keep=True,
+            keep=options.keep_workspaces,
             skill_override=options.skill,
             out=sys.stdout,
         )

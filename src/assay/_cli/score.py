@@ -12,6 +12,7 @@ import asyncio
 import re
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.errors import ConfigError, Location
@@ -42,8 +43,9 @@ def command(args: argparse.Namespace) -> int:
     trace_events = read_trace_file(Path(args.trace)) if args.trace else []
 
     started = time.monotonic()
+    # baseline None = HEAD: the commit the user made right after copying the fixture.
     grade = asyncio.run(
-        score_workspace(case.spec, workspace, baseline="HEAD", trace_events=trace_events)
+        score_workspace(case.spec, workspace, baseline=None, trace_events=trace_events)
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
     if args.json:
@@ -53,12 +55,12 @@ def command(args: argparse.Namespace) -> int:
     return 0 if result.status == "pass" else 1
 
 
-def _find_task(cases: list[Case], task: str, suite: Path) -> Case:
+def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
     tasks = [case for case in cases if case.kind == "task"]
     for case in tasks:
-        if task in (case.name, case.id):
+        if task in (case.local_id, case.id):
             return case
-    known = ", ".join(case.name for case in tasks) or "none"
+    known = ", ".join(case.local_id for case in tasks) or "none"
     raise ConfigError(f"no task {task!r} in this suite; tasks: {known}", Location(suite))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from assay.errors import ConfigError, Location
 
-__all__ = ["display_path", "displayed"]
+__all__ = ["display_location", "display_path", "displayed"]
 
 
 def display_path(path: Path | str) -> str:
@@ -21,11 +21,12 @@ def display_path(path: Path | str) -> str:
     return str(absolute)
 
 
+def display_location(location: Location) -> Location:
+    return Location(display_path(location.path), location.line, location.col)
+
+
 def displayed(error: ConfigError) -> ConfigError:
     """The same error with its location's path made readable."""
-    location = error.location
-    if location is None:
+    if error.location is None:
         return error
-    return ConfigError(
-        error.message, Location(display_path(location.path), location.line, location.col)
-    )
+    return ConfigError(error.message, display_location(error.location))

@@ -25,7 +25,10 @@ def tool_input_schema(model: type[BaseModel]) -> dict[str, Any]:
                 target = definitions[node["$ref"].rsplit("/", 1)[-1]]
                 merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
                 return inline(merged)
-            return {k: inline(v) for k, v in node.items() if k != "title"}
+            # A string `title` is the schema keyword; a property *named* title maps to a dict.
+            return {
+                k: inline(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))
+            }
         if isinstance(node, list):
             return [inline(item) for item in node]
         return node

@@ -58,15 +58,15 @@ def list_changed_files(
         problems.append("no github-token to list the PR's files")
     else:
         try:
-            partial, capped = _from_api(client, repository, pull)
+            partial, total = _from_api(client, repository, pull)
         except _Unavailable as exc:
             problems.append(str(exc))
         else:
-            if not capped:
+            if total is None:
                 return ChangedFiles(partial, True, "GitHub API")
             problems.append(
-                f"PR #{pull.number} changes {pull.changed_files or 'over ' + str(MAX_PR_FILES)} "
-                f"files; the GitHub API lists only the first {MAX_PR_FILES}"
+                f"PR #{pull.number} changes {total} files; "
+                f"the GitHub API lists only the first {MAX_PR_FILES}"
             )
     try:
         return ChangedFiles(_from_git(workspace, pull.base_sha), True, "git diff", tuple(problems))
@@ -77,7 +77,8 @@ def list_changed_files(
 
 def _from_api(
     client: Github, repository: str, pull: PullRequestRef
-) -> tuple[tuple[str, ...], bool]:
+) -> tuple[tuple[str, ...], str | None]:
+    """The listed paths, and None when that is all of them (else how many there are)."""
     try:
         api_pull = client.get_repo(repository).get_pull(pull.number)
         paths: list[str] = []
@@ -94,8 +95,9 @@ def _from_api(
         raise _Unavailable(
             f"the GitHub API could not list the PR's files ({describe_error(exc)})"
         ) from None
-    capped = total > listed if isinstance(total, int) else listed >= MAX_PR_FILES
-    return tuple(paths), capped
+    if isinstance(total, int):
+        return tuple(paths), (str(total) if total > listed else None)
+    return tuple(paths), (f"over {MAX_PR_FILES}" if listed >= MAX_PR_FILES else None)
 
 
 def _git_env() -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Walking, glob matching and regex search over a sandbox tree, using the standard library only.
 
-`assay.agents.tools` imports the walker and the glob matcher, and runs this file as a
-script (`python -I -S _search.py`, request as JSON on stdin) for `grep`: Python's `re`
+`assay.agents.tools` uses the walker and the glob matcher directly, and for `grep` runs
+this file as a script (`run_search_process`, the request as JSON on stdin): Python's `re`
 cannot be interrupted, so a pathological regex is only truly bounded when the search
 runs in a process that can be killed at the deadline. Matches stream out as JSON lines,
 so whatever was found before the kill is still returned.
@@ -13,8 +13,10 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 HIDDEN_DIRS = frozenset({".git"})
 """Directory names never shown to the agent (repository internals, not code under review)."""
@@ -97,6 +99,67 @@ def looks_binary(head: bytes) -> bool:
     return b"\x00" in head
 
 
+STARTUP_TIMEOUT_S = 15.0
+"""How long the worker may take to start; the search budget only runs once it is ready,
+so a busy machine slows grep down instead of making it return nothing."""
+
+
+class SearchOutcome(NamedTuple):
+    records: list[dict[str, Any]]
+    """Matches: {path, line, text}."""
+    summary: dict[str, Any] | None
+    """The worker's closing line; None when it was killed at the budget or crashed."""
+    timed_out: bool
+    stderr: str
+
+
+async def run_search_process(request: dict[str, Any], budget_s: float) -> SearchOutcome:
+    """Run this file as a worker on `request`, killed at `budget_s`; matches so far are kept.
+
+    `-I -S`: no user site, no site-packages, and an empty environment: the worker needs
+    only the standard library, starts fast, and sees no credentials.
+    """
+    import asyncio  # here, not at the top: the worker process itself never needs it
+
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", "-S", os.path.abspath(__file__),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={},
+    )  # fmt: skip
+    assert process.stdin and process.stdout and process.stderr
+    process.stdin.write(json.dumps(request).encode())
+    process.stdin.close()
+    records: list[dict[str, Any]] = []
+    summary: dict[str, Any] | None = None
+    timed_out = False
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    try:
+        while summary is None:
+            remaining = max(deadline - time.monotonic(), 0)
+            try:
+                line = await asyncio.wait_for(process.stdout.readline(), remaining)
+            except TimeoutError:
+                timed_out = True
+                break
+            if not line:
+                break
+            record = json.loads(line)
+            if record.get("ready"):
+                deadline = time.monotonic() + budget_s
+            elif record.get("done"):
+                summary = record
+            else:
+                records.append(record)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        stderr = await process.stderr.read()
+        await process.wait()
+    return SearchOutcome(records, summary, timed_out, stderr.decode("utf-8", "replace"))
+
+
 def _search(request: dict[str, object]) -> None:
     root_real = str(request["root"])
     start = str(request["start"])
@@ -106,6 +169,8 @@ def _search(request: dict[str, object]) -> None:
     max_file_bytes = int(str(request["max_file_bytes"]))
     max_line_chars = int(str(request["max_line_chars"]))
     out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
     found = scanned = skipped_large = skipped_binary = 0
     for relative in walk_files(root_real, start):
         if include and not glob_matches(str(include), relative):

@@ -88,10 +88,14 @@ class BuiltinAgent:
         path = ctx.artifacts_dir / TRANSCRIPT_NAME
         result: BaseModel | None = None
         error: str | None = None
+        deadline = asyncio.timeout(ctx.timeout_s)
         try:
-            async with asyncio.timeout(ctx.timeout_s):
+            async with deadline:
                 result = await loop.run()
-        except TimeoutError:
+        except TimeoutError as exc:
+            if not deadline.expired():  # a timeout from below (an SDK), not the case's deadline
+                error = f"{type(exc).__name__}: {exc}"
+                raise
             error = f"the builtin agent did not finish within {ctx.timeout_s:g} s"
             raise AgentError(error) from None
         except BaseException as exc:  # cancellation too: the transcript says why it ended

@@ -18,6 +18,7 @@ import json
 import os
 import string
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
@@ -104,6 +105,34 @@ def build_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
     assert_never(spec)
 
 
+@dataclass(frozen=True)
+class _AttemptFiles:
+    """Where one attempt's inputs and outputs live: scratch (beside the repo) and artifacts."""
+
+    diff: Path
+    findings: Path
+    prompt: Path
+    tmp: Path
+    stdout: Path
+    stderr: Path
+
+    @classmethod
+    def create(cls, scratch: Path, artifacts: Path, *, diff: str) -> _AttemptFiles:
+        artifacts.mkdir(parents=True, exist_ok=True)
+        files = cls(
+            diff=scratch / "diff.patch",
+            findings=scratch / "findings.json",
+            prompt=scratch / "prompt.txt",
+            tmp=scratch / "tmp",
+            stdout=artifacts / "agent.stdout",
+            stderr=artifacts / "agent.stderr",
+        )
+        files.diff.write_text(diff, encoding="utf-8")
+        files.findings.unlink(missing_ok=True)  # never read a previous attempt's answer
+        files.tmp.mkdir(mode=0o700, exist_ok=True)
+        return files
+
+
 class CommandAgent:
     """Runs the agent under test as an external command (the `command` runtime)."""
 
@@ -115,43 +144,34 @@ class CommandAgent:
                 "in the suite or in [tool.assay]"
             )
         case, sandbox = ctx.case, ctx.sandbox
-        scratch = Path(sandbox.scratch)
-        diff_file = scratch / "diff.patch"
-        diff_file.write_text(sandbox.diff, encoding="utf-8")
-        findings_file = scratch / "findings.json"
-        findings_file.unlink(missing_ok=True)
-        tmp_dir = scratch / "tmp"
-        tmp_dir.mkdir(mode=0o700, exist_ok=True)
-        prompt = build_prompt(case, diff=sandbox.diff, diff_file=diff_file)
-        prompt_file = scratch / "prompt.txt"
-        prompt_file.write_text(prompt, encoding="utf-8")
-
+        workspace = Path(sandbox.path)
+        files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
+        prompt = build_prompt(case, diff=sandbox.diff, diff_file=files.diff)
+        files.prompt.write_text(prompt, encoding="utf-8")
         values = {
-            "workspace": str(sandbox.path),
+            "workspace": str(workspace),
             "prompt": prompt,
-            "task_id": case.name,
+            "task_id": case.local_id,
             "case_id": case.id,
             "model": ctx.model or "",
-            "diff_file": str(diff_file),
+            "diff_file": str(files.diff),
         }
         argv = render_argv(template, values)
-        env = {**os.environ, **ctx.env, **_assay_env(values, case, findings_file, prompt_file)}
-        env["TMPDIR"] = str(tmp_dir)
+        env = {**os.environ, **ctx.env, **_assay_env(values, case, files)}
 
-        ctx.artifacts_dir.mkdir(parents=True, exist_ok=True)
-        stdout_path = ctx.artifacts_dir / "agent.stdout"
-        stderr_path = ctx.artifacts_dir / "agent.stderr"
-        private_dir = Path(sandbox.path).parent
+        # The sandbox's private directory holds only the repo and scratch: anything new
+        # there afterwards was written outside the workspace.
+        private_dir = workspace.parent
         entries_before = set(os.listdir(private_dir))
         reader = StdoutReader()
         try:
             result = await run_command(
                 argv,
-                cwd=Path(sandbox.path),
+                cwd=workspace,
                 env=env,
                 timeout_s=ctx.timeout_s,
-                stdout_path=stdout_path,
-                stderr_path=stderr_path,
+                stdout_path=files.stdout,
+                stderr_path=files.stderr,
                 on_stdout_line=reader,
             )
         except LaunchError as exc:
@@ -165,55 +185,69 @@ class CommandAgent:
         outside = sorted(set(os.listdir(private_dir)) - entries_before)
         if outside:
             raise AgentError(f"agent wrote outside its workspace: {', '.join(outside)}")
-
         output = AgentOutput(
             trace_events=reader.events,
             exit_code=result.exit_code,
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-            transcript=stdout_path,
+            stdout_path=files.stdout,
+            stderr_path=files.stderr,
+            transcript=files.stdout,
         )
-        spec = case.spec
-        if isinstance(spec, TaskSpec):
+        if isinstance(case.spec, TaskSpec):
             # Failing a task is the agent's result, not a broken run: the checks decide.
             return output
         if result.exit_code != 0:
             raise AgentError(
                 _with_stderr(f"agent exited with code {result.exit_code}", result, env)
             )
-        if isinstance(spec, ReviewSpec):
-            answer = _answer(findings_file, reader.last_findings, "findings")
-            if answer is None:
-                shape = '{"findings": [...]}'
-                raise AgentError("agent gave no findings: " + _ANSWER_HINT.format(shape=shape))
-            output.findings = _validated_findings(*answer)
-        elif isinstance(spec, VerifySpec):
-            answer = _answer(findings_file, reader.last_verdict, "verdict")
-            if answer is None:
-                shape = '{"verdict": "keep"|"reject"}'
-                raise AgentError("agent gave no verdict: " + _ANSWER_HINT.format(shape=shape))
-            output.verdict, output.verdict_reason = _validated_verdict(*answer)
-        elif isinstance(spec, RubricSpec):
-            answer = _answer(findings_file, reader.last_findings, "findings")
-            if answer is not None:
-                output.findings = _validated_findings(*answer)
-            output.review_text = _review_text(stdout_path)
-            if not output.review_text and not output.findings:
-                raise AgentError("agent printed no review on stdout")
-        else:
-            assert_never(spec)
+        _read_answer(case.spec, output, files, reader)
+        if output.review_text:
+            # The review reaches the judge and the report; an agent echoing its key must not.
+            output.review_text = redact_secrets(output.review_text, env)
         return output
 
 
-def _assay_env(
-    values: Mapping[str, str], case: Case, findings_file: Path, prompt_file: Path
-) -> dict[str, str]:
+def _read_answer(
+    spec: ReviewSpec | VerifySpec | RubricSpec,
+    output: AgentOutput,
+    files: _AttemptFiles,
+    reader: StdoutReader,
+) -> None:
+    """Fill `output` from the agent's answer; AgentError when it is missing or malformed."""
+    if isinstance(spec, ReviewSpec):
+        answer = _answer(files.findings, reader.last_findings, "findings")
+        if answer is None:
+            shape = '{"findings": [...]}'
+            raise AgentError("agent gave no findings: " + _ANSWER_HINT.format(shape=shape))
+        output.findings = _validated_findings(*answer)
+    elif isinstance(spec, VerifySpec):
+        answer = _answer(files.findings, reader.last_verdict, "verdict")
+        if answer is None:
+            shape = '{"verdict": "keep"|"reject"}'
+            raise AgentError("agent gave no verdict: " + _ANSWER_HINT.format(shape=shape))
+        output.verdict, output.verdict_reason = _validated_verdict(*answer)
+    elif isinstance(spec, RubricSpec):
+        answer = _answer(files.findings, reader.last_findings, "findings")
+        if answer is not None:
+            output.findings = _validated_findings(*answer)
+        output.review_text = _review_text(files.stdout)
+        if not output.review_text and not output.findings:
+            raise AgentError("agent printed no review on stdout")
+    else:
+        assert_never(spec)
+
+
+def _assay_env(values: Mapping[str, str], case: Case, files: _AttemptFiles) -> dict[str, str]:
+    """The placeholders as ASSAY_* variables, plus the answer file and a private TMPDIR.
+
+    HOME stays the user's: real agent CLIs find their configuration and login there.
+    """
     env = {f"ASSAY_{name.upper()}": value for name, value in values.items()}
     if len(values["prompt"].encode()) > MAX_ENV_PROMPT_BYTES:
         del env["ASSAY_PROMPT"]
-    env["ASSAY_PROMPT_FILE"] = str(prompt_file)
-    env["ASSAY_FINDINGS_FILE"] = str(findings_file)
+    env["ASSAY_PROMPT_FILE"] = str(files.prompt)
+    env["ASSAY_FINDINGS_FILE"] = str(files.findings)
     env["ASSAY_CASE_KIND"] = case.kind
+    env["TMPDIR"] = str(files.tmp)
     return env
 
 

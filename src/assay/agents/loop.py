@@ -49,8 +49,8 @@ class ToolLoop(Generic[SubmissionT]):
     transcript: Transcript
     options: RunOptions
     max_turns: int = DEFAULT_MAX_TURNS
-    usages: list[Usage] = field(default_factory=list)
-    _messages: list[Message] = field(default_factory=list)
+    usages: list[Usage] = field(default_factory=list, init=False)
+    _messages: list[Message] = field(default_factory=list, init=False)
 
     @property
     def usage(self) -> Usage:
@@ -67,7 +67,8 @@ class ToolLoop(Generic[SubmissionT]):
         while turn < allowed_turns:
             turn += 1
             response = await self._ask(tool_specs, forced=turn >= allowed_turns)
-            self._add(Message("assistant", tuple(response.content)))
+            if response.content:  # an empty assistant message is not valid input to the APIs
+                self._add(Message("assistant", tuple(response.content)))
             calls = response.tool_uses()
             if not calls:
                 if nudged:

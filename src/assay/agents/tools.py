@@ -8,15 +8,11 @@ reading it would let the agent see the fixture's history instead of reviewing th
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import re
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -37,6 +33,7 @@ class ToolLimits:
 
     read_max_bytes: int = 256 * 1024
     read_max_lines: int = 2000
+    read_max_line_bytes: int = 2000
     grep_max_matches: int = 200
     grep_max_file_bytes: int = 1024 * 1024
     grep_max_line_chars: int = 400
@@ -117,10 +114,6 @@ class SandboxTools:
             for name, model in _INPUTS.items()
         )
 
-    @staticmethod
-    def handles(name: str) -> bool:
-        return name in _INPUTS
-
     async def call(self, name: str, arguments: Any) -> ToolResult:
         """Run tool `name`; bad input or a refused path comes back as an error result."""
         model = _INPUTS.get(name)
@@ -154,10 +147,7 @@ class SandboxTools:
             path = resolve_inside(self.root, text)
         except ConfigError as exc:
             raise _Refused(f"{OUTSIDE}: {raw!r} ({exc.message})") from None
-        if (
-            path != self.root
-            and PurePosixPath(self._relative(path)).parts[0] in _search.HIDDEN_DIRS
-        ):
+        if _search.HIDDEN_DIRS.intersection(PurePosixPath(self._relative(path)).parts):
             raise _Refused(f"{raw!r} is inside .git, which is not part of the repository's files")
         return path
 
@@ -195,17 +185,29 @@ class SandboxTools:
         return ToolResult(body)
 
     def _read_lines(
-        self, handle: Any, start: int, end: int | None
+        self, handle: BinaryIO, start: int, end: int | None
     ) -> tuple[list[tuple[int, str]], int | None]:
-        """Lines start..end as (number, text); the second value is where a cap cut the output."""
+        """Lines start..end as (number, text); the second value is where a cap cut the output.
+
+        A line longer than `read_max_line_bytes` (minified code, data) is cut with a marker
+        and never read into memory whole.
+        """
+        limit = self.limits.read_max_line_bytes
         lines: list[tuple[int, str]] = []
         size = 0
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while raw := handle.readline(limit + 1):
+            number += 1
+            cut = len(raw) > limit and not raw.endswith(b"\n")
+            if cut:
+                _skip_rest_of_line(handle)
             if number < start:
                 continue
             if end is not None and number > end:
                 break
-            text = raw.decode("utf-8", "replace").rstrip("\r\n")
+            text = raw[:limit].decode("utf-8", "replace").rstrip("\r\n")
+            if cut:
+                text += f" [line cut at {limit} bytes]"
             size += len(text) + 8
             if len(lines) >= self.limits.read_max_lines or size > self.limits.read_max_bytes:
                 return lines, number
@@ -230,7 +232,7 @@ class SandboxTools:
             "max_file_bytes": self.limits.grep_max_file_bytes,
             "max_line_chars": self.limits.grep_max_line_chars,
         }
-        outcome = await _run_search(request, self.limits.grep_time_budget_s)
+        outcome = await _search.run_search_process(request, self.limits.grep_time_budget_s)
         summary = outcome.summary
         if summary is None and not outcome.timed_out:
             last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
@@ -288,57 +290,11 @@ class SandboxTools:
         return ToolResult(text)
 
 
+def _skip_rest_of_line(handle: BinaryIO) -> None:
+    while chunk := handle.readline(64 * 1024):
+        if chunk.endswith(b"\n"):
+            return
+
+
 class _Refused(Exception):
     """A path the tools will not touch; its message is the tool's error result."""
-
-
-_SEARCH_SCRIPT = str(Path(_search.__file__).resolve())
-
-
-@dataclass(frozen=True)
-class _SearchOutcome:
-    records: list[dict[str, Any]]
-    summary: dict[str, Any] | None
-    """The worker's closing line; None when it was killed at the budget or crashed."""
-    timed_out: bool
-    stderr: str
-
-
-async def _run_search(request: dict[str, Any], budget_s: float) -> _SearchOutcome:
-    """Run the search worker, killing it at the time budget; matches found so far are kept."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-S", _SEARCH_SCRIPT,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={},
-    )  # fmt: skip
-    assert process.stdin and process.stdout and process.stderr
-    process.stdin.write(json.dumps(request).encode())
-    process.stdin.close()
-    records: list[dict[str, Any]] = []
-    summary: dict[str, Any] | None = None
-    timed_out = False
-    deadline = time.monotonic() + budget_s
-    try:
-        while summary is None:
-            try:
-                line = await asyncio.wait_for(
-                    process.stdout.readline(), max(deadline - time.monotonic(), 0)
-                )
-            except TimeoutError:
-                timed_out = True
-                break
-            if not line:
-                break
-            record = json.loads(line)
-            if record.get("done"):
-                summary = record
-            else:
-                records.append(record)
-    finally:
-        if process.returncode is None:
-            process.kill()
-        stderr = await process.stderr.read()
-        await process.wait()
-    return _SearchOutcome(records, summary, timed_out, stderr.decode("utf-8", "replace"))

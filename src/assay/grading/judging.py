@@ -96,10 +96,9 @@ class JudgeCall(Generic[VerdictT]):
             if verdict is not None and not problems:
                 return JudgeAnswer(verdict, sum_usage(usages), attempt)
             raws.append(raw[:MAX_RAW_CHARS])
-            messages += [
-                Message("assistant", tuple(response.content)),
-                self._feedback(response, tool, problems),
-            ]
+            if response.content:  # an empty assistant message is not valid input to the APIs
+                messages.append(Message("assistant", tuple(response.content)))
+            messages.append(self._feedback(response, tool, problems))
         raise JudgeError(
             f"the judge answered outside its verdict schema twice: {'; '.join(problems)}",
             raw="\n\n".join(f"[answer {n}]\n{raw}" for n, raw in enumerate(raws, start=1)),

@@ -84,19 +84,25 @@ class TaskGrader:
     """The grader of task cases: score_workspace on the attempt's sandbox."""
 
     def __init__(self, *, options: RunOptions) -> None:
+        # Every grader takes the run's options (see assay.grading.grader_for); task checks
+        # depend on the case alone.
         self.options = options
 
     async def grade(self, ctx: AttemptContext, output: AgentOutput) -> Grade:
         spec = ctx.case.spec
         if not isinstance(spec, TaskSpec):
             raise TypeError(f"TaskGrader grades task cases, not {ctx.case.kind} case {ctx.case.id}")
-        return await score_workspace(
+        grade = await score_workspace(
             spec,
             Path(ctx.sandbox.path),
             baseline=ctx.sandbox.base_commit,
             trace_events=output.trace_events,
             log_dir=ctx.artifacts_dir / "checks",
         )
+        if grade.status == "fail" and output.exit_code not in (0, None):
+            # Not a check (the workspace decides), but the first thing to look at.
+            grade.reason += f" (the agent exited with code {output.exit_code})"
+        return grade
 
 
 def _log_name(command_id: str) -> str:
@@ -130,9 +136,18 @@ async def _command_check(command: VerificationCommand, workspace: Path, log: Pat
             "message": message,
             "exitCode": result.exit_code,
             "durationS": round(result.duration_s, 3),
-            "outputTail": redact_secrets(result.stdout_tail[-OUTPUT_TAIL_CHARS:]),
+            "outputTail": redact_secrets(_tail(result.stdout_tail)),
         }
     )
+
+
+def _tail(output: str) -> str:
+    """The last ~2 KB of a command's output, starting at a line boundary when it can."""
+    if len(output) <= OUTPUT_TAIL_CHARS:
+        return output
+    tail = output[-OUTPUT_TAIL_CHARS:]
+    newline = tail.find("\n")
+    return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
 
 
 def _changed_files_check(expected: Sequence[str], changed: Sequence[str]) -> Check:

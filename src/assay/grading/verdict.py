@@ -19,6 +19,8 @@ class VerdictGrader:
     """Deterministic: no judge, one `verdict` check."""
 
     def __init__(self, *, options: RunOptions) -> None:
+        # Every grader takes the run's options (see assay.grading.grader_for); the verdict
+        # depend on the case alone.
         self.options = options
 
     async def grade(self, ctx: AttemptContext, output: AgentOutput) -> Grade:

@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 
 from assay.errors import ModelUnavailable
+from assay.models._http import shared_ssl_context
 from assay.models.base import ModelRequest, ModelResponse, ToolSpec
 from assay.models.names import bridge_env, missing_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
@@ -168,5 +169,6 @@ def anthropic_from_env(*, policy: RetryPolicy | None = None) -> AnthropicProvide
         base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,
         max_retries=0,
         timeout=anthropic.Timeout(timeout, connect=min(timeout, 10.0)),
+        http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
     )
     return AnthropicProvider(client)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import openai
 
 from assay.errors import ModelError, ModelUnavailable
+from assay.models._http import shared_ssl_context
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.names import missing_credentials
 from assay.models.openai_wire import (
@@ -117,6 +118,7 @@ def _client(api_key: str, base_url: str | None, policy: RetryPolicy | None) -> o
         base_url=base_url,
         max_retries=0,  # assay's retry layer owns retries and their limits
         timeout=openai.Timeout(timeout, connect=min(timeout, 10.0)),
+        http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
     )
 
 

@@ -46,8 +46,12 @@ def _clean(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 def escape_markdown(text: str) -> str:
     """Untrusted text as one line of inline Markdown (safe in table cells too)."""
     one_line = html.escape(" ".join(_clean(text).split()), quote=False)
-    escaped = _INLINE_SPECIAL.sub(r"\\\1", one_line)
-    return _BLOCK_START.sub(_escape_block_start, escaped)
+    return _INLINE_SPECIAL.sub(r"\\\1", one_line)
+
+
+def _paragraph(text: str) -> str:
+    """Untrusted text as a line of its own: it must not start a heading, list or quote."""
+    return _BLOCK_START.sub(_escape_block_start, escape_markdown(text))
 
 
 def _escape_block_start(match: re.Match[str]) -> str:
@@ -178,11 +182,11 @@ def _problem_block(case: CaseResult) -> str:
     ]
     if case.reason:
         reason = case.reason.strip()
-        parts += [_fenced(reason) if "\n" in reason else escape_markdown(reason), ""]
+        parts += [_fenced(reason) if "\n" in reason else _paragraph(reason), ""]
     for check in case.checks:
         if check.status != "pass":
             parts += _check_lines(check)
-    parts.append("</details>\n")
+    parts += ["", "</details>\n"]
     return "\n".join(parts)
 
 
@@ -213,13 +217,16 @@ def _skipped(cases: Iterable[CaseResult]) -> list[_Entry]:
 
 def _foot(report: Report) -> str:
     summary, run = report.summary, report.run
-    cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
-    models = ", ".join(_code(m) for m in run.models) or "–"
-    return (
-        f"\n---\n\ntokens {summary.tokens.input:,} in / {summary.tokens.output:,} out · "
-        f"cost {cost} · {summary.duration_s:.1f}s · models {models} · "
-        f"assay {escape_markdown(run.assay_version)} · run {_code(run.id)}\n"
-    )
+    parts = []
+    if summary.tokens.input or summary.tokens.output or summary.cost_usd is not None:
+        cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+        tokens = f"{summary.tokens.input:,} in / {summary.tokens.output:,} out"
+        parts.append(f"tokens {tokens} · cost {cost}")
+    parts.append(f"{summary.duration_s:.1f}s")
+    if run.models:
+        parts.append("models " + ", ".join(_code(m) for m in run.models))
+    parts.append(f"assay {escape_markdown(run.assay_version)} · run {_code(run.id)}")
+    return "\n---\n\n" + " · ".join(parts) + "\n"
 
 
 def _size(text: str) -> int:

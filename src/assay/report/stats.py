@@ -12,6 +12,8 @@ __all__ = ["combine_attempts", "confidence_interval", "summarize"]
 
 _Z95 = 1.959963984540054
 _BOOTSTRAP_RESAMPLES = 2000
+_BOOTSTRAP_MAX_DRAWS = 500_000
+"""Large runs get fewer resamples (never under 200) so the interval stays well under a second."""
 _BOOTSTRAP_SEED = 20_240_601
 """Fixed, so the same scores always give the same interval (reports are diffable)."""
 _EPSILON = 1e-9
@@ -47,10 +49,11 @@ def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
         return None
     if all(score in (0.0, 1.0) for score in scores):
         return _wilson(sum(scores), n)
+    resamples = min(_BOOTSTRAP_RESAMPLES, max(200, _BOOTSTRAP_MAX_DRAWS // n))
     rng = random.Random(_BOOTSTRAP_SEED)
-    means = sorted(sum(rng.choices(scores, k=n)) / n for _ in range(_BOOTSTRAP_RESAMPLES))
-    low = means[int(0.025 * (_BOOTSTRAP_RESAMPLES - 1))]
-    high = means[math.ceil(0.975 * (_BOOTSTRAP_RESAMPLES - 1))]
+    means = sorted(sum(rng.choices(scores, k=n)) / n for _ in range(resamples))
+    low = means[int(0.025 * (resamples - 1))]
+    high = means[math.ceil(0.975 * (resamples - 1))]
     return _clamp(low), _clamp(high)
 
 

@@ -96,6 +96,11 @@ class Executor:
 
     async def execute(self) -> list[CaseResult]:
         """Every run's result in plan order; unfinished runs come back `skipped`."""
+        for progress in self._progress:
+            # Decided at planning time (no credentials): recorded first, no slot needed.
+            if progress.run.skip_reason is not None:
+                outcomes = [skipped_outcome(progress.run.skip_reason)] * progress.attempts
+                self._finish(progress, case_result(progress.run, outcomes))
         units = self._units()
         count = min(self._options.concurrency, len(self._progress) * self._options.repeat)
         self._workers = [asyncio.create_task(self._work(units)) for _ in range(count)]
@@ -147,10 +152,6 @@ class Executor:
         """Decide whether the run starts; False when it ended before its first attempt."""
         progress.started = True
         run = progress.run
-        if run.skip_reason is not None:
-            outcomes = [skipped_outcome(run.skip_reason)] * progress.attempts
-            self._finish(progress, case_result(run, outcomes))
-            return False
         if self.budget.reached:
             # Not streamed: a resumed run with a larger budget should still run it.
             self.budget.skipped += 1

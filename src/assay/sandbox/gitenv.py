@@ -115,6 +115,7 @@ def git_output(args: Sequence[str], *, cwd: Path, stdin: bytes | None = None) ->
 
 
 def git_message(result: subprocess.CompletedProcess[bytes]) -> str:
-    """git's own explanation of a failure, on one line where it fits."""
-    text = (result.stderr or result.stdout).decode("utf-8", "replace").strip()
-    return text or f"exit status {result.returncode}"
+    """git's own explanation of a failure, its lines joined into one."""
+    text = (result.stderr or result.stdout).decode("utf-8", "replace")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return "; ".join(lines) or f"exit status {result.returncode}"

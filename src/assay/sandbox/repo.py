@@ -79,8 +79,9 @@ class RepoBuilder:
     def check_out(self, branches: Mapping[str, str], *, snapshot: Snapshot) -> None:
         """Point `branches` at their commits; put `snapshot` (HEAD's tree, on disk) in the index."""
         self.sync()
-        refs = sorted(f"{commit} refs/heads/{name}\n" for name, commit in branches.items())
-        (self.git_dir / "packed-refs").write_text("".join(refs), encoding="ascii")
+        refs = [f"{commit} refs/heads/{name}\n" for name, commit in sorted(branches.items())]
+        packed = "# pack-refs with: peeled fully-peeled sorted \n" + "".join(refs)
+        (self.git_dir / "packed-refs").write_text(packed, encoding="ascii")
         write_index(self.git_dir, snapshot, self.work.stats)
 
 

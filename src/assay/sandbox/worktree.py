@@ -75,10 +75,10 @@ class WorkTree:
     def copy_file(self, source: Path, rel: str) -> Entry:
         """Copy the regular file `source` to `rel`, keeping its executable bit."""
         try:
+            mode = os.stat(source).st_mode
+            if not stat.S_ISREG(mode):  # checked first: opening a FIFO would block
+                raise SandboxError(f"fixture {source} is not a regular file")
             with open(source, "rb") as handle:
-                mode = os.fstat(handle.fileno()).st_mode
-                if not stat.S_ISREG(mode):
-                    raise SandboxError(f"{source} is not a regular file")
                 data = handle.read()
         except OSError as exc:
             raise SandboxError(f"cannot read fixture {source}: {exc.strerror}") from None

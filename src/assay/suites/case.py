@@ -147,3 +147,9 @@ class Case:
     """Suite/case-level argv template for the command runtime."""
     root: Path | None = None
     """The root the case's paths resolve against (eval root, manifest dir, suite dir)."""
+
+    @property
+    def local_id(self) -> str:
+        """The case's id inside its suite (`<case>` of `<suite>/<case>`): PVYai's task id."""
+        prefix = f"{self.suite}/"
+        return self.id[len(prefix) :] if self.id.startswith(prefix) else self.id

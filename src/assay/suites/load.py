@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay._util.display import displayed
+from assay._util.display import display_location, displayed
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
@@ -31,8 +31,6 @@ from assay.suites.rubric import load_rubric_dir, load_rubric_manifest
 from assay.suites.task import load_task_suite
 
 __all__ = ["LoadedSuites", "SuiteFile", "SuiteLoadErrors", "load_suites"]
-
-_WARDEN_KINDS = ("review-yaml", "review-json", "verification", "category-defaults")
 
 
 @dataclass(frozen=True)
@@ -65,7 +63,8 @@ class _Candidate:
     path: Path
     explicit: bool
     """Named on the command line (never dropped as part of a fixture tree)."""
-    target: int
+    targets: set[int]
+    """The PATH arguments that reached this file."""
     root: Path
     doc: Document | None = None
     error: ConfigError | None = None
@@ -105,10 +104,10 @@ def load_suites(
     _report_empty_targets(targets, kept, problems)
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
     cases = [case for c in suite_files for case in c.cases]
-    _check_unique_ids(cases, problems)
-    warnings = [displayed(w) for w in problems.warnings]
+    _check_unique_ids(suite_files, problems)
+    warnings = _in_reading_order(problems.warnings)
     if problems.errors:
-        raise SuiteLoadErrors([displayed(e) for e in problems.errors], warnings)
+        raise SuiteLoadErrors(_in_reading_order(problems.errors), warnings)
     return LoadedSuites(
         cases=tuple(cases),
         warnings=tuple(warnings),
@@ -123,7 +122,7 @@ def _gather(
 ) -> tuple[list[_Candidate], list[Path]]:
     candidates: list[_Candidate] = []
     roots: list[Path] = []
-    seen: set[str] = set()
+    seen: dict[str, _Candidate] = {}
     configured_root = config.root if config and config.root else None
     for number, target in enumerate(targets):
         if not target.exists():
@@ -135,9 +134,10 @@ def _gather(
         for path in files:
             real = os.path.realpath(path)
             if real in seen:
+                seen[real].targets.add(number)
                 continue
-            seen.add(real)
-            candidate = _Candidate(path=path, explicit=explicit, target=number, root=target)
+            candidate = _Candidate(path=path, explicit=explicit, targets={number}, root=target)
+            seen[real] = candidate
             try:
                 candidate.doc = read_document(path)
                 candidate.kind = classify(candidate.doc)
@@ -178,9 +178,6 @@ def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
                 Location(candidate.path),
             )
         return
-    if kind in _WARDEN_KINDS and candidate.root not in candidate.path.parents:
-        problems.error(f"outside the eval root {candidate.root}", Location(candidate.path))
-        return
     if kind == "review-yaml":
         candidate.cases = tuple(load_review_yaml(doc, root=candidate.root, ctx=ctx))
     elif kind == "review-json":
@@ -194,25 +191,42 @@ def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
 
 def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems: Problems) -> None:
     for number, target in enumerate(targets):
-        mine = [c for c in kept if c.target == number]
+        mine = [c for c in kept if number in c.targets]
         if not target.exists() or any(c.error for c in mine) or (mine and mine[0].explicit):
             continue
         if not any(c.kind not in (None, "category-defaults") for c in mine):
             problems.error(f"no suites found under {target}", Location(target))
 
 
-def _check_unique_ids(cases: list[Case], problems: Problems) -> None:
-    first: dict[str, Case] = {}
-    for case in cases:
-        if case.id in first:
-            other = first[case.id]
-            problems.error(
-                f"duplicate case id {case.id!r} (also defined at "
-                f"{Location(other.source_path, other.source_line)})",
-                Location(case.source_path, case.source_line),
-            )
-        else:
-            first[case.id] = case
+def _check_unique_ids(suite_files: list[_Candidate], problems: Problems) -> None:
+    first: dict[str, Location] = {}
+    for candidate in suite_files:
+        for case in candidate.cases:
+            where = _case_location(candidate, case)
+            if case.id in first:
+                other = display_location(first[case.id])
+                problems.error(f"duplicate case id {case.id!r} (also defined at {other})", where)
+            else:
+                first[case.id] = where
+
+
+def _case_location(candidate: _Candidate, case: Case) -> Location:
+    """Where the case starts: the leftmost position recorded on its line."""
+    assert candidate.doc is not None
+    columns = [
+        c for line, c in candidate.doc.positions.by_path.values() if line == case.source_line
+    ]
+    return Location(case.source_path, case.source_line, min(columns, default=1))
+
+
+def _in_reading_order(problems: list[ConfigError]) -> list[ConfigError]:
+    """Readable paths, sorted by file, line and column (the order problems were found varies)."""
+
+    def position(problem: ConfigError) -> tuple[str, int, int]:
+        location = problem.location
+        return (str(location.path), location.line, location.col) if location else ("", 0, 0)
+
+    return sorted((displayed(p) for p in problems), key=position)
 
 
 def _inside_any(path: Path, directories: list[Path]) -> bool:

@@ -93,8 +93,10 @@ def describe(error: Any, loc: tuple[Any, ...]) -> str:
         where = f" in {dotted(loc[:-1])}" if len(loc) > 1 else ""
         return f"missing required field {loc[-1]!r}{where}"
     message = error["msg"]
-    if kind.endswith("_type") or kind in {"model_type", "model_attributes_type", "dict_type"}:
-        got = _JSON_TYPE_NAMES.get(type(error.get("input")), type(error.get("input")).__name__)
+    got = _JSON_TYPE_NAMES.get(type(error.get("input")), type(error.get("input")).__name__)
+    if kind in {"model_type", "model_attributes_type", "dict_type"}:
+        message = f"expected a mapping, got {got}"
+    elif kind.endswith("_type"):
         message = f"{message}, got {got}"
     elif kind in {"literal_error", "enum"}:
         message = f"{message}, got {error.get('input')!r}"

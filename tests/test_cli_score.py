@@ -1,0 +1,176 @@
+"""`assay score`: PVYai's run mode on a workspace the user already changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+from assay.report.model import CaseResult
+
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {**os.environ, **GIT_ENV}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    """A PVYai suite (seed 003 shape) with a tiny Python fixture."""
+    fixture = tmp_path / "evals" / "fixtures" / "adder"
+    fixture.mkdir(parents=True)
+    (fixture / "adder.py").write_text("def add(a, b):\n    return a - b\n")
+    (fixture / "setup.cfg").write_text("[metadata]\nname = adder\n")
+    check = "import sys; from adder import add; sys.exit(0 if add(2, 3) == 5 else 1)"
+    document = {
+        "id": "python-tasks",
+        "name": "Python tasks",
+        "tasks": [
+            {
+                "id": "fix-add",
+                "name": "Fix add",
+                "prompt": "add() subtracts; make it add.",
+                "workspaceFixture": "fixtures/adder",
+                "verificationCommands": [
+                    {"id": "test", "name": "Run tests", "command": [sys.executable, "-c", check]}
+                ],
+                "expectedChangedFiles": ["adder.py"],
+                "forbiddenChangedFiles": ["setup.cfg"],
+                "requiredTraceEvents": ["tool:edit_file"],
+            },
+            {
+                "id": "other-task",
+                "name": "Other",
+                "prompt": "p",
+                "workspaceFixture": "fixtures/adder",
+                "verificationCommands": [
+                    {"id": "noop", "name": "No-op", "command": [sys.executable, "-c", "pass"]}
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "evals" / "python-tasks.json"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def _workspace(suite: Path, tmp_path: Path, *, solve: bool) -> Path:
+    """Copy the fixture, commit it as the baseline, then play the agent."""
+    workspace = tmp_path / "workspace"
+    shutil.copytree(suite.parent / "fixtures" / "adder", workspace)
+    _git(workspace, "init", "-q", "-b", "main")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "fixture")
+    if solve:
+        (workspace / "adder.py").write_text("def add(a, b):\n    return a + b\n")
+    return workspace
+
+
+def _trace(tmp_path: Path) -> Path:
+    trace = tmp_path / "agent-stdout.jsonl"
+    trace.write_text('thinking\n{"type": "tool", "name": "edit_file", "path": "adder.py"}\n')
+    return trace
+
+
+def test_a_solved_task_exits_0_with_a_check_table(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = _workspace(suite, tmp_path, solve=True)
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    assert main([*argv, "--trace", str(_trace(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "PASS  python-tasks/fix-add  score 1.00"
+    assert lines[1].split()[:4] == ["PASS", "command", "test", "exit"]
+    assert any(line.split()[:3] == ["PASS", "changed_files", "changed-files"] for line in lines)
+    assert any(line.split()[:3] == ["PASS", "trace", "trace"] for line in lines)
+
+
+def test_an_unsolved_task_exits_1_and_json_is_the_case_result(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = _workspace(suite, tmp_path, solve=False)
+    (workspace / "setup.cfg").write_text("changed\n")
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    assert main([*argv, "--json"]) == 1
+    result = CaseResult.model_validate_json(capsys.readouterr().out)
+    assert (result.id, result.suite, result.kind, result.status) == (
+        "python-tasks/fix-add",
+        "python-tasks",
+        "task",
+        "fail",
+    )
+    assert result.score == 0.0
+    assert result.source.path.endswith("python-tasks.json") and result.source.line > 1
+    statuses = {check.id: check.status for check in result.checks}
+    assert statuses == {
+        "test": "fail",
+        "changed-files": "fail",
+        "forbidden-files": "fail",
+        "trace": "fail",
+    }
+    assert "test: exit code 1" in result.reason
+
+
+def test_unknown_task_exits_2_listing_the_ids(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = _workspace(suite, tmp_path, solve=True)
+    argv = ["score", "--suite", str(suite), "--task", "nope", "--workspace", str(workspace)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "no task 'nope' in this suite; tasks: fix-add, other-task" in err
+    assert str(suite) in err
+
+
+def test_a_workspace_that_is_not_a_git_repo_exits_2(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    shutil.copytree(suite.parent / "fixtures" / "adder", plain)
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(plain)]
+    assert main(argv) == 2
+    assert "not a git work tree" in capsys.readouterr().err
+
+    missing = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", "nowhere"]
+    assert main(missing) == 2
+    assert "workspace is not a directory" in capsys.readouterr().err
+
+
+def test_missing_suite_or_trace_file_exits_2(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = _workspace(suite, tmp_path, solve=True)
+    argv = ["score", "--task", "fix-add", "--workspace", str(workspace)]
+    assert main([*argv, "--suite", str(tmp_path / "absent.json")]) == 2
+    assert "task suite not found" in capsys.readouterr().err
+    assert main([*argv, "--suite", str(suite), "--trace", str(tmp_path / "absent")]) == 2
+    assert "cannot read trace file" in capsys.readouterr().err
+
+
+def test_score_in_a_subprocess_has_no_traceback(suite: Path, tmp_path: Path) -> None:
+    workspace = _workspace(suite, tmp_path, solve=True)
+    argv = ["--suite", str(suite), "--task", "nope", "--workspace", str(workspace)]
+    done = subprocess.run(
+        [sys.executable, "-m", "assay.cli", "score", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "no task 'nope'" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,640 @@
+"""`assay validate`, `assay list`, `assay schema`: output, exit codes, and every bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+
+DATA = Path(__file__).parent / "data" / "suites"
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def copy_seed(name: str, tmp_path: Path) -> Path:
+    target = tmp_path / name
+    shutil.copytree(DATA / name, target)
+    return target
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Run the CLI in-process from tmp_path; returns (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        return code, out, err
+
+    return run
+
+
+def run_subprocess(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run(
+        [sys.executable, "-m", "assay.cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+# --- success ------------------------------------------------------------------------------
+
+
+def test_validate_prints_counts_per_format_and_kind(cli, tmp_path: Path) -> None:
+    for name in ("warden", "cassandra", "pvyai"):
+        copy_seed(name, tmp_path)
+    code, out, err = cli("validate", "warden", "cassandra", "pvyai")
+    assert code == 0, err
+    assert err == ""
+    assert out.splitlines() == [
+        "format           files  cases",
+        "review-json          1      1",
+        "review-yaml          1      1",
+        "rubric-dir           1      1",
+        "rubric-manifest      1      2",
+        "task-suite           2      4",
+        "verification         1      1",
+        "",
+        "kind             cases",
+        "review               2",
+        "rubric               3",
+        "task                 4",
+        "verify               1",
+        "ok: 10 cases in 7 files",
+    ]
+
+
+def test_validate_json(cli, tmp_path: Path) -> None:
+    copy_seed("warden", tmp_path)
+    code, out, _ = cli("validate", "--json", "warden")
+    assert code == 0
+    result = json.loads(out)
+    assert result["ok"] is True
+    assert result["errors"] == [] and result["warnings"] == []
+    assert result["files"][0] == {
+        "path": "warden/eval-bug-detection.yaml",
+        "format": "review-yaml",
+        "cases": 1,
+    }
+    assert result["counts"]["kind"] == {"review": 2, "verify": 1}
+    assert result["counts"]["format"]["review-json"] == {"files": 1, "cases": 1}
+
+
+def test_validate_json_with_errors(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(root / "broken.yaml", "skill: [\n")
+    code, out, _ = cli("validate", "--json", "warden")
+    assert code == 2
+    result = json.loads(out)
+    assert result["ok"] is False and result["files"] == []
+    assert result["errors"][0]["path"] == "warden/broken.yaml"
+    assert result["errors"][0]["line"] == 2
+    assert result["errors"][0]["message"].startswith("malformed YAML")
+
+
+def test_list_ids_and_selection(cli, tmp_path: Path) -> None:
+    copy_seed("warden", tmp_path)
+    copy_seed("pvyai", tmp_path)
+    code, out, _ = cli("list", "warden", "pvyai")
+    assert code == 0
+    assert out.splitlines() == [
+        "eval-bug-detection/null-property-access",
+        "security-review/sentry-replay-delete-read-scope",
+        "verification/workflow-open-periods-project-access-keep",
+        "api-suite/add-health-endpoint",
+        "my-eval-suite/add-format-function",
+        "my-eval-suite/fix-nil-pointer",
+        "my-eval-suite/refactor-to-interfaces",
+    ]
+    _, out, _ = cli("list", "warden", "pvyai", "-t", "verification", "-t", "my-eval-suite/fix-*")
+    assert out.splitlines() == [
+        "verification/workflow-open-periods-project-access-keep",
+        "my-eval-suite/fix-nil-pointer",
+    ]
+    _, out, _ = cli("list", "pvyai", "-t", "*/add-*", "--json")
+    assert json.loads(out) == [
+        {
+            "id": "api-suite/add-health-endpoint",
+            "kind": "task",
+            "format": "task-suite",
+            "source": {"path": "pvyai/my-suite.json", "line": 6},
+        },
+        {
+            "id": "my-eval-suite/add-format-function",
+            "kind": "task",
+            "format": "task-suite",
+            "source": {"path": "pvyai/regression.json", "line": 6},
+        },
+    ]
+
+
+def test_schema_command(cli) -> None:
+    code, out, _ = cli("schema")
+    assert code == 0
+    assert out.split() == [
+        "review-yaml",
+        "review-json",
+        "verification",
+        "rubric-manifest",
+        "rubric-dir",
+        "task-suite",
+        "report",
+    ]
+    code, out, _ = cli("schema", "task-suite")
+    schema = json.loads(out)
+    assert schema["title"] == "TaskSuite"
+    assert schema["additionalProperties"] is False
+    code, out, err = cli("schema", "nope")
+    assert code == 2 and "unknown format 'nope'" in err
+
+
+# --- bad input: one clear error with file:line:col each -----------------------------------
+
+SUITE = """\
+skill: skills/bug-detection.md
+evals:
+  - name: a
+    given: g
+    files: [fixtures/example/handler.py]
+    should_find:
+      - finding: f
+"""
+
+
+@pytest.mark.parametrize(
+    ("relative", "content", "expected"),
+    [
+        ("x.yaml", "skill: s\nevals: [\n  - name\n", "x.yaml:3:3: malformed YAML"),
+        ("x.yaml", "skill: a\n\tevals: []\n", "x.yaml:2:1: malformed YAML"),
+        ("x.yaml", "skill: a\nevals: []\n---\nskill: b\n", "x.yaml:3:1: malformed YAML"),
+        ("c/x.json", '{\n  "given": "g",\n  "files": [}\n', "c/x.json:3:13: malformed JSON"),
+        ("c/x.json", '{"given": "g",}', "c/x.json:1:15: malformed JSON"),
+        (
+            "x.yaml",
+            SUITE.replace("files: [fixtures/example/handler.py]", "files: fixtures/a.py"),
+            "x.yaml:5:5: evals[0].files: Input should be a valid list, got a string",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("    given: g\n", ""),
+            "x.yaml:3:5: missing required field 'given' in evals[0]",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("      - finding: f\n", "").replace("should_find:", "should_find: []"),
+            "x.yaml:6:5: evals[0].should_find: must list at least one finding",
+        ),
+        (
+            "x.yaml",
+            SUITE + "        severity: urgent\n",
+            "x.yaml:8:9: evals[0].should_find[0].severity: Input should be 'critical', 'high', "
+            "'medium', 'low' or 'info', got 'urgent'",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("given: g", "given: '  '"),
+            "x.yaml:4:5: evals[0].given: must not be empty",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("- name: a", "- name: a/b"),
+            "x.yaml:3:5: evals[0].name: must not contain '/'",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("finding: f", "finding: 'TODO: describe the finding'"),
+            "x.yaml:7:9: evals[0].should_find[0].finding: replace the TODO should_find with the "
+            "exact finding the reviewer must report; see notes.source for the PR",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("skill: skills/bug-detection.md", "skill: skills/missing.md"),
+            "x.yaml:1:1: skill 'skills/missing.md' not found",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("fixtures/example/handler.py", "fixtures/example/gone.py"),
+            "x.yaml:5:13: files[0]: 'fixtures/example/gone.py' not found under the eval root",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("fixtures/example/handler.py", "../outside.py"),
+            "x.yaml:5:13: files[0]: '../outside.py' contains '..'",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("fixtures/example/handler.py", "/etc/passwd"),
+            "x.yaml:5:13: files[0]: '/etc/passwd' is absolute",
+        ),
+        (
+            "x.yaml",
+            SUITE.replace("skill: skills/bug-detection.md", "skill: /etc/passwd"),
+            "x.yaml:1:1: skill '/etc/passwd' is absolute",
+        ),
+        (
+            "x.yaml",
+            SUITE + "    runtime: gpt\n",
+            "x.yaml:8:5: evals[0].runtime: Input should be 'claude', 'pi', 'builtin' or 'command'",
+        ),
+        (
+            "x.yaml",
+            SUITE + "    agent_command: 'unbalanced \"quote'\n",
+            "x.yaml:8:5: agent_command: No closing quotation",
+        ),
+        (
+            "x.yaml",
+            SUITE + "    agent_command: []\n",
+            "x.yaml:8:5: evals[0].agent_command: must be a command line string or a non-empty list",
+        ),
+        ("x.yaml", "skill: s\n", "x.yaml:1:1: missing required field 'evals'"),
+        ("x.yaml", "evals: []\n", "x.yaml:1:1: missing required field 'skill'"),
+        ("x.yaml", "skill: s\nevals: {}\n", "x.yaml:2:1: evals: Input should be a valid list"),
+    ],
+)
+def test_bad_review_yaml(cli, tmp_path: Path, relative: str, content: str, expected: str) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(root / relative, content)
+    code, out, err = cli("validate", "warden")
+    assert code == 2
+    assert f"warden/{expected}" in err, err
+    assert err.rstrip().splitlines()[-1].startswith("assay: ")
+    assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (
+            lambda d: d["expect"].update(verdict="maybe"),
+            "verification/v.json:19:5: expect.verdict: Input should be 'keep' or 'reject', "
+            "got 'maybe'",
+        ),
+        (
+            lambda d: d["candidate"].update(severity="severe"),
+            "verification/v.json:8:5: candidate.severity: Input should be",
+        ),
+        (lambda d: d.pop("expect"), "verification/v.json:1:1: missing required field 'expect'"),
+        (
+            lambda d: d["candidate"].pop("title"),
+            "verification/v.json:6:3: missing required field 'title' in candidate",
+        ),
+        (lambda d: d.update(given=""), "verification/v.json:2:3: given: must not be empty"),
+    ],
+)
+def test_bad_verification(cli, tmp_path: Path, mutate, expected: str) -> None:
+    root = copy_seed("warden", tmp_path)
+    source = root / "verification/workflow-open-periods-project-access-keep.json"
+    data = json.loads(source.read_text())
+    source.unlink()
+    mutate(data)
+    write(root / "verification/v.json", json.dumps(data, indent=2))
+    code, _, err = cli("validate", "warden")
+    assert code == 2
+    assert f"warden/{expected}" in err, err
+
+
+def test_upper_case_severity_and_verdict_are_normalised(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    source = root / "verification/workflow-open-periods-project-access-keep.json"
+    data = json.loads(source.read_text())
+    data["candidate"]["severity"] = "HIGH"
+    data["expect"]["verdict"] = "Reject"
+    source.write_text(json.dumps(data))
+    code, _, err = cli("validate", "warden")
+    assert code == 0, err
+
+
+def test_non_utf8_suite(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(root / "c/latin.json", b'{\n  "given": "caf\xe9",\n  "should_find": []\n}\n')
+    code, _, err = cli("validate", "warden")
+    assert code == 2
+    assert "warden/c/latin.json:2:16: file is not UTF-8 text (byte 0xe9" in err
+
+
+def test_control_characters_in_yaml(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(root / "x.yaml", "skill: a\x00\n")
+    code, _, err = cli("validate", "warden")
+    assert code == 2
+    assert "warden/x.yaml:1:9: malformed YAML: character '\\x00' is not allowed" in err
+
+
+def test_every_problem_in_every_file_is_reported(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    second = SUITE.split("evals:\n")[1].replace("name: a", "name: b").replace("handler", "no")
+    write(root / "a.yaml", SUITE.replace("given: g", "given: ''") + second)
+    write(root / "b.yaml", "skill: [\n")
+    write(root / "c/d.json", '{"given": "x", "files": [], "should_find": [{"finding": "f"}]}')
+    code, _, err = cli("validate", "warden")
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert lines[-1] == "assay: 4 errors"
+    assert lines[0].startswith("warden/a.yaml:4:5: evals[0].given: must not be empty")
+    assert lines[1].startswith("warden/a.yaml:10:13: files[0]: 'fixtures/example/no.py' not found")
+    assert lines[2].startswith("warden/b.yaml:2:1: malformed YAML")
+    assert lines[3].startswith("warden/c/d.json:1:16: files: List should have at least 1 item")
+
+
+def test_duplicate_case_ids_across_files(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    shutil.copy(
+        root / "security-review/sentry-replay-delete-read-scope.json",
+        root / "security-review/b.json",
+    )
+    data = json.loads((root / "security-review/b.json").read_text())
+    data["name"] = "sentry-replay-delete-read-scope"
+    (root / "security-review/b.json").write_text(json.dumps(data))
+    code, _, err = cli("validate", "warden")
+    assert code == 2
+    assert (
+        "warden/security-review/sentry-replay-delete-read-scope.json:1:1: duplicate case id "
+        "'security-review/sentry-replay-delete-read-scope' (also defined at "
+    ) in err
+    assert "(also defined at warden/security-review/b.json:1:1)" in err
+
+
+def test_symlink_escaping_the_root(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(tmp_path / "secret.py", "token = 1\n")
+    os.symlink(tmp_path / "secret.py", root / "fixtures/example/link.py")
+    write(root / "x.yaml", SUITE.replace("handler.py", "link.py"))
+    code, _, err = cli("validate", "warden")
+    assert code == 2
+    assert "warden/x.yaml:5:13: files[0]: 'fixtures/example/link.py' resolves to" in err
+    assert "a symlink escapes the root" in err
+
+
+def test_json_scenario_directly_in_the_root(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    code, _, err = cli("validate", "warden/security-review")
+    assert code == 2
+    assert "a JSON scenario must live in a category directory" in err
+    code, _, err = cli(
+        "validate", str(root / "security-review/sentry-replay-delete-read-scope.json")
+    )
+    assert code == 0, err
+
+
+def test_empty_directory_and_missing_path(cli, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "other/package.json", '{"name": "x"}')
+    code, _, err = cli("validate", "empty", "other", "missing")
+    assert code == 2
+    assert "empty: no suites found under" in err
+    assert "other: no suites found under" in err
+    assert "missing: no such file or directory" in err
+
+
+def test_an_explicit_file_that_is_no_suite(cli, tmp_path: Path) -> None:
+    write(tmp_path / "package.json", '{"name": "x"}')
+    code, _, err = cli("validate", "package.json")
+    assert code == 2
+    assert "package.json: not a suite file" in err
+
+
+# --- Cassandra bad inputs -----------------------------------------------------------------
+
+
+def _manifest(root: Path, **changes: object) -> None:
+    data = json.loads((root / "suite.json").read_text())
+    data["cases"][0].update(changes)
+    (root / "suite.json").write_text(json.dumps(data, indent=2))
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        (
+            {"fixture_path": "fixtures/nope"},
+            "suite.json:10:7: fixture_path 'fixtures/nope' is not a directory",
+        ),
+        ({"fixture_path": "../x"}, "suite.json:10:7: '../x' contains '..'"),
+        (
+            {"base_source": "missing.tar.gz"},
+            "suite.json:11:7: base_source 'missing.tar.gz' not found",
+        ),
+        (
+            {"base_source": "input.diff"},
+            "suite.json:11:7: base 'input.diff' must be a directory or",
+        ),
+        ({"diff_path": "none.diff"}, "suite.json:11:7: diff 'none.diff' not found"),
+        ({"rubric": ""}, "suite.json:9:7: cases[0].rubric: must not be empty"),
+        ({"id": 7}, "suite.json:6:7: cases[0].id: Input should be a valid string, got a number"),
+    ],
+)
+def test_bad_rubric_manifest(cli, tmp_path: Path, changes: dict, expected: str) -> None:
+    root = copy_seed("cassandra", tmp_path)
+    _manifest(root, **changes)
+    code, _, err = cli("validate", "cassandra")
+    assert code == 2
+    assert f"cassandra/{expected}" in err, err
+
+
+def test_rubric_dir_without_diff_and_with_an_empty_diff(cli, tmp_path: Path) -> None:
+    root = copy_seed("cassandra", tmp_path)
+    case = root / "cases/hardcoded-api-key"
+    (case / "input.diff").unlink()
+    code, _, err = cli("validate", "cassandra")
+    assert code == 2
+    assert "metadata.json:1:1: diff 'input.diff' not found in" in err
+    write(case / "input.diff", "\n\n")
+    code, _, err = cli("validate", "cassandra")
+    assert "cases/hardcoded-api-key/input.diff:1:1: diff 'input.diff' is empty" in err
+    write(case / "input.diff", "just words\n")
+    code, _, err = cli("validate", "cassandra")
+    assert "is not a unified diff" in err
+
+
+def _tarball(path: Path, members: list[tarfile.TarInfo]) -> None:
+    with tarfile.open(path, "w:gz") as archive:
+        for member in members:
+            archive.addfile(member, io.BytesIO(b"x" * member.size) if member.isreg() else None)
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    info.size = 1 if kind == tarfile.REGTYPE else 0
+    return info
+
+
+@pytest.mark.parametrize(
+    ("member", "problem"),
+    [
+        (_member("../evil.txt"), "contains '..'"),
+        (_member("/etc/evil"), "is absolute"),
+        (_member("up", tarfile.SYMTYPE, "../../etc"), "leads outside the extraction directory"),
+        (_member("hard", tarfile.LNKTYPE, "../x"), "leads outside the extraction directory"),
+        (_member("dev", tarfile.CHRTYPE), "is a device"),
+    ],
+)
+def test_unsafe_base_tarball(cli, tmp_path: Path, member: tarfile.TarInfo, problem: str) -> None:
+    root = copy_seed("cassandra", tmp_path)
+    _tarball(root / "cases/hardcoded-api-key/base.tar.gz", [_member("ok.txt"), member])
+    code, _, err = cli("validate", "cassandra")
+    assert code == 2
+    assert "cases/hardcoded-api-key/metadata.json:5:1: unsafe or unreadable base tarball" in err
+    assert problem in err
+
+
+def test_corrupt_base_tarball(cli, tmp_path: Path) -> None:
+    root = copy_seed("cassandra", tmp_path)
+    write(root / "cases/hardcoded-api-key/base.tar.gz", b"\x1f\x8b\x08garbage")
+    code, _, err = cli("validate", "cassandra")
+    assert code == 2
+    assert "base.tar.gz is not a readable tarball" in err
+
+
+# --- PVYai bad inputs ---------------------------------------------------------------------
+
+
+def _task(root: Path, mutate) -> None:
+    data = json.loads((root / "regression.json").read_text())
+    mutate(data)
+    (root / "regression.json").write_text(json.dumps(data, indent=2))
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (
+            lambda d: d["tasks"][0].update(workspaceFixture="fixtures/missing"),
+            "regression.json:11:7: workspaceFixture 'fixtures/missing' is not a directory",
+        ),
+        (
+            lambda d: d["tasks"][0].update(prompt=" "),
+            "regression.json:10:7: tasks[0].prompt: must not be empty",
+        ),
+        (
+            lambda d: d["tasks"][0].update(difficulty="extreme"),
+            "regression.json:9:7: tasks[0].difficulty: Input should be 'easy', 'medium' or 'hard'",
+        ),
+        (
+            lambda d: d["tasks"][0].update(timeout=5),
+            "regression.json:31:7: unknown key 'timeout' in tasks[0] (PVYai task suites reject",
+        ),
+        (
+            lambda d: d.update(owner="me"),
+            "regression.json:123:3: unknown key 'owner' (PVYai task suites reject",
+        ),
+        (
+            lambda d: d["tasks"][0]["verificationCommands"][0].update(command="go test"),
+            "regression.json:16:11: tasks[0].verificationCommands[0].command: "
+            "Input should be a valid list",
+        ),
+        (
+            lambda d: d["tasks"][0].update(expectedChangedFiles=["/abs/file.go"]),
+            "regression.json:24:9: '/abs/file.go' is absolute",
+        ),
+        (
+            lambda d: d["tasks"][1]["verificationCommands"][1].update(id="build"),
+            "regression.json:49:11: duplicate verification command id 'build'",
+        ),
+        (
+            lambda d: d["tasks"][1].update(id="add-format-function"),
+            "duplicate case id 'my-eval-suite/add-format-function'",
+        ),
+    ],
+)
+def test_bad_task_suite(cli, tmp_path: Path, mutate, expected: str) -> None:
+    root = copy_seed("pvyai", tmp_path)
+    _task(root, mutate)
+    code, _, err = cli("validate", "pvyai")
+    assert code == 2
+    assert expected in err, err
+
+
+# --- unknown keys -------------------------------------------------------------------------
+
+
+def test_unknown_keys_warn_and_strict_makes_them_errors(cli, tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(root / "x.yaml", SUITE + "    owner: me\n")
+    code, out, err = cli("validate", "warden")
+    assert code == 0
+    assert "warden/x.yaml:8:5: warning: unknown key 'owner' in evals[0] (ignored" in err
+    assert out.strip().endswith("ok: 4 cases in 4 files")
+    code, _, err = cli("validate", "--strict", "warden")
+    assert code == 2
+    assert "warden/x.yaml:8:5: unknown key 'owner' in evals[0]" in err
+    code, out, _ = cli("validate", "--json", "warden")
+    assert json.loads(out)["warnings"][0]["line"] == 8
+
+
+# --- in a real process --------------------------------------------------------------------
+
+
+def test_subprocess_bad_yaml_exits_2_without_traceback(tmp_path: Path) -> None:
+    root = copy_seed("warden", tmp_path)
+    write(root / "x.yaml", "skill: s\nevals:\n  - name: [\n")
+    result = run_subprocess("validate", "warden", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "warden/x.yaml:4:1: malformed YAML" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_subprocess_no_suites_and_success(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = run_subprocess("validate", "empty", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "no suites found under" in result.stderr and "Traceback" not in result.stderr
+    copy_seed("pvyai", tmp_path)
+    result = run_subprocess("validate", "pvyai", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("ok: 4 cases in 2 files")
+
+
+def test_subprocess_list_json(tmp_path: Path) -> None:
+    copy_seed("cassandra", tmp_path)
+    result = run_subprocess("list", "--json", "cassandra", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [c["id"] for c in json.loads(result.stdout)] == [
+        "cases/hardcoded-api-key",
+        "suite/sql-injection",
+        "suite/new-module",
+    ]
+
+
+def test_validate_imports_no_sdk_or_rich(tmp_path: Path) -> None:
+    copy_seed("warden", tmp_path)
+    probe = (
+        "import sys\n"
+        "from assay.cli import main\n"
+        "code = main(['validate', 'warden'])\n"
+        "heavy = ['anthropic', 'openai', 'github', 'rich', 'jsonschema']\n"
+        "print(code, [m for m in heavy if m in sys.modules])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip().splitlines()[-1] == "0 []", result.stderr

@@ -1,0 +1,252 @@
+"""summary.md, junit.xml and the PVYai report, rendered from report models."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from assay.report.junit import render_junit
+from assay.report.markdown import escape_markdown, neutralise_mentions, render_summary
+from assay.report.model import Attempt, CaseResult, Check, Report, RunInfo, Source, Usage
+from assay.report.pvyai import to_pvyai
+from assay.report.stats import summarize
+
+
+def _case(id: str, status: str, **fields: Any) -> CaseResult:
+    suite = id.split("/")[0]
+    score = {"pass": 1.0, "fail": 0.0}.get(status)
+    return CaseResult.model_validate(
+        {
+            "id": id,
+            "suite": suite,
+            "kind": fields.pop("kind", "task"),
+            "source": Source(path=f"evals/{suite}.json", line=fields.pop("line", 7)),
+            "status": status,
+            "score": score,
+            "duration_s": 1.25,
+            **fields,
+        }
+    )
+
+
+def _report(cases: list[CaseResult], *, models: list[str] | None = None) -> Report:
+    return Report(
+        run=RunInfo(
+            id="run123",
+            started_at="2025-01-01T00:00:00Z",
+            assay_version="0.1.0",
+            threshold=0.75,
+            models=models or [],
+        ),
+        summary=summarize(cases, threshold=0.75, max_errors=0, duration_s=12.0),
+        cases=cases,
+    )
+
+
+COMMAND_FAIL = Check.model_validate(
+    {
+        "id": "test",
+        "name": "Run tests",
+        "kind": "command",
+        "status": "fail",
+        "message": "exit code 1",
+        "exitCode": 1,
+        "outputTail": "FAILED tests/test_x.py::test_y - ```boom``` </details> @octocat\n",
+    }
+)
+CHANGED_OK = Check.model_validate(
+    {
+        "id": "changed-files",
+        "name": "Changed files",
+        "kind": "changed_files",
+        "status": "pass",
+        "message": "all expected changed",
+        "expectedFiles": ["a.py"],
+        "actualFiles": ["a.py"],
+        "missingFiles": [],
+        "unexpectedFiles": [],
+    }
+)
+
+
+def _mixed_report() -> Report:
+    return _report(
+        [
+            _case("tasks/add-health", "pass", checks=[CHANGED_OK]),
+            _case(
+                "tasks/fix-nil",
+                "fail",
+                reason="test: exit code 1 <script>alert(1)</script> | cc @maintainer",
+                checks=[COMMAND_FAIL, CHANGED_OK],
+            ),
+            _case("tasks/slow", "error", reason="agent timed out after 600s"),
+            _case("review/sqli", "skipped", kind="review", reason="no ANTHROPIC_API_KEY"),
+            _case("review/xss", "skipped", kind="review", reason="no ANTHROPIC_API_KEY"),
+            _case(
+                "review/flaky|case",
+                "fail",
+                kind="review",
+                flaky=True,
+                attempts=[Attempt(status="pass", score=1), Attempt(status="fail", score=0)],
+                usage=Usage(input_tokens=1200, output_tokens=300, cost_usd=0.0123),
+            ),
+        ]
+    )
+
+
+# --- markdown ----------------------------------------------------------------------------
+
+
+def test_markdown_summary_has_headline_table_and_sections() -> None:
+    text = render_summary(_mixed_report())
+    assert text.startswith("## ❌ Evaluation Results\n")
+    assert (
+        "**Score 0.33** (threshold 0.75) · gate **fail**: "
+        "score 0.33 &lt; threshold 0.75; 1 errors &gt; max-errors 0"
+    ) in text
+    assert "6 cases: 1 passed, 2 failed, 1 errors, 2 skipped" in text
+    assert "| `review` | 3 | 0 | 1 | 0 | 2 | 0.00 |" in text
+    assert "| `tasks` | 3 | 1 | 1 | 1 | 0 | 0.50 |" in text
+    assert "### Flaky cases" in text and "✅ ❌" in text
+    assert "### Failures" in text and "### Errors" in text
+    assert text.count("<details>") == len(re.findall("^</details>$", text, re.M)) == 3
+    assert "- no ANTHROPIC\\_API\\_KEY: 2 case(s) (`review/sqli`, `review/xss`)" in text
+    assert "tokens 1,200 in / 300 out · cost $0.0123 · 12.0s" in text
+    assert "- ❌ `test` (command): exit code 1" in text
+
+
+def test_markdown_escapes_untrusted_text_and_neutralises_mentions() -> None:
+    text = render_summary(_mixed_report())
+    assert "<script>" not in text
+    assert "&lt;script&gt;alert\\(1\\)" in text or "&lt;script&gt;alert(1)" in text
+    assert "@maintainer" not in text and "@\u200dmaintainer" in text
+    assert "@octocat" not in text and "@\u200doctocat" in text
+    # The command output holds ``` and </details>: its fence is longer, so it cannot close it.
+    assert "````text\nFAILED tests/test_x.py::test_y - ```boom``` </details>" in text
+    # A pipe in a case id cannot break the table or the summary.
+    assert "<code>review/flaky|case</code>" in text
+    assert "\\| case" not in text.split("### Flaky")[0]
+
+
+def test_escape_helpers() -> None:
+    assert neutralise_mentions("ping @alice and @org/team, mail a@b") == (
+        "ping @\u200dalice and @\u200dorg/team, mail a@\u200db"
+    )
+    assert escape_markdown("title\nwith `code` | pipe & <b> *x*") == (
+        "title with \\`code\\` \\| pipe &amp; &lt;b&gt; \\*x\\*"
+    )
+
+
+def test_reasons_cannot_start_markdown_blocks() -> None:
+    for reason, shown in [("# big", "\\# big"), ("1. item", "1\\. item"), ("- item", "\\- item")]:
+        text = render_summary(_report([_case("tasks/a", "fail", reason=reason)]))
+        assert f"\n{shown}\n" in text
+
+
+def test_markdown_truncates_to_max_bytes_with_a_note() -> None:
+    cases = [
+        _case(f"tasks/case-{i:03}", "fail", reason="r" * 400, checks=[COMMAND_FAIL])
+        for i in range(300)
+    ]
+    report = _report(cases)
+    full = render_summary(report)
+    assert len(full.encode()) > 65_000
+    assert "Truncated" not in full
+    short = render_summary(report, max_bytes=65_000, title="PR evals")
+    assert len(short.encode()) <= 65_000
+    assert short.startswith("## ❌ PR evals\n")
+    match = re.search(r"Truncated: (\d+) more entries omitted", short)
+    assert match is not None
+    shown = short.count("<summary>")
+    assert shown + int(match.group(1)) == 300
+    # Only whole blocks: every <details> is closed.
+    assert short.count("<details>") == len(re.findall("^</details>$", short, re.M)) == shown
+    assert "| `tasks` | 300 |" in short and "run `run123`" in short
+
+
+def test_markdown_for_a_passing_run() -> None:
+    text = render_summary(_report([_case("tasks/a", "pass"), _case("tasks/b", "pass")]))
+    assert text.startswith("## ✅ Evaluation Results")
+    assert "gate **pass**: score 1.00 &gt;= threshold 0.75" in text
+    assert "### Failures" not in text and "Truncated" not in text
+
+
+# --- junit -------------------------------------------------------------------------------
+
+
+def test_junit_parses_and_points_at_the_suite_file() -> None:
+    report = _mixed_report()
+    report.cases[1].reason += " \x00\x1b[31m bad \ud800 chars"
+    root = ET.fromstring(render_junit(report))
+    assert root.tag == "testsuites"
+    assert root.attrib["tests"] == "6" and root.attrib["failures"] == "2"
+    assert root.attrib["errors"] == "1" and root.attrib["skipped"] == "2"
+    suites = {s.attrib["name"]: s for s in root.findall("testsuite")}
+    assert set(suites) == {"tasks", "review"}
+    cases = {c.attrib["name"]: c for c in root.iter("testcase")}
+    failed = cases["tasks/fix-nil"]
+    assert failed.attrib["classname"] == "tasks"
+    assert (failed.attrib["file"], failed.attrib["line"]) == ("evals/tasks.json", "7")
+    assert failed.attrib["time"] == "1.250"
+    failure = failed.find("failure")
+    assert failure is not None
+    assert failure.attrib["message"].startswith("test: exit code 1 <script>")
+    assert "[fail] test (command): exit code 1" in (failure.text or "")
+    assert "\x00" not in (failure.text or "") and "\x1b" not in failure.attrib["message"]
+    assert cases["tasks/slow"].find("error") is not None
+    skipped = cases["review/sqli"].find("skipped")
+    assert skipped is not None and skipped.attrib["message"] == "no ANTHROPIC_API_KEY"
+    assert list(cases["tasks/add-health"]) == []
+
+
+def test_junit_names_matrix_cases_by_model() -> None:
+    cases = [
+        _case("tasks/a", "pass", model="anthropic/claude-sonnet-4-6"),
+        _case("tasks/a", "fail", model="openai/gpt-4.1", reason="r"),
+    ]
+    root = ET.fromstring(render_junit(_report(cases, models=[c.model or "" for c in cases])))
+    names = [c.attrib["name"] for c in root.iter("testcase")]
+    assert names == ["tasks/a [anthropic/claude-sonnet-4-6]", "tasks/a [openai/gpt-4.1]"]
+
+
+# --- pvyai -------------------------------------------------------------------------------
+
+
+def test_pvyai_report_shape() -> None:
+    report = to_pvyai(
+        _mixed_report(),
+        suite_id="tasks",
+        suite_name="Task suite",
+        task_names={"add-health": "Add Health Endpoint"},
+    )
+    assert report["contract"] == "pvyai.agenteval.report.v1"
+    assert report["suite"] == {"id": "tasks", "name": "Task suite"}
+    assert report["summary"] == {"total": 3, "passed": 1, "failed": 1, "blocked": 1, "errors": 0}
+    results = {r["id"]: r for r in report["results"]}
+    assert set(results) == {"add-health", "fix-nil", "slow"}
+    assert results["add-health"]["name"] == "Add Health Endpoint"
+    assert results["fix-nil"]["name"] == "fix-nil"
+    assert results["slow"]["status"] == "blocked"
+    assert results["slow"]["message"] == "agent timed out after 600s"
+    assert results["add-health"]["checks"] == [
+        {
+            "id": "changed-files",
+            "name": "Changed files",
+            "kind": "changed_files",
+            "status": "pass",
+            "message": "all expected changed",
+            "expectedFiles": ["a.py"],
+            "actualFiles": ["a.py"],
+            "missingFiles": [],
+            "unexpectedFiles": [],
+        }
+    ]
+    command = results["fix-nil"]["checks"][0]
+    assert (command["id"], command["kind"], command["exitCode"]) == ("test", "command", 1)
+
+
+def test_pvyai_skipped_task_is_blocked_with_its_reason() -> None:
+    report = _report([_case("tasks/a", "skipped", reason="interrupted")])
+    (result,) = to_pvyai(report, suite_id="tasks", suite_name="T")["results"]
+    assert (result["status"], result["message"]) == ("blocked", "interrupted")

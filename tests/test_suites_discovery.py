@@ -1,0 +1,161 @@
+"""Discovery: what is scanned, what is skipped, what is recognised; and `-t` selection."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assay.errors import ConfigErrors
+from assay.suites import Case, load_suites, select_cases
+
+DATA = Path(__file__).parent / "data" / "suites"
+BROKEN = "{ this is not json"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def warden(tmp_path: Path) -> Path:
+    root = tmp_path / "w"
+    shutil.copytree(DATA / "warden", root)
+    return root.resolve()
+
+
+@pytest.mark.parametrize(
+    "skipped", [".git", ".hidden", "node_modules", "__pycache__", "fixtures", "skills", "x/base"]
+)
+def test_fixture_and_hidden_trees_are_never_scanned(warden: Path, skipped: str) -> None:
+    write(warden / skipped / "cat/broken.json", BROKEN)
+    write(warden / skipped / "bad.yaml", "skill: [")
+    assert len(load_suites([warden]).cases) == 3
+
+
+def test_non_suite_files_are_ignored(warden: Path) -> None:
+    write(warden / "config/settings.yaml", "name: x\nitems: [1, 2]\n")
+    write(warden / "config/list.json", "[1, 2, 3]")
+    write(warden / "config/package.json", '{"name": "x", "version": "1.0.0"}')
+    write(warden / "config/empty.yaml", "")
+    write(warden / "config/metadata.json", '{"name": "not a rubric case"}')
+    loaded = load_suites([warden])
+    assert len(loaded.cases) == 3 and loaded.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("relative", "content", "message"),
+    [
+        ("c/partial.json", '{"should_find": [{"finding": "x"}]}', "missing required field 'given'"),
+        ("c/v.json", '{"expect": {"verdict": "keep"}}', "missing required field 'candidate'"),
+        ("half.yaml", "evals: []\n", "missing required field 'skill'"),
+        ("tasks.json", '{"tasks": []}', "missing required field 'id'"),
+        ("m.json", '{"name": "x", "cases": []}', "cases: List should have at least 1 item"),
+        ("r/c/metadata.json", '{"name": "x", "rubric": ""}', "rubric: must not be empty"),
+    ],
+)
+def test_files_that_look_like_suites_but_fail_are_errors(
+    warden: Path, relative: str, content: str, message: str
+) -> None:
+    write(warden / relative, content)
+    with pytest.raises(ConfigErrors) as info:
+        load_suites([warden])
+    assert message in str(info.value)
+
+
+def test_metadata_beside_a_diff_without_rubric_is_an_error(warden: Path) -> None:
+    write(warden / "r/c/metadata.json", '{"name": "x"}')
+    write(warden / "r/c/input.diff", "diff --git a/x b/x\n")
+    with pytest.raises(ConfigErrors, match="missing required field 'rubric'"):
+        load_suites([warden])
+
+
+def test_symlinked_directories_are_not_followed(warden: Path, tmp_path: Path) -> None:
+    os.symlink(warden / "security-review", warden / "alias")
+    elsewhere = tmp_path / "elsewhere"
+    write(elsewhere / "cat/broken.json", BROKEN)
+    os.symlink(elsewhere, warden / "outside")
+    assert len(load_suites([warden]).cases) == 3  # no duplicate ids from the alias
+
+
+def test_a_symlinked_file_leading_outside_is_skipped_with_a_warning(
+    warden: Path, tmp_path: Path
+) -> None:
+    target = write(tmp_path / "elsewhere.yaml", "skill: x\nevals: []\n")
+    os.symlink(target, warden / "linked.yaml")
+    loaded = load_suites([warden])
+    assert len(loaded.cases) == 3
+    assert [w.message for w in loaded.warnings] == [f"not followed: a symlink to outside {warden}"]
+
+
+def test_discovery_order_is_sorted_and_stable(warden: Path) -> None:
+    for name in ("zeta", "alpha", "mid"):
+        source = warden / "security-review/sentry-replay-delete-read-scope.json"
+        shutil.copy(source, warden / f"security-review/{name}.json")
+    ids = [c.id for c in load_suites([warden]).cases]
+    assert ids == [
+        "eval-bug-detection/null-property-access",
+        "security-review/alpha",
+        "security-review/mid",
+        "security-review/sentry-replay-delete-read-scope",
+        "security-review/zeta",
+        "verification/workflow-open-periods-project-access-keep",
+    ]
+    assert [c.id for c in load_suites([warden]).cases] == ids
+
+
+def test_overlapping_paths_load_each_file_once(warden: Path) -> None:
+    loaded = load_suites([warden, warden / "eval-bug-detection.yaml", warden / "security-review"])
+    assert len(loaded.cases) == 3
+    assert len(loaded.files) == 3
+
+
+def test_yml_suffix_and_suite_yml(warden: Path) -> None:
+    shutil.move(warden / "eval-bug-detection.yaml", warden / "bugs.yml")
+    write(warden / "security-review/_suite.yml", "model: anthropic/claude-z\n")
+    cases = load_suites([warden]).cases
+    assert cases[0].id == "bugs/null-property-access"
+    assert cases[1].model == "anthropic/claude-z"
+
+
+def test_a_broken_suite_yaml_is_reported_once(warden: Path) -> None:
+    write(warden / "security-review/_suite.yaml", "skill: [\n")
+    with pytest.raises(ConfigErrors) as info:
+        load_suites([warden])
+    assert len(info.value.errors) == 1
+    assert "_suite.yaml:2:1: malformed YAML" in str(info.value)
+
+
+def test_suite_yaml_unknown_key_and_bad_skill(warden: Path) -> None:
+    write(warden / "security-review/_suite.yaml", "skill: skills/none.md\nflavour: x\n")
+    with pytest.raises(ConfigErrors) as info:
+        load_suites([warden])
+    assert [str(e) for e in info.value.errors] == [
+        f"{warden.relative_to(Path.cwd()) if warden.is_relative_to(Path.cwd()) else warden}"
+        "/security-review/_suite.yaml:1:1: skill 'skills/none.md' not found "
+        f"(looked for {warden / 'skills/none.md'})"
+    ]
+    assert "unknown key 'flavour'" in str(info.value.warnings[0])  # type: ignore[attr-defined]
+
+
+def _case(case_id: str) -> Case:
+    from assay.suites.case import TaskSpec
+
+    spec = TaskSpec(prompt="p", workspace=Path("/w"), commands=())
+    return Case(case_id, "s", "n", "task", "task-suite", Path("/s.json"), 1, spec)
+
+
+def test_select_cases() -> None:
+    cases = [_case(i) for i in ("code-review/a", "security-review/b", "verification/a-keep")]
+    assert select_cases(cases, []) == cases
+    assert [c.id for c in select_cases(cases, ["review"])] == ["code-review/a", "security-review/b"]
+    assert [c.id for c in select_cases(cases, ["*/a*"])] == ["code-review/a", "verification/a-keep"]
+    assert [c.id for c in select_cases(cases, ["security-review/?", "keep"])] == [
+        "security-review/b",
+        "verification/a-keep",
+    ]
+    assert select_cases(cases, ["nothing"]) == []

@@ -1,0 +1,114 @@
+"""Tarball checks and extraction: nothing lands outside the destination."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from assay._util.tarsafe import check_tarball, extract_tarball
+from assay.errors import SandboxError
+
+
+def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "", data: bytes = b"") -> tuple:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    info.size = len(data) if kind == tarfile.REGTYPE else 0
+    info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
+    return info, data
+
+
+def make_tarball(path: Path, members: list[tuple]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for info, data in members:
+            archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    return path
+
+
+def test_a_safe_tarball_extracts(tmp_path: Path) -> None:
+    tarball = make_tarball(
+        tmp_path / "base.tar.gz",
+        [
+            member("./", tarfile.DIRTYPE),
+            member("./src", tarfile.DIRTYPE),
+            member("./src/main.go", data=b"package main\n"),
+            member("./link", tarfile.SYMTYPE, "src/main.go"),
+            member("./hard", tarfile.LNKTYPE, "./src/main.go"),
+            member("./up-and-back", tarfile.SYMTYPE, "src/../src"),
+        ],
+    )
+    assert check_tarball(tarball) == []
+    dest = tmp_path / "out"
+    extract_tarball(tarball, dest)
+    assert (dest / "src/main.go").read_bytes() == b"package main\n"
+    assert (dest / "link").is_symlink() and (dest / "link").read_bytes() == b"package main\n"
+    assert (dest / "hard").read_bytes() == b"package main\n"
+
+
+@pytest.mark.parametrize(
+    ("members", "problem"),
+    [
+        ([member("../evil", data=b"x")], "contains '..'"),
+        ([member("a/../../evil", data=b"x")], "contains '..'"),
+        ([member("/abs", data=b"x")], "is absolute"),
+        ([member("l", tarfile.SYMTYPE, "/etc/passwd")], "symlink to the absolute path"),
+        ([member("l", tarfile.SYMTYPE, "../outside")], "leads outside"),
+        ([member("d/l", tarfile.SYMTYPE, "../../outside")], "leads outside"),
+        ([member("h", tarfile.LNKTYPE, "../outside")], "leads outside"),
+        ([member("h", tarfile.LNKTYPE, "/etc/passwd")], "leads outside"),
+        ([member("dev", tarfile.CHRTYPE)], "is a device"),
+        ([member("blk", tarfile.BLKTYPE)], "is a device"),
+        ([member("fifo", tarfile.FIFOTYPE)], "is a device"),
+        # Each link alone stays inside; followed in order, the second one climbs out.
+        (
+            [member("a", tarfile.SYMTYPE, "."), member("b", tarfile.SYMTYPE, "a/..")],
+            "'b' leads outside",
+        ),
+        # A file written through an earlier symlink to outside-ish chains.
+        (
+            [
+                member("dir", tarfile.DIRTYPE),
+                member("dir/up", tarfile.SYMTYPE, ".."),
+                member("dir/up/up2", tarfile.SYMTYPE, ".."),
+            ],
+            "'dir/up/up2' leads outside",
+        ),
+        (
+            [member("l", tarfile.SYMTYPE, "target"), member("l", data=b"x")],
+            "replaces a symlink",
+        ),
+        (
+            [member("loop", tarfile.SYMTYPE, "loop"), member("loop/x", data=b"x")],
+            "leads outside",
+        ),
+    ],
+)
+def test_unsafe_members_are_refused(tmp_path: Path, members: list[tuple], problem: str) -> None:
+    tarball = make_tarball(tmp_path / "bad.tar.gz", [member("fine.txt", data=b"ok"), *members])
+    problems = check_tarball(tarball)
+    assert len(problems) == 1 and problem in problems[0], problems
+    dest = tmp_path / "out"
+    with pytest.raises(SandboxError, match="unsafe tarball"):
+        extract_tarball(tarball, dest)
+    assert not (tmp_path / "evil").exists() and not (tmp_path / "outside").exists()
+    assert not dest.exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("content", [b"", b"not a tarball", b"\x1f\x8b\x08\x00garbage"])
+def test_unreadable_tarballs(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "x.tar.gz"
+    path.write_bytes(content)
+    assert "not a readable tarball" in check_tarball(path)[0]
+    with pytest.raises(SandboxError):
+        extract_tarball(path, tmp_path / "out")
+
+
+def test_truncated_tarball(tmp_path: Path) -> None:
+    good = make_tarball(tmp_path / "g.tar.gz", [member("a.txt", data=b"x" * 50_000)])
+    truncated = tmp_path / "t.tar.gz"
+    truncated.write_bytes(good.read_bytes()[:60])
+    assert check_tarball(truncated)
+    with pytest.raises(SandboxError):
+        extract_tarball(truncated, tmp_path / "out")
