@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -134,3 +135,22 @@ def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
     assert job["concurrency"]["cancel-in-progress"] == "${{ github.event.action == 'synchronize' }}"
     (evals,) = [s for s in job["steps"] if s.get("uses") == "./"]
     assert evals["with"]["anthropic-api-key"] == "${{ secrets.ANTHROPIC_API_KEY }}"
+
+
+def test_no_source_file_hands_text_to_a_shell() -> None:
+    """PR-controlled strings must never reach a shell: no shell=True, os.system, popen."""
+    shell_calls = {"system", "popen", "create_subprocess_shell", "getoutput", "getstatusoutput"}
+    offenders = []
+    for path in sorted((ROOT / "src").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            shell = any(
+                k.arg == "shell"
+                and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                for k in node.keywords
+            )
+            if shell or name in shell_calls:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

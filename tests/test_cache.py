@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -41,9 +42,15 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
         yield server
 
 
-def ask(text: str = "Review this.", *, purpose: str = "agent", **fields: object) -> ModelRequest:
+def ask(
+    text: str = "Review this.",
+    *,
+    purpose: str = "agent",
+    model: str = "anthropic/claude-haiku-4-5",
+    **fields: object,
+) -> ModelRequest:
     return ModelRequest(
-        model="anthropic/claude-haiku-4-5",
+        model=model,
         system="You review code.",
         messages=(Message("user", ({"type": "text", "text": text},)),),
         purpose=purpose,  # type: ignore[arg-type]
@@ -108,9 +115,10 @@ def test_judge_calls_live_apart_from_agent_calls(fake: FakeAnthropic, tmp_path: 
         ["agent", "judge"],
         ["judge", "agent"],
     )
-    # Clearing only the judge's entries re-judges without re-running the agent.
-    assert main(["cache", "prune", "--cache", str(tmp_path)]) == 0  # prune all
+    # Dropping the judge's entries re-judges without re-running the agent.
+    shutil.rmtree(tmp_path / "judge")
     call(ask(purpose="agent"), options)
+    call(ask(purpose="judge"), options)
     assert fake.calls == 3
 
 

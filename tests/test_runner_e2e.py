@@ -18,7 +18,7 @@ import pytest
 
 import assay
 from assay.agents import AgentOutput, AttemptContext, register_agent
-from assay.errors import ConfigError
+from assay.errors import AgentError, ConfigError, JudgeError, ModelUnavailable
 from assay.options import RunOptions
 from assay.report.model import CaseResult, Report, Usage
 from assay.suites.case import (
@@ -282,7 +282,7 @@ def test_an_empty_selection_is_a_config_error(tmp_path: Path) -> None:
 
 
 class ScriptedVerifier:
-    """Answers `keep` at a fixed price; raises for the case named `explode`."""
+    """Answers `keep` at a fixed price; some case names make it fail in a chosen way."""
 
     def __init__(self, cost_usd: float) -> None:
         self.cost_usd = cost_usd
@@ -291,6 +291,12 @@ class ScriptedVerifier:
         await asyncio.sleep(0)
         if ctx.case.name == "explode":
             raise RuntimeError("plugin bug")
+        if ctx.case.name == "no-model":
+            raise ModelUnavailable("not in cache (--offline)")
+        if ctx.case.name == "bad-judge":
+            raise JudgeError("judge answered outside its schema", raw="I think it is fine")
+        if ctx.case.name == "agent-error":
+            raise AgentError("agent gave no verdict")
         return AgentOutput(verdict="keep", usage=Usage(input_tokens=10, cost_usd=self.cost_usd))
 
 
@@ -353,6 +359,31 @@ def test_an_internal_error_is_recorded_with_its_traceback(tmp_path: Path) -> Non
     assert "RuntimeError: plugin bug" in trace.read_text()
     assert fine.status == "pass"
     assert report.summary.gate == "pass"  # one error tolerated by max_errors=1
+
+
+@pytest.mark.usefixtures("scripted_runtime")
+def test_run_errors_become_error_or_skipped_attempts(tmp_path: Path) -> None:
+    names = ["no-model", "bad-judge", "agent-error", "fine"]
+    report = assay.run(
+        RunOptions(report_dir=tmp_path / "report", max_errors=2),
+        cases=verify_cases(tmp_path, names),
+    )
+    by_name = {c.id.split("/")[1]: c for c in report.cases}
+    assert (by_name["no-model"].status, by_name["no-model"].reason) == (
+        "skipped",
+        "not in cache (--offline)",
+    )
+    bad_judge = by_name["bad-judge"]
+    assert (bad_judge.status, bad_judge.reason) == ("error", "judge answered outside its schema")
+    assert bad_judge.judge["raw"] == "I think it is fine"
+    assert (tmp_path / "report" / bad_judge.judge["raw_file"]).read_text() == "I think it is fine"
+    assert (by_name["agent-error"].status, by_name["agent-error"].reason) == (
+        "error",
+        "agent gave no verdict",
+    )
+    assert by_name["fine"].status == "pass"
+    assert report.summary.gate == "pass"
+    assert (report.summary.errors, report.summary.skipped) == (2, 1)
 
 
 def test_model_cases_without_credentials_are_skipped_while_tasks_run(tmp_path: Path) -> None:

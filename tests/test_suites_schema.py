@@ -65,3 +65,16 @@ def test_a_schema_reference_key_is_accepted(tmp_path: Path) -> None:
     )
     loaded = load_suites([root])
     assert loaded.warnings == () and len(loaded.cases) == 3
+
+
+@pytest.mark.parametrize("name", [n for n in SCHEMA_NAMES if n != "report"])
+def test_every_suite_field_is_documented(name: str) -> None:
+    schema = json.loads(shipped_schema(name))
+    objects = [schema, *schema.get("$defs", {}).values()]
+    undocumented = [
+        f"{obj.get('title')}.{field}"
+        for obj in objects
+        for field, spec in obj.get("properties", {}).items()
+        if not spec.get("description")
+    ]
+    assert undocumented == []

@@ -25,10 +25,10 @@ def test_json_positions_of_keys_and_items() -> None:
     assert positions.by_path[()] == (1, 1)
     assert positions.by_path[("a",)] == (2, 3)
     assert positions.by_path[("a", 0)] == (2, 9)
-    assert positions.by_path[("a", 1, "b")] == (2, 16)
+    assert positions.by_path[("a", 1, "b")] == (2, 13)
     assert positions.by_path[("a", 3)] == (2, 29)
     assert positions.by_path[("c", "d")] == (4, 6)
-    assert positions.by_path[("c", "e", 2)] == (4, 35)
+    assert positions.by_path[("c", "e", 2)] == (4, 38)
     assert positions.by_path[("f",)] == (5, 3)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
 from assay.errors import ConfigError
 from assay.options import RunOptions
-from assay.runner.plan import check_options, parse_shard, shard_cases
+from assay.runner.plan import check_options, nothing_selected, parse_shard, shard_cases
 from assay.runner.resolve import parse_models
 
 if TYPE_CHECKING:
@@ -36,8 +36,7 @@ def command(args: argparse.Namespace) -> int:
     check_options(options)
     selected = select_cases(list(loaded.cases), list(options.patterns))
     if not selected:
-        shown = " ".join(f"-t {p!r}" for p in options.patterns)
-        raise ConfigError(f"no cases match {shown}" if shown else "no cases found")
+        raise nothing_selected(options.patterns)
 
     if options.dry_run:
         from assay._cli.dry_run import dry_run

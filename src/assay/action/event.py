@@ -111,10 +111,11 @@ class Decision:
 
 def load_event(name: str, path: Path | None) -> GitHubEvent:
     """Read the payload at `path` for event `name`; only pull request events need one."""
-    if path is None or not path.is_file():
-        if name in PULL_REQUEST_EVENTS:
-            raise ConfigError(f"the {name} event needs its payload, but GITHUB_EVENT_PATH is unset")
+    if name not in PULL_REQUEST_EVENTS:
+        # The decision for every other event depends on its name alone.
         return GitHubEvent(name=name)
+    if path is None or not path.is_file():
+        raise ConfigError(f"the {name} event needs its payload, but GITHUB_EVENT_PATH is unset")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -130,13 +131,12 @@ def load_event(name: str, path: Path | None) -> GitHubEvent:
         raise ConfigError(
             f"unexpected event payload at `{where}`: {exc.errors()[0]['msg']}", Location(path)
         ) from None
-    pull = payload.pull_request
-    if name in PULL_REQUEST_EVENTS and pull is None:
+    if payload.pull_request is None:
         raise ConfigError(f"the {name} payload has no pull_request", Location(path))
     return GitHubEvent(
         name=name,
         action=payload.action,
-        pull_request=_pull_ref(pull) if pull is not None else None,
+        pull_request=_pull_ref(payload.pull_request),
         label_added=payload.label.name if payload.label else None,
     )
 
@@ -173,7 +173,7 @@ def decide(
         return Decision(False, f"labeled with {event.label_added!r}, not {label!r}")
     if pull.from_fork:
         return _decide_fork(event, pull, label=label)
-    if label in pull.labels:
+    if label in pull.labels or event.label_added == label:
         return Decision(True, f"PR #{pull.number} carries the {label!r} label")
     return _decide_by_files(pull, changed_files(pull), label=label, trigger_paths=trigger_paths)
 
@@ -212,9 +212,10 @@ def _decide_by_files(
             True, f"PR #{pull.number} changes {path} (matches {pattern})", warnings=warnings
         )
     if not files.complete:
+        why = "; ".join(files.problems) or "no source of changed files answered"
         return Decision(
             True,
-            f"could not list every file PR #{pull.number} changes (see the warnings); "
+            f"could not list every file PR #{pull.number} changes ({why}); "
             "running the evals to be safe",
             warnings=warnings,
         )

@@ -16,10 +16,10 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import AttemptContext, agent_for
-from assay.errors import AgentError, AssayError, ModelUnavailable
+from assay.errors import AgentError, AssayError, JudgeError, ModelUnavailable
 from assay.grading import grader_for
 from assay.report.model import Attempt, Usage
 from assay.runner.combine import total_usage
@@ -31,11 +31,15 @@ if TYPE_CHECKING:
 
 __all__ = ["AttemptOutcome", "artifacts_dir", "run_attempt", "safe_segment", "skipped_outcome"]
 
+FailedStatus = Literal["error", "skipped"]
+
 BACKSTOP_GRACE_S = 5.0
 """The command agent kills its process group at the timeout itself; the runner's own
 timer fires this much later, only for an agent that failed to stop."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_RAW_JUDGE_CHARS = 4000
+"""How much of a broken judge answer the report keeps (the whole of it is in the file)."""
 
 
 @dataclass(frozen=True)
@@ -75,18 +79,17 @@ async def run_attempt(
     run: PlannedRun, index: int, *, options: RunOptions, work_root: Path, report_dir: Path
 ) -> AttemptOutcome:
     """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
-    from assay.sandbox import build_sandbox, remove_sandbox
+    from assay.sandbox import remove_sandbox
 
     started = time.monotonic()
     artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
-    artifacts.mkdir(parents=True, exist_ok=True)
     usage: list[Usage] = []
     findings: list[dict[str, Any]] = []
     sandbox: Sandbox | None = None
+    status: FailedStatus
+    judge: dict[str, Any]
     try:
-        sandbox = await asyncio.to_thread(
-            build_sandbox, run.case, parent=work_root, skill_override=options.skill
-        )
+        sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
         ctx = AttemptContext(
             case=run.case,
             sandbox=sandbox,
@@ -101,10 +104,11 @@ async def run_attempt(
         )
         agent = agent_for(run.case, runtime=run.runtime, options=options)
         try:
-            output = await asyncio.wait_for(
-                agent.run(ctx), timeout=options.timeout_s + BACKSTOP_GRACE_S
-            )
+            async with asyncio.timeout(options.timeout_s + BACKSTOP_GRACE_S) as deadline:
+                output = await agent.run(ctx)
         except TimeoutError:
+            if not deadline.expired():
+                raise
             raise AgentError(f"agent timed out after {options.timeout_s:g}s") from None
         usage.append(output.usage)
         findings = output.findings
@@ -120,37 +124,58 @@ async def run_attempt(
             checks=grade.checks,
             transcript=_relative(transcript, report_dir) if transcript else None,
         )
-        workspace = str(sandbox.path) if options.keep_workspaces else None
-        return AttemptOutcome(attempt, findings, grade.judge, workspace)
+        return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
     except ModelUnavailable as exc:
-        return _failed("skipped", str(exc), started, usage, findings)
+        status, reason, judge = "skipped", str(exc), {}
+    except JudgeError as exc:
+        status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
     except AssayError as exc:
-        return _failed("error", str(exc), started, usage, findings)
+        status, reason, judge = "error", str(exc), {}
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
+        artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
         trace_file = artifacts / "traceback.txt"
         trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        status, judge = "error", {}
         reason = (
             f"internal error: {type(exc).__name__}: {exc} "
             f"(traceback in {_relative(trace_file, report_dir)})"
         )
-        return _failed("error", reason, started, usage, findings)
     finally:
         if sandbox is not None and not options.keep_workspaces:
             await asyncio.to_thread(remove_sandbox, sandbox)
-
-
-def _failed(
-    status: str, reason: str, started: float, usage: list[Usage], findings: list[dict[str, Any]]
-) -> AttemptOutcome:
-    attempt = Attempt.model_validate(
-        {
-            "status": status,
-            "reason": reason,
-            "duration_s": time.monotonic() - started,
-            "usage": total_usage(usage),
-        }
+    attempt = Attempt(
+        status=status,
+        reason=reason,
+        duration_s=time.monotonic() - started,
+        usage=total_usage(usage),
     )
-    return AttemptOutcome(attempt, findings)
+    return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
+
+
+def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
+    """The attempt's file-system setup, off the event loop: its directory, its sandbox."""
+    from assay.sandbox import build_sandbox
+
+    artifacts.mkdir(parents=True, exist_ok=True)
+    return build_sandbox(run.case, parent=work_root, skill_override=skill)
+
+
+def _kept(sandbox: Sandbox | None, options: RunOptions) -> str | None:
+    return str(sandbox.path) if sandbox is not None and options.keep_workspaces else None
+
+
+def _judge_failure(exc: JudgeError, artifacts: Path, report_dir: Path) -> dict[str, Any]:
+    """What the judge said when it broke: the full text beside the transcripts, a taste of
+    it in the report (the case is `error`, and the answer is the evidence why)."""
+    if exc.raw is None:
+        return {"error": str(exc)}
+    raw_file = artifacts / "judge-raw.txt"
+    raw_file.write_text(exc.raw, encoding="utf-8")
+    return {
+        "error": str(exc),
+        "raw": exc.raw[:_RAW_JUDGE_CHARS],
+        "raw_file": _relative(raw_file, report_dir),
+    }
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -14,12 +14,18 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
-from assay.errors import ConfigError
 from assay.models.names import bridge_env
 from assay.report.model import Report, RunInfo
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import INTERRUPTED, Budget, Executor
-from assay.runner.plan import PlannedRun, check_options, format_shard, plan_runs, shard_cases
+from assay.runner.plan import (
+    PlannedRun,
+    check_options,
+    format_shard,
+    nothing_selected,
+    plan_runs,
+    shard_cases,
+)
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.writer import prepare_report_dir, write_report_dir
 
@@ -75,7 +81,7 @@ async def run_async(
 
         selected = select_cases(selected, list(options.patterns))
     if not selected:
-        raise ConfigError(_nothing_selected(options.patterns))
+        raise nothing_selected(options.patterns)
     selected = shard_cases(selected, options.shard)
     runs = plan_runs(selected, options=options, config=config)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
@@ -94,7 +100,8 @@ async def run_async(
     remaining = [run for run in runs if run.key not in resumed]
     work_root = private_work_root(options.work_root)
     try:
-        with ResultsStream(results_path, append=bool(resumed)) as stream:
+        # A resumed stream keeps every earlier line, including other selections' results.
+        with ResultsStream(results_path, append=options.resume_dir is not None) as stream:
             executor = Executor(
                 remaining,
                 options=options,
@@ -172,12 +179,6 @@ def _with_notes(summary: Summary, notes: list[str]) -> Summary:
         return summary
     reason = "; ".join([summary.gate_reason, *notes] if summary.gate_reason else notes)
     return summary.model_copy(update={"gate_reason": reason})
-
-
-def _nothing_selected(patterns: Sequence[str]) -> str:
-    if not patterns:
-        return "no cases found to run"
-    return "no cases match " + " ".join(f"-t {p!r}" for p in patterns)
 
 
 def _now() -> str:

@@ -62,7 +62,7 @@ class ReviewSpec:
     should_find: tuple[Expectation, ...] = ()
     should_not_find: tuple[str, ...] = ()
     repository: str | None = None
-    """`owner/repo` when every fixture was captured from the same GitHub repo (the origin remote)."""
+    """`owner/repo` when every fixture comes from the same GitHub repo (the origin remote)."""
     notes: dict[str, Any] = field(default_factory=dict, compare=False)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.suites.case import Case, Expectation, ReviewSpec, VerifySpec
+from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
 from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document, read_document
@@ -29,8 +29,8 @@ DEFAULTS_FILE_NAMES = ("_suite.yaml", "_suite.yml")
 
 @dataclass(frozen=True)
 class _Fixtures:
-    files: tuple[Any, ...]
-    supporting: tuple[Any, ...]
+    files: tuple[FixtureFile, ...]
+    supporting: tuple[FixtureFile, ...]
     repository: str | None
 
 

@@ -32,8 +32,8 @@ __all__ = [
     "VerificationScenario",
 ]
 
-# The scaffolder's placeholder: "TODO", "TODO: ...", "TODO - ...".
-_TODO = re.compile(r"\s*TODO\b\s*(?:[:\-.]|$)")
+# The scaffolder's placeholder finding starts with the word TODO ("TODO: describe ...").
+_TODO = re.compile(r"\s*TODO\b")
 TODO_MESSAGE = (
     "replace the TODO should_find with the exact finding the reviewer must report; "
     "see notes.source for the PR"

@@ -1,0 +1,89 @@
+"""No key value in any exception message, log line, cache file or command output."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+from assay.errors import ModelError
+from assay.models import Message, ModelRequest, generate
+from assay.models import retry as retry_module
+from assay.models._secrets import redact, secret_values
+from assay.options import RunOptions
+from tests.fakes.anthropic_api import FakeAnthropic, anthropic_error, rate_limited, text_reply
+
+SECRET = "sk-ant-api03-SECRET-do-not-leak-7f3a9c"
+
+
+def ask(text: str) -> ModelRequest:
+    return ModelRequest(
+        model="anthropic/claude-sonnet-4-6",
+        system="You review code.",
+        messages=(Message("user", ({"type": "text", "text": text},)),),
+    )
+
+
+def test_the_key_never_leaks(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def no_wait(seconds: float) -> None:
+        pass
+
+    monkeypatch.setattr(retry_module, "sleep", no_wait)
+    cache = tmp_path / "cache"
+    options = RunOptions(cache_dir=cache)
+    messages: list[str] = []
+    caplog.set_level(logging.DEBUG)  # every logger, the SDKs' and httpx's included
+
+    with FakeAnthropic(api_key=SECRET) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        fake.inject(rate_limited(retry_after="1"))
+        fake.reply(text_reply("recorded"))
+        assert asyncio.run(generate(ask("a"), options=options)).text() == "recorded"
+        # A misbehaving proxy that echoes the request's headers in its error.
+        fake.inject(
+            anthropic_error(400, "invalid_request_error", f"bad header x-api-key: {SECRET}")
+        )
+        with pytest.raises(ModelError) as echoed:
+            asyncio.run(generate(ask("b"), options=options))
+        messages.append(str(echoed.value))
+        fake.api_key = "sk-ant-a-different-valid-key"
+        with pytest.raises(ModelError) as rejected:
+            asyncio.run(generate(ask("c"), options=options))
+        messages.append(str(rejected.value))
+        assert fake.requests[0].headers["authorization"] == f"Bearer {SECRET}"  # it was sent
+
+    assert main(["cache", "stats", "--cache", str(cache)]) == 0
+    assert "***" in messages[0] and "rejected" in messages[1]
+    assert "retrying" in caplog.text and "anthropic" in {
+        r.name.split(".")[0] for r in caplog.records
+    }
+
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written, "the cache recorded the successful call"
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path
+    captured = capsys.readouterr()
+    for text in (*messages, caplog.text, captured.out, captured.err):
+        assert SECRET not in text
+
+
+def test_redact_masks_every_credential_variable() -> None:
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-aaaaaaaaaaaa",
+        "GITHUB_TOKEN": "ghp_bbbbbbbbbbbbbbbb",
+        "MY_SECRET": "cccccccccccccccc",
+        "SHORT_TOKEN": "abc",  # too short to be a real secret; left alone
+        "PATH": "/usr/bin",
+    }
+    text = "key sk-ant-aaaaaaaaaaaa token ghp_bbbbbbbbbbbbbbbb other cccccccccccccccc abc /usr/bin"
+    assert redact(text, env) == "key *** token *** other *** abc /usr/bin"
+    assert secret_values(env)[0] == "ghp_bbbbbbbbbbbbbbbb"  # longest first
