@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from assay.cli import main
+from assay.models.names import DEFAULT_MODEL
 from assay.report.model import CaseResult, Report
 from tests.test_runner_e2e import agent_argv, set_plans, suite_json, write_project
 
@@ -173,7 +174,7 @@ def test_matrix_and_repeats_from_the_command_line(
 
 
 def test_config_values_apply_unless_given_on_the_command_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = project(tmp_path, {"solves": {}, "gives-up": {"solve": False}})
     (root / "pyproject.toml").write_text(
@@ -182,7 +183,45 @@ def test_config_values_apply_unless_given_on_the_command_line(
     assert main(run_args(root)[:-4]) == 0  # no --report-dir, no --work-root
     assert load_report(root / "configured-report/report.json").run.threshold == 0.5
     assert main(run_args(root, "--threshold", "0.9")) == 1
+    monkeypatch.setenv("ASSAY_THRESHOLD", "0.25")  # the environment beats the config file
+    assert main(run_args(root)) == 0
+    assert load_report(root / "report/report.json").run.threshold == 0.25
     capsys.readouterr()
+
+
+def test_without_a_key_review_cases_are_skipped_and_tasks_still_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    (root / "skills").mkdir()
+    (root / "skills" / "security.md").write_text("# Security review\nFind injections.\n")
+    (root / "fixtures" / "sqli").mkdir()
+    (root / "fixtures" / "sqli" / "app.py").write_text(
+        "def find(db, name):\n    return db.execute(f\"SELECT * FROM t WHERE n = '{name}'\")\n"
+    )
+    (root / "security.yaml").write_text(
+        "skill: skills/security.md\n"
+        "evals:\n"
+        "  - name: sql-injection\n"
+        "    given: query built from user input\n"
+        "    files:\n"
+        "      - fixtures/sqli/app.py\n"
+        "    should_find:\n"
+        "      - finding: SQL injection through name\n"
+        "        severity: high\n"
+    )
+    argv = json.dumps(list(agent_argv(root)))
+    (root / "pyproject.toml").write_text(f"[tool.assay]\nagent_command = {argv}\n")
+    code = main(["run", str(root), "--report-dir", str(root / "report")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    report = load_report(root / "report/report.json")
+    by_id = {c.id: c for c in report.cases}
+    review = by_id["security/sql-injection"]
+    assert (review.status, review.runtime) == ("skipped", "builtin")
+    assert review.reason == f"no credentials for {DEFAULT_MODEL}: set ANTHROPIC_API_KEY"
+    assert by_id["calc/t"].status == "pass"
+    assert "SKIP  security/sql-injection" in out
 
 
 def test_dry_run_builds_the_sandboxes_and_runs_no_agent(
@@ -218,6 +257,13 @@ def test_usage_errors_exit_2_with_a_clear_message(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (root / "started").exists()
+
+
+def test_resume_needs_a_results_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path, {"t": {}})
+    assert main(run_args(root, "--resume", str(root / "nowhere"))) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+    assert not (root / "nowhere").exists()
 
 
 def test_an_unwritable_report_dir_exits_2_before_running(

@@ -192,3 +192,21 @@ def test_combining_outcomes_takes_details_from_the_last_scored_attempt() -> None
     assert len(combined.attempts) == 3
     cut = case_result(run, [passing], forced_reason="interrupted")
     assert (cut.status, cut.score, cut.reason) == ("skipped", None, "interrupted")
+
+
+def test_make_listener_picks_plain_lines_off_a_terminal_and_live_on_one() -> None:
+    pytest.importorskip("rich")
+    from assay.report.terminal import LiveProgress, make_listener
+
+    assert isinstance(make_listener(io.StringIO()), PlainProgress)
+    out = io.StringIO()
+    live = make_listener(out, live=True)
+    assert isinstance(live, LiveProgress)
+    live.run_started(2)
+    live.case_started("a/1", None)
+    live.case_started("a/2", "m")
+    live.case_finished(result("a/1"))
+    live.case_finished(result("a/2", "m", status="error", score=None, reason="agent crashed"))
+    live.run_finished()
+    text = out.getvalue()
+    assert "ERROR a/2 [m]" in text and "agent crashed" in text

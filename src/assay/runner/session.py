@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
+from assay.errors import ConfigError
 from assay.models.names import bridge_env
 from assay.report.model import Report, RunInfo
 from assay.runner.events import NullListener, RunListener
@@ -84,6 +85,8 @@ async def run_async(
         raise nothing_selected(options.patterns)
     selected = shard_cases(selected, options.shard)
     runs = plan_runs(selected, options=options, config=config)
+    if options.resume_dir is not None and not (options.resume_dir / RESULTS_FILE).is_file():
+        raise ConfigError(f"nothing to resume: {options.resume_dir / RESULTS_FILE} not found")
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}

@@ -1,0 +1,122 @@
+"""`assay merge REPORT... -o OUT [--threshold X] [--max-errors N]`: shards -> one gated report.
+
+REPORT is a report.json file or a directory searched for them (downloaded CI artifacts).
+OUT is written as the merged report.json, with summary.md and junit.xml beside it, and
+the per-case artifacts the reports point at (transcripts, tracebacks) are copied beside
+it too, so the merged report directory stands on its own. Exit codes: 0 gate passed,
+1 gate failed, 2 unreadable or unmergeable reports (ConfigError, printed by assay.cli).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from assay._util.display import display_path
+from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.errors import ConfigError, ConfigErrors
+from assay.report.merge import merge_reports
+from assay.report.model import Report
+from assay.report.read import find_reports, read_report
+from assay.runner.writer import JUNIT_FILE, REPORT_FILE, SUMMARY_FILE, write_report_dir
+
+__all__ = ["command", "write_merged_report"]
+
+
+def command(args: argparse.Namespace) -> int:
+    output = _output_file(Path(args.output))
+    paths = find_reports([Path(p) for p in args.reports], exclude=output)
+    reports = _read_all(paths)
+    labels = [display_path(p) for p in paths]
+    merged = merge_reports(
+        reports,
+        threshold=args.threshold,
+        max_errors=args.max_errors,
+        labels=labels,
+        on_warning=lambda message: print(f"warning: {message}", file=sys.stderr),
+    )
+    write_merged_report(merged, output)
+    _copy_case_artifacts(merged, sources=list(zip(paths, reports, strict=True)), output=output)
+
+    from assay.report.terminal import print_summary
+
+    print(f"merged {len(reports)} report(s): {', '.join(labels)}")
+    print_summary(merged, report_dir=display_path(output), stream=sys.stdout)
+    return EXIT_PASS if merged.summary.gate == "pass" else EXIT_GATE_FAILED
+
+
+def _output_file(raw: Path) -> Path:
+    """`-o DIR` (an existing directory) means DIR/report.json."""
+    return raw / REPORT_FILE if raw.is_dir() else raw
+
+
+def _read_all(paths: Sequence[Path]) -> list[Report]:
+    """Every report, or every problem with every unreadable one at once."""
+    reports: list[Report] = []
+    problems: list[ConfigError] = []
+    for path in paths:
+        try:
+            reports.append(read_report(path))
+        except ConfigErrors as exc:
+            problems += exc.errors
+        except ConfigError as exc:
+            problems.append(exc)
+    if problems:
+        raise ConfigErrors(problems)
+    return reports
+
+
+def write_merged_report(report: Report, output: Path) -> None:
+    """`output` gets the report JSON; summary.md and junit.xml go beside it.
+
+    The runner's writer renders all three into a private directory next to `output`; they
+    are then renamed into place, so every file appears whole (whatever `output` is named).
+    """
+    directory = output.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".assay-merge-", dir=directory))
+    except OSError as exc:
+        raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
+    try:
+        write_report_dir(report, staging, cases=())
+        os.replace(staging / REPORT_FILE, output)
+        for name in (SUMMARY_FILE, JUNIT_FILE):
+            os.replace(staging / name, directory / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _copy_case_artifacts(
+    merged: Report, *, sources: Sequence[tuple[Path, Report]], output: Path
+) -> None:
+    """Copy each merged case's artifact directory from its report's directory to the output's.
+
+    Report paths such as `attempts[].transcript` are relative to the report directory, so
+    this keeps them valid. Symlinks are not copied: an artifact downloaded from elsewhere
+    must not pull files from outside it into the merged report.
+    """
+    from assay.runner.attempt import artifacts_dir
+
+    target_root = Path(os.path.realpath(output.parent))
+    origin: dict[tuple[str, str | None], Path] = {}
+    for path, report in sources:  # a later report wins, as in merge_reports
+        for case in report.cases:
+            origin[(case.id, case.model)] = Path(os.path.realpath(path.parent))
+    for case in merged.cases:
+        source_root = origin[(case.id, case.model)]
+        if source_root == target_root:
+            continue
+        source = artifacts_dir(source_root, case.id, case.model, 0).parent
+        if source.is_dir() and not source.is_symlink():
+            target = artifacts_dir(target_root, case.id, case.model, 0).parent
+            shutil.copytree(source, target, ignore=_symlinks, dirs_exist_ok=True)
+
+
+def _symlinks(directory: str, names: list[str]) -> list[str]:
+    return [name for name in names if os.path.islink(os.path.join(directory, name))]

@@ -1,0 +1,297 @@
+"""Merging the shard reports of one run into one report.
+
+`assay run --shard I/N` writes a report per shard. `merge_reports` turns them back into
+the report the unsharded run would have written: the same cases in the same order, the
+summary and gate recomputed over all of them. It refuses what cannot be one run - two
+reports holding the same case, a missing or repeated shard, shards of different splits,
+one case id meaning different cases - and warns about settings that differ but still
+leave the cases comparable (threshold, models, repeat, versions).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from assay._version import __version__
+from assay.errors import ConfigError, Location
+from assay.report.model import CaseResult, Report, RunInfo, Summary
+from assay.report.stats import summarize
+
+__all__ = ["merge_reports"]
+
+_NOT_RUN_NOTE = re.compile(r"^(?P<what>.+): (?P<count>\d+) case\(s\) not run$")
+"""The runner's gate-reason note for cases a run cut short (budget reached, interrupted)."""
+
+CaseKey = tuple[str, str | None]
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class _Input:
+    label: str
+    report: Report
+    shard: tuple[int, int] | None
+
+
+def merge_reports(
+    reports: Sequence[Report],
+    *,
+    threshold: float | None = None,
+    max_errors: int | None = None,
+    labels: Sequence[str] | None = None,
+    on_warning: Warn | None = None,
+) -> Report:
+    """One report from the shard reports of a run (or from reports of disjoint cases).
+
+    Cases keep the runner's order (suite file, position in it, then the model matrix),
+    so the result equals the unsharded run's report apart from ids and timings. The gate
+    is re-applied with `threshold` / `max_errors`, else with the reports' own (the
+    strictest, with a warning, when they differ). `labels` name the reports in messages
+    (file paths in the CLI); `on_warning` receives each warning. Raises ConfigError when
+    the reports cannot be one run.
+    """
+    if not reports:
+        raise ConfigError("nothing to merge: no reports given")
+    names = (
+        list(labels) if labels is not None else [f"report {n}" for n in range(1, 1 + len(reports))]
+    )
+    if len(names) != len(reports):
+        raise ValueError("labels must name every report")
+    warn: Warn = on_warning or (lambda _message: None)
+    _check_gate_options(threshold, max_errors)
+    inputs = sorted(
+        (
+            _Input(name, report, _shard_of(report, name))
+            for name, report in zip(names, reports, strict=True)
+        ),
+        key=lambda i: i.shard or (0, 0),
+    )
+    _check_shards(inputs)
+    models = list(dict.fromkeys(model for i in inputs for model in i.report.run.models))
+    cases = _in_runner_order(_combine_cases(inputs, warn), models)
+    _warn_about_differences(
+        inputs, warn, gate_given=(threshold is not None, max_errors is not None)
+    )
+    runs = [i.report.run for i in inputs]
+    started_at, finished_at = _time_span(inputs)
+    info = RunInfo(
+        id=uuid.uuid4().hex,
+        started_at=started_at,
+        finished_at=finished_at,
+        assay_version=_common([r.assay_version for r in runs]) or __version__,
+        threshold=threshold if threshold is not None else max(r.threshold for r in runs),
+        models=models,
+        judge_model=_common([r.judge_model for r in runs]),
+        repeat=max(r.repeat for r in runs),
+        shard=None,
+        git_sha=_common([r.git_sha for r in runs]),
+        max_errors=max_errors if max_errors is not None else min(r.max_errors for r in runs),
+        interrupted=any(r.interrupted for r in runs),
+    )
+    summary = summarize(
+        cases,
+        threshold=info.threshold,
+        max_errors=info.max_errors,
+        duration_s=sum(i.report.summary.duration_s for i in inputs),
+    )
+    return Report(run=info, summary=_with_notes(summary, _run_notes(reports)), cases=cases)
+
+
+def _check_gate_options(threshold: float | None, max_errors: int | None) -> None:
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise ConfigError(f"--threshold must be between 0 and 1, got {threshold:g}")
+    if max_errors is not None and max_errors < 0:
+        raise ConfigError(f"--max-errors must be 0 or more, got {max_errors}")
+
+
+def _shard_of(report: Report, label: str) -> tuple[int, int] | None:
+    if report.run.shard is None:
+        return None
+    from assay.runner.plan import parse_shard
+
+    try:
+        return parse_shard(report.run.shard)
+    except ConfigError:
+        message = f"run.shard must look like I/N with 1 <= I <= N, got {report.run.shard!r}"
+        raise ConfigError(message, Location(label)) from None
+
+
+def _check_shards(inputs: Sequence[_Input]) -> None:
+    """Sharded reports must be the shards 1..N of one N-way split, each exactly once."""
+    sharded = [(i, i.shard) for i in inputs if i.shard is not None]
+    if not sharded:
+        return
+    if len({count for _, (_, count) in sharded}) > 1:
+        detail = ", ".join(f"{i.label} is {i.report.run.shard}" for i, _ in sharded)
+        raise ConfigError(f"the reports are shards of different splits ({detail})")
+    count = sharded[0][1][1]
+    seen: dict[int, str] = {}
+    for item, (index, _) in sharded:
+        if index in seen:
+            raise ConfigError(
+                f"shard {index}/{count} is given twice: {seen[index]} and {item.label}"
+            )
+        seen[index] = item.label
+    missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in seen]
+    if missing:
+        raise ConfigError(
+            f"missing shard {', '.join(missing)}: got {len(seen)} of {count} shards "
+            f"({', '.join(f'{index}/{count} from {seen[index]}' for index in sorted(seen))})"
+        )
+
+
+def _combine_cases(inputs: Sequence[_Input], warn: Warn) -> list[CaseResult]:
+    """Every case once. Unsharded reports may overlap (the later one wins, with a warning);
+    a shard never overlaps anything, and a case id must mean the same case everywhere."""
+    chosen: dict[CaseKey, tuple[_Input, CaseResult]] = {}
+    defined: dict[str, tuple[str, str, str]] = {}
+    replaced: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for item in inputs:
+        keys_here: set[CaseKey] = set()
+        for case in item.report.cases:
+            key = (case.id, case.model)
+            if key in keys_here:
+                raise ConfigError(f"case {_show(key)} appears twice", Location(item.label))
+            keys_here.add(key)
+            kind, suite, where = defined.setdefault(case.id, (case.kind, case.suite, item.label))
+            if (kind, suite) != (case.kind, case.suite):
+                raise ConfigError(
+                    f"case {case.id} is not the same case in {where} ({kind} case of suite "
+                    f"{suite}) and {item.label} ({case.kind} case of suite {case.suite}): the "
+                    "reports come from different suites and cannot be merged"
+                )
+            earlier = chosen.get(key)
+            if earlier is not None:
+                if earlier[0].shard is not None or item.shard is not None:
+                    raise ConfigError(
+                        f"case {_show(key)} is in both {earlier[0].label} and {item.label}: "
+                        "the shards of one run never share a case"
+                    )
+                replaced[(earlier[0].label, item.label)].append(_show(key))
+            chosen[key] = (item, case)
+    for (first, second), shown in replaced.items():
+        examples = ", ".join(shown[:3]) + (", …" if len(shown) > 3 else "")
+        warn(
+            f"{len(shown)} case(s) are in both {first} and {second} ({examples}): "
+            f"keeping the results from {second}"
+        )
+    return [case for _, case in chosen.values()]
+
+
+def _show(key: CaseKey) -> str:
+    case_id, model = key
+    return f"{case_id} [{model}]" if model else case_id
+
+
+def _in_runner_order(cases: list[CaseResult], models: Sequence[str]) -> list[CaseResult]:
+    """The order `assay run` reports cases in: discovery order of the suite files (sorted
+    by path), each file's cases in document order, each case across the model matrix."""
+    rank = {model: position for position, model in enumerate(models)}
+
+    def position(case: CaseResult) -> tuple[tuple[str, ...], int, str, int, str]:
+        model_rank = -1 if case.model is None else rank.get(case.model, len(rank))
+        return (
+            Path(case.source.path).parts,
+            case.source.line,
+            case.id,
+            model_rank,
+            case.model or "",
+        )
+
+    return sorted(cases, key=position)
+
+
+def _warn_about_differences(
+    inputs: Sequence[_Input], warn: Warn, *, gate_given: tuple[bool, bool]
+) -> None:
+    settings: dict[str, Callable[[RunInfo], object]] = {
+        "models": lambda run: run.models,
+        "repeat": lambda run: run.repeat,
+        "judge model": lambda run: run.judge_model,
+        "git commit": lambda run: run.git_sha,
+        "assay version": lambda run: run.assay_version,
+    }
+    threshold_given, max_errors_given = gate_given
+    if not threshold_given:
+        settings["threshold (the merge uses the highest; pass --threshold to choose)"] = (
+            lambda run: run.threshold
+        )
+    if not max_errors_given:
+        settings["max-errors (the merge uses the lowest; pass --max-errors to choose)"] = (
+            lambda run: run.max_errors
+        )
+    for name, read in settings.items():
+        values = [read(i.report.run) for i in inputs]
+        if any(value != values[0] for value in values):
+            detail = "; ".join(
+                f"{i.label}: {_format(v)}" for i, v in zip(inputs, values, strict=True)
+            )
+            warn(f"the reports differ in {name}: {detail}")
+
+
+def _format(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "none"
+    return "none" if value is None else str(value)
+
+
+def _common(values: Sequence[str | None]) -> str | None:
+    """The value every report agrees on, else None."""
+    return values[0] if values and all(v == values[0] for v in values) else None
+
+
+def _time_span(inputs: Sequence[_Input]) -> tuple[str, str | None]:
+    """The earliest start and the latest finish, compared as instants (not as text)."""
+    starts = [(_instant(i.report.run.started_at, i.label), i.report.run.started_at) for i in inputs]
+    finishes = [
+        (_instant(finished, i.label), finished)
+        for i in inputs
+        if (finished := i.report.run.finished_at) is not None
+    ]
+    return min(starts)[1], (max(finishes)[1] if finishes else None)
+
+
+def _instant(text: str, label: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(
+            f"run time {text!r} is not an ISO 8601 timestamp", Location(label)
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _run_notes(reports: Sequence[Report]) -> list[str]:
+    """The notes each run added to its gate reason (budget reached, interrupted), with the
+    counts of cases they cut short added up across reports."""
+    not_run: dict[str, int] = {}
+    other: dict[str, None] = {}
+    for report in reports:
+        own = summarize(
+            report.cases,
+            threshold=report.run.threshold,
+            max_errors=report.run.max_errors,
+            duration_s=0.0,
+        ).gate_reason
+        reason = report.summary.gate_reason
+        if not reason.startswith(own):
+            continue
+        for note in filter(None, reason[len(own) :].split("; ")):
+            match = _NOT_RUN_NOTE.match(note)
+            if match:
+                not_run[match["what"]] = not_run.get(match["what"], 0) + int(match["count"])
+            else:
+                other.setdefault(note)
+    return [f"{what}: {count} case(s) not run" for what, count in not_run.items()] + list(other)
+
+
+def _with_notes(summary: Summary, notes: list[str]) -> Summary:
+    if not notes:
+        return summary
+    return summary.model_copy(update={"gate_reason": "; ".join([summary.gate_reason, *notes])})

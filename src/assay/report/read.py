@@ -1,0 +1,98 @@
+"""Reading report.json files: validated against the contract, errors pointing into the file."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Hashable, Iterator, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from assay._util.display import display_path
+from assay._util.textpos import json_positions
+from assay.errors import ConfigError, ConfigErrors, Location
+from assay.report.model import Report
+
+__all__ = ["find_reports", "read_report"]
+
+_MAX_SHOWN_ERRORS = 20
+"""A file that is not a report at all would list an error per field; the first ones say enough."""
+
+
+def read_report(path: Path) -> Report:
+    """`path` as an assay.report.v1 report.
+
+    Raises ConfigError (ConfigErrors for several validation errors) naming the file, the
+    line and column, and the JSON path of each problem.
+    """
+    shown = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("no such file", Location(shown)) from None
+    except UnicodeDecodeError:
+        raise ConfigError("not a report: the file is not UTF-8 text", Location(shown)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", Location(shown)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not a report: invalid JSON: {exc.msg}", Location(shown, exc.lineno, exc.colno)
+        ) from None
+    try:
+        return Report.model_validate(data)
+    except ValidationError as exc:
+        positions = json_positions(text)
+        problems = [
+            ConfigError(
+                f"{_json_path(error['loc'])}: {error['msg']}",
+                Location(shown, *positions.locate(error["loc"])),
+            )
+            for error in exc.errors()[:_MAX_SHOWN_ERRORS]
+        ]
+        raise ConfigErrors(problems) from None
+
+
+def _json_path(loc: Sequence[Hashable]) -> str:
+    """`("cases", 3, "status")` -> `cases[3].status` (`$` for the document itself)."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text.lstrip(".") or "$"
+
+
+def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[Path]:
+    """The report files `paths` name: files as given, every report.json under a directory.
+
+    Directories are searched recursively in sorted order (downloaded CI artifacts hold
+    one report directory per shard), skipping hidden ones. `exclude` (the merge's own
+    output) is never included, so merging into the searched directory can be repeated.
+    A path naming nothing, or a directory without any report, is a ConfigError.
+    """
+    from assay.runner.writer import REPORT_FILE
+
+    excluded = Path(os.path.realpath(exclude)) if exclude is not None else None
+    found: dict[Path, Path] = {}
+    for path in paths:
+        if path.is_dir():
+            inside = [p for p in _walk(path, REPORT_FILE) if Path(os.path.realpath(p)) != excluded]
+            if not inside:
+                raise ConfigError(f"no {REPORT_FILE} found under this directory", Location(path))
+            candidates = inside
+        elif path.exists():
+            candidates = [path]
+        else:
+            raise ConfigError("no such file or directory", Location(path))
+        for candidate in candidates:
+            # The same file reached twice (a directory and a file in it) is merged once.
+            found.setdefault(Path(os.path.realpath(candidate)), candidate)
+    return list(found.values())
+
+
+def _walk(top: Path, name: str) -> Iterator[Path]:
+    for directory, subdirectories, files in os.walk(top):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        if name in files:
+            yield Path(directory) / name

@@ -1,0 +1,181 @@
+"""From a captured change to the files of one case: a review scenario or a rubric case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from assay.errors import ConfigError
+from assay.scaffold.capture import CapturedFile, SideCapture, capture_side
+from assay.scaffold.diff import DiffEntry, render_diff
+from assay.scaffold.layout import PathAllocator, fixture_repo_dir
+from assay.scaffold.license import find_license
+from assay.scaffold.model import Change, ChangeSource, License, Side, SkippedFile
+from assay.scaffold.stub import (
+    dump_json,
+    merge_manifest,
+    provenance,
+    review_scenario,
+    rubric_entry,
+)
+from assay.scaffold.writer import WritePlan
+
+__all__ = ["MANIFEST_NAME", "PlannedCase", "plan_review_case", "plan_rubric_case"]
+
+MANIFEST_NAME = "suite.json"
+PROVENANCE_NAME = "source.json"
+
+
+@dataclass(frozen=True)
+class PlannedCase:
+    plan: WritePlan
+    case_file: str
+    """Root-relative path of the file the user edits next (scenario or manifest)."""
+    case_id: str
+    """The id `assay run -t` selects the case by."""
+    skipped: tuple[SkippedFile, ...]
+
+
+def plan_review_case(
+    source: ChangeSource,
+    change: Change,
+    *,
+    root: Path,
+    category: str,
+    name: str,
+    side: Side,
+    max_file_size: int,
+) -> PlannedCase:
+    """Fixtures under `fixtures/<name>/github/<owner>/<repo>/` and `<category>/<name>.json`."""
+    capture = capture_side(source, change, side=side, max_file_size=max_file_size)
+    if not capture.files:
+        raise _nothing_usable(change, capture, hint=" (try --side head)" * (side == "base"))
+    license = find_license(source, change, ref=capture.ref, captured=capture.files)
+    fixture_dir = fixture_repo_dir(name, change.repository)
+    places = PathAllocator()
+    files: dict[str, bytes] = {}
+    mapping: list[tuple[str, str]] = []
+    for captured in capture.files:
+        rel = (fixture_dir / places.place(captured.source_path)).as_posix()
+        files[rel] = captured.content
+        mapping.append((rel, captured.source_path))
+    fixture_files = [rel for rel, _ in mapping]
+    supporting: list[str] = []
+    if license.path not in {f.source_path for f in capture.files}:
+        rel = (fixture_dir / places.place(license.path)).as_posix()
+        files[rel] = license.content
+        mapping.append((rel, license.path))
+        supporting.append(rel)
+    notes = provenance(
+        change, side=side, ref=capture.ref, source_files=mapping, skipped=capture.skipped
+    )
+    scenario = review_scenario(
+        change, files=fixture_files, supporting_files=supporting, notes=notes
+    )
+    case_file = f"{category}/{name}.json"
+    files[case_file] = dump_json(scenario)
+    return PlannedCase(
+        plan=WritePlan(root=root, files=files, owned_dirs=(fixture_dir.as_posix(),)),
+        case_file=case_file,
+        case_id=f"{category}/{name}",
+        skipped=capture.skipped,
+    )
+
+
+def plan_rubric_case(
+    source: ChangeSource,
+    change: Change,
+    *,
+    root: Path,
+    category: str,
+    name: str,
+    max_file_size: int,
+    force: bool,
+) -> PlannedCase:
+    """`<category>/cases/<name>/{base/, input.diff, source.json}` plus an entry in
+    `<category>/suite.json`. The base is always the base side: the diff applies to it."""
+    capture = capture_side(source, change, side="base", max_file_size=max_file_size)
+    # Files the change adds are not lost here: the diff creates them.
+    skipped = [s for s in capture.skipped if s.path not in capture.absent]
+    places = PathAllocator()
+    base = {places.place(f.source_path): f.content for f in capture.files}
+    entries, diff_skipped = _diff_entries(source, change, capture, places)
+    if not entries:
+        raise _nothing_usable(change, capture, extra=diff_skipped)
+    license = find_license(source, change, ref=capture.ref, captured=capture.files)
+    base.setdefault(places.place(license.path), license.content)
+
+    case_dir = PurePosixPath(category, "cases", name)
+    files = {(case_dir / "base" / rel).as_posix(): content for rel, content in base.items()}
+    files[(case_dir / "input.diff").as_posix()] = render_diff(entries).encode("utf-8")
+    all_skipped = tuple(skipped + diff_skipped)
+    mapping = [((case_dir / "base" / places.place(f.source_path)).as_posix(), f.source_path)
+               for f in (*capture.files, _as_captured(license))]
+    notes = provenance(
+        change, side="base", ref=capture.ref, source_files=_unique(mapping), skipped=all_skipped
+    )
+    files[(case_dir / PROVENANCE_NAME).as_posix()] = dump_json(notes)
+
+    manifest_rel = f"{category}/{MANIFEST_NAME}"
+    entry = rubric_entry(change, case_id=name, ref=capture.ref, fixture_path=f"cases/{name}")
+    manifest, conflict = merge_manifest(root / manifest_rel, entry, suite_name=category, force=force)
+    files[manifest_rel] = dump_json(manifest)
+    plan = WritePlan(
+        root=root,
+        files=files,
+        owned_dirs=(case_dir.as_posix(),),
+        updated_files=frozenset({manifest_rel}),
+        conflicts=(conflict,) if conflict else (),
+    )
+    suite = PurePosixPath(MANIFEST_NAME).stem
+    return PlannedCase(plan, manifest_rel, f"{suite}/{name}", all_skipped)
+
+
+def _diff_entries(
+    source: ChangeSource, change: Change, capture: SideCapture, places: PathAllocator
+) -> tuple[list[DiffEntry], list[SkippedFile]]:
+    """One entry per file whose change can be replayed on the captured base."""
+    captured = {f.source_path for f in capture.files}
+    entries: list[DiffEntry] = []
+    skipped: list[SkippedFile] = []
+    for changed in change.files:
+        old = changed.path_on("base")
+        if changed.status == "copied":
+            why = "a copy of a file the base does not hold"
+        elif old is not None and old not in captured:
+            why = "its base file was skipped"
+        elif (patch := source.patch(changed)) is None:
+            why = "no text patch (binary or too large)"
+        elif not patch and changed.status != "renamed":
+            why = "no content change (only the file mode changed)"
+        else:
+            entries.append(
+                DiffEntry(
+                    status=changed.status,
+                    old_path=places.place(old) if old is not None else None,
+                    new_path=places.place(changed.path) if changed.status != "removed" else None,
+                    hunks=patch,
+                )
+            )
+            continue
+        skipped.append(SkippedFile(changed.path, f"not in input.diff: {why}"))
+    return entries, skipped
+
+
+def _nothing_usable(
+    change: Change, capture: SideCapture, *, hint: str = "", extra: list[SkippedFile] | None = None
+) -> ConfigError:
+    reasons = [*capture.skipped, *(extra or [])]
+    listed = "".join(f"\n  {s.path}: {s.reason}" for s in reasons) or "\n  (no changed files)"
+    return ConfigError(
+        f"{change.source}: no usable files on the {capture.side} side{hint}; "
+        f"nothing was written. Every file was skipped:{listed}"
+    )
+
+
+def _as_captured(license: License) -> CapturedFile:
+    return CapturedFile(license.path, license.content)
+
+
+def _unique(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys(pairs))

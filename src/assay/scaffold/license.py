@@ -1,0 +1,51 @@
+"""The source repository's license, which every scaffolded fixture carries with it.
+
+Fixtures are copies of someone else's code; checking them in without their license is
+not an option, so a scaffold with no license found is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.errors import ConfigError
+from assay.scaffold.capture import CapturedFile
+from assay.scaffold.model import Change, ChangeSource, License, Unavailable
+
+__all__ = ["LICENSE_NAMES", "find_license"]
+
+LICENSE_NAMES = (
+    "LICENSE",
+    "LICENSE.md",
+    "LICENSE.txt",
+    "LICENCE",
+    "LICENCE.md",
+    "COPYING",
+    "COPYING.md",
+)
+"""Root files tried in this order (Warden's scaffolder looks for the same names)."""
+
+
+def find_license(
+    source: ChangeSource, change: Change, *, ref: str, captured: Sequence[CapturedFile]
+) -> License:
+    """The repository's root license at `ref`: the first of LICENSE_NAMES that exists, else
+    what the source detects (GitHub's license API). A file already captured is reused.
+
+    Raises ConfigError when there is none.
+    """
+    already = {f.source_path: f.content for f in captured}
+    for name in LICENSE_NAMES:
+        if name in already:
+            return License(name, already[name])
+        content = source.read(name, ref=ref, max_bytes=None)
+        if not isinstance(content, Unavailable):
+            return License(name, content)
+    detected = source.detected_license(ref)
+    if detected is not None:
+        return detected
+    raise ConfigError(
+        f"no license file found in {change.repository} at {ref[:12]} (looked for "
+        f"{', '.join(LICENSE_NAMES)} and asked the source to detect one); fixtures copied "
+        "from a repository must carry its license, so nothing was written"
+    )

@@ -1,0 +1,128 @@
+"""The documents a scaffold writes: a Warden JSON scenario, or a Cassandra manifest entry.
+
+Both carry a `TODO:` placeholder where only a person can say what the case is about (the
+finding the reviewer must report, the rubric the judge applies). The loaders reject that
+placeholder, so an untouched stub can never run and pass by accident.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError, Location
+from assay.scaffold.model import Change, Side, SkippedFile
+
+__all__ = [
+    "MAX_BODY_CHARS",
+    "TODO_FINDING",
+    "TODO_RUBRIC",
+    "dump_json",
+    "merge_manifest",
+    "provenance",
+    "review_scenario",
+    "rubric_entry",
+]
+
+TODO_FINDING = (
+    "TODO: replace with the exact finding the reviewer must report "
+    "(what is wrong, where, and why it matters)"
+)
+TODO_RUBRIC = (
+    "TODO: describe what a good review of this diff must catch, and what it must not flag"
+)
+MAX_BODY_CHARS = 4000
+"""Pull request descriptions can be huge (templates, logs); the stub keeps the start."""
+_TRUNCATED = "\n\n[... truncated by assay scaffold]"
+
+
+def provenance(
+    change: Change,
+    *,
+    side: Side,
+    ref: str,
+    source_files: Sequence[tuple[str, str]],
+    skipped: Sequence[SkippedFile],
+) -> dict[str, Any]:
+    """Warden's `notes`: where the fixtures came from, so a maintainer can recreate them."""
+    return {
+        "source": change.source,
+        "repository": change.repository,
+        "source_ref": ref,
+        "source_files": [{"path": path, "sourcePath": src} for path, src in source_files],
+        "side": side,
+        "skipped_files": [s.as_json() for s in skipped],
+        "body": _truncated(change.body),
+    }
+
+
+def review_scenario(
+    change: Change, *, files: Sequence[str], supporting_files: Sequence[str], notes: dict[str, Any]
+) -> dict[str, Any]:
+    """A standalone JSON scenario (`<root>/<category>/<name>.json`)."""
+    return {
+        "given": change.title,
+        "files": list(files),
+        "supporting_files": list(supporting_files),
+        "should_find": [{"finding": TODO_FINDING}],
+        "should_not_find": [],
+        "notes": notes,
+    }
+
+
+def rubric_entry(
+    change: Change, *, case_id: str, ref: str, fixture_path: str
+) -> dict[str, Any]:
+    """One case of a Cassandra suite manifest."""
+    return {
+        "id": case_id,
+        "name": change.title,
+        "description": f"Scaffolded from {change.source} (base {ref[:12]}).",
+        "rubric": TODO_RUBRIC,
+        "fixture_path": fixture_path,
+    }
+
+
+def merge_manifest(
+    manifest: Path, entry: dict[str, Any], *, suite_name: str, force: bool
+) -> tuple[dict[str, Any], str | None]:
+    """`manifest`'s content with `entry` added (or replacing its id under `force`).
+
+    Returns the document and a conflict (a duplicate id, without `force`) or None. A new
+    manifest is created when none exists; one that is not a manifest raises ConfigError.
+    """
+    if not manifest.exists():
+        return {"name": suite_name, "description": "", "cases": [entry]}, None
+    try:
+        document = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        line = getattr(exc, "lineno", 0)
+        raise ConfigError(
+            f"cannot add a case to this suite manifest: {exc}", Location(manifest, line)
+        ) from None
+    cases = document.get("cases") if isinstance(document, dict) else None
+    if not isinstance(cases, list):
+        raise ConfigError(
+            "cannot add a case: this file is not a rubric suite manifest (no `cases` list)",
+            Location(manifest),
+        )
+    ids = [c.get("id") if isinstance(c, dict) else None for c in cases]
+    if entry["id"] in ids:
+        if not force:
+            return document, f"{manifest.name}: case id {entry['id']!r} already exists"
+        cases[ids.index(entry["id"])] = entry
+    else:
+        cases.append(entry)
+    return document, None
+
+
+def dump_json(document: Any) -> bytes:
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _truncated(body: str) -> str:
+    if len(body) <= MAX_BODY_CHARS:
+        return body
+    return body[:MAX_BODY_CHARS].rstrip() + _TRUNCATED
