@@ -1,16 +1,19 @@
 """How close concurrent model calls get to the ideal wall time.
 
-Runs `assay.models.generate` (registry, limiter, retries, pricing, the real anthropic SDK)
-against the loopback FakeAnthropic, which answers every call after a fixed latency. With
-perfect concurrency, N calls at concurrency C take N x latency / C; the ratio of the
-measured wall time to that ideal is the overhead (1.0 = none).
+Runs bursts of `assay.models.generate` calls (registry, limiter, retries, pricing, the
+real anthropic SDK) against the loopback FakeAnthropic, which answers every call after a
+fixed latency. With perfect concurrency, N calls at concurrency C take N x latency / C;
+`ratio` is the best measured wall time over that ideal (1.00 = no overhead).
 
     python bench/bench_concurrency.py            # 20 calls at c=1, 200 at c=8 and c=32
-    python bench/bench_concurrency.py --calls 256 --latency 0.2 --concurrency 32
+    python bench/bench_concurrency.py --calls 256 --concurrency 32 --repeats 5
 
-`ratio` is the best of `--repeats` bursts over the ideal. N / C rarely divides evenly:
-200 calls at c=32 need ceil(200/32) = 7 rounds of calls, so no client can beat 7 / 6.25
-= 1.12 there; `floor` shows that bound beside the ratio.
+Two references sit beside the ratio:
+- `floor`: N / C rarely divides evenly; 200 calls at c=32 need ceil(200/32) = 7 rounds,
+  so nothing can beat 7 / 6.25 = 1.12 there.
+- `sdk`: the same burst through the bare SDK under an asyncio.Semaphore, i.e. what the
+  SDK and this machine cost before assay adds anything.
+The fake runs in its own process so its threads do not compete for our interpreter lock.
 """
 
 from __future__ import annotations
@@ -25,44 +28,78 @@ import socketserver
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+import anthropic
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fakes.anthropic_api import FakeAnthropic, text_reply  # noqa: E402
 
 from assay.models import Message, ModelRequest, generate  # noqa: E402
 from assay.options import RunOptions  # noqa: E402
-from tests.fakes.anthropic_api import FakeAnthropic, text_reply  # noqa: E402
 
 DEFAULT_PLAN = ((1, 20), (8, 200), (32, 200))
+MODEL = "claude-haiku-4-5"
+SYSTEM = "You answer briefly."
+KEY = "sk-ant-bench-not-a-real-key"
 
 
 def small_request(index: int) -> ModelRequest:
     return ModelRequest(
-        model="anthropic/claude-haiku-4-5",
-        system="You answer briefly.",
+        model=f"anthropic/{MODEL}",
+        system=SYSTEM,
         messages=(Message("user", ({"type": "text", "text": f"ping {index}"},)),),
         max_tokens=16,
     )
 
 
-async def run_calls(calls: int, concurrency: int, repeats: int) -> list[float]:
-    """Wall times of `repeats` bursts of `calls` calls, on one client (as in a real run)."""
-    options = RunOptions(concurrency=concurrency)
-    # Open the client and its `concurrency` connections outside the clock.
-    await asyncio.gather(
-        *(generate(small_request(-i), options=options) for i in range(concurrency))
-    )
+async def bursts(
+    call: Callable[[int], Awaitable[object]], calls: int, concurrency: int, repeats: int
+) -> list[float]:
+    """Wall times of `repeats` bursts of `calls` calls; connections are opened beforehand."""
+    await asyncio.gather(*(call(-i) for i in range(concurrency)))
     walls = []
     for _ in range(repeats):
         started = time.perf_counter()
-        await asyncio.gather(*(generate(small_request(i), options=options) for i in range(calls)))
+        await asyncio.gather(*(call(i) for i in range(calls)))
         walls.append(time.perf_counter() - started)
     return walls
 
 
+async def through_assay(calls: int, concurrency: int, repeats: int) -> list[float]:
+    options = RunOptions(concurrency=concurrency)
+
+    async def call(index: int) -> object:
+        return await generate(small_request(index), options=options)
+
+    return await bursts(call, calls, concurrency, repeats)
+
+
+async def through_bare_sdk(
+    base_url: str, calls: int, concurrency: int, repeats: int
+) -> list[float]:
+    client = anthropic.AsyncAnthropic(api_key=KEY, base_url=base_url, max_retries=0)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def call(index: int) -> object:
+        async with gate:
+            return await client.messages.create(
+                model=MODEL,
+                max_tokens=16,
+                system=[{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
+                messages=[{"role": "user", "content": [{"type": "text", "text": f"ping {index}"}]}],
+            )
+
+    try:
+        return await bursts(call, calls, concurrency, repeats)
+    finally:
+        await client.close()
+
+
 def serve_fake(latency_s: float, conn: Connection) -> None:
-    """The fake runs in its own process, so its threads do not share our interpreter lock."""
     # A ThreadingHTTPServer's default listen backlog (5) would drop the SYNs of a burst
     # of 32 new connections, and each dropped SYN costs a 1 s TCP retransmit.
     socketserver.TCPServer.request_queue_size = 128
@@ -72,42 +109,39 @@ def serve_fake(latency_s: float, conn: Connection) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per call (default 0.2)")
     parser.add_argument("--calls", type=int, help="calls per burst (default: 20 at c=1, else 200)")
     parser.add_argument(
         "--concurrency", type=int, action="append", help="repeatable (default 1, 8, 32)"
     )
-    parser.add_argument("--repeats", type=int, default=3, help="bursts per concurrency (default 3)")
+    parser.add_argument("--repeats", type=int, default=3, help="bursts per row (default 3)")
     args = parser.parse_args()
-    plan = (
-        [(c, args.calls or (20 if c == 1 else 200)) for c in args.concurrency]
-        if args.concurrency
-        else [(c, args.calls or n) for c, n in DEFAULT_PLAN]
-    )
+    levels = args.concurrency or [c for c, _ in DEFAULT_PLAN]
+    plan = [(c, args.calls or (20 if c == 1 else 200)) for c in levels]
+
     print(f"python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} CPUs")
-    print(
-        f"fake latency {args.latency * 1000:.0f} ms per call; real anthropic SDK; assay.models.generate"
-    )
-    print(
-        f"{'c':>4} {'calls':>6} {'ideal s':>8} {'best s':>8} {'median s':>9} {'ratio':>6} {'floor':>6}"
-    )
+    print(f"fake latency {args.latency * 1000:.0f} ms/call; best of {args.repeats} bursts per row")
+    header = ("c", "calls", "ideal s", "assay s", "median s", "ratio", "floor", "sdk")
+    print("{:>4} {:>6} {:>8} {:>8} {:>9} {:>6} {:>6} {:>6}".format(*header))
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.get_context("spawn").Process(
         target=serve_fake, args=(args.latency, theirs)
     )
     server.start()
     try:
-        os.environ["ANTHROPIC_API_KEY"] = "sk-ant-bench-not-a-real-key"
-        os.environ["ANTHROPIC_BASE_URL"] = ours.recv()
+        base_url = ours.recv()
+        os.environ["ANTHROPIC_API_KEY"] = KEY
+        os.environ["ANTHROPIC_BASE_URL"] = base_url
         for concurrency, calls in plan:
-            walls = asyncio.run(run_calls(calls, concurrency, args.repeats))
+            walls = asyncio.run(through_assay(calls, concurrency, args.repeats))
+            bare = asyncio.run(through_bare_sdk(base_url, calls, concurrency, args.repeats))
             ideal = calls * args.latency / concurrency
             floor = math.ceil(calls / concurrency) * args.latency / ideal
-            best, median = min(walls), statistics.median(walls)
+            row = (concurrency, calls, ideal, min(walls), statistics.median(walls))
             print(
-                f"{concurrency:>4} {calls:>6} {ideal:>8.2f} {best:>8.2f} {median:>9.2f}"
-                f" {best / ideal:>6.2f} {floor:>6.2f}"
+                "{:>4} {:>6} {:>8.2f} {:>8.2f} {:>9.2f}".format(*row)
+                + f" {min(walls) / ideal:>6.2f} {floor:>6.2f} {min(bare) / ideal:>6.2f}"
             )
     finally:
         ours.send("stop")

@@ -9,6 +9,9 @@ the runner's share: scheduling, attempt directories, results.jsonl, combining, r
 
     /work/venv/bin/python bench/bench_harness.py [--cases 40] [--rounds 5] [--memory-cases 1000]
 
+A second measurement isolates the runner further: verify cases answered by an in-process
+agent and graded in code leave only the sandbox and the runner, with no child process.
+
 Two clocks: wall time, and the CPU time of assay's own process (all its threads, not its
 child processes). On a shared machine wall time mostly measures the neighbours; the
 runner's share is in-process work, so its CPU time is the steadier number. Rounds
@@ -141,6 +144,56 @@ async def _component_costs(case: Case, root: Path, count: int) -> dict[str, Cloc
     return {name: (wall / count, cpu / count) for name, (wall, cpu) in totals.items()}
 
 
+class _KeepAgent:
+    """An in-process agent answering `keep` at once: no process, no model."""
+
+    async def run(self, ctx: Any) -> Any:
+        from assay.agents import AgentOutput
+
+        return AgentOutput(verdict="keep")
+
+
+def make_verify_cases(root: Path, count: int) -> list[Case]:
+    """Verify cases for the in-process agent: graded in code, so only the sandbox and the
+    runner remain, which isolates the runner without any child process."""
+    from assay.agents import register_agent
+    from assay.suites.case import FixtureFile, VerifySpec
+
+    register_agent("bench-keep", lambda options: _KeepAgent())
+    source = root / "handler.py"
+    source.write_text("def handle(request):\n    return request.body\n" * 10)
+    spec = VerifySpec(
+        given="handler returns the raw body",
+        files=(FixtureFile(source, "app/handler.py"),),
+        candidate={"title": "unvalidated body"},
+        expect_verdict="keep",
+    )
+    return [
+        Case(
+            id=f"bench/verify-{i:05d}",
+            suite="bench",
+            name=f"verify-{i:05d}",
+            kind="verify",
+            format="verification",
+            source_path=root / "verify.json",
+            source_line=1,
+            spec=spec,
+            runtime="bench-keep",
+        )
+        for i in range(count)
+    ]
+
+
+def sandbox_cost(case: Case, root: Path, count: int) -> Clock:
+    from assay.sandbox import build_sandbox, remove_sandbox
+
+    start = now()
+    for _ in range(count):
+        remove_sandbox(build_sandbox(case, parent=root))
+    wall, cpu = since(start)
+    return wall / count, cpu / count
+
+
 def memory_child(count: int) -> None:
     """Run `count` cases in this (fresh) process and print its peak memory as JSON."""
     tracemalloc.start()
@@ -209,13 +262,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as temp:
         root = Path(temp)
         cases = make_cases(make_fixture(root), args.cases)
+        verify = make_verify_cases(root, args.cases)
         timed_run(cases[:3], root, concurrency=1)  # warm imports and caches
+        timed_run(verify[:3], root, concurrency=1)
         for _ in range(args.rounds):
             keep("one", timed_run(cases[:1], root, concurrency=1))
             keep("many", timed_run(cases, root, concurrency=1), per=len(cases))
             keep("parallel", timed_run(cases, root, concurrency=8), per=len(cases))
             for name, clock in component_costs(cases[0], root, 10).items():
                 keep(name, clock)
+            keep("verify_many", timed_run(verify, root, concurrency=1), per=len(verify))
+            keep("verify_sandbox", sandbox_cost(verify[0], root, 10))
             keep("startup", import_cost())
 
     def both(value: Callable[[int], float]) -> str:
@@ -236,6 +293,9 @@ def main() -> None:
         ("  task checks (git status, no commands)", lambda i: best["checks"][i]),
         ("  runner (the rest)", harness),
         ("per case, concurrency 8 (throughput)", lambda i: best["parallel"][i]),
+        ("verify case, in-process agent", lambda i: best["verify_many"][i]),
+        ("  sandbox build + removal", lambda i: best["verify_sandbox"][i]),
+        ("  runner (the rest)", lambda i: best["verify_many"][i] - best["verify_sandbox"][i]),
     ]
     print(
         f"{args.rounds} rounds of {len(cases)} task cases, agent {' '.join(NOOP_AGENT)}, "

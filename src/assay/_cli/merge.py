@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from assay._util.display import display_path
+from assay._util.paths import resolve_inside
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError, ConfigErrors
 from assay.report.merge import merge_reports
@@ -98,7 +99,7 @@ def _copy_case_artifacts(
     """Copy each merged case's artifact directory from its report's directory to the output's.
 
     Report paths such as `attempts[].transcript` are relative to the report directory, so
-    this keeps them valid. Symlinks are not copied: an artifact downloaded from elsewhere
+    this keeps them valid. Symlinks are not followed: an artifact downloaded from elsewhere
     must not pull files from outside it into the merged report.
     """
     from assay.runner.attempt import artifacts_dir
@@ -112,10 +113,13 @@ def _copy_case_artifacts(
         source_root = origin[(case.id, case.model)]
         if source_root == target_root:
             continue
-        source = artifacts_dir(source_root, case.id, case.model, 0).parent
-        if source.is_dir() and not source.is_symlink():
-            target = artifacts_dir(target_root, case.id, case.model, 0).parent
-            shutil.copytree(source, target, ignore=_symlinks, dirs_exist_ok=True)
+        relative = artifacts_dir(Path(), case.id, case.model, 0).parent
+        try:
+            source = resolve_inside(source_root, relative.as_posix())
+        except ConfigError:
+            continue  # a symlink on the way leads out of the report directory
+        if source.is_dir():
+            shutil.copytree(source, target_root / relative, ignore=_symlinks, dirs_exist_ok=True)
 
 
 def _symlinks(directory: str, names: list[str]) -> list[str]:

@@ -36,6 +36,7 @@ __all__ = [
     "RunSide",
     "Significance",
     "compare_reports",
+    "explain",
     "mcnemar_exact_p",
     "paired_bootstrap",
 ]
@@ -317,3 +318,26 @@ def _significance(
 def _fractional(case: CaseResult) -> bool:
     """Scores that carry more than pass/fail: several attempts, or a graded score."""
     return case.score is not None and (len(case.attempts) > 1 or case.score not in (0.0, 1.0))
+
+
+def explain(significance: Significance) -> str:
+    """The numbers behind the verdict, as one plain sentence."""
+    parts = []
+    if significance.bootstrap is not None:
+        boot = significance.bootstrap
+        low, high = boot.interval
+        parts.append(
+            f"mean per-case score change {boot.mean_delta:+.2f}, 95% interval {low:+.2f} to "
+            f"{high:+.2f} (paired bootstrap over {boot.cases} cases)"
+        )
+    if significance.mcnemar is not None:
+        test = significance.mcnemar
+        parts.append(
+            f"McNemar exact p = {_p_value(test.p_value)} ({test.worse} pass → fail, "
+            f"{test.better} fail → pass, of {test.cases} cases scored in both)"
+        )
+    return "; ".join(parts) or "no case has a score in both reports"
+
+
+def _p_value(p: float) -> str:
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}".rstrip("0").rstrip(".")

@@ -8,7 +8,7 @@ Markdown, code spans, neutralised @mentions).
 
 from __future__ import annotations
 
-from assay.report.compare import CaseChange, Change, Comparison, Significance
+from assay.report.compare import CaseChange, Change, Comparison, explain
 
 # The escaping and size-fitting helpers of summary.md: one implementation for both.
 from assay.report.markdown import _code, _Entry, _fit, escape_markdown
@@ -72,7 +72,7 @@ def _head(comparison: Comparison, title: str) -> str:
         f"## {_VERDICT_ICON[significance.verdict]} {escape_markdown(title)}: "
         f"score {_score(base.score)} → {_score(head.score)} ({_signed(delta.score)})",
         "",
-        f"**{significance.verdict.capitalize()}** · {_evidence(significance)}",
+        f"**{significance.verdict.capitalize()}** · {escape_markdown(explain(significance))}",
         "",
         "| | Base | Head | Change |",
         "|---|---:|---:|---:|",
@@ -104,25 +104,6 @@ def _head(comparison: Comparison, title: str) -> str:
     if counted:
         lines += ["", " · ".join(counted)]
     return "\n".join(lines) + "\n"
-
-
-def _evidence(significance: Significance) -> str:
-    """The numbers behind the verdict, in words."""
-    parts = []
-    if significance.bootstrap is not None:
-        boot = significance.bootstrap
-        low, high = boot.interval
-        parts.append(
-            f"mean per-case score change {_signed(boot.mean_delta)}, 95% interval "
-            f"{_signed(low)} to {_signed(high)} (paired bootstrap over {boot.cases} cases)"
-        )
-    if significance.mcnemar is not None:
-        test = significance.mcnemar
-        parts.append(
-            f"McNemar exact p = {_p_value(test.p_value)} ({test.worse} pass → fail, "
-            f"{test.better} fail → pass, of {test.cases} cases scored in both)"
-        )
-    return "; ".join(parts) or "no case has a score in both reports"
 
 
 def _score_changes(comparison: Comparison) -> list[CaseChange]:
@@ -170,7 +151,3 @@ def _cost(value: float | None, *, sign: bool = False) -> str:
     if value is None:
         return "unknown"
     return f"{'+' if sign and value >= 0 else '-' if value < 0 else ''}${abs(value):.4f}"
-
-
-def _p_value(p: float) -> str:
-    return "< 0.0001" if p < 0.0001 else f"{p:.4f}".rstrip("0").rstrip(".")

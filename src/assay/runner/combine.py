@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -35,12 +36,17 @@ def _tokens(usage: Usage) -> int:
 
 def source_of(path: Path, line: int) -> Source:
     """The suite file relative to the working directory when it is below it."""
+    return Source(path=_shown_path(path, os.getcwd()), line=line)
+
+
+@functools.lru_cache(maxsize=256)
+def _shown_path(path: Path, cwd: str) -> str:
+    # Cached: every case of a suite shares its file, and relpath is not free per case.
     try:
-        shown = Path(os.path.relpath(path))
-        text = str(path) if shown.parts[:1] == ("..",) else shown.as_posix()
-    except ValueError:
-        text = str(path)
-    return Source(path=text, line=line)
+        shown = Path(os.path.relpath(path, cwd))
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if shown.parts[:1] == ("..",) else shown.as_posix()
 
 
 def case_result(

@@ -109,8 +109,10 @@ def plan_rubric_case(
     files = {(case_dir / "base" / rel).as_posix(): content for rel, content in base.items()}
     files[(case_dir / "input.diff").as_posix()] = render_diff(entries).encode("utf-8")
     all_skipped = tuple(skipped + diff_skipped)
-    mapping = [((case_dir / "base" / places.place(f.source_path)).as_posix(), f.source_path)
-               for f in (*capture.files, _as_captured(license))]
+    mapping = [
+        ((case_dir / "base" / places.place(f.source_path)).as_posix(), f.source_path)
+        for f in (*capture.files, _as_captured(license))
+    ]
     notes = provenance(
         change, side="base", ref=capture.ref, source_files=_unique(mapping), skipped=all_skipped
     )
@@ -118,7 +120,9 @@ def plan_rubric_case(
 
     manifest_rel = f"{category}/{MANIFEST_NAME}"
     entry = rubric_entry(change, case_id=name, ref=capture.ref, fixture_path=f"cases/{name}")
-    manifest, conflict = merge_manifest(root / manifest_rel, entry, suite_name=category, force=force)
+    manifest, conflict = merge_manifest(
+        root / manifest_rel, entry, suite_name=category, force=force
+    )
     files[manifest_rel] = dump_json(manifest)
     plan = WritePlan(
         root=root,

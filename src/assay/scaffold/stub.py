@@ -30,9 +30,7 @@ TODO_FINDING = (
     "TODO: replace with the exact finding the reviewer must report "
     "(what is wrong, where, and why it matters)"
 )
-TODO_RUBRIC = (
-    "TODO: describe what a good review of this diff must catch, and what it must not flag"
-)
+TODO_RUBRIC = "TODO: describe what a good review of this diff must catch, and what it must not flag"
 MAX_BODY_CHARS = 4000
 """Pull request descriptions can be huge (templates, logs); the stub keeps the start."""
 _TRUNCATED = "\n\n[... truncated by assay scaffold]"
@@ -72,9 +70,7 @@ def review_scenario(
     }
 
 
-def rubric_entry(
-    change: Change, *, case_id: str, ref: str, fixture_path: str
-) -> dict[str, Any]:
+def rubric_entry(change: Change, *, case_id: str, ref: str, fixture_path: str) -> dict[str, Any]:
     """One case of a Cassandra suite manifest."""
     return {
         "id": case_id,

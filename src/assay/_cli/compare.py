@@ -1,0 +1,127 @@
+"""`assay compare BASE HEAD [--json] [--fail-on-regression]`: what changed between two runs.
+
+BASE and HEAD are report.json files or report directories. Prints a text table (newly
+failing cases first) or, with --json, the Comparison. Exit codes: 0, or 1 with
+--fail-on-regression when a case newly fails; 2 when a report cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.errors import ConfigError, ConfigErrors, Location
+from assay.report.compare import CaseChange, Change, Comparison, compare_reports, explain
+from assay.report.model import Report
+from assay.report.read import find_reports, read_report
+from assay.report.terminal import clean
+
+__all__ = ["command", "render_text"]
+
+_UNCHANGED: tuple[Change, ...] = ("still_passing", "still_skipped")
+_HEADERS = ("CHANGE", "CASE", "MODEL", "BASE", "HEAD", "SCORE")
+
+
+def command(args: argparse.Namespace) -> int:
+    base, head = _read_both(Path(args.base), Path(args.head))
+    comparison = compare_reports(base, head)
+    if args.json:
+        sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(render_text(comparison))
+    if args.fail_on_regression and comparison.of("newly_failing"):
+        return EXIT_GATE_FAILED
+    return EXIT_PASS
+
+
+def _read_both(base: Path, head: Path) -> tuple[Report, Report]:
+    """Both reports, or the problems with both at once."""
+    reports: list[Report] = []
+    problems: list[ConfigError] = []
+    for path in (base, head):
+        try:
+            reports.append(read_report(_report_file(path)))
+        except ConfigErrors as exc:
+            problems += exc.errors
+        except ConfigError as exc:
+            problems.append(exc)
+    if problems:
+        raise ConfigErrors(problems)
+    return reports[0], reports[1]
+
+
+def _report_file(path: Path) -> Path:
+    """A report file, or the one report a directory holds."""
+    if not path.is_dir():
+        return path
+    found = find_reports([path])
+    if len(found) > 1:
+        raise ConfigError(
+            f"holds {len(found)} reports ({', '.join(str(p) for p in found[:3])}, ...); "
+            "name one file, or merge them first with `assay merge`",
+            Location(path),
+        )
+    return found[0]
+
+
+def render_text(comparison: Comparison) -> str:
+    """The comparison for a terminal: totals, verdict, then one row per changed case."""
+    base, head, delta = comparison.base.summary, comparison.head.summary, comparison.delta
+    lines = [
+        f"base  run {clean(comparison.base.run_id, limit=12)}  score {_score(base.score)}  "
+        f"({base.passed}/{base.total} passed)",
+        f"head  run {clean(comparison.head.run_id, limit=12)}  score {_score(head.score)}  "
+        f"({head.passed}/{head.total} passed)",
+        f"score change {_signed(delta.score)}"
+        + (
+            f" (mean over cases scored in both: {_signed(delta.paired_score)})"
+            if delta.paired_score is not None
+            else ""
+        ),
+        f"verdict: {comparison.significance.verdict} - {explain(comparison.significance)}",
+        f"cost {_cost(delta.cost_usd)} · tokens in {delta.input_tokens:+,} / out "
+        f"{delta.output_tokens:+,} · duration {delta.duration_s:+.1f}s",
+        "",
+    ]
+    rows = [_row(case) for case in comparison.changes if case.change not in _UNCHANGED]
+    if rows:
+        widths = [max(len(cell) for cell in column) for column in zip(_HEADERS, *rows, strict=True)]
+        for row in [_HEADERS, *rows]:
+            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+            lines.append("  ".join(cells).rstrip())
+    else:
+        lines.append("no case changed status")
+    unchanged = len(comparison.of(*_UNCHANGED))
+    if unchanged:
+        lines.append(f"({unchanged} case(s) unchanged)")
+    return "\n".join(lines) + "\n"
+
+
+def _row(case: CaseChange) -> tuple[str, str, str, str, str, str]:
+    score = f"{_score(case.base_score)} -> {_score(case.head_score)}"
+    if case.score_delta is not None:
+        score += f" ({_signed(case.score_delta)})"
+    return (
+        case.change.replace("_", " "),
+        clean(case.id, limit=80),
+        clean(case.model, limit=40) if case.model else "-",
+        case.base_status or "-",
+        case.head_status or "-",
+        score,
+    )
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def _cost(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"{'-' if value < 0 else '+'}${abs(value):.4f}"

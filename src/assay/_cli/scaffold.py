@@ -1,0 +1,111 @@
+"""`assay scaffold PR_URL | --repo PATH --base REF --head REF [options]`.
+
+Writes the case (all of it or nothing), then says what it wrote, what it skipped, and
+the exact commands to run once the TODO placeholder is replaced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from assay._util.display import display_path
+from assay.errors import ConfigError
+from assay.scaffold import (
+    GitHubPullRequest,
+    LocalRefs,
+    ScaffoldOptions,
+    ScaffoldResult,
+    parse_pull_request_url,
+    scaffold,
+)
+from assay.suites.config import load_config
+
+__all__ = ["command"]
+
+_USAGE = "give a pull request URL, or --repo PATH --base REF --head REF"
+
+
+def command(args: argparse.Namespace) -> int:
+    local = [args.repo, args.base, args.head]
+    if args.pr_url and any(local):
+        raise ConfigError(f"a PR URL and --repo/--base/--head do not go together: {_USAGE}")
+    if not args.pr_url and not all(local):
+        missing = [
+            flag for flag, v in zip(("--repo", "--base", "--head"), local, strict=True) if not v
+        ]
+        raise ConfigError(f"{_USAGE} (missing {', '.join(missing)})" if any(local) else _USAGE)
+    if args.fmt == "rubric" and args.side == "head":
+        raise ConfigError(
+            "--side head does not apply to --format rubric: a rubric case's base/ is the base "
+            "side, and its input.diff turns it into the head side"
+        )
+    if args.max_file_size <= 0:
+        raise ConfigError(
+            f"--max-file-size must be a positive number of bytes, not {args.max_file_size}"
+        )
+    options = ScaffoldOptions(
+        root=_root(args.root),
+        format=args.fmt,
+        category=args.category,
+        name=args.name,
+        side=args.side,
+        max_file_size=args.max_file_size,
+        force=args.force,
+    )
+    if args.pr_url:
+        url = parse_pull_request_url(args.pr_url)
+        with GitHubPullRequest.from_environment(url) as source:
+            result = scaffold(source, options=options)
+    else:
+        result = scaffold(
+            LocalRefs(Path(args.repo), base=args.base, head=args.head), options=options
+        )
+    _print_result(result, options)
+    return 0
+
+
+def _root(raw: str | None) -> Path:
+    """--root, else the configured eval root, else the working directory."""
+    if raw:
+        return Path(raw)
+    config = load_config(Path.cwd())
+    return config.root if config is not None and config.root is not None else Path(".")
+
+
+def _print_result(result: ScaffoldResult, options: ScaffoldOptions) -> None:
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"scaffolded {result.case_id}: wrote {len(result.written)} files")
+    for path in result.written:
+        print(f"  {display_path(path)}")
+    if result.skipped:
+        where = "notes.skipped_files" if options.format == "review" else "source.json"
+        print(f"skipped {len(result.skipped)} files (recorded in {where}; review them):")
+        for skipped in result.skipped:
+            print(f"  {skipped.path}: {skipped.reason}")
+    case_file = display_path(result.case_file)
+    what = "should_find" if options.format == "review" else f"the rubric of case {result.name!r}"
+    print(f"next: edit {what} in {case_file} (replace the TODO), then run:")
+    print(f"  assay validate {case_file}")
+    print(f"  {_run_command(result, options.root)}")
+
+
+def _run_command(result: ScaffoldResult, root: Path) -> str:
+    """`assay run -t ID` when a plain `assay run` finds the case, else with the file named."""
+    config = load_config(Path.cwd())
+    default_root = config.root if config is not None and config.root is not None else Path.cwd()
+    default_paths = config.paths if config is not None and config.paths else (Path.cwd(),)
+    case_file = Path(os.path.realpath(result.case_file))
+    found_by_default = _same(default_root, root) and any(
+        Path(os.path.realpath(p)) in case_file.parents for p in default_paths
+    )
+    if found_by_default:
+        return f"assay run -t {result.case_id}"
+    return f"assay run {display_path(result.case_file)} -t {result.case_id}"
+
+
+def _same(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)

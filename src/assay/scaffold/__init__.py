@@ -1,0 +1,29 @@
+"""`assay scaffold`: turn a pull request (or two local refs) into fixtures and a stub case.
+
+A change source (GitHub through PyGithub, or a local clone through git) describes the
+change; one side of it is captured with the same skip rules either way; the files are
+laid out as Warden (review JSON scenario) or Cassandra (rubric case) expect, and written
+all-or-nothing. The stub's `TODO:` placeholder keeps it from running until a person
+says what the case must find.
+"""
+
+from assay.scaffold.github_source import GitHubPullRequest, github_token
+from assay.scaffold.local_source import LocalRefs
+from assay.scaffold.model import Change, ChangedFile, ChangeSource, SkippedFile
+from assay.scaffold.run import ScaffoldOptions, ScaffoldResult, scaffold
+from assay.scaffold.url import PullRequestUrl, parse_pull_request_url
+
+__all__ = [
+    "Change",
+    "ChangeSource",
+    "ChangedFile",
+    "GitHubPullRequest",
+    "LocalRefs",
+    "PullRequestUrl",
+    "ScaffoldOptions",
+    "ScaffoldResult",
+    "SkippedFile",
+    "github_token",
+    "parse_pull_request_url",
+    "scaffold",
+]

@@ -1,0 +1,164 @@
+"""Two refs of a local clone as a change source: the same capture as a PR, without an API.
+
+git runs through assay's one git runner (no user config, no hooks); every ref is
+resolved to a full SHA first, so what is read is exactly what the notes record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from assay.errors import ConfigError, SandboxError
+from assay.sandbox.gitenv import git_message, run_git
+from assay.scaffold.model import Change, ChangedFile, License, Unavailable
+
+__all__ = ["LocalRefs", "github_repository"]
+
+_STATUSES = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied"}
+_GITHUB_REMOTE = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*://)?(?:[^@/]+@)?(?:www\.)?github\.com(?::\d+)?[:/]"
+    r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+?)(?:\.git)?/?"
+)
+_LICENSE_LIKE = re.compile(r"(?i)(licen[cs]e|copying)([.-].*)?")
+_SYMLINK, _SUBMODULE = "120000", "160000"
+
+
+def github_repository(remote_url: str) -> str | None:
+    """`owner/repo` of a github.com remote URL (https, ssh or scp-like form), else None."""
+    match = _GITHUB_REMOTE.fullmatch(remote_url.strip())
+    return f"{match['owner']}/{match['repo']}" if match else None
+
+
+class LocalRefs:
+    """The change from `base` to `head` in the clone at `repo` (`git diff base head`)."""
+
+    def __init__(self, repo: Path, *, base: str, head: str) -> None:
+        self._shown = str(repo)
+        self._top = _work_tree(repo)
+        self._base, self._head = base, head
+        self._change: Change | None = None
+
+    def describe(self) -> Change:
+        if self._change is None:
+            self._change = self._read_change()
+        return self._change
+
+    def read(self, path: str, *, ref: str, max_bytes: int | None) -> bytes | Unavailable:
+        entry = self._tree_entry(ref, path)
+        if entry is None:
+            return Unavailable(f"not in the tree of {ref[:12]}")
+        mode, kind, sha, size = entry
+        if kind == "tree":
+            return Unavailable.not_a_file("directory")
+        if mode == _SYMLINK or mode == _SUBMODULE:
+            return Unavailable.not_a_file("symlink" if mode == _SYMLINK else "submodule")
+        if max_bytes is not None and size > max_bytes:
+            return Unavailable.too_large(size, max_bytes)
+        return self._git("cat-file", "blob", sha)
+
+    def detected_license(self, ref: str) -> License | None:
+        """A root file named like a license (LICENSE-MIT, license.rst...), as GitHub detects."""
+        listing = self._git("ls-tree", "-z", ref).decode("utf-8", "replace")
+        for line in sorted(filter(None, listing.split("\0")), key=lambda e: e.split("\t", 1)[1]):
+            meta, name = line.split("\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == "blob" and mode != _SYMLINK and _LICENSE_LIKE.fullmatch(name):
+                return License(name, self._git("cat-file", "blob", sha))
+        return None
+
+    def patch(self, file: ChangedFile) -> str | None:
+        change = self.describe()
+        paths = [p for p in (file.previous_path, file.path) if p]
+        out = self._git(
+            "--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+            "-U3", "-M", change.base_sha, change.head_sha, "--", *paths,
+        )  # fmt: skip
+        if b"\nBinary files " in b"\n" + out or b"GIT binary patch" in out:
+            return None
+        try:
+            text = out.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        start = text.find("\n@@ ")
+        return text[start + 1 :] if start >= 0 else ""
+
+    # -- internals -------------------------------------------------------------------
+    def _read_change(self) -> Change:
+        base_sha, head_sha = self._commit(self._base), self._commit(self._head)
+        raw = self._git("diff", "--name-status", "-z", "-M", "--no-ext-diff", base_sha, head_sha)
+        # Names git cannot give as UTF-8 are kept readable; reading them then fails (skipped).
+        fields = raw.decode("utf-8", "replace").split("\0")
+        files: list[ChangedFile] = []
+        index = 0
+        while index < len(fields) and fields[index]:
+            code = fields[index][0]
+            if code in "RC":
+                files.append(ChangedFile(_STATUSES[code], fields[index + 2], fields[index + 1]))
+                index += 3
+            else:
+                files.append(ChangedFile(_STATUSES.get(code, "changed"), fields[index + 1]))
+                index += 2
+        message = self._git("log", "-1", "--no-show-signature", "--format=%s%x00%b", head_sha)
+        subject, _, body = message.decode("utf-8", "replace").partition("\0")
+        return Change(
+            repository=self._repository(),
+            title=subject.strip(),
+            body=body.strip(),
+            source=f"{self._shown} {self._base}..{self._head}",
+            base_sha=base_sha,
+            head_sha=head_sha,
+            files=tuple(files),
+            fallback_name=head_sha[:12],
+        )
+
+    def _repository(self) -> str:
+        result = self._run("config", "--get", "remote.origin.url")
+        remote = result.stdout.decode("utf-8", "replace") if result.returncode == 0 else ""
+        return github_repository(remote) or f"local/{self._top.name}"
+
+    def _commit(self, ref: str) -> str:
+        if not ref or ref.startswith("-"):
+            raise ConfigError(f"invalid ref {ref!r}")
+        result = self._run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        if result.returncode != 0:
+            raise ConfigError(
+                f"no commit {ref!r} in {self._shown} (not a branch, tag or SHA there)"
+            )
+        return result.stdout.decode().strip()
+
+    def _tree_entry(self, ref: str, path: str) -> tuple[str, str, str, int] | None:
+        out = self._git("--literal-pathspecs", "ls-tree", "-l", "-z", ref, "--", path)
+        for line in out.decode("utf-8", "replace").split("\0"):
+            meta, _, name = line.partition("\t")
+            if name == path:
+                mode, kind, sha, size = meta.split()
+                return mode, kind, sha, int(size) if size.isdigit() else 0
+        return None
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        try:
+            return run_git(list(args), cwd=self._top)
+        except SandboxError as exc:  # git is not installed
+            raise ConfigError(str(exc)) from None
+
+    def _git(self, *args: str) -> bytes:
+        """git's stdout; a failure is the user's (a bad ref, a broken clone): ConfigError."""
+        result = self._run(*args)
+        if result.returncode != 0:
+            command = next(a for a in args if not a.startswith("-"))
+            raise ConfigError(f"git {command} failed in {self._shown}: {git_message(result)}")
+        return result.stdout
+
+
+def _work_tree(path: Path) -> Path:
+    """The top of the git work tree holding `path` (git is never asked to look above it)."""
+    start = Path(os.path.abspath(path))
+    if not start.is_dir():
+        raise ConfigError(f"--repo {path}: not a directory")
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    raise ConfigError(f"--repo {path}: not inside a git clone (no .git found)")

@@ -1,0 +1,480 @@
+"""`assay merge`: shard reports back into the report of the whole run, gate re-applied."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cli import main
+from assay.errors import ConfigError
+from assay.report.merge import merge_reports
+from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Usage
+from assay.report.read import find_reports, read_report
+from assay.report.stats import summarize
+
+# -- building reports by hand ----------------------------------------------------------------
+
+
+def make_case(
+    case_id: str,
+    status: str = "pass",
+    *,
+    model: str | None = None,
+    path: str = "evals/calc.json",
+    line: int = 1,
+    score: float | None = None,
+    attempts: int = 1,
+    cost: float | None = 0.01,
+    **fields: Any,
+) -> CaseResult:
+    if score is None:
+        score = {"pass": 1.0, "fail": 0.0}.get(status)
+    usage = Usage(input_tokens=100, output_tokens=10, cost_usd=cost)
+    return CaseResult(
+        id=case_id,
+        suite=case_id.split("/")[0],
+        kind=fields.pop("kind", "task"),
+        source=Source(path=path, line=line),
+        model=model,
+        status=status,  # type: ignore[arg-type]
+        score=score,
+        usage=usage,
+        duration_s=2.0,
+        attempts=[
+            Attempt(status=status, score=score, duration_s=2.0 / attempts)  # type: ignore[arg-type]
+            for _ in range(attempts)
+        ],
+        **fields,
+    )
+
+
+def make_report(
+    cases: list[CaseResult],
+    *,
+    shard: str | None = None,
+    threshold: float = 0.75,
+    max_errors: int = 0,
+    models: list[str] | None = None,
+    started: str = "2025-03-01T10:00:00Z",
+    finished: str | None = "2025-03-01T10:05:00Z",
+    duration_s: float = 10.0,
+    **run: Any,
+) -> Report:
+    return Report(
+        run=RunInfo(
+            id=f"run-{shard or 'all'}",
+            started_at=started,
+            finished_at=finished,
+            assay_version="0.1.0",
+            threshold=threshold,
+            models=models or [],
+            shard=shard,
+            max_errors=max_errors,
+            **run,
+        ),
+        summary=summarize(cases, threshold=threshold, max_errors=max_errors, duration_s=duration_s),
+        cases=cases,
+    )
+
+
+def order(report: Report) -> list[tuple[str, str | None]]:
+    return [(c.id, c.model) for c in report.cases]
+
+
+def write(path: Path, report: Report) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report.model_dump_json(indent=2))
+    return path
+
+
+# -- merge_reports ---------------------------------------------------------------------------
+
+
+def test_shards_merge_into_the_runner_order_with_totals_summed() -> None:
+    # The runner reports suite files in path order, each file's cases in document order
+    # (not id order) and each case across the model matrix in --model order.
+    models = ["zeta-model", "alpha-model"]
+    unsharded = [
+        make_case(f"calc/{name}", status, model=model, line=line, path="evals/calc.json")
+        for line, name, status in ((3, "zeta", "pass"), (9, "alpha", "fail"), (15, "mid", "pass"))
+        for model in models
+    ] + [
+        make_case("web/b", "error", model=m, path="evals/sub/web.json", line=2, score=None)
+        for m in models
+    ]
+    shard_of = {"calc/alpha": "1/3", "calc/mid": "2/3", "calc/zeta": "3/3", "web/b": "3/3"}
+    shards = [
+        make_report(
+            [c for c in unsharded if shard_of[c.id] == shard],
+            shard=shard,
+            models=models,
+            started=f"2025-03-01T10:0{n}:00Z",
+            finished=f"2025-03-01T10:1{n}:00+00:00",
+            duration_s=float(n),
+        )
+        for n, shard in ((2, "2/3"), (1, "1/3"), (3, "3/3"))
+    ]
+    warnings: list[str] = []
+    merged = merge_reports(
+        shards, labels=["b.json", "a.json", "c.json"], on_warning=warnings.append
+    )
+
+    assert warnings == []
+    assert order(merged) == order(make_report(unsharded))
+    assert merged.run.shard is None and merged.run.id not in {s.run.id for s in shards}
+    assert merged.run.started_at == "2025-03-01T10:01:00Z"
+    assert merged.run.finished_at == "2025-03-01T10:13:00+00:00"
+    assert merged.run.models == models and merged.run.threshold == 0.75
+    expected = summarize(unsharded, threshold=0.75, max_errors=0, duration_s=6.0)
+    assert merged.summary == expected
+    assert merged.summary.tokens.input == 100 * len(unsharded)
+    assert merged.summary.cost_usd == pytest.approx(0.01 * len(unsharded))
+    assert merged.summary.gate == "fail" and merged.summary.errors == 2
+
+
+def test_a_case_in_two_shards_is_an_error_naming_both_files() -> None:
+    first = make_report([make_case("calc/a"), make_case("calc/b")], shard="1/2")
+    second = make_report([make_case("calc/b")], shard="2/2")
+    with pytest.raises(ConfigError, match=r"calc/b is in both one\.json and two\.json"):
+        merge_reports([first, second], labels=["one.json", "two.json"])
+
+
+def test_the_same_case_for_another_model_is_no_overlap() -> None:
+    first = make_report([make_case("calc/a", model="m1")], models=["m1"])
+    second = make_report([make_case("calc/a", model="m2")], models=["m2"])
+    warnings: list[str] = []
+    merged = merge_reports([first, second], on_warning=warnings.append)
+    assert order(merged) == [("calc/a", "m1"), ("calc/a", "m2")]
+    assert warnings == ["the reports differ in models: report 1: m1; report 2: m2"]
+
+
+@pytest.mark.parametrize(
+    ("shards", "message"),
+    [
+        (["1/3", "3/3"], r"missing shard 2/3: got 2 of 3 shards \(1/3 from s1, 3/3 from s2\)"),
+        (["1/2", "2/3"], r"shards of different splits \(s1 is 1/2, s2 is 2/3\)"),
+        (["1/2", "1/2"], r"shard 1/2 is given twice: s1 and s2"),
+        (["1/2", "two of two"], r"s2: run.shard must look like I/N"),
+        (["0/2", "2/2"], r"s1: run.shard must look like I/N .*'0/2'"),
+    ],
+)
+def test_shards_must_cover_one_split_exactly_once(shards: list[str], message: str) -> None:
+    reports = [make_report([make_case(f"calc/{n}")], shard=shard) for n, shard in enumerate(shards)]
+    with pytest.raises(ConfigError, match=message):
+        merge_reports(reports, labels=["s1", "s2"])
+
+
+def test_unsharded_reports_merge_as_is_and_warn_when_they_overlap() -> None:
+    first = make_report([make_case("calc/a", "fail"), make_case("calc/b", line=2)])
+    second = make_report([make_case("calc/a", "pass"), make_case("calc/c", line=3)])
+    warnings: list[str] = []
+    merged = merge_reports([first, second], labels=["old", "new"], on_warning=warnings.append)
+    assert [(c.id, c.status) for c in merged.cases] == [
+        ("calc/a", "pass"),
+        ("calc/b", "pass"),
+        ("calc/c", "pass"),
+    ]
+    assert warnings == ["1 case(s) are in both old and new (calc/a): keeping the results from new"]
+
+
+def test_a_case_listed_twice_in_one_report_is_an_error() -> None:
+    broken = make_report([make_case("calc/a"), make_case("calc/a")])
+    with pytest.raises(ConfigError, match=r"^dup\.json: case calc/a appears twice$"):
+        merge_reports([broken], labels=["dup.json"])
+
+
+def test_reports_of_different_suites_cannot_be_merged() -> None:
+    review = make_report([make_case("calc/a", kind="review")], shard="1/2")
+    task = make_report([make_case("calc/a", model="m", kind="task")], shard="2/2")
+    with pytest.raises(ConfigError, match="calc/a is not the same case in r1 .* and r2"):
+        merge_reports([review, task], labels=["r1", "r2"])
+
+
+def test_the_gate_is_reapplied_with_the_given_threshold_and_max_errors() -> None:
+    shards = [
+        make_report(
+            [make_case("calc/a"), make_case("calc/b", "fail", line=2)], shard="1/2", threshold=0.5
+        ),
+        make_report(
+            [make_case("calc/c", "error", line=3, score=None)],
+            shard="2/2",
+            threshold=0.5,
+            max_errors=1,
+        ),
+    ]
+    warnings: list[str] = []
+    strictest = merge_reports(shards, on_warning=warnings.append)
+    assert strictest.run.max_errors == 0 and strictest.summary.gate == "fail"
+    assert strictest.summary.gate_reason == "1 errors > max-errors 0"
+    assert any(w.startswith("the reports differ in max-errors") for w in warnings)
+
+    lenient = merge_reports(shards, max_errors=1)
+    assert lenient.summary.gate == "pass" and lenient.summary.score == 0.5
+    assert lenient.summary.gate_reason == "score 0.50 >= threshold 0.50"
+
+    strict = merge_reports(shards, threshold=0.9, max_errors=1)
+    assert strict.run.threshold == 0.9 and strict.summary.gate == "fail"
+    assert strict.summary.gate_reason == "score 0.50 < threshold 0.90"
+
+
+def test_differing_thresholds_warn_and_the_highest_applies() -> None:
+    shards = [
+        make_report([make_case("calc/a")], shard="1/2", threshold=0.5),
+        make_report([make_case("calc/b", line=2)], shard="2/2", threshold=0.8, repeat=2),
+    ]
+    warnings: list[str] = []
+    merged = merge_reports(shards, labels=["x", "y"], on_warning=warnings.append)
+    assert merged.run.threshold == 0.8 and merged.run.repeat == 2
+    assert "the reports differ in repeat: x: 1; y: 2" in warnings
+    assert any(w.startswith("the reports differ in threshold") for w in warnings)
+    quiet: list[str] = []
+    merge_reports(shards, threshold=0.7, labels=["x", "y"], on_warning=quiet.append)
+    assert not any("threshold" in w for w in quiet)
+
+
+def test_interruptions_carry_over_with_their_counts_added_up() -> None:
+    shards = []
+    for index, name in ((1, "a"), (2, "b")):
+        cases = [
+            make_case(f"calc/{name}", line=index),
+            make_case(f"calc/{name}2", "skipped", line=10 + index, reason="interrupted"),
+        ]
+        report = make_report(cases, shard=f"{index}/2", interrupted=True)
+        note = "; interrupted: 1 case(s) not run"
+        shards.append(
+            report.model_copy(
+                update={
+                    "summary": report.summary.model_copy(
+                        update={"gate_reason": report.summary.gate_reason + note}
+                    )
+                }
+            )
+        )
+    merged = merge_reports(shards)
+    assert merged.run.interrupted
+    assert merged.summary.gate_reason == (
+        "score 1.00 >= threshold 0.75; interrupted: 2 case(s) not run"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"threshold": 1.5}, "--threshold must be between 0 and 1, got 1.5"),
+        ({"threshold": float("nan")}, "--threshold must be between 0 and 1"),
+        ({"max_errors": -1}, "--max-errors must be 0 or more, got -1"),
+    ],
+)
+def test_gate_options_are_checked(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        merge_reports([make_report([make_case("calc/a")])], **options)
+
+
+def test_an_unreadable_run_time_names_the_report() -> None:
+    report = make_report([make_case("calc/a")], started="yesterday")
+    with pytest.raises(ConfigError, match="r.json: run time 'yesterday' is not an ISO 8601"):
+        merge_reports([report], labels=["r.json"])
+
+
+# -- reading reports -------------------------------------------------------------------------
+
+
+def test_invalid_json_names_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    path.write_text('{\n  "contract": "assay.report.v1",\n  "run": {,\n}')
+    with pytest.raises(ConfigError) as caught:
+        read_report(path)
+    message = "not a report: invalid JSON: Expecting property name enclosed in double quotes"
+    assert str(caught.value) == f"{path}:3:11: {message}"
+
+
+def test_schema_errors_name_the_json_path_and_its_line(tmp_path: Path) -> None:
+    report = make_report([make_case("calc/a"), make_case("calc/b")])
+    data = json.loads(report.model_dump_json())
+    data["cases"][1]["status"] = "passed"
+    del data["summary"]["gate"]
+    path = tmp_path / "report.json"
+    text = json.dumps(data, indent=2)
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        read_report(path)
+    lines = str(caught.value).splitlines()
+    status_line = next(
+        n for n, line in enumerate(text.splitlines(), 1) if '"status": "passed"' in line
+    )
+    summary_line = next(n for n, line in enumerate(text.splitlines(), 1) if '"summary"' in line)
+    assert lines[0] == f"{path}:{summary_line}:3: summary.gate: Field required"
+    assert lines[1].startswith(f"{path}:{status_line}:7: cases[1].status: Input should be 'pass'")
+
+
+def test_another_contract_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"contract": "pvyai.agenteval.report.v1"}))
+    with pytest.raises(
+        ConfigError, match=r"other\.json:1:2: contract: Input should be 'assay\.report\.v1'"
+    ):
+        read_report(path)
+
+
+def test_find_reports_searches_directories_and_skips_the_output(tmp_path: Path) -> None:
+    one = write(tmp_path / "artifacts" / "shard-1" / "report.json", make_report([]))
+    two = write(tmp_path / "artifacts" / "shard-2" / "nested" / "report.json", make_report([]))
+    write(tmp_path / "artifacts" / ".hidden" / "report.json", make_report([]))
+    out = write(tmp_path / "artifacts" / "merged" / "report.json", make_report([]))
+    extra = write(tmp_path / "elsewhere.json", make_report([]))
+    found = find_reports([tmp_path / "artifacts", extra, one], exclude=out)
+    assert found == [one, two, extra]
+    with pytest.raises(ConfigError, match="no report.json found under this directory"):
+        find_reports([tmp_path / "artifacts" / "merged"], exclude=out)
+    with pytest.raises(ConfigError, match="missing.json: no such file or directory"):
+        find_reports([tmp_path / "missing.json"])
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def shard_files(root: Path, *, threshold: float = 0.75) -> list[Path]:
+    shards = [
+        make_report(
+            [make_case("calc/a"), make_case("calc/c", "fail", line=3)],
+            shard="1/2",
+            threshold=threshold,
+        ),
+        make_report([make_case("calc/b", line=2)], shard="2/2", threshold=threshold),
+    ]
+    return [write(root / f"shard-{n}" / "report.json", r) for n, r in enumerate(shards, 1)]
+
+
+def test_cli_writes_report_summary_and_junit_and_exits_with_the_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = shard_files(tmp_path, threshold=0.5)
+    out = tmp_path / "out" / "merged.json"
+    assert main(["merge", *map(str, paths), "-o", str(out)]) == 0
+    merged = Report.model_validate_json(out.read_text())
+    assert [c.id for c in merged.cases] == ["calc/a", "calc/b", "calc/c"]
+    assert (out.parent / "summary.md").read_text().startswith("## ✅ Evaluation Results")
+    assert 'tests="3"' in (out.parent / "junit.xml").read_text()
+    assert sorted(p.name for p in out.parent.iterdir()) == [
+        "junit.xml",
+        "merged.json",
+        "summary.md",
+    ]
+    stdout = capsys.readouterr().out
+    assert "merged 2 report(s)" in stdout and "gate: PASS" in stdout
+
+    assert main(["merge", *map(str, paths), "-o", str(out), "--threshold", "0.9"]) == 1
+    assert Report.model_validate_json(out.read_text()).summary.gate == "fail"
+    assert "gate: FAIL  score 0.67 < threshold 0.90" in capsys.readouterr().out
+
+
+def test_cli_merges_every_report_under_a_directory_into_it_again_and_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    artifacts = tmp_path / "artifacts"
+    shard_files(artifacts)
+    (artifacts / "merged").mkdir()
+    for _ in range(2):  # the second time, the first merge's output must not be read
+        assert main(["merge", str(artifacts), "-o", str(artifacts / "merged")]) == 1
+    merged = read_report(artifacts / "merged" / "report.json")
+    assert [c.id for c in merged.cases] == ["calc/a", "calc/b", "calc/c"]
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_cli_copies_case_artifacts_but_no_symlinks(tmp_path: Path) -> None:
+    paths = shard_files(tmp_path)
+    attempt_dir = paths[1].parent / "cases" / "calc" / "b" / "attempt-1"
+    attempt_dir.mkdir(parents=True)
+    (attempt_dir / "stdout.txt").write_text("agent output\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the artifact\n")
+    os.symlink(secret, attempt_dir / "leak.txt")
+    out = tmp_path / "merged" / "report.json"
+    assert main(["merge", *map(str, paths), "-o", str(out)]) == 1
+    copied = out.parent / "cases" / "calc" / "b" / "attempt-1"
+    assert (copied / "stdout.txt").read_text() == "agent output\n"
+    assert not (copied / "leak.txt").exists()
+
+
+def test_cli_invalid_reports_exit_2_naming_every_bad_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = shard_files(tmp_path)
+    paths[0].write_text("{not json")
+    bad_schema = write(tmp_path / "third.json", make_report([]))
+    bad_schema.write_text(bad_schema.read_text().replace('"gate": "fail"', '"gate": "maybe"'))
+    out = tmp_path / "out.json"
+    assert main(["merge", str(paths[0]), str(paths[1]), str(bad_schema), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{paths[0]}:1:2: not a report: invalid JSON" in err
+    assert f"{bad_schema}:" in err and "summary.gate: Input should be 'pass' or 'fail'" in err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_cli_missing_shard_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = shard_files(tmp_path)
+    assert main(["merge", str(paths[0]), "-o", str(tmp_path / "out.json")]) == 2
+    assert "missing shard 2/2: got 1 of 2 shards" in capsys.readouterr().err
+
+
+# -- a real sharded run ----------------------------------------------------------------------
+
+
+def test_a_real_sharded_run_merges_into_the_unsharded_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("assay.suites.load")
+    from tests.test_runner_e2e import agent_argv, suite_json, write_project
+
+    # Suite order differs from id order; one task solves for one model only.
+    plans = {"zeta": {}, "alpha": {"solve": False}, "mid": {"solve_models": ["m2"]}, "beta": {}}
+    root = write_project(tmp_path / "proj", plans)
+    suite_json(root, list(plans))
+
+    def run(report: str, *extra: str, gate: int) -> Report:
+        argv = [
+            "run", str(root / "calc.json"), "--agent-command", " ".join(agent_argv(root)),
+            "--model", "m2,m1", "--report-dir", str(root / report),
+            "--work-root", str(root / "work"), "--concurrency", "4", *extra,
+        ]  # fmt: skip
+        assert main(argv) == gate
+        return read_report(root / report / "report.json")
+
+    whole = run("whole", gate=1)  # alpha never passes
+    shards = [run(f"shard{i}", "--shard", f"{i}/2", gate=2 - i) for i in (2, 1)]
+    assert {c.id for c in shards[0].cases}.isdisjoint({c.id for c in shards[1].cases})
+    out = root / "merged" / "report.json"
+    merge_args = ["merge", str(root / "shard2"), str(root / "shard1"), "-o", str(out)]
+    assert main(merge_args) == 1
+    merged = read_report(out)
+    capsys.readouterr()
+
+    assert order(merged) == order(whole)
+    assert [c.id for c in whole.cases][::2] == ["calc/zeta", "calc/alpha", "calc/mid", "calc/beta"]
+    assert without_timings(merged) == without_timings(whole)
+    assert merged.run.id != whole.run.id
+    for case in merged.cases:
+        for attempt in case.attempts:
+            assert attempt.transcript and (out.parent / attempt.transcript).is_file()
+
+
+def without_timings(report: Report) -> Any:
+    """The report without run id, times and every duration (checks have theirs too)."""
+    data = report.model_dump()
+    for key in ("id", "started_at", "finished_at"):
+        data["run"].pop(key)
+    return _drop_durations(data)
+
+
+def _drop_durations(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _drop_durations(v) for k, v in value.items() if k not in ("duration_s", "durationS")
+        }
+    if isinstance(value, list):
+        return [_drop_durations(v) for v in value]
+    return value
