@@ -192,6 +192,8 @@ def test_each_fault_recovers_with_the_same_answer(
     recovered = call(ask())
     assert recovered == baseline
     assert fake.calls == 3  # baseline, the fault, the retry
+    first, faulted, retried = fake.bodies()
+    assert first == faulted == retried  # the same request, sent again
     assert len(sleeps) == 1
 
 

@@ -40,7 +40,7 @@ AGENT_SCRIPT = r"""
 import json, os, sys, time
 from pathlib import Path
 
-task, workspace = sys.argv[1].split("/", 1)[1], Path(sys.argv[2])
+task, workspace = sys.argv[1], Path(sys.argv[2])
 model = sys.argv[3] if len(sys.argv) > 3 else ""
 here = Path(__file__).parent
 plan = json.loads((here / "plan.json").read_text()).get(task, {})
@@ -88,7 +88,7 @@ def set_plans(root: Path, plans: dict[str, dict[str, Any]]) -> None:
 
 
 def agent_argv(root: Path) -> tuple[str, ...]:
-    return (sys.executable, str(root / "agent.py"), "{case_id}", "{workspace}", "{model}")
+    return (sys.executable, str(root / "agent.py"), "{task_id}", "{workspace}", "{model}")
 
 
 def suite_json(root: Path, names: list[str], *, suite_id: str = "calc") -> Path:

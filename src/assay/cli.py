@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("base", metavar="BASE")
     p.add_argument("head", metavar="HEAD")
     _json(p, "the comparison")
-    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when any case newly fails")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when any case newly fails")
 
     p = sub.add_parser("schema", help="print the JSON Schema of a suite format or the report")
     p.add_argument("format", nargs="?", metavar="FORMAT", help="omit to list the formats")

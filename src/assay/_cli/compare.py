@@ -13,9 +13,10 @@ from pathlib import Path
 
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError, ConfigErrors, Location
-from assay.report.compare import CaseChange, Change, Comparison, compare_reports, explain
+from assay.report.compare import CaseChange, Change, Comparison, compare_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_report
+from assay.report.significance import explain
 from assay.report.terminal import clean
 
 __all__ = ["command", "render_text"]

@@ -26,7 +26,7 @@ from assay.report.model import Report
 from assay.report.read import find_reports, read_report
 from assay.runner.writer import JUNIT_FILE, REPORT_FILE, SUMMARY_FILE, write_report_dir
 
-__all__ = ["command", "write_merged_report"]
+__all__ = ["command"]
 
 
 def command(args: argparse.Namespace) -> int:
@@ -41,7 +41,7 @@ def command(args: argparse.Namespace) -> int:
         labels=labels,
         on_warning=lambda message: print(f"warning: {message}", file=sys.stderr),
     )
-    write_merged_report(merged, output)
+    _write_merged_report(merged, output)
     _copy_case_artifacts(merged, sources=list(zip(paths, reports, strict=True)), output=output)
 
     from assay.report.terminal import print_summary
@@ -72,7 +72,7 @@ def _read_all(paths: Sequence[Path]) -> list[Report]:
     return reports
 
 
-def write_merged_report(report: Report, output: Path) -> None:
+def _write_merged_report(report: Report, output: Path) -> None:
     """`output` gets the report JSON; summary.md and junit.xml go beside it.
 
     The runner's writer renders all three into a private directory next to `output`; they

@@ -58,9 +58,10 @@ async def generate(
         limiter=limiter,
         label=f"{provider_name}/{model_id}",
     )
-    response.usage = response.usage.model_copy(
-        update={"cost_usd": cost_usd(model_id, response.usage)}
-    )
+    if response.usage.cost_usd is None:  # a provider that reports its own cost is believed
+        response.usage = response.usage.model_copy(
+            update={"cost_usd": cost_usd(model_id, response.usage)}
+        )
     if cache is not None:
         cache.store(provider_name, wire_request, response)
     return response

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -99,7 +99,7 @@ class StoredEntry:
 class ResponseCache:
     """One cache directory; hit/miss counts accumulate over the process."""
 
-    _instances: dict[Path, ResponseCache] = {}
+    _instances: ClassVar[dict[Path, ResponseCache]] = {}
 
     def __init__(self, root: Path) -> None:
         self.root = root

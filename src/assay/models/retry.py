@@ -181,8 +181,5 @@ async def call_with_retries(
 def _rejection_message(label: str, failure: ApiCallFailure) -> str:
     if failure.status == 401:
         return f"{label}: the API key was rejected (HTTP 401); check the key you set"
-    if failure.status == 403:
-        return f"{label}: the API key is not allowed to do this (HTTP 403): {failure.describe()}"
-    if failure.status == 404:
-        return f"{label}: not found (HTTP 404), is the model name right? {failure.describe()}"
-    return f"{label}: request rejected: {failure.describe()}"
+    reason = {403: "permission denied", 404: "not found (is the model name right?)"}
+    return f"{label}: {reason.get(failure.status or 0, 'request rejected')}: {failure.describe()}"

@@ -24,6 +24,7 @@ __all__ = ["MANIFEST_NAME", "PlannedCase", "plan_review_case", "plan_rubric_case
 
 MANIFEST_NAME = "suite.json"
 PROVENANCE_NAME = "source.json"
+_REASONS_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,13 @@ def plan_rubric_case(
     """`<category>/cases/<name>/{base/, input.diff, source.json}` plus an entry in
     `<category>/suite.json`. The base is always the base side: the diff applies to it."""
     capture = capture_side(source, change, side="base", max_file_size=max_file_size)
-    # Files the change adds are not lost here: the diff creates them.
-    skipped = [s for s in capture.skipped if s.path not in capture.absent]
+    # Files the change adds are not lost here: the diff creates them. A skipped base file
+    # takes its change out of the diff too (the hunks would not apply without it).
+    skipped = [
+        SkippedFile(s.path, f"{s.reason}; left out of base/ and input.diff")
+        for s in capture.skipped
+        if s.path not in capture.absent
+    ]
     places = PathAllocator()
     base = {places.place(f.source_path): f.content for f in capture.files}
     entries, diff_skipped = _diff_entries(source, change, capture, places)
@@ -147,7 +153,7 @@ def _diff_entries(
         if changed.status == "copied":
             why = "a copy of a file the base does not hold"
         elif old is not None and old not in captured:
-            why = "its base file was skipped"
+            continue  # recorded with the reason its base file was skipped
         elif (patch := source.patch(changed)) is None:
             why = "no text patch (binary or too large)"
         elif not patch and changed.status != "renamed":
@@ -170,10 +176,11 @@ def _nothing_usable(
     change: Change, capture: SideCapture, *, hint: str = "", extra: list[SkippedFile] | None = None
 ) -> ConfigError:
     reasons = [*capture.skipped, *(extra or [])]
-    listed = "".join(f"\n  {s.path}: {s.reason}" for s in reasons) or "\n  (no changed files)"
+    shown = "; ".join(f"{s.path}: {s.reason}" for s in reasons[:_REASONS_SHOWN])
+    more = f"; and {len(reasons) - _REASONS_SHOWN} more" if len(reasons) > _REASONS_SHOWN else ""
     return ConfigError(
-        f"{change.source}: no usable files on the {capture.side} side{hint}; "
-        f"nothing was written. Every file was skipped:{listed}"
+        f"{change.source}: no usable files on the {capture.side} side{hint}, nothing was "
+        f"written; every file was skipped ({shown or 'the change lists no files'}{more})"
     )
 
 

@@ -51,7 +51,7 @@ class GitHubPullRequest:
         self._host = urlsplit(api_url).netloc or api_url
         self._authenticated = token is not None
         self._client = _client(api_url, token)
-        self._repo = self._client.get_repo(url.full_name, lazy=True)
+        self._repo = self._client.get_repo(url.full_name)  # lazy: no request
         self._change: Change | None = None
         self._patches: dict[str, str | None] = {}
 

@@ -58,10 +58,9 @@ def write_plan(plan: WritePlan, *, force: bool) -> list[Path]:
     owned = {rel: resolve_inside(plan.root, rel) for rel in plan.owned_dirs}
     conflicts = list(plan.conflicts) + _existing(plan, targets, owned)
     if conflicts and not force:
-        listed = "".join(f"\n  {c}" for c in conflicts)
         raise ConfigError(
-            f"refusing to overwrite existing files under {plan.root} "
-            f"(pass --force to replace them); nothing was written:{listed}"
+            f"refusing to overwrite existing files under {plan.root}: {', '.join(conflicts)} "
+            "(pass --force to replace them); nothing was written"
         )
     created_root = _make_dirs(Path(os.path.realpath(plan.root)))
     try:

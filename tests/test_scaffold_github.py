@@ -1,0 +1,443 @@
+"""`assay scaffold PR_URL`: a pull request on the GitHub fake, through the real PyGithub."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from assay.scaffold import github_source
+from tests.fakes.github import rate_limited
+from tests.fakes.github_contents import Symlink, add_tree, pr_file
+from tests.fakes.loopback import Reply
+from tests.test_scaffold_helpers import (
+    LICENSE_TEXT,
+    PR_URL,
+    REPOSITORY,
+    SIZE_CAP,
+    TITLE,
+    mixed_change,
+    pull_from_repo,
+    run_cli,
+    serving,
+    snapshot,
+    tree_at,
+)
+
+NAME = "fix-replay-delete-accepts-project-read-scope"
+FIXTURES = f"fixtures/{NAME}/github/{REPOSITORY}"
+
+
+@pytest.fixture(autouse=True)
+def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(github_source, "RETRY_BACKOFF_S", 0)
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> tuple[Path, str, str]:
+    base, head = mixed_change(tmp_path / "clone")
+    return tmp_path / "clone", base, head
+
+
+def _scaffold(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> tuple[int, str, str]:
+    return run_cli(
+        capsys, "scaffold", PR_URL, "--root", str(root), "--max-file-size", str(SIZE_CAP), *extra
+    )
+
+
+def _scenario(root: Path, name: str = NAME, category: str = "security-review") -> dict:
+    return json.loads((root / category / f"{name}.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("side", "captured", "skipped"),
+    [
+        (
+            "base",
+            {"src/app.py", "src/old_name.py", "src/gone.py"},
+            {
+                "src/added.py": "added by the change: not on the base side",
+                "assets/logo.png": "binary content (a NUL byte, or not valid UTF-8)",
+                "data/big.txt": "2061 bytes, over the 1000-byte size cap (--max-file-size)",
+            },
+        ),
+        (
+            "head",
+            {"src/app.py", "src/new_name.py", "src/added.py"},
+            {
+                "src/gone.py": "removed by the change: not on the head side",
+                "assets/logo.png": "binary content (a NUL byte, or not valid UTF-8)",
+                "data/big.txt": "2061 bytes, over the 1000-byte size cap (--max-file-size)",
+            },
+        ),
+    ],
+)
+def test_each_side_captures_its_files_and_records_every_skip(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    clone: tuple[Path, str, str],
+    side: str,
+    captured: set[str],
+    skipped: dict[str, str],
+) -> None:
+    repo, base, head = clone
+    sha = base if side == "base" else head
+    root = tmp_path / "evals"
+    with serving(monkeypatch) as fake:
+        pull_from_repo(fake, repo, base, head, body="Fixes it.\n" + "x" * 10_000)
+        code, out, err = _scaffold(capsys, root, "--side", side)
+
+    assert (code, err) == (0, "")
+    source_tree = tree_at(repo, sha)
+    fixtures = {p: c for p, c in snapshot(root / FIXTURES).items()}
+    assert fixtures == {p: source_tree[p] for p in captured | {"LICENSE"}}
+    scenario = _scenario(root)
+    assert scenario["given"] == TITLE
+    assert scenario["files"] == [f"{FIXTURES}/{p}" for p in sorted(captured)]
+    assert scenario["supporting_files"] == [f"{FIXTURES}/LICENSE"]
+    assert scenario["should_find"][0]["finding"].startswith("TODO:")
+    assert scenario["should_not_find"] == []
+    notes = scenario["notes"]
+    assert notes["source"] == PR_URL
+    assert notes["repository"] == REPOSITORY
+    assert (notes["source_ref"], notes["side"]) == (sha, side)
+    assert {s["path"]: s["reason"] for s in notes["skipped_files"]} == skipped
+    assert {f["sourcePath"] for f in notes["source_files"]} == captured | {"LICENSE"}
+    assert all(f["path"] == f"{FIXTURES}/{f['sourcePath']}" for f in notes["source_files"])
+    assert notes["body"].startswith("Fixes it.") and len(notes["body"]) < 4100
+    assert notes["body"].endswith("[... truncated by assay scaffold]")
+    for path, reason in skipped.items():
+        assert f"  {path}: {reason}" in out
+    assert f"assay validate {root}/security-review/{NAME}.json" in out
+
+
+def test_a_renamed_file_is_read_by_its_previous_name_on_the_base_side(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    clone: tuple[Path, str, str],
+) -> None:
+    repo, base, head = clone
+    with serving(monkeypatch) as fake:
+        pull_from_repo(fake, repo, base, head)
+        assert _scaffold(capsys, tmp_path / "evals")[0] == 0
+    contents = [r for r in fake.requests if "/contents/" in r.path]
+    asked = {(r.path.split("/contents/")[1], r.query["ref"][0]) for r in contents}
+    assert ("src/old_name.py", base) in asked
+    assert ("src/new_name.py", base) not in asked
+    assert not any(p == "src/added.py" for p, _ in asked)  # added files are never fetched
+
+
+def _simple_pull(fake: object, base_files: dict, *, pr_files: list | None = None) -> None:
+    add_tree(fake, REPOSITORY, "b" * 40, base_files)  # type: ignore[arg-type]
+    add_tree(fake, REPOSITORY, "h" * 40, base_files)  # type: ignore[arg-type]
+    files = pr_files or [pr_file("src/app.py", patch="@@ -1 +1 @@\n-old\n+new")]
+    fake.add_pull(REPOSITORY, 7, title=TITLE, files=files)  # type: ignore[attr-defined]
+
+
+def test_a_file_over_one_megabyte_comes_through_the_blobs_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = ("# generated\n" + "value = 1\n" * 130_000).encode()
+    assert len(big) > 1024 * 1024
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": LICENSE_TEXT, "src/app.py": big})
+        code, _, err = run_cli(
+            capsys, "scaffold", PR_URL, "--root", str(tmp_path), "--max-file-size", "2000000"
+        )
+    assert (code, err) == (0, "")
+    assert (tmp_path / FIXTURES / "src/app.py").read_bytes() == big
+    assert fake.count(r".*/git/blobs/[0-9a-f]{40}") == 1
+
+
+@pytest.mark.parametrize(
+    ("tree", "expected"),
+    [
+        ({"COPYING": "gpl", "LICENSE.txt": "txt", "LICENCE": "uk"}, "LICENSE.txt"),
+        ({"COPYING.md": "gpl md", "LICENCE.md": "uk md"}, "LICENCE.md"),
+        ({"COPYING": "gpl", "docs/LICENSE": "not the root one"}, "COPYING"),
+        ({"license.rst": "found by GitHub's detection"}, "license.rst"),
+    ],
+)
+def test_the_license_is_the_first_candidate_name_then_the_license_api(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tree: dict[str, str],
+    expected: str,
+) -> None:
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"src/app.py": "old\n", **tree})
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert (tmp_path / FIXTURES / expected).read_text() == tree[expected]
+    assert _scenario(tmp_path)["supporting_files"] == [f"{FIXTURES}/{expected}"]
+    used_api = fake.count(rf"/repos/{REPOSITORY}/license") == 1
+    assert used_api == (expected == "license.rst")
+
+
+def test_a_license_the_change_touches_is_a_fixture_not_a_supporting_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        files = [pr_file("LICENSE", patch="@@ -1 +1 @@\n-MIT\n+MIT (2025)")]
+        _simple_pull(fake, {"LICENSE": "MIT\n"}, pr_files=files)
+        assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
+    scenario = _scenario(tmp_path)
+    assert scenario["files"] == [f"{FIXTURES}/LICENSE"]
+    assert scenario["supporting_files"] == []
+
+
+def test_no_license_is_an_error_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "evals"
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"src/app.py": "old\n", "docs/LICENSE": "not at the root\n"})
+        code, out, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(root))
+    assert code == 2
+    assert f"no license file found in {REPOSITORY} at bbbbbbbbbbbb" in err
+    assert "LICENSE, LICENSE.md, LICENSE.txt, LICENCE, LICENCE.md, COPYING, COPYING.md" in err
+    assert not root.exists() and out == ""
+
+
+def test_symlinks_and_missing_content_are_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        files = [
+            pr_file("src/app.py", patch="@@ -1 +1 @@\n-old\n+new"),
+            pr_file("src/link.py", patch="@@ -1 +1 @@\n-a\n+b"),
+            pr_file("src/vanished.py", patch="@@ -1 +1 @@\n-a\n+b"),
+        ]
+        tree = {"LICENSE": "MIT\n", "src/app.py": "old\n", "src/link.py": Symlink("app.py")}
+        _simple_pull(fake, tree, pr_files=files)
+        assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
+    skipped = {s["path"]: s["reason"] for s in _scenario(tmp_path)["notes"]["skipped_files"]}
+    assert skipped == {
+        "src/link.py": "a symlink, not a regular file",
+        "src/vanished.py": "content not available at bbbbbbbbbbbb (404)",
+    }
+
+
+def test_a_truncated_file_list_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [pr_file(f"src/m{i}.py", patch="@@ -1 +1 @@\n-a\n+b") for i in range(5)]
+    tree = {"LICENSE": "MIT\n", **{f"src/m{i}.py": "a\n" for i in range(5)}}
+    with serving(monkeypatch, max_files=3) as fake:
+        _simple_pull(fake, tree, pr_files=files)
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
+    assert code == 0
+    assert "warning: GitHub lists only the first 3 of the 5 files" in err
+    assert len(_scenario(tmp_path)["files"]) == 3
+
+
+def test_files_are_listed_across_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count = github_source.PER_PAGE + 5
+    files = [pr_file(f"src/m{i:03}.py", patch="@@ -1 +1 @@\n-a\n+b") for i in range(count)]
+    tree = {"LICENSE": "MIT\n", **{f"src/m{i:03}.py": "a\n" for i in range(count)}}
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, tree, pr_files=files)
+        assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
+    assert len(_scenario(tmp_path)["files"]) == count
+    assert fake.count(rf"/repos/{REPOSITORY}/pulls/7/files") == 2
+
+
+def test_the_base_side_is_the_merge_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    merge_base = "m" * 40
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "moved on\n"})
+        add_tree(fake, REPOSITORY, merge_base, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        fake.repos[REPOSITORY].extra["merge_bases"] = {("b" * 40, "h" * 40): merge_base}
+        assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
+    assert (tmp_path / FIXTURES / "src/app.py").read_text() == "old\n"
+    assert _scenario(tmp_path)["notes"]["source_ref"] == merge_base
+
+
+def test_a_private_repository_works_with_a_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GH_TOKEN", "s3cret-token")
+    with serving(monkeypatch, token="s3cret-token") as fake:
+        fake.add_repo(REPOSITORY, private=True)
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        code, out, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert all(r.headers["authorization"] == "token s3cret-token" for r in fake.requests)
+    assert "s3cret-token" not in out + json.dumps(_scenario(tmp_path))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("missing-pr", "pull request acme/widgets#7 not found (404): check the URL, or the "
+         "repository is private: a token may be needed, set GITHUB_TOKEN"),
+        ("private", "a token may be needed, set GITHUB_TOKEN (or GH_TOKEN)"),
+        ("bad-token", "rejected the token (401 Bad credentials): check GITHUB_TOKEN"),
+        ("rate-limited", "GitHub API rate limit exceeded; it resets at "),
+        ("rate-limited-429", "GitHub API rate limit exceeded; it resets at "),
+        ("rate-limited-mid-capture", "GitHub API rate limit exceeded; it resets at "),
+        ("server-error", "GitHub answered 500 for src/app.py at bbbbbbbbbbbb"),
+        ("unreachable", "could not reach 127.0.0.1:"),
+        ("dropped", "could not reach 127.0.0.1:"),
+        ("nothing-usable", "no usable files on the base side (try --side head), nothing was "
+         "written; every file was skipped (src/new.py: added by the change: not on the base "
+         "side)"),
+    ],
+)  # fmt: skip
+def test_failures_exit_2_with_one_clear_line_and_write_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    setup: str,
+    message: str,
+) -> None:
+    reset = int(time.time()) + 600  # "in 10 minutes" while this test runs
+    root = tmp_path / "evals"
+    (root / "security-review").mkdir(parents=True)
+    (root / "security-review" / "existing.json").write_text("{}\n")
+    before = snapshot(root)
+    with serving(monkeypatch, token="right" if setup == "bad-token" else None) as fake:
+        if setup != "missing-pr":
+            files = [pr_file("src/new.py", "added", patch="@@ -0,0 +1 @@\n+x")]
+            _simple_pull(
+                fake,
+                {"LICENSE": "MIT\n", "src/app.py": "old\n"},
+                pr_files=files if setup == "nothing-usable" else None,
+            )
+        if setup == "private":
+            fake.repos[REPOSITORY].private = True
+        elif setup == "bad-token":
+            monkeypatch.setenv("GITHUB_TOKEN", "wrong")
+        elif setup == "rate-limited":
+            fake.inject(rate_limited(reset), path=r".*/pulls/7")
+        elif setup == "rate-limited-429":
+            limited = rate_limited(reset)
+            fake.inject(Reply(429, limited.body, headers=limited.headers), path=r".*/pulls/7")
+        elif setup == "rate-limited-mid-capture":
+            fake.inject(rate_limited(reset), path=r".*/license")
+            fake.inject(rate_limited(reset), path=r".*/contents/LICENSE.*", times=7)
+        elif setup == "server-error":
+            fake.inject(Reply(500, {"message": "boom"}), path=r".*/contents/src/app.py", times=3)
+        elif setup == "unreachable":
+            monkeypatch.setenv("GITHUB_API_URL", f"http://127.0.0.1:{_free_port()}")
+        elif setup == "dropped":
+            fake.inject(Reply(drop=True), times=3)
+        code, out, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(root))
+    assert code == 2
+    assert message in err
+    assert err.startswith("assay: error: ") and err.count("\n") == 1
+    assert snapshot(root) == before
+    if setup.startswith("rate-limited"):
+        assert "(local time), in 10 minutes; set GITHUB_TOKEN (or GH_TOKEN)" in err
+    if setup == "server-error":  # one request and two retries
+        assert fake.count(rf"/repos/{REPOSITORY}/contents/src/app.py") == 3
+
+
+@pytest.mark.parametrize(
+    "suffix",
+    ["", "/", "/files", "/files?diff=split", "/commits", "/changes#diff-1a2b", "?w=1#top"],
+)
+def test_pull_request_url_variants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        code, _, err = run_cli(capsys, "scaffold", PR_URL + suffix, "--root", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert _scenario(tmp_path)["notes"]["source"] == PR_URL
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ("--name", "has space"),
+        ("--name", ".."),
+        ("--name", "a/b"),
+        ("--name", "."),
+        ("--category", "../outside"),
+        ("--category", "sec review"),
+        ("--category", ".."),
+    ],
+)
+def test_bad_names_and_categories_are_refused_before_any_request(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: tuple[str, str],
+) -> None:
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path), *option)
+    assert code == 2
+    assert f"{option[0]} {option[1]!r} is not allowed: use letters, digits" in err
+    assert fake.requests == []
+    assert snapshot(tmp_path) == {}
+
+
+def test_name_and_category_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        argv = ("--root", str(tmp_path), "--name", "authz.scope_1", "--category", "code-review")
+        code, out, _ = run_cli(capsys, "scaffold", PR_URL, *argv)
+    assert code == 0
+    scenario = _scenario(tmp_path, "authz.scope_1", "code-review")
+    assert scenario["files"] == [f"fixtures/authz.scope_1/github/{REPOSITORY}/src/app.py"]
+    assert "assay run " in out and "-t code-review/authz.scope_1" in out
+
+
+def test_existing_files_are_refused_without_force_and_replaced_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
+        scenario = tmp_path / "security-review" / f"{NAME}.json"
+        scenario.write_text('{"edited": true}\n')
+        stale = tmp_path / FIXTURES / "src" / "stale.py"
+        stale.write_text("left from an earlier capture\n")
+        before = snapshot(tmp_path)
+
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
+        assert code == 2
+        assert "refusing to overwrite existing files" in err and "--force" in err
+        assert f": {FIXTURES}/ (already holds files), security-review/{NAME}.json (pass" in err
+        assert snapshot(tmp_path) == before
+
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path), "--force")
+    assert (code, err) == (0, "")
+    assert _scenario(tmp_path)["given"] == TITLE
+    assert not stale.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".assay-scaffold-")]
+
+
+def test_the_root_defaults_to_the_configured_eval_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    (project / "evals").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.assay]\nroot = "evals"\n')
+    monkeypatch.chdir(project)
+    with serving(monkeypatch) as fake:
+        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        code, out, _ = run_cli(capsys, "scaffold", PR_URL)
+    assert code == 0
+    assert (project / "evals" / "security-review" / f"{NAME}.json").is_file()
+    assert f"  assay run -t security-review/{NAME}\n" in out

@@ -1,0 +1,167 @@
+"""`assay scaffold --repo PATH --base REF --head REF`: the same capture from a local clone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.scaffold.local_source import github_repository
+from tests.test_scaffold_helpers import (
+    PR_URL,
+    SIZE_CAP,
+    TITLE,
+    commit,
+    git,
+    make_repo,
+    mixed_change,
+    pull_from_repo,
+    run_cli,
+    serving,
+    snapshot,
+)
+
+NAME = "case"
+
+
+def _local(
+    capsys: pytest.CaptureFixture[str], repo: Path, base: str, head: str, root: Path, *extra: str
+) -> tuple[int, str, str]:
+    return run_cli(
+        capsys, "scaffold", "--repo", str(repo), f"--base={base}", f"--head={head}",
+        "--root", str(root), "--name", NAME, "--max-file-size", str(SIZE_CAP), *extra,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("side", ["base", "head"])
+def test_local_refs_and_the_pull_request_give_the_same_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], side: str
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = mixed_change(repo)
+    with serving(monkeypatch) as fake:
+        pull_from_repo(fake, repo, base, head, body="The body of the change.")
+        argv = ("--root", str(tmp_path / "url"), "--name", NAME, "--side", side)
+        code, _, _ = run_cli(capsys, "scaffold", PR_URL, "--max-file-size", str(SIZE_CAP), *argv)
+    assert code == 0
+    # Branch names work as refs; the notes record the full SHAs.
+    git(repo, "branch", "fix", head)
+    code, _, err = _local(capsys, repo, "main~1", "fix", tmp_path / "local", "--side", side)
+    assert (code, err) == (0, "")
+
+    assert snapshot(tmp_path / "local" / "fixtures") == snapshot(tmp_path / "url" / "fixtures")
+    assert len(snapshot(tmp_path / "url" / "fixtures")) == 4
+    from_url = json.loads((tmp_path / "url" / "security-review" / f"{NAME}.json").read_text())
+    local = json.loads((tmp_path / "local" / "security-review" / f"{NAME}.json").read_text())
+    assert local["notes"].pop("source") == f"{repo} main~1..fix"
+    assert from_url["notes"].pop("source") == PR_URL
+    assert local == from_url
+    assert local["given"] == TITLE
+    assert local["notes"]["source_ref"] == (base if side == "base" else head)
+
+
+def test_rubric_cases_from_local_refs_match_the_pull_request_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = mixed_change(repo)
+    with serving(monkeypatch) as fake:
+        pull_from_repo(fake, repo, base, head, body="The body of the change.")
+        argv = ("--root", str(tmp_path / "url"), "--name", NAME, "--format", "rubric")
+        assert run_cli(capsys, "scaffold", PR_URL, "--max-file-size", str(SIZE_CAP), *argv)[0] == 0
+    assert _local(capsys, repo, base, head, tmp_path / "local", "--format", "rubric")[0] == 0
+    case = Path("rubric", "cases", NAME)
+    url_files = snapshot(tmp_path / "url" / case)
+    local_files = snapshot(tmp_path / "local" / case)
+    assert url_files.pop("source.json") != local_files.pop("source.json")  # notes.source
+    assert local_files == url_files
+
+
+def test_origin_decides_the_repository_and_a_non_github_clone_is_local(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "my tool"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    git(repo, "remote", "set-url", "origin", "https://gitlab.example.com/team/tool.git")
+    assert _local(capsys, repo, base, head, tmp_path / "out")[0] == 0
+    scenario = json.loads((tmp_path / "out" / "security-review" / f"{NAME}.json").read_text())
+    assert scenario["files"] == [f"fixtures/{NAME}/github/local/my tool/a.py"]
+    assert scenario["notes"]["repository"] == "local/my tool"
+
+
+@pytest.mark.parametrize(
+    ("remote", "expected"),
+    [
+        ("https://github.com/getsentry/sentry.git", "getsentry/sentry"),
+        ("https://github.com/getsentry/sentry", "getsentry/sentry"),
+        ("https://x-access-token:abc@github.com/o/r.git", "o/r"),
+        ("git@github.com:getsentry/sentry.git", "getsentry/sentry"),
+        ("ssh://git@github.com/o/r.js.git", "o/r.js"),
+        ("ssh://git@github.com:22/o/r/", "o/r"),
+        ("https://gitlab.com/o/r.git", None),
+        ("https://github.com.evil.example/o/r.git", None),
+        ("/srv/git/r.git", None),
+    ],
+)
+def test_github_remote_urls(remote: str, expected: str | None) -> None:
+    assert github_repository(remote) == expected
+
+
+def test_a_subdirectory_of_the_clone_works_and_the_license_can_have_any_license_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base = {"LICENSE-APACHE": "Apache\n", "pkg/a.py": "a\n"}
+    base_sha, head_sha = make_repo(repo, base, {"pkg/a.py": "b\n"})
+    code, _, err = _local(capsys, repo / "pkg", base_sha, head_sha, tmp_path / "out")
+    assert (code, err) == (0, "")
+    scenario = json.loads((tmp_path / "out" / "security-review" / f"{NAME}.json").read_text())
+    assert scenario["supporting_files"] == [f"fixtures/{NAME}/github/acme/widgets/LICENSE-APACHE"]
+
+
+@pytest.mark.parametrize(
+    ("refs", "message"),
+    [
+        (("nope", "HEAD"), "no commit 'nope' in "),
+        (("HEAD~1", "v9.9"), "no commit 'v9.9' in "),
+        (("--output=/tmp/x", "HEAD"), "invalid ref '--output=/tmp/x'"),
+    ],
+)
+def test_a_ref_that_does_not_exist_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], refs: tuple[str, str], message: str
+) -> None:
+    repo = tmp_path / "clone"
+    make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    code, out, err = _local(capsys, repo, *refs, tmp_path / "out")
+    assert code == 2 and message in err and out == ""
+    assert not (tmp_path / "out").exists()
+
+
+def test_not_a_clone_and_incomplete_options_are_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, _, err = _local(capsys, plain, "a", "b", tmp_path / "out")
+    assert code == 2 and "not inside a git clone" in err
+    code, _, err = run_cli(capsys, "scaffold", "--repo", str(plain), "--base", "a")
+    assert code == 2 and "(missing --head)" in err
+    code, _, err = run_cli(capsys, "scaffold", PR_URL, "--repo", str(plain))
+    assert code == 2 and "do not go together" in err
+    code, _, err = run_cli(capsys, "scaffold")
+    assert code == 2 and "give a pull request URL, or --repo PATH --base REF --head REF" in err
+
+
+def test_a_change_with_only_a_binary_file_has_nothing_usable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "x.bin": b"\x00\x01"}, {"x.bin": b"\x00\x02"})
+    git(repo, "checkout", "-q", "-b", "later")
+    commit(repo, {"x.bin": b"\x00\x03"}, "later")
+    code, _, err = _local(capsys, repo, base, head, tmp_path / "out")
+    assert code == 2
+    assert "no usable files on the base side (try --side head), nothing was written" in err
+    assert "x.bin: binary content" in err
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,221 @@
+"""`assay scaffold --format rubric`: a Cassandra case (base/ + input.diff) and its manifest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.test_scaffold_helpers import (
+    PR_URL,
+    SIZE_CAP,
+    TITLE,
+    git,
+    make_repo,
+    mixed_change,
+    pull_from_repo,
+    run_cli,
+    serving,
+    snapshot,
+    tree_at,
+)
+
+NAME = "replay-scope"
+
+
+def _rubric(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> tuple[int, str, str]:
+    argv = ("--root", str(root), "--format", "rubric", "--max-file-size", str(SIZE_CAP))
+    return run_cli(capsys, "scaffold", PR_URL, *argv, *extra)
+
+
+def _local_rubric(
+    capsys: pytest.CaptureFixture[str], repo: Path, base: str, head: str, root: Path, *extra: str
+) -> tuple[int, str, str]:
+    return run_cli(
+        capsys, "scaffold", "--repo", str(repo), "--base", base, "--head", head,
+        "--root", str(root), "--format", "rubric", *extra,
+    )  # fmt: skip
+
+
+def _apply(case_dir: Path, work: Path) -> dict[str, bytes]:
+    """Copy base/ into a fresh repo, `git apply` input.diff, return the resulting files."""
+    shutil.copytree(case_dir / "base", work)
+    git(work, "init", "-q")
+    git(work, "apply", "--whitespace=nowarn", str(case_dir / "input.diff"))
+    return {k: v for k, v in snapshot(work).items() if not k.startswith(".git/")}
+
+
+def _fill_in(manifest: Path, rubric: str = "Flags that DELETE accepts project:read.") -> None:
+    document = json.loads(manifest.read_text())
+    for case in document["cases"]:
+        case["rubric"] = rubric
+    manifest.write_text(json.dumps(document, indent=2))
+
+
+def test_the_case_is_base_files_plus_a_diff_that_applies_to_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "clone"
+    base, head = mixed_change(repo)
+    root = tmp_path / "evals"
+    with serving(monkeypatch) as fake:
+        pull_from_repo(fake, repo, base, head)
+        code, out, err = _rubric(capsys, root, "--name", NAME)
+    assert (code, err) == (0, "")
+    case_dir = root / "rubric" / "cases" / NAME
+    base_tree, head_tree = tree_at(repo, base), tree_at(repo, head)
+    captured = {"src/app.py", "src/old_name.py", "src/gone.py", "LICENSE"}
+    assert snapshot(case_dir / "base") == {p: base_tree[p] for p in captured}
+    # The diff turns the base into the head side of every file it could carry.
+    applied = _apply(case_dir, tmp_path / "applied")
+    expected = {p for p in head_tree if p not in ("assets/logo.png", "data/big.txt", "README.md")}
+    assert applied == {p: head_tree[p] for p in expected}
+
+    manifest = json.loads((root / "rubric" / "suite.json").read_text())
+    assert manifest["cases"] == [
+        {
+            "id": NAME,
+            "name": TITLE,
+            "description": f"Scaffolded from {PR_URL} (base {base[:12]}).",
+            "rubric": manifest["cases"][0]["rubric"],
+            "fixture_path": f"cases/{NAME}",
+        }
+    ]
+    assert manifest["cases"][0]["rubric"].startswith("TODO:")
+    notes = json.loads((case_dir / "source.json").read_text())
+    assert (notes["source"], notes["source_ref"], notes["side"]) == (PR_URL, base, "base")
+    assert {s["path"]: s["reason"] for s in notes["skipped_files"]} == {
+        "assets/logo.png": "binary content (a NUL byte, or not valid UTF-8); "
+        "left out of base/ and input.diff",
+        "data/big.txt": "2061 bytes, over the 1000-byte size cap (--max-file-size); "
+        "left out of base/ and input.diff",
+    }
+    assert f"next: edit the rubric of case '{NAME}' in evals/rubric/suite.json" in out
+    assert f"  assay run evals/rubric/suite.json -t suite/{NAME}\n" in out
+
+    _fill_in(root / "rubric" / "suite.json")
+    code, out, _ = run_cli(capsys, "validate", str(root))
+    assert code == 0 and "rubric-manifest" in out
+    argv = ("--dry-run", "-t", f"suite/{NAME}", "--work-root", str(tmp_path / "w"))
+    code, out, _ = run_cli(capsys, "run", str(root), *argv)
+    assert code == 0
+    assert "rubric  suite/replay-scope: 4 files changed" in out
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the rubric loader accepts a TODO rubric (reported to the lead; the loader is not "
+    "this component's); remove this marker once it rejects the placeholder",
+)
+def test_the_untouched_rubric_stub_does_not_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    assert _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)[0] == 0
+    code, _, err = run_cli(capsys, "validate", str(tmp_path / "out" / "rubric" / "suite.json"))
+    assert code == 2 and "TODO" in err
+
+
+def test_unportable_and_colliding_paths_are_renamed_consistently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    names = ["docs/a:b?.md", "README.md", "readme.md", "aux.txt", "notes."]
+    base, head = make_repo(
+        repo,
+        {"LICENSE": "MIT\n", **{n: f"{n} v1\n" for n in names}},
+        {**{n: f"{n} v2\n" for n in names}, "Docs/new.md": "new\n"},
+    )
+    code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)
+    assert (code, err) == (0, "")
+    case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
+    placed = {
+        "docs/a_b_.md": "docs/a:b?.md v1\n",
+        "README.md": "README.md v1\n",
+        "readme-2.md": "readme.md v1\n",
+        "_aux.txt": "aux.txt v1\n",
+        "notes_": "notes. v1\n",
+        "LICENSE": "MIT\n",
+    }
+    assert snapshot(case_dir / "base") == {k: v.encode() for k, v in placed.items()}
+    applied = _apply(case_dir, tmp_path / "applied")
+    assert applied["readme-2.md"] == b"readme.md v2\n"
+    assert applied["docs/a_b_.md"] == b"docs/a:b?.md v2\n"
+    assert applied["Docs/new.md"] == b"new\n"
+    notes = json.loads((case_dir / "source.json").read_text())
+    sources = {f["sourcePath"]: f["path"] for f in notes["source_files"]}
+    assert sources["docs/a:b?.md"] == f"rubric/cases/{NAME}/base/docs/a_b_.md"
+    assert sources["readme.md"] == f"rubric/cases/{NAME}/base/readme-2.md"
+
+
+def test_the_manifest_is_extended_never_duplicated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    root = tmp_path / "out"
+    manifest_path = root / "rubric" / "suite.json"
+    manifest_path.parent.mkdir(parents=True)
+    manifest_path.write_text(
+        json.dumps({"name": "mine", "description": "hand-written", "cases": [{"id": "first"}]})
+    )
+    assert _local_rubric(capsys, repo, base, head, root, "--name", "second")[0] == 0
+    assert _local_rubric(capsys, repo, base, head, root, "--name", "third")[0] == 0
+    manifest = json.loads(manifest_path.read_text())
+    assert (manifest["name"], manifest["description"]) == ("mine", "hand-written")
+    assert [c["id"] for c in manifest["cases"]] == ["first", "second", "third"]
+
+    before = snapshot(root)
+    code, _, err = _local_rubric(capsys, repo, base, head, root, "--name", "second")
+    assert code == 2
+    assert "suite.json: case id 'second' already exists" in err
+    assert "rubric/cases/second/ (already holds files)" in err
+    assert snapshot(root) == before
+
+    code, _, _ = _local_rubric(capsys, repo, base, head, root, "--name", "second", "--force")
+    assert code == 0
+    assert [c["id"] for c in json.loads(manifest_path.read_text())["cases"]] == [
+        "first",
+        "second",
+        "third",
+    ]
+
+
+def test_a_suite_json_that_is_not_a_manifest_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    manifest = tmp_path / "out" / "rubric" / "suite.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"tasks": []}')
+    code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out")
+    assert code == 2
+    assert f"{manifest}: cannot add a case: this file is not a rubric suite manifest" in err
+    manifest.write_text('{"cases": [')
+    code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out")
+    assert code == 2 and f"{manifest}:1: cannot add a case to this suite manifest" in err
+
+
+def test_an_all_new_change_makes_a_case_whose_diff_creates_every_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n"}, {"pkg/new.py": "print('new')\n"})
+    code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)
+    assert (code, err) == (0, "")
+    case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
+    assert snapshot(case_dir / "base") == {"LICENSE": b"MIT\n"}
+    assert _apply(case_dir, tmp_path / "applied")["pkg/new.py"] == b"print('new')\n"
+    assert json.loads((case_dir / "source.json").read_text())["skipped_files"] == []
+
+
+def test_side_head_does_not_apply_to_rubric_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(capsys, "scaffold", PR_URL, "--format", "rubric", "--side", "head")
+    assert code == 2 and "--side head does not apply to --format rubric" in err
