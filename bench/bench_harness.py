@@ -7,7 +7,8 @@ removal), the command runtime (CommandAgent running /bin/true) and the task chec
 timed on their own, on the same case, and taken off the per-case time; what remains is
 the runner's share: scheduling, attempt directories, results.jsonl, combining, report.
 
-    /work/venv/bin/python bench/bench_harness.py [--cases 40] [--rounds 5] [--memory-cases 1000]
+    /work/venv/bin/python bench/bench_harness.py [--cases 40] [--rounds 5]
+        [--memory-cases 1000] [--dir DIR]
 
 A second measurement isolates the runner further: verify cases answered by an in-process
 agent and graded in code leave only the sandbox and the runner, with no child process.
@@ -194,10 +195,10 @@ def sandbox_cost(case: Case, root: Path, count: int) -> Clock:
     return wall / count, cpu / count
 
 
-def memory_child(count: int) -> None:
+def memory_child(count: int, base: str | None) -> None:
     """Run `count` cases in this (fresh) process and print its peak memory as JSON."""
     tracemalloc.start()
-    with tempfile.TemporaryDirectory(prefix="assay-bench-") as temp:
+    with tempfile.TemporaryDirectory(prefix="assay-bench-", dir=base) as temp:
         root = Path(temp)
         cases = make_cases(make_fixture(root), count)
         wall, cpu = timed_run(cases, root, concurrency=8)
@@ -246,10 +247,13 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=40, help="cases per timing round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--memory-cases", type=int, default=1000)
+    parser.add_argument(
+        "--dir", help="where sandboxes and reports go (default: the system temp dir)"
+    )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child:
-        memory_child(args.memory_child)
+        memory_child(args.memory_child, args.dir)
         return
 
     print(f"machine: {machine()}")
@@ -259,8 +263,9 @@ def main() -> None:
         old = best.setdefault(name, [float("inf"), float("inf")])
         best[name] = [min(old[0], clock[0] / per), min(old[1], clock[1] / per)]
 
-    with tempfile.TemporaryDirectory(prefix="assay-bench-") as temp:
+    with tempfile.TemporaryDirectory(prefix="assay-bench-", dir=args.dir) as temp:
         root = Path(temp)
+        print(f"sandboxes and reports under {root}")
         cases = make_cases(make_fixture(root), args.cases)
         verify = make_verify_cases(root, args.cases)
         timed_run(cases[:3], root, concurrency=1)  # warm imports and caches
@@ -306,7 +311,8 @@ def main() -> None:
         print(f"{label:42}{both(value)}")
 
     child = subprocess.run(
-        [sys.executable, __file__, "--memory-child", str(args.memory_cases)],
+        [sys.executable, __file__, "--memory-child", str(args.memory_cases)]
+        + (["--dir", args.dir] if args.dir else []),
         capture_output=True,
         text=True,
         check=True,

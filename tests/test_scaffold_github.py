@@ -205,7 +205,7 @@ def test_no_license_is_an_error_and_nothing_is_written(
     assert not root.exists() and out == ""
 
 
-def test_symlinks_and_missing_content_are_skipped(
+def test_symlinks_directories_and_missing_content_are_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with serving(monkeypatch) as fake:
@@ -213,14 +213,21 @@ def test_symlinks_and_missing_content_are_skipped(
             pr_file("src/app.py", patch="@@ -1 +1 @@\n-old\n+new"),
             pr_file("src/link.py", patch="@@ -1 +1 @@\n-a\n+b"),
             pr_file("src/vanished.py", patch="@@ -1 +1 @@\n-a\n+b"),
+            pr_file("src/pkg", patch="@@ -1 +1 @@\n-a\n+b"),
         ]
-        tree = {"LICENSE": "MIT\n", "src/app.py": "old\n", "src/link.py": Symlink("app.py")}
+        tree = {
+            "LICENSE": "MIT\n",
+            "src/app.py": "old\n",
+            "src/link.py": Symlink("app.py"),
+            "src/pkg/__init__.py": "",
+        }
         _simple_pull(fake, tree, pr_files=files)
         assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
     skipped = {s["path"]: s["reason"] for s in _scenario(tmp_path)["notes"]["skipped_files"]}
     assert skipped == {
         "src/link.py": "a symlink, not a regular file",
         "src/vanished.py": "content not available at bbbbbbbbbbbb (404)",
+        "src/pkg": "a directory, not a regular file",
     }
 
 

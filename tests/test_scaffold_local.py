@@ -165,3 +165,21 @@ def test_a_change_with_only_a_binary_file_has_nothing_usable(
     assert "no usable files on the base side (try --side head), nothing was written" in err
     assert "x.bin: binary content" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_symlinks_in_the_clone_are_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {})
+    (repo / "link.py").symlink_to("a.py")
+    commit(repo, {"a.py": "b\n"}, "add a link")
+    (repo / "link.py").unlink()
+    (repo / "link.py").symlink_to("LICENSE")
+    head = commit(repo, {"a.py": "c\n"}, "retarget the link")
+    code, _, err = _local(capsys, repo, f"{head}~1", head, tmp_path / "out")
+    assert (code, err) == (0, "")
+    scenario = json.loads((tmp_path / "out" / "security-review" / f"{NAME}.json").read_text())
+    assert scenario["notes"]["skipped_files"] == [
+        {"path": "link.py", "reason": "a symlink, not a regular file"}
+    ]

@@ -78,12 +78,12 @@ def _root(raw: str | None) -> Path:
 def _print_result(result: ScaffoldResult, options: ScaffoldOptions) -> None:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"scaffolded {result.case_id}: wrote {len(result.written)} files")
+    print(f"scaffolded {result.case_id}: wrote {_files(len(result.written))}")
     for path in result.written:
         print(f"  {display_path(path)}")
     if result.skipped:
         where = "notes.skipped_files" if options.format == "review" else "source.json"
-        print(f"skipped {len(result.skipped)} files (recorded in {where}; review them):")
+        print(f"skipped {_files(len(result.skipped))} (recorded in {where}; review them):")
         for skipped in result.skipped:
             print(f"  {skipped.path}: {skipped.reason}")
     case_file = display_path(result.case_file)
@@ -105,6 +105,10 @@ def _run_command(result: ScaffoldResult, root: Path) -> str:
     if found_by_default:
         return f"assay run -t {result.case_id}"
     return f"assay run {display_path(result.case_file)} -t {result.case_id}"
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' * (count != 1)}"
 
 
 def _same(a: Path, b: Path) -> bool:

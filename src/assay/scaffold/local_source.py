@@ -72,8 +72,11 @@ class LocalRefs:
     def patch(self, file: ChangedFile) -> str | None:
         change = self.describe()
         paths = [p for p in (file.previous_path, file.path) if p]
+        # The clone's own config may not reshape the hunks (blank context lines must keep
+        # their leading space for `git apply`).
         out = self._git(
-            "--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+            "--literal-pathspecs", "-c", "diff.suppressBlankEmpty=false",
+            "diff", "--no-color", "--no-ext-diff", "--no-textconv",
             "-U3", "-M", change.base_sha, change.head_sha, "--", *paths,
         )  # fmt: skip
         if b"\nBinary files " in b"\n" + out or b"GIT binary patch" in out:
@@ -148,7 +151,7 @@ class LocalRefs:
         """git's stdout; a failure is the user's (a bad ref, a broken clone): ConfigError."""
         result = self._run(*args)
         if result.returncode != 0:
-            command = next(a for a in args if not a.startswith("-"))
+            command = next(a for a in args if a[0] != "-" and "=" not in a)
             raise ConfigError(f"git {command} failed in {self._shown}: {git_message(result)}")
         return result.stdout
 
