@@ -226,8 +226,8 @@ evals:
         (
             "x.yaml",
             SUITE.replace("finding: f", "finding: 'TODO: describe the finding'"),
-            "x.yaml:7:9: evals[0].should_find[0].finding: replace the TODO should_find with the "
-            "exact finding the reviewer must report; see notes.source for the PR",
+            "x.yaml:7:9: evals[0].should_find[0].finding: still the scaffold's TODO placeholder: "
+            "replace it with what the judge must check",
         ),
         (
             "x.yaml",

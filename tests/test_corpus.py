@@ -234,7 +234,7 @@ def test_verifications_cover_keep_and_reject() -> None:
 def rubric_cases() -> list[tuple[str, Path, Path | None]]:
     """(id, input.diff, base directory / tarball / None) for manifest and legacy cases."""
     cases = []
-    manifest_path = EVALS / "rubric" / "suite.json"
+    manifest_path = EVALS / "rubric" / "rubric.json"
     for case in load_json(manifest_path)["cases"]:
         fixture = manifest_path.parent / case["fixture_path"]
         base = next((b for b in (fixture / "base", fixture / "base.tar.gz") if b.exists()), None)
@@ -255,7 +255,7 @@ RUBRIC_CASES = rubric_cases()
 
 
 def test_rubric_case_files() -> None:
-    manifest = load_json(EVALS / "rubric" / "suite.json")
+    manifest = load_json(EVALS / "rubric" / "rubric.json")
     assert set(manifest) == {"name", "description", "cases"} and len(manifest["cases"]) >= 3
     for case in manifest["cases"]:
         assert set(case) == {"id", "name", "description", "rubric", "fixture_path"}

@@ -43,7 +43,7 @@ def test_a_scaffolded_case_validates_once_filled_in_and_builds_its_sandbox(
     # The untouched stub is rejected, saying what to fill in.
     code, _, err = run_cli(capsys, "validate", str(scenario_path))
     assert code == 2
-    assert "should_find[0].finding: replace the TODO should_find with the exact finding" in err
+    assert "should_find[0].finding: still the scaffold's TODO placeholder" in err
 
     scenario = json.loads(scenario_path.read_text())
     scenario["should_find"] = [{"finding": "DELETE accepts the project:read scope"}]

@@ -20,10 +20,16 @@ from assay.scaffold.stub import (
 )
 from assay.scaffold.writer import WritePlan
 
-__all__ = ["MANIFEST_NAME", "PlannedCase", "plan_review_case", "plan_rubric_case"]
+__all__ = ["PlannedCase", "manifest_name", "plan_review_case", "plan_rubric_case"]
 
-MANIFEST_NAME = "suite.json"
 PROVENANCE_NAME = "source.json"
+
+
+def manifest_name(category: str) -> str:
+    """The manifest is named after its category, so case ids read `<category>/<name>`
+    (the rubric loader names a manifest's cases after its file stem)."""
+    return f"{category}.json"
+
 _REASONS_SHOWN = 3
 
 
@@ -94,7 +100,7 @@ def plan_rubric_case(
     force: bool,
 ) -> PlannedCase:
     """`<category>/cases/<name>/{base/, input.diff, source.json}` plus an entry in
-    `<category>/suite.json`. The base is always the base side: the diff applies to it."""
+    `<category>/<category>.json`. The base is always the base side: the diff applies to it."""
     capture = capture_side(source, change, side="base", max_file_size=max_file_size)
     # Files the change adds are not lost here: the diff creates them. A skipped base file
     # takes its change out of the diff too (the hunks would not apply without it).
@@ -124,7 +130,7 @@ def plan_rubric_case(
     )
     files[(case_dir / PROVENANCE_NAME).as_posix()] = dump_json(notes)
 
-    manifest_rel = f"{category}/{MANIFEST_NAME}"
+    manifest_rel = f"{category}/{manifest_name(category)}"
     entry = rubric_entry(change, case_id=name, ref=capture.ref, fixture_path=f"cases/{name}")
     manifest, conflict = merge_manifest(
         root / manifest_rel, entry, suite_name=category, force=force
@@ -137,8 +143,7 @@ def plan_rubric_case(
         updated_files=frozenset({manifest_rel}),
         conflicts=(conflict,) if conflict else (),
     )
-    suite = PurePosixPath(MANIFEST_NAME).stem
-    return PlannedCase(plan, manifest_rel, f"{suite}/{name}", all_skipped)
+    return PlannedCase(plan, manifest_rel, f"{category}/{name}", all_skipped)
 
 
 def _diff_entries(

@@ -24,6 +24,7 @@ __all__ = [
     "Runtime",
     "SeverityValue",
     "SuiteModel",
+    "FilledText",
     "Text",
     "lowercase",
 ]
@@ -47,6 +48,23 @@ Text = Annotated[
     str, AfterValidator(_require_text), WithJsonSchema({"type": "string", "minLength": 1})
 ]
 """A string with something other than whitespace in it."""
+
+# The scaffolder's placeholders start with the word TODO ("TODO: describe ...").
+_TODO = re.compile(r"\s*TODO\b")
+
+
+def _not_a_scaffold_stub(value: str) -> str:
+    if _TODO.match(value):
+        raise PydanticCustomError(
+            "scaffold_stub",
+            "still the scaffold's TODO placeholder: replace it with what the judge must check "
+            "(the exact finding, or the rubric); notes.source / source.json names the PR",
+        )
+    return value
+
+
+FilledText = Annotated[Text, AfterValidator(_not_a_scaffold_stub)]
+"""Text that must not be a scaffold stub's `TODO` placeholder (should_find, rubric)."""
 
 _BAD_NAME = re.compile(r"[/\x00-\x1f\x7f]")
 

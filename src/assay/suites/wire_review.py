@@ -6,15 +6,15 @@ Field names and meanings follow Warden's README; `agent_command` and the `builti
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from assay.suites.wire_common import (
     AgentCommandValue,
     CaseName,
+    FilledText,
     Runtime,
     SeverityValue,
     SuiteModel,
@@ -32,28 +32,13 @@ __all__ = [
     "VerificationScenario",
 ]
 
-# The scaffolder's placeholder finding starts with the word TODO ("TODO: describe ...").
-_TODO = re.compile(r"\s*TODO\b")
-TODO_MESSAGE = (
-    "replace the TODO should_find with the exact finding the reviewer must report; "
-    "see notes.source for the PR"
-)
-
-
 class ShouldFind(SuiteModel):
-    finding: Text
+    finding: FilledText
     """What the reviewer must report, in plain words; the LLM judge matches findings to it."""
     severity: SeverityValue | None = None
     """When set, the matched finding must have exactly this severity (case-insensitive)."""
     required: bool = True
     """False: an optional expectation that never fails the case."""
-
-    @field_validator("finding")
-    @classmethod
-    def _not_a_scaffold_stub(cls, value: str) -> str:
-        if _TODO.match(value):
-            raise PydanticCustomError("todo_should_find", TODO_MESSAGE)
-        return value
 
 
 class Notes(SuiteModel):

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from assay.suites.wire_common import CaseName, SuiteModel, Text
+from assay.suites.wire_common import CaseName, FilledText, SuiteModel, Text
 
 __all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
 
@@ -20,7 +20,7 @@ class RubricCase(SuiteModel):
     """Human-readable name."""
     description: str = ""
     """What the case tests."""
-    rubric: Text
+    rubric: FilledText
     """What the judge scores the review against (1-5)."""
     fixture_path: Text
     """Directory holding `input.diff` and `base/` or `base.tar.gz`, relative to the manifest."""
@@ -52,7 +52,7 @@ class RubricMetadata(SuiteModel):
     """Human-readable name."""
     description: str = ""
     """What the case tests."""
-    rubric: Text
+    rubric: FilledText
     """What the judge scores the review against (1-5)."""
     base_source: Text | None = None
     """Base state in the case directory, a directory or .tar.gz (default: base.tar.gz, base/)."""
