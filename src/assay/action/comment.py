@@ -19,12 +19,16 @@ from assay.report.model import Report
 if TYPE_CHECKING:
     from github import Github
 
+    from assay.report.compare import Comparison
+
 __all__ = ["COMMENT_LIMIT", "CommentOutcome", "comment_body", "comment_marker", "upsert_comment"]
 
 COMMENT_LIMIT = 65_000
 """Characters; GitHub refuses comment bodies over 65,536."""
 _SUMMARY_BUDGET_BYTES = 60_000
 """What render_summary may use; bytes >= characters, so the body stays under the limit."""
+_COMPARISON_BUDGET_BYTES = 16_000
+"""The comparison's share of that budget, when there is one; the results keep the rest."""
 _UNSAFE_IDENTITY = re.compile(r"[^A-Za-z0-9 ._/()-]")
 
 
@@ -37,13 +41,31 @@ def comment_marker(*, workflow: str, job: str) -> str:
     return f"<!-- assay:evals workflow={clean(workflow)} job={clean(job)} -->"
 
 
-def comment_body(report: Report, *, marker: str, run_url: str | None) -> str:
-    """The marker, the rendered results, and a link to the run; under COMMENT_LIMIT."""
+def comment_body(
+    report: Report,
+    *,
+    marker: str,
+    run_url: str | None,
+    comparison: Comparison | None = None,
+    comparison_title: str = "Compared with the baseline",
+) -> str:
+    """The marker, the rendered results (then the comparison with a baseline, if any), and
+    a link to the run; under COMMENT_LIMIT."""
     from assay.report.markdown import render_summary
 
-    summary = render_summary(report, max_bytes=_SUMMARY_BUDGET_BYTES, title="Evaluation Results")
+    budget = _SUMMARY_BUDGET_BYTES
+    compared = ""
+    if comparison is not None:
+        from assay.report.compare_markdown import render_comparison
+
+        budget -= _COMPARISON_BUDGET_BYTES
+        rendered = render_comparison(
+            comparison, max_bytes=_COMPARISON_BUDGET_BYTES, title=comparison_title
+        )
+        compared = "\n\n" + rendered.rstrip()
+    summary = render_summary(report, max_bytes=budget, title="Evaluation Results")
     footer = f"\n\n<sub>[Workflow run and job summary]({run_url})</sub>\n" if run_url else "\n"
-    body = f"{marker}\n{summary.rstrip()}{footer}"
+    body = f"{marker}\n{summary.rstrip()}{compared}{footer}"
     if len(body) > COMMENT_LIMIT:  # render_summary keeps to its budget; this is a backstop
         body = body[: COMMENT_LIMIT - 40].rstrip() + "\n\n_(truncated)_\n"
     return body

@@ -42,7 +42,7 @@ FORK_DOCS = "docs/github-action.md#fork-pull-requests"
 # GitHub's payloads carry hundreds of fields we do not use; these models read the few we
 # need and ignore the rest (the payload is GitHub's contract, not ours).
 class _Payload(BaseModel):
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="ignore")
 
 
 class _Repo(_Payload):

@@ -32,7 +32,7 @@ DEFAULT_TRIGGER_PATHS: tuple[str, ...] = (
 )
 """Eval suites, their fixtures, assay's own config file and the workflow that runs the evals."""
 
-ACTION_ONLY_INPUTS = ("python-version", "baseline-report")
+ACTION_ONLY_INPUTS = ("python-version",)
 """Inputs consumed by action.yml itself (interpreter, pass-through), never by `assay ci`."""
 
 _SEPARATORS = re.compile(r"[\n,]")
@@ -46,7 +46,7 @@ def split_list(value: Any) -> tuple[str, ...]:
 
 
 class ActionInputs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     paths: tuple[str, ...] = ()
     """Suite files or directories, comma- or newline-separated; empty = the configured paths."""
@@ -78,6 +78,13 @@ class ActionInputs(BaseModel):
     """Failed cases annotated on their suite file; the rest are counted in one notice."""
     report_dir: str | None = None
     """Where report.json and friends go; empty = $RUNNER_TEMP/assay-report."""
+    shard: str | None = None
+    """`I/N`: run only shard I of N (1-based), one per job of a matrix; empty = every case."""
+    baseline_report: str | None = None
+    """A report.json (or a directory holding one) to compare with, or `auto` for the newest
+    `baseline-artifact` of a successful run on the default branch; empty = no comparison."""
+    baseline_artifact: str = Field(default="assay-report", min_length=1)
+    """The name of the report artifact `baseline-report: auto` looks for."""
 
     @field_validator("paths", "trigger_paths", "model", mode="before")
     @classmethod
@@ -85,11 +92,30 @@ class ActionInputs(BaseModel):
         return split_list(value)
 
     @field_validator(
-        "judge_model", "report_dir", "concurrency", "repeat", "max_errors", mode="before"
+        "judge_model",
+        "report_dir",
+        "concurrency",
+        "repeat",
+        "max_errors",
+        "shard",
+        "baseline_report",
+        mode="before",
     )
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return value.strip() or None if isinstance(value, str) else value
+
+    @field_validator("shard")
+    @classmethod
+    def _valid_shard(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from assay.runner.plan import format_shard, parse_shard
+
+        try:
+            return format_shard(parse_shard(value))
+        except ConfigError:
+            raise ValueError("must look like I/N with 1 <= I <= N, e.g. 2/4") from None
 
     @property
     def api_key(self) -> str | None:

@@ -56,7 +56,7 @@ def request_key(provider: str, request: ModelRequest) -> str:
 
 
 class _RecordedResponse(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
     content: list[dict[str, Any]]
     """The response's content blocks, as the provider adapter returned them."""
     stop_reason: str
@@ -65,7 +65,7 @@ class _RecordedResponse(BaseModel):
 class CacheEntryFile(BaseModel):
     """One recorded call, as stored on disk."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
     format: Literal[1]
     key: str
     """The request key; also the file name."""

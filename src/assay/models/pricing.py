@@ -24,7 +24,7 @@ _PER_TOKEN = 1 / 1_000_000
 
 
 class _RatesFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
     input: float = Field(ge=0)
     """Uncached input tokens."""
     output: float = Field(ge=0)
@@ -46,7 +46,7 @@ class _EntryFile(_RatesFile):
 
 
 class _PricingFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
     checked: str
     """The day these prices were last compared with the providers' pricing pages."""
     unit: str

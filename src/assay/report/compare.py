@@ -46,7 +46,7 @@ CHANGE_ORDER: tuple[Change, ...] = get_args(Change)
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class CaseChange(_Model):

@@ -32,7 +32,7 @@ CaseStatus = Literal["pass", "fail", "error", "skipped"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class Location(_Model):
@@ -45,7 +45,7 @@ class Location(_Model):
 class Finding(_Model):
     """One issue reported by the agent under test (Warden's finding shape)."""
 
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow")
     severity: Literal["critical", "high", "medium", "low", "info"]
     confidence: str | float | None = None
     """`high|medium|low` or a number in [0, 1]; as the agent gave it."""
@@ -57,7 +57,7 @@ class Finding(_Model):
 class Check(_Model):
     """One graded assertion of a case: a command, a judge assertion, a file rule, a trace event."""
 
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow")
     id: str
     kind: str
     """command | changed_files | forbidden_files | context | trace | should_find | should_not_find | severity | verdict | rubric"""

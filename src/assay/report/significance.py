@@ -48,7 +48,7 @@ Verdict = Literal[
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class McNemarTest(_Model):

@@ -28,7 +28,7 @@ __all__ = ["AssayConfig", "ConfigFile", "load_config"]
 class ConfigFile(BaseModel):
     """The `[tool.assay]` table (or `assay.toml`)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
     root: str | None = None
     """The eval root, relative to this file (default: the directory given on the command line)."""
     paths: list[str] = []

@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from assay._util.docstrings import DocumentedJsonSchema
+
 __all__ = ["SCHEMA_NAMES", "generate_schema", "render_schema", "shipped_schema", "write_schemas"]
 
 _MODELS = {
@@ -32,7 +34,7 @@ def generate_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of format `name`, from its pydantic model."""
     module, attribute = _MODELS[name]
     model = getattr(importlib.import_module(module), attribute)
-    return {"$schema": _DIALECT, **model.model_json_schema()}
+    return {"$schema": _DIALECT, **model.model_json_schema(schema_generator=DocumentedJsonSchema)}
 
 
 def render_schema(schema: dict[str, Any]) -> str:

@@ -33,9 +33,7 @@ __all__ = [
 class SuiteModel(BaseModel):
     """Base of every suite-file model: unknown keys are reported, types are not coerced."""
 
-    model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 def _require_text(value: str) -> str:

@@ -1,0 +1,262 @@
+"""The baseline a run is compared with: input `baseline-report` (a path, or `auto`).
+
+- A path names a report.json, or a directory holding one (a downloaded report artifact);
+  relative paths start at the workspace.
+- `auto` takes the newest report artifact (input `baseline-artifact`) of a successful
+  `push`, `workflow_dispatch` or `schedule` run on the repository's default branch, found
+  through the REST API. Runs from forks and pull requests are never a baseline: their
+  artifacts hold whatever the PR's code wrote.
+
+The archive is read in memory and only its report.json is taken (at the top, or the one
+report.json inside it); a member name that is absolute or climbs with `..` rejects the
+archive, and the download and the report are capped at MAX_BYTES each. The report is
+validated as any report file is.
+
+A baseline is a nice-to-have: every failure to get one becomes one `::warning::` and the
+run goes on without a comparison. It never changes the gate.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from assay._util.paths import PathEscape, safe_relative
+from assay.action import commands
+from assay.action.github_api import TIMEOUT_S, describe_error, github_errors, is_permission_error
+from assay.errors import ConfigError, ConfigErrors
+from assay.report.model import Report
+
+if TYPE_CHECKING:
+    from github import Github
+    from github.Artifact import Artifact
+    from github.Repository import Repository
+
+__all__ = ["AUTO", "MAX_BYTES", "Baseline", "load_baseline"]
+
+AUTO = "auto"
+"""The `baseline-report` value that fetches the default branch's latest report artifact."""
+MAX_BYTES = 50 * 1024 * 1024
+"""Cap on the downloaded archive and on the report.json inside it."""
+REPORT_NAME = "report.json"
+TRUSTED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})
+"""Events whose runs execute the default branch's own code (no pull request's)."""
+MAX_CANDIDATES = 100
+"""Artifacts examined, newest first, before giving up (one page of the API)."""
+_CHUNK_BYTES = 1024 * 1024
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+class BaselineUnavailable(Exception):
+    """Why there is no baseline; shown as the warning's text."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    report: Report
+    label: str
+    """What the comparison is titled against: the default branch, or "baseline"."""
+    origin: str
+    """Where it came from, for the log: a path, or the artifact and its run."""
+
+
+def load_baseline(
+    spec: str,
+    *,
+    workspace: Path,
+    repository: str,
+    client: Github | None,
+    artifact_name: str,
+    allow_http: bool = False,
+) -> Baseline | None:
+    """The baseline `spec` names, or None after one `::warning::` saying why there is none.
+
+    `allow_http` accepts a plain-http download redirect (only when the API itself is
+    reached over http, as with a loopback server in tests).
+    """
+    try:
+        if spec.strip().lower() == AUTO:
+            baseline = _latest_artifact(
+                client, repository=repository, artifact_name=artifact_name, allow_http=allow_http
+            )
+        else:
+            baseline = _from_path(spec.strip(), workspace=workspace)
+    except BaselineUnavailable as exc:
+        commands.warning(f"no baseline comparison: {exc}", title="assay: baseline")
+        return None
+    commands.log(f"assay: comparing with {baseline.origin}")
+    return baseline
+
+
+def _from_path(raw: str, *, workspace: Path) -> Baseline:
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        path = workspace / path
+    if path.is_dir():
+        path = path / REPORT_NAME
+    return Baseline(_read(path, shown=raw), label="baseline", origin=raw)
+
+
+def _read(path: Path, *, shown: str) -> Report:
+    from assay.report.read import read_report
+
+    try:
+        return read_report(path)
+    except ConfigErrors as exc:
+        first = exc.errors[0] if exc.errors else exc
+        more = f" (and {len(exc.errors) - 1} more problems)" if len(exc.errors) > 1 else ""
+        raise BaselineUnavailable(f"{shown} is not a valid report: {_where(first)}{more}") from None
+    except ConfigError as exc:
+        raise BaselineUnavailable(f"{shown}: {_where(exc)}") from None
+
+
+def _where(problem: ConfigError) -> str:
+    """`line 3 col 5: message` (the file is named by the caller)."""
+    where = problem.location
+    if where is not None and where.line:
+        place = f"line {where.line}" + (f" col {where.col}" if where.col else "")
+        return f"{place}: {problem.message}"
+    return problem.message
+
+
+# -- the default branch's latest artifact ----------------------------------------------
+
+
+def _latest_artifact(
+    client: Github | None, *, repository: str, artifact_name: str, allow_http: bool
+) -> Baseline:
+    if client is None:
+        raise BaselineUnavailable("`baseline-report: auto` needs the github-token input")
+    if not repository:
+        raise BaselineUnavailable("GITHUB_REPOSITORY is not set")
+    try:
+        repo = client.get_repo(repository)
+        branch = repo.default_branch
+        for artifact in _newest_first(repo, artifact_name):
+            run_id = _trusted_run(repo, artifact, branch)
+            if run_id is None:
+                continue
+            data = _download(client, artifact.archive_download_url, allow_http=allow_http)
+            origin = f"the `{artifact_name}` artifact of run {run_id} on {branch}"
+            report = _report_from_archive(data, origin=origin)
+            return Baseline(report, label=branch, origin=origin)
+    except github_errors() as exc:
+        hint = "; the job needs `permissions: actions: read`" if is_permission_error(exc) else ""
+        raise BaselineUnavailable(
+            f"could not fetch the baseline artifact ({describe_error(exc)}){hint}"
+        ) from None
+    raise BaselineUnavailable(
+        f"no unexpired `{artifact_name}` artifact from a successful run on {branch} "
+        f"(upload one on pushes to {branch}; see docs/github-action.md#comparing-with-main)"
+    )
+
+
+def _newest_first(repo: Repository, name: str) -> list[Artifact]:
+    candidates = []
+    for artifact in repo.get_artifacts(name=name):
+        candidates.append(artifact)
+        if len(candidates) >= MAX_CANDIDATES:
+            break
+    return sorted(candidates, key=lambda a: (a.created_at, a.id), reverse=True)
+
+
+def _trusted_run(repo: Repository, artifact: Artifact, branch: str) -> int | None:
+    """The id of the artifact's run when that run may serve as a baseline, else None."""
+    if artifact.expired or artifact.workflow_run is None:
+        return None
+    summary = artifact.workflow_run
+    if summary.head_branch != branch or summary.head_repository_id != summary.repository_id:
+        return None
+    run = repo.get_workflow_run(summary.id)
+    if run.conclusion != "success" or run.event not in TRUSTED_EVENTS:
+        return None
+    return summary.id
+
+
+def _download(client: Github, url: str, *, allow_http: bool) -> bytes:
+    """The archive behind `archive_download_url`.
+
+    GitHub answers with a redirect to a signed URL on its blob storage, whose host
+    PyGithub refuses to follow to; the storage URL is fetched directly, without the token
+    (the signature is the credential, and the token must not reach another host).
+    """
+    status, headers, _ = client.requester.requestBlob("GET", url)
+    location = headers.get("location")
+    if status not in _REDIRECTS or not location:
+        detail = "the artifact has expired" if status == 410 else f"HTTP {status}"
+        raise BaselineUnavailable(f"could not download the baseline artifact ({detail})")
+    scheme = urlsplit(location).scheme
+    if scheme != "https" and not (allow_http and scheme == "http"):
+        raise BaselineUnavailable(f"refusing to download the artifact over {scheme or 'no'}: URL")
+    return _fetch_capped(location)
+
+
+def _fetch_capped(url: str) -> bytes:
+    import requests
+
+    with requests.get(url, stream=True, timeout=TIMEOUT_S) as response:
+        if response.status_code != 200:
+            raise BaselineUnavailable(
+                f"the artifact storage answered HTTP {response.status_code}"
+            )
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BYTES:
+            raise BaselineUnavailable(_too_big("the artifact archive"))
+        received = bytearray()
+        for chunk in response.iter_content(_CHUNK_BYTES):
+            received += chunk
+            if len(received) > MAX_BYTES:
+                raise BaselineUnavailable(_too_big("the artifact archive"))
+    return bytes(received)
+
+
+def _too_big(what: str) -> str:
+    return f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MiB"
+
+
+def _report_from_archive(data: bytes, *, origin: str) -> Report:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            member = _report_member(archive.infolist(), origin=origin)
+            if member.file_size > MAX_BYTES:
+                raise BaselineUnavailable(_too_big(f"{member.filename} in {origin}"))
+            with archive.open(member) as handle:
+                content = handle.read(MAX_BYTES + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError) as exc:
+        raise BaselineUnavailable(f"{origin} is not a readable zip archive ({exc})") from None
+    if len(content) > MAX_BYTES:
+        raise BaselineUnavailable(_too_big(f"{REPORT_NAME} in {origin}"))
+    # read_report gives the located validation errors every report file gets.
+    with tempfile.TemporaryDirectory(prefix="assay-baseline-") as scratch:
+        path = Path(scratch) / REPORT_NAME
+        path.write_bytes(content)
+        return _read(path, shown=f"{REPORT_NAME} in {origin}")
+
+
+def _report_member(members: list[zipfile.ZipInfo], *, origin: str) -> zipfile.ZipInfo:
+    """report.json at the top of the archive, else the only one inside it."""
+    found: list[tuple[PurePosixPath, zipfile.ZipInfo]] = []
+    for member in members:
+        try:
+            name = safe_relative(member.filename)
+        except PathEscape:
+            raise BaselineUnavailable(
+                f"{origin} has an unsafe member name {member.filename!r}"
+            ) from None
+        if name.name == REPORT_NAME and not member.is_dir():
+            found.append((name, member))
+    top = [member for name, member in found if len(name.parts) == 1]
+    if top:
+        return top[0]
+    if len(found) == 1:
+        return found[0][1]
+    if not found:
+        raise BaselineUnavailable(f"{origin} holds no {REPORT_NAME}")
+    listed = ", ".join(str(name) for name, _ in found[:5])
+    raise BaselineUnavailable(f"{origin} holds several {REPORT_NAME} files ({listed})")
+
