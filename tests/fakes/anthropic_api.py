@@ -19,6 +19,7 @@ import itertools
 import threading
 from collections import deque
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.fakes.loopback import LoopbackServer, Reply, Request
@@ -184,6 +185,13 @@ class FakeAnthropic(LoopbackServer):
         }
 
     # -- serving ---------------------------------------------------------------------
+    @staticmethod
+    def _write(h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        try:
+            LoopbackServer._write(h, reply)
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True  # the client gave up first (a timeout test)
+
     def _messages(self, request: Request) -> Reply:
         if self.api_key is not None and not self._authorised(request):
             return anthropic_error(401, "authentication_error", "invalid x-api-key")

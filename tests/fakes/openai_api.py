@@ -13,6 +13,7 @@ import json
 import threading
 from collections import deque
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.fakes.loopback import LoopbackServer, Reply, Request
@@ -174,6 +175,13 @@ class FakeOpenAI(LoopbackServer):
             ],
             "usage": body["usage"],
         }
+
+    @staticmethod
+    def _write(h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        try:
+            LoopbackServer._write(h, reply)
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True  # the client gave up first (a timeout test)
 
     def _completions(self, request: Request) -> Reply:
         if self.api_key is not None:

@@ -6,7 +6,9 @@
 3. Run exactly what `assay run` would with the inputs as its options (same option
    precedence, same runner, same exit codes), after checking that every model the
    selected cases need has a key.
-4. Publish: job summary, annotations, outputs, sticky PR comment, check run.
+4. Publish: job summary, annotations, outputs, sticky PR comment, check run; with
+   input `baseline-report`, the comparison with that baseline too (a baseline that
+   cannot be had is a warning, never a failure).
 
 Exit codes: 0 gate passed or evals skipped, 1 gate failed, 2 configuration error (bad
 input, invalid suite, missing model key), 130 interrupted. Everything printed while this
@@ -21,6 +23,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.action import commands
 from assay.action.changed_files import list_changed_files
@@ -31,6 +34,9 @@ from assay.action.outputs import write_outputs
 from assay.action.publish import PublishTarget, publish_report
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError, ConfigErrors
+
+if TYPE_CHECKING:
+    from assay.action.baseline import Baseline
 
 __all__ = ["command", "run_ci"]
 
@@ -130,6 +136,8 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
         value = getattr(inputs, name)
         if value is not None:
             setattr(args, name, value)
+    if inputs.shard:
+        args.shard = inputs.shard
     if inputs.report_dir:
         args.report_dir = inputs.report_dir
     elif args.report_dir is None and env.runner_temp is not None:
@@ -163,13 +171,31 @@ def _run_and_publish(inputs: ActionInputs, target: PublishTarget) -> int:
         commands.error(missing.message(), title="assay: missing model key")
         return EXIT_USAGE
 
+    # Read before the run: a baseline kept in the report directory would be overwritten.
+    baseline = _baseline(inputs, target)
     report = run(options, cases=selected, config=loaded.config, listener=make_listener(sys.stdout))
     report_dir = options.resume_dir or options.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
-    publish_report(report, report_dir=Path(report_dir), target=target)
+    publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     if report.run.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
+
+
+def _baseline(inputs: ActionInputs, target: PublishTarget) -> Baseline | None:
+    if not inputs.baseline_report:
+        return None
+    from assay.action.baseline import load_baseline
+
+    env = target.env
+    return load_baseline(
+        inputs.baseline_report,
+        workspace=env.workspace,
+        repository=env.repository,
+        client=target.client,
+        artifact_name=inputs.baseline_artifact,
+        allow_http=env.api_url.startswith("http://"),
+    )
 
 
 def _relative(path: Path | str, workspace: Path) -> str:

@@ -110,18 +110,18 @@ def _read(path: Path, *, shown: str) -> Report:
     except ConfigErrors as exc:
         first = exc.errors[0] if exc.errors else exc
         more = f" (and {len(exc.errors) - 1} more problems)" if len(exc.errors) > 1 else ""
-        raise BaselineUnavailable(f"{shown} is not a valid report: {_where(first)}{more}") from None
+        raise BaselineUnavailable(f"not a valid report: {_located(shown, first)}{more}") from None
     except ConfigError as exc:
-        raise BaselineUnavailable(f"{shown}: {_where(exc)}") from None
+        raise BaselineUnavailable(_located(shown, exc)) from None
 
 
-def _where(problem: ConfigError) -> str:
-    """`line 3 col 5: message` (the file is named by the caller)."""
+def _located(shown: str, problem: ConfigError) -> str:
+    """`shown:line:col: message`, naming the file as the user knows it (not a temp copy)."""
     where = problem.location
+    place = shown
     if where is not None and where.line:
-        place = f"line {where.line}" + (f" col {where.col}" if where.col else "")
-        return f"{place}: {problem.message}"
-    return problem.message
+        place += f":{where.line}" + (f":{where.col}" if where.col else "")
+    return f"{place}: {problem.message}"
 
 
 # -- the default branch's latest artifact ----------------------------------------------
@@ -201,9 +201,7 @@ def _fetch_capped(url: str) -> bytes:
 
     with requests.get(url, stream=True, timeout=TIMEOUT_S) as response:
         if response.status_code != 200:
-            raise BaselineUnavailable(
-                f"the artifact storage answered HTTP {response.status_code}"
-            )
+            raise BaselineUnavailable(f"the artifact storage answered HTTP {response.status_code}")
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BYTES:
             raise BaselineUnavailable(_too_big("the artifact archive"))
@@ -259,4 +257,3 @@ def _report_member(members: list[zipfile.ZipInfo], *, origin: str) -> zipfile.Zi
         raise BaselineUnavailable(f"{origin} holds no {REPORT_NAME}")
     listed = ", ".join(str(name) for name, _ in found[:5])
     raise BaselineUnavailable(f"{origin} holds several {REPORT_NAME} files ({listed})")
-

@@ -1,5 +1,8 @@
 """Publish a finished report: job summary, annotations, outputs, PR comment, check run.
 
+With a baseline (input `baseline-report`), the comparison follows the results in the job
+summary and the PR comment, and output `regressions` counts the newly failing cases.
+
 Each destination is independent: the job summary and annotations need no token, and a
 comment or check run GitHub refuses (missing permission, fork, network) becomes a
 `::warning::` while the rest is still published.
@@ -19,13 +22,20 @@ from assay.action.environment import RunnerEnvironment
 from assay.action.event import PullRequestRef
 from assay.action.github_api import describe_error, github_errors, is_permission_error
 from assay.action.inputs import ActionInputs
-from assay.action.outputs import append_step_summary, write_outputs
+from assay.action.outputs import SUMMARY_LIMIT_BYTES, append_step_summary, write_outputs
 from assay.report.model import Report
 
 if TYPE_CHECKING:
     from github import Github
 
+    from assay.action.baseline import Baseline
+    from assay.report.compare import Comparison
+
 __all__ = ["PublishTarget", "publish_report", "report_outputs"]
+
+_SUMMARY_COMPARISON_BYTES = 256 * 1024
+"""The comparison's share of the job summary (GitHub allows 1 MiB per step)."""
+_SUMMARY_MARGIN_BYTES = 4 * 1024
 
 
 @dataclass(frozen=True)
@@ -59,19 +69,60 @@ def _summary_markdown(report: Report, report_dir: Path) -> str:
         return render_summary(report)
 
 
-def publish_report(report: Report, *, report_dir: Path, target: PublishTarget) -> None:
+@dataclass(frozen=True)
+class _Compared:
+    comparison: Comparison
+    title: str
+
+
+def publish_report(
+    report: Report, *, report_dir: Path, target: PublishTarget, baseline: Baseline | None = None
+) -> None:
     env, inputs = target.env, target.inputs
+    compared = _compare(baseline, report) if baseline is not None else None
     append_step_summary(env.step_summary, _summary_markdown(report, report_dir))
+    if compared is not None:
+        _append_comparison(env.step_summary, compared)
     annotations = case_annotations(report, workspace=env.workspace)
     annotate_failures(annotations, limit=inputs.max_annotations)
-    write_outputs(env.output, report_outputs(report, report_dir.resolve() / "report.json"))
+    outputs = report_outputs(report, report_dir.resolve() / "report.json")
+    if compared is not None:
+        outputs["regressions"] = str(len(compared.comparison.of("newly_failing")))
+    write_outputs(env.output, outputs)
 
     pull = target.pull_request
     if inputs.comment and pull is not None:
-        _publish_comment(report, target, pull)
+        _publish_comment(report, target, pull, compared)
     if inputs.check_run:
         head_sha = pull.head_sha if pull is not None else env.sha
         _publish_check(report, target, annotations=annotations, head_sha=head_sha)
+
+
+def _compare(baseline: Baseline, report: Report) -> _Compared:
+    from assay.report.compare import compare_reports
+
+    comparison = compare_reports(baseline.report, report)
+    counts = comparison.counts
+    commands.log(
+        f"assay: compared with {baseline.label}: {counts.get('newly_failing', 0)} newly failing, "
+        f"{counts.get('newly_passing', 0)} newly passing ({comparison.significance.verdict})"
+    )
+    return _Compared(comparison, f"Compared with {baseline.label}")
+
+
+def _append_comparison(path: Path | None, compared: _Compared) -> None:
+    from assay.report.compare_markdown import render_comparison
+
+    if path is None:
+        return
+    used = path.stat().st_size if path.exists() else 0
+    room = SUMMARY_LIMIT_BYTES - used - _SUMMARY_MARGIN_BYTES
+    # render_comparison keeps its headline whatever the budget; the summary's own cut
+    # (append_step_summary) is the backstop when even that does not fit.
+    budget = max(min(_SUMMARY_COMPARISON_BYTES, room), _SUMMARY_MARGIN_BYTES)
+    append_step_summary(
+        path, "\n" + render_comparison(compared.comparison, max_bytes=budget, title=compared.title)
+    )
 
 
 def _refused(what: str, exc: BaseException, permission_hint: str) -> None:
@@ -81,12 +132,24 @@ def _refused(what: str, exc: BaseException, permission_hint: str) -> None:
     )
 
 
-def _publish_comment(report: Report, target: PublishTarget, pull: PullRequestRef) -> None:
+def _publish_comment(
+    report: Report, target: PublishTarget, pull: PullRequestRef, compared: _Compared | None
+) -> None:
     if target.client is None:
         commands.warning("no github-token: skipping the PR comment")
         return
     marker = comment_marker(workflow=target.env.workflow, job=target.env.job)
-    body = comment_body(report, marker=marker, run_url=target.env.run_url)
+    run_url = target.env.run_url
+    if compared is None:
+        body = comment_body(report, marker=marker, run_url=run_url)
+    else:
+        body = comment_body(
+            report,
+            marker=marker,
+            run_url=run_url,
+            comparison=compared.comparison,
+            comparison_title=compared.title,
+        )
     try:
         outcome = upsert_comment(
             target.client,
