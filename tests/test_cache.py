@@ -77,6 +77,7 @@ def test_key_covers_the_request_and_nothing_else() -> None:
         ("anthropic", ask(purpose="judge")),
         ("anthropic", ask(max_tokens=10)),
         ("anthropic", ask(temperature=0.5)),
+        ("anthropic", ask(sample=1)),  # each repeat is its own recording
         ("anthropic", ask(tool_choice="any", tools=(ToolSpec("t", "d", {"type": "object"}),))),
         (
             "anthropic",

@@ -84,6 +84,7 @@ class BuiltinAgent:
             transcript=transcript,
             options=self.options,
             max_turns=self.max_turns,
+            sample=ctx.attempt,
         )
         path = ctx.artifacts_dir / TRANSCRIPT_NAME
         result: BaseModel | None = None

@@ -49,6 +49,8 @@ class ToolLoop(Generic[SubmissionT]):
     transcript: Transcript
     options: RunOptions
     max_turns: int = DEFAULT_MAX_TURNS
+    sample: int = 0
+    """The attempt index (see ModelRequest.sample)."""
     usages: list[Usage] = field(default_factory=list, init=False)
     _messages: list[Message] = field(default_factory=list, init=False)
 
@@ -103,6 +105,7 @@ class ToolLoop(Generic[SubmissionT]):
             temperature=0.0,
             cache_prefix=True,
             purpose="agent",
+            sample=self.sample,
         )
         started = time.monotonic()
         response = await models.generate(request, options=self.options)

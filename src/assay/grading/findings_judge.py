@@ -84,6 +84,7 @@ class FindingsJudge:
             system=load_judge_prompt(PROMPT_VERSION),
             prompt=judge_prompt(spec, findings),
             options=self.options,
+            sample=ctx.attempt,
             check=problems,
         )
         checks = assertion_checks(spec, answer.verdict, findings)

@@ -68,6 +68,7 @@ class JudgeCall(Generic[VerdictT]):
         model: str,
         system: str,
         prompt: str,
+        sample: int = 0,
         options: RunOptions,
         check: Callable[[VerdictT], list[str]] | None = None,
     ) -> JudgeAnswer[VerdictT]:
@@ -87,6 +88,7 @@ class JudgeCall(Generic[VerdictT]):
                 temperature=0.0,
                 cache_prefix=True,
                 purpose="judge",
+                sample=sample,
             )
             response = await models.generate(request, options=options)
             usages.append(response.usage)

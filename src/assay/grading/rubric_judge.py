@@ -43,6 +43,7 @@ class RubricJudge:
             system=load_judge_prompt(PROMPT_VERSION),
             prompt=rubric_prompt(spec.rubric, ctx.sandbox.diff, output),
             options=self.options,
+            sample=ctx.attempt,
         )
         verdict = answer.verdict
         status: Literal["pass", "fail"] = "pass" if verdict.met_rubric else "fail"

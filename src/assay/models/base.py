@@ -45,6 +45,9 @@ class ModelRequest:
     """Mark the stable prefix (system prompt + skill) cacheable where the provider supports it."""
     purpose: Literal["agent", "judge"] = "agent"
     """Lets the cache keep judge verdicts apart from agent calls."""
+    sample: int = 0
+    """Which repeat (attempt) the call belongs to. Never sent; part of the cache key, so
+    that `--repeat K` with `--cache` records K independent samples instead of replaying one."""
 
 
 @dataclass

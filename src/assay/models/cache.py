@@ -50,6 +50,7 @@ def request_key(provider: str, request: ModelRequest) -> str:
         "max_tokens": request.max_tokens,
         "temperature": request.temperature,
         "purpose": request.purpose,
+        "sample": request.sample,
     }
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
