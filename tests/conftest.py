@@ -8,7 +8,9 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--live", action="store_true", help="run tests marked `live` (real model calls)")
+    parser.addoption(
+        "--live", action="store_true", help="run tests marked `live` (real model calls)"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -27,8 +29,12 @@ def _offline_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
     if "live" in request.node.keywords:
         return
     for name in list(os.environ):
-        if name.endswith("_API_KEY") or name in {"GITHUB_TOKEN", "GH_TOKEN"} or (
-            name.startswith("GITHUB_") or name.startswith("INPUT_") or name.startswith("ASSAY_")
+        if (
+            name.endswith("_API_KEY")
+            or name in {"GITHUB_TOKEN", "GH_TOKEN"}
+            or (
+                name.startswith("GITHUB_") or name.startswith("INPUT_") or name.startswith("ASSAY_")
+            )
         ):
             monkeypatch.delenv(name, raising=False)
     for name in ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "RUNNER_TEMP"):

@@ -20,12 +20,24 @@ EXIT_PASS, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _paths(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="PATH", help="suite files or directories (default: configured paths or .)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="suite files or directories (default: configured paths or .)",
+    )
 
 
 def _select(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-t", "--test", dest="patterns", action="append", default=[], metavar="PATTERN",
-                   help="only cases whose id contains PATTERN or matches it as a glob (repeatable)")
+    p.add_argument(
+        "-t",
+        "--test",
+        dest="patterns",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only cases whose id contains PATTERN or matches it as a glob (repeatable)",
+    )
 
 
 def _json(p: argparse.ArgumentParser, what: str) -> None:
@@ -56,24 +68,36 @@ def build_parser() -> argparse.ArgumentParser:
     _select(p)
     _run_options(p)
 
-    p = sub.add_parser("score", help="score an already-changed workspace for one task (PVYai run mode)")
+    p = sub.add_parser(
+        "score", help="score an already-changed workspace for one task (PVYai run mode)"
+    )
     p.add_argument("--suite", required=True, help="the task suite JSON file")
     p.add_argument("--task", required=True, help="the task id")
     p.add_argument("--workspace", required=True, help="the git workspace the agent changed")
     p.add_argument("--trace", help="a file of JSON-line trace events (the agent's stdout)")
     _json(p, "the result")
 
-    p = sub.add_parser("scaffold", help="turn a PR (URL or two local refs) into fixtures and a stub case")
-    p.add_argument("pr_url", nargs="?", metavar="PR_URL", help="https://github.com/OWNER/REPO/pull/N")
+    p = sub.add_parser(
+        "scaffold", help="turn a PR (URL or two local refs) into fixtures and a stub case"
+    )
+    p.add_argument(
+        "pr_url", nargs="?", metavar="PR_URL", help="https://github.com/OWNER/REPO/pull/N"
+    )
     p.add_argument("--repo", help="a local clone (use with --base and --head instead of a URL)")
     p.add_argument("--base", help="base ref in --repo")
     p.add_argument("--head", help="head ref in --repo")
     p.add_argument("--category", default=None, help="scenario directory (default: security-review)")
-    p.add_argument("--side", choices=["base", "head"], default="base", help="which side's files to capture")
+    p.add_argument(
+        "--side", choices=["base", "head"], default="base", help="which side's files to capture"
+    )
     p.add_argument("--name", help="case name (default: the slugified PR title)")
-    p.add_argument("--root", default=None, help="eval root to write into (default: configured root or .)")
+    p.add_argument(
+        "--root", default=None, help="eval root to write into (default: configured root or .)"
+    )
     p.add_argument("--format", choices=["review", "rubric"], default="review", dest="fmt")
-    p.add_argument("--max-file-size", type=int, default=256 * 1024, help="skip files larger than this (bytes)")
+    p.add_argument(
+        "--max-file-size", type=int, default=256 * 1024, help="skip files larger than this (bytes)"
+    )
     p.add_argument("--force", action="store_true", help="overwrite existing files")
 
     sub.add_parser("ci", help="the GitHub Action's entry point; reads the GitHub environment")
@@ -88,8 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("base", metavar="BASE")
     p.add_argument("head", metavar="HEAD")
     _json(p, "the comparison")
-    p.add_argument("--fail-on-regression", action="store_true",
-                   help="exit 1 when any case newly fails")
+    p.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 when any case newly fails"
+    )
 
     p = sub.add_parser("schema", help="print the JSON Schema of a suite format or the report")
     p.add_argument("format", nargs="?", metavar="FORMAT", help="omit to list the formats")
@@ -97,46 +122,95 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cache", help="inspect or prune a record/replay cache")
     p.add_argument("action", choices=["stats", "prune"])
     p.add_argument("--cache", required=True, metavar="DIR")
-    p.add_argument("--older-than", type=float, default=None, metavar="DAYS",
-                   help="prune: remove entries not used for this many days (default: all)")
+    p.add_argument(
+        "--older-than",
+        type=float,
+        default=None,
+        metavar="DAYS",
+        help="prune: remove entries not used for this many days (default: all)",
+    )
 
     _apply_env_defaults(parser)
     return parser
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", dest="models", action="append", default=[], metavar="M",
-                   help="model(s) for the agent; repeat or comma-separate for a matrix")
-    p.add_argument("--judge-model", metavar="M", help="model for the judge (default: the subject's model)")
-    p.add_argument("--runtime", choices=["builtin", "command", "claude", "pi"],
-                   help="agent runtime (default: command with --agent-command, else builtin)")
-    p.add_argument("--agent-command", metavar="CMD",
-                   help="argv template of the agent under test, e.g. 'my-agent --cwd {workspace} {prompt}'")
+    p.add_argument(
+        "--model",
+        dest="models",
+        action="append",
+        default=[],
+        metavar="M",
+        help="model(s) for the agent; repeat or comma-separate for a matrix",
+    )
+    p.add_argument(
+        "--judge-model", metavar="M", help="model for the judge (default: the subject's model)"
+    )
+    p.add_argument(
+        "--runtime",
+        choices=["builtin", "command", "claude", "pi"],
+        help="agent runtime (default: command with --agent-command, else builtin)",
+    )
+    p.add_argument(
+        "--agent-command",
+        metavar="CMD",
+        help="argv template of the agent under test, e.g. 'my-agent --cwd {workspace} {prompt}'",
+    )
     p.add_argument("--skill", metavar="PATH", help="skill file overriding the suites' skill")
     # None = not given: [tool.assay] config, then RunOptions' defaults, fill these in.
-    p.add_argument("--concurrency", type=int, default=None, metavar="N",
-                   help="attempts in flight (default 8)")
+    p.add_argument(
+        "--concurrency", type=int, default=None, metavar="N", help="attempts in flight (default 8)"
+    )
     p.add_argument("--repeat", type=int, default=1, metavar="K")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="per-case agent timeout (default 600)")
-    p.add_argument("--threshold", type=float, default=None, metavar="X",
-                   help="gate score (default 0.75)")
-    p.add_argument("--max-errors", type=int, default=None, metavar="N",
-                   help="errors the gate tolerates (default 0)")
-    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
-                   help="stop starting cases once the estimated spend reaches USD")
-    p.add_argument("--report-dir", default=None, metavar="DIR",
-                   help="where reports go (default assay-report)")
-    p.add_argument("--work-root", default=None, metavar="DIR", help="where sandboxes are made (default: a temp dir)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="per-case agent timeout (default 600)",
+    )
+    p.add_argument(
+        "--threshold", type=float, default=None, metavar="X", help="gate score (default 0.75)"
+    )
+    p.add_argument(
+        "--max-errors",
+        type=int,
+        default=None,
+        metavar="N",
+        help="errors the gate tolerates (default 0)",
+    )
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="stop starting cases once the estimated spend reaches USD",
+    )
+    p.add_argument(
+        "--report-dir", default=None, metavar="DIR", help="where reports go (default assay-report)"
+    )
+    p.add_argument(
+        "--work-root",
+        default=None,
+        metavar="DIR",
+        help="where sandboxes are made (default: a temp dir)",
+    )
     p.add_argument("--keep-workspaces", action="store_true")
-    p.add_argument("--dry-run", action="store_true", help="build every sandbox and print it; run nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="build every sandbox and print it; run nothing"
+    )
     _json(p, "report.json")
     p.add_argument("--shard", metavar="I/N", help="run only shard I of N (1-based)")
     p.add_argument("--cache", metavar="DIR", help="record/replay model calls under DIR")
-    p.add_argument("--offline", action="store_true", help="replay from --cache only; misses are skipped")
+    p.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
     p.add_argument("--resume", metavar="DIR", help="continue the run whose report dir is DIR")
-    p.add_argument("--pvyai-report", action="store_true",
-                   help="also write task results as pvyai.agenteval.report.v1 (pvyai-report.json)")
+    p.add_argument(
+        "--pvyai-report",
+        action="store_true",
+        help="also write task results as pvyai.agenteval.report.v1 (pvyai-report.json)",
+    )
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
 
 

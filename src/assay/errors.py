@@ -2,7 +2,8 @@
 
 ```
 AssayError
-├── ConfigError          the user's mistake: exit 2, printed as `path:line:col: message`, no traceback
+├── ConfigError          the user's mistake: exit 2, printed as `path:line:col: message`,
+│                        never with a traceback
 │   └── ConfigErrors     several of them at once (validation reports every problem, not the first)
 └── RunError             a case could not be run or graded: that case is `error`, the others go on
     ├── SandboxError     the git sandbox could not be built (bad diff, unsafe tarball, git failed)

@@ -60,7 +60,7 @@ class LoopbackServer:
 
     # -- configuration -------------------------------------------------------------
     def route(self, method: str, pattern: str, handler: Handler) -> None:
-        """Serve `method` requests whose path fully matches regex `pattern` (named groups -> params)."""
+        """Serve `method` requests whose path fully matches `pattern` (named groups -> params)."""
         self._routes.append((method.upper(), re.compile(pattern), handler))
 
     def inject(self, reply: Reply, *, path: str | None = None, times: int = 1) -> None:
@@ -72,7 +72,9 @@ class LoopbackServer:
     def count(self, path_pattern: str = ".*", method: str | None = None) -> int:
         rx = re.compile(path_pattern)
         return sum(
-            1 for r in self.requests if rx.fullmatch(r.path) and (method is None or r.method == method)
+            1
+            for r in self.requests
+            if rx.fullmatch(r.path) and (method is None or r.method == method)
         )
 
     # -- lifecycle -------------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from functools import cache
 from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -20,8 +19,7 @@ from pydantic_core import core_schema
 __all__ = ["DocumentedJsonSchema", "attribute_docstrings"]
 
 
-@cache
-def attribute_docstrings(cls: type) -> dict[str, str]:
+def attribute_docstrings(cls: type[Any]) -> dict[str, str]:
     """`{field: docstring}` for the string literals right under annotated class attributes."""
     docs: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
@@ -51,7 +49,7 @@ class DocumentedJsonSchema(GenerateJsonSchema):
 
     def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
         json_schema = super().model_schema(schema)
-        cls = schema["cls"]
+        cls: type[Any] = schema["cls"]
         docs = attribute_docstrings(cls)
         properties: dict[str, Any] = json_schema.get("properties", {})
         for name, field in cls.model_fields.items():

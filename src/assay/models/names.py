@@ -21,7 +21,10 @@ _KEY_VARS: dict[str, tuple[str, ...]] = {
     "openrouter": ("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
 }
 # Prefixed keys other tools use, copied into the standard variable when it is unset.
-_BRIDGED = {"ASSAY_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY", "WARDEN_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY"}
+_BRIDGED = {
+    "ASSAY_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY",
+    "WARDEN_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY",
+}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ field carries a docstring that ends up in `assay schema report`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,7 @@ __all__ = [
     "Usage",
 ]
 
-REPORT_CONTRACT = "assay.report.v1"
+REPORT_CONTRACT: Final = "assay.report.v1"
 
 CaseStatus = Literal["pass", "fail", "error", "skipped"]
 
@@ -60,7 +60,8 @@ class Check(_Model):
     model_config = ConfigDict(extra="allow")
     id: str
     kind: str
-    """command | changed_files | forbidden_files | context | trace | should_find | should_not_find | severity | verdict | rubric"""
+    """command | changed_files | forbidden_files | context | trace | should_find |
+    should_not_find | severity | verdict | rubric"""
     status: Literal["pass", "fail", "error", "skipped"]
     message: str = ""
 

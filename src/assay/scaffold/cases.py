@@ -30,6 +30,7 @@ def manifest_name(category: str) -> str:
     (the rubric loader names a manifest's cases after its file stem)."""
     return f"{category}.json"
 
+
 _REASONS_SHOWN = 3
 
 

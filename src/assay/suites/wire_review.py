@@ -32,6 +32,7 @@ __all__ = [
     "VerificationScenario",
 ]
 
+
 class ShouldFind(SuiteModel):
     finding: FilledText
     """What the reviewer must report, in plain words; the LLM judge matches findings to it."""
