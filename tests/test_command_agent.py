@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from assay._util.proc import LaunchError, redact_secrets, run_command, scrubbed_environ
+from assay._util.proc import LaunchError, run_command
+from assay._util.secrets import redact, scrubbed_environ
 from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.command import CommandAgent, render_argv
 from assay.agents.trace import StdoutReader, read_trace_file, trace_key
@@ -580,6 +581,4 @@ def test_secret_environment_rules() -> None:
     }
     assert scrubbed_environ(env) == {"PATH": "/bin", "HOME": "/home/u"}
     text = "key sk-ant-123456 url http://localhost:1 pw hunter22 home /home/u"
-    assert redact_secrets(text, env) == (
-        "key [redacted] url http://localhost:1 pw [redacted] home /home/u"
-    )
+    assert redact(text, env) == ("key [redacted] url http://localhost:1 pw [redacted] home /home/u")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from assay._util.secrets import redact, secret_values
 from assay.cli import main
 from assay.errors import ModelError
 from assay.models import Message, ModelRequest, generate
 from assay.models import retry as retry_module
-from assay.models._secrets import redact, secret_values
 from assay.options import RunOptions
 from tests.fakes.anthropic_api import FakeAnthropic, anthropic_error, rate_limited, text_reply
 
@@ -62,7 +62,7 @@ def test_the_key_never_leaks(
         assert fake.requests[0].headers["authorization"] == f"Bearer {SECRET}"  # it was sent
 
     assert main(["cache", "stats", "--cache", str(cache)]) == 0
-    assert "***" in messages[0] and "rejected" in messages[1]
+    assert "[redacted]" in messages[0] and "rejected" in messages[1]
     assert "retrying" in caplog.text and "anthropic" in {
         r.name.split(".")[0] for r in caplog.records
     }
@@ -85,5 +85,5 @@ def test_redact_masks_every_credential_variable() -> None:
         "PATH": "/usr/bin",
     }
     text = "key sk-ant-aaaaaaaaaaaa token ghp_bbbbbbbbbbbbbbbb other cccccccccccccccc abc /usr/bin"
-    assert redact(text, env) == "key *** token *** other *** abc /usr/bin"
+    assert redact(text, env, mask="***") == "key *** token *** other *** abc /usr/bin"
     assert secret_values(env)[0] == "ghp_bbbbbbbbbbbbbbbb"  # longest first

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay._util.secrets import secret_values
 from assay.action import commands
 from assay.action.changed_files import list_changed_files
 from assay.action.environment import RunnerEnvironment
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["command", "run_ci"]
 
 _SECRET_INPUTS = ("anthropic-api-key", "github-token")
-_SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "GITHUB_TOKEN")
 
 
 def command(args: argparse.Namespace) -> int:
@@ -82,13 +82,11 @@ def run_ci(environ: Mapping[str, str]) -> int:
 
 
 def _mask_secrets(environ: Mapping[str, str]) -> None:
-    for name in _SECRET_INPUTS:
-        value = raw_input(environ, name)
-        if value:
-            commands.add_mask(value.strip())
-    for variable in _SECRET_VARIABLES:
-        if environ.get(variable, "").strip():
-            commands.add_mask(environ[variable].strip())
+    inputs = ((raw_input(environ, name) or "").strip() for name in _SECRET_INPUTS)
+    variables = (value.strip() for value in secret_values(environ))
+    # dict: each value masked once, in a stable order (the inputs first)
+    for value in dict.fromkeys(v for v in (*inputs, *variables) if v):
+        commands.add_mask(value)
 
 
 def _announce(event: GitHubEvent, decision: Decision) -> None:

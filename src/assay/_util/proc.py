@@ -9,8 +9,7 @@ Output is streamed to files with a byte cap: past the cap assay keeps draining t
 (so the child never blocks) but stops writing, and only a small tail stays in memory.
 An agent that prints gigabytes therefore costs neither memory nor disk.
 
-This module also decides which environment variables are secrets, because what a child
-process may see and what must be scrubbed from its output are the same fact.
+Which variables are credentials is decided in `assay._util.secrets`.
 """
 
 from __future__ import annotations
@@ -30,10 +29,7 @@ from typing import Any, BinaryIO
 __all__ = [
     "CommandResult",
     "LaunchError",
-    "is_secret_name",
-    "redact_secrets",
     "run_command",
-    "scrubbed_environ",
 ]
 
 MiB = 1024 * 1024
@@ -46,12 +42,6 @@ _TERM_GRACE_S = 2.0
 _EXIT_POLL_S = 0.1
 _DRAIN_AFTER_EXIT_S = 5.0
 """How long to wait for EOF after the group is gone (a daemon that escaped it may hold a pipe)."""
-
-_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-_SECRET_PREFIXES = ("ANTHROPIC_", "OPENAI_", "ACTIONS_")
-_SECRET_NAMES = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
-_MIN_REDACTED_LENGTH = 4
-"""Shorter values ("1", "on") are not secrets, and replacing them would mangle any text."""
 
 
 @dataclass(frozen=True)
@@ -77,40 +67,6 @@ class LaunchError(Exception):
         self.program = program
         self.problem = problem
         """`not found`, `not executable`, or another short description."""
-
-
-def _holds_credential(name: str) -> bool:
-    upper = name.upper()
-    return upper in _SECRET_NAMES or upper.endswith(_SECRET_SUFFIXES)
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a child that does not need credentials must not see this variable."""
-    return _holds_credential(name) or name.upper().startswith(_SECRET_PREFIXES)
-
-
-def scrubbed_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of `base` (default os.environ) without anything that looks like a credential."""
-    source = os.environ if base is None else base
-    return {k: v for k, v in source.items() if not is_secret_name(k)}
-
-
-def redact_secrets(text: str, env: Mapping[str, str] | None = None) -> str:
-    """Replace in `text` every value of a key/token/secret/password variable of `env`.
-
-    `env` defaults to os.environ. Configuration such as ANTHROPIC_BASE_URL is not secret
-    and stays readable; only variables whose names say they hold a credential are redacted.
-    """
-    source = os.environ if env is None else env
-    secrets = {
-        value
-        for name, value in source.items()
-        if _holds_credential(name) and len(value) >= _MIN_REDACTED_LENGTH
-    }
-    # Longest first, so a secret that contains another is replaced whole.
-    for value in sorted(secrets, key=len, reverse=True):
-        text = text.replace(value, "[redacted]")
-    return text
 
 
 def _check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:

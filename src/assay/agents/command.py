@@ -24,7 +24,8 @@ from typing import Any, Literal, assert_never
 
 from pydantic import ValidationError
 
-from assay._util.proc import CommandResult, LaunchError, redact_secrets, run_command
+from assay._util.proc import CommandResult, LaunchError, run_command
+from assay._util.secrets import redact
 from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.trace import StdoutReader, parse_json_object
 from assay.errors import AgentError
@@ -202,7 +203,7 @@ class CommandAgent:
         _read_answer(case.spec, output, files, reader)
         if output.review_text:
             # The review reaches the judge and the report; an agent echoing its key must not.
-            output.review_text = redact_secrets(output.review_text, env)
+            output.review_text = redact(output.review_text, env)
         return output
 
 
@@ -255,7 +256,7 @@ def _with_stderr(message: str, result: CommandResult, env: Mapping[str, str]) ->
     tail = result.stderr_tail.strip()[-_STDERR_IN_MESSAGE:]
     if not tail:
         return message
-    return f"{message}; stderr ends with:\n{redact_secrets(tail, env)}"
+    return f"{message}; stderr ends with:\n{redact(tail, env)}"
 
 
 _FROM_FILE = "$ASSAY_FINDINGS_FILE"

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.models._secrets import secret_values
+from assay._util.secrets import secret_values
 from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
 
 __all__ = ["Transcript", "scrub"]

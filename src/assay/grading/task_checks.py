@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util.paths import PathEscape, resolve_inside, safe_relative
-from assay._util.proc import LaunchError, redact_secrets, run_command, scrubbed_environ
+from assay._util.proc import LaunchError, run_command
+from assay._util.secrets import redact, scrubbed_environ
 from assay.errors import ConfigError
 from assay.grading.base import Grade
 from assay.report.model import Check
@@ -136,7 +137,7 @@ async def _command_check(command: VerificationCommand, workspace: Path, log: Pat
             "message": message,
             "exitCode": result.exit_code,
             "durationS": round(result.duration_s, 3),
-            "outputTail": redact_secrets(_tail(result.stdout_tail)),
+            "outputTail": redact(_tail(result.stdout_tail)),
         }
     )
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from assay._util.secrets import redact
 from assay.errors import ModelError
-from assay.models._secrets import redact
 from assay.models.limiter import AdaptiveLimiter
 
 __all__ = [
