@@ -186,6 +186,7 @@ def main() -> int:
         )
         resumed_code, _ = assay([*run, "--resume", "resumed"], cwd=root, env=env)
         resumed_s = time.perf_counter() - started
+        rerun = _lines(root / "resumed" / "results.jsonl") - before_kill
 
         started = time.perf_counter()
         for index in (1, 2, 3):
@@ -209,6 +210,7 @@ def main() -> int:
     )
     print(f"plain run:                    {plain_s:6.2f} s, exit {plain_code}")
     print(f"SIGKILL after {before_kill:2d} + --resume: {resumed_s:6.2f} s, exit {resumed_code}")
+    print(f"  the resumed run ran the {rerun} cases without a result line, and no others")
     print(f"3 shards (in turn) + merge:   {sharded_s:6.2f} s, exit {merged_code}")
     problems = differences(plain, resumed) + differences(plain, merged)
     print(
@@ -216,6 +218,7 @@ def main() -> int:
         + ("yes" if not problems else "NO\n  " + "\n  ".join(problems[:20]))
     )
     assert 0 < before_kill < args.tasks, before_kill
+    assert rerun == args.tasks - before_kill, (rerun, before_kill)
     assert plain_code == resumed_code == merged_code
     assert not problems
     return 0

@@ -407,3 +407,15 @@ def test_comment_with_a_large_comparison_stays_under_the_limit() -> None:
     assert len(body) < COMMENT_LIMIT
     assert body.index("Evaluation Results") < body.index("Compared with main")
     assert body.rstrip().endswith("</sub>")
+
+
+def test_a_malformed_api_answer_is_a_warning_not_a_crash(
+    github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    github.inject(
+        Reply(200, {"total_count": 1, "artifacts": [{"id": "not a number", "expired": "no"}]}),
+        path=rf"/repos/{REPO}/actions/artifacts",
+    )
+    assert _auto(github) is None
+    (warning,) = _warnings(capsys.readouterr().out)
+    assert warning.startswith("::warning title=assay%3A baseline::no baseline comparison: ")

@@ -8,6 +8,7 @@ commands      the only writer of workflow commands (escaping, masking, output gu
 outputs       $GITHUB_OUTPUT and the job summary    annotations  failed cases on their suite file
 comment       the sticky PR comment                 check_run    the "Evaluation Results" check
 publish       all of the above for one report       github_api   the PyGithub client and its errors
+baseline      the report a run is compared with (a path, or the default branch's artifact)
 ```
 
 Nothing else in assay prints `::` workflow commands.

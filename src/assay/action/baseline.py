@@ -89,6 +89,13 @@ def load_baseline(
     except BaselineUnavailable as exc:
         commands.warning(f"no baseline comparison: {exc}", title="assay: baseline")
         return None
+    except Exception as exc:  # a comparison is optional; the eval run is not
+        # PyGithub can also fail with AssertionError / RuntimeError on odd redirects or
+        # payloads; none of that may cost the user their eval results.
+        commands.warning(
+            f"no baseline comparison: {type(exc).__name__}: {exc}", title="assay: baseline"
+        )
+        return None
     commands.log(f"assay: comparing with {baseline.origin}")
     return baseline
 
@@ -225,7 +232,9 @@ def _report_from_archive(data: bytes, *, origin: str) -> Report:
                 raise BaselineUnavailable(_too_big(f"{member.filename} in {origin}"))
             with archive.open(member) as handle:
                 content = handle.read(MAX_BYTES + 1)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError, RuntimeError) as exc:
+        # RuntimeError: an encrypted member; NotImplementedError (a RuntimeError): an
+        # unsupported compression method.
         raise BaselineUnavailable(f"{origin} is not a readable zip archive ({exc})") from None
     if len(content) > MAX_BYTES:
         raise BaselineUnavailable(_too_big(f"{REPORT_NAME} in {origin}"))
