@@ -3,9 +3,46 @@
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
+from types import ModuleType
+from typing import Any
 
-__all__ = ["shared_ssl_context"]
+from assay.models.retry import ApiCallFailure
+
+__all__ = ["sdk_failures", "shared_ssl_context"]
+
+
+@contextmanager
+def sdk_failures(
+    sdk: ModuleType,
+    *,
+    base_error: type[Exception],
+    status_failure: Callable[[Any], ApiCallFailure],
+) -> Iterator[None]:
+    """Turn an SDK's exceptions into ApiCallFailure, which the retry layer understands.
+
+    `anthropic` and `openai` are generated from the same template and share this
+    exception tree; only its root (`base_error`) and the shape of an error body
+    (`status_failure`) differ.
+    """
+    try:
+        yield
+    except sdk.APIStatusError as exc:
+        raise status_failure(exc) from None
+    except sdk.APITimeoutError:  # before APIConnectionError, its base class
+        raise ApiCallFailure(
+            status=None, error_type="timeout", message="request timed out"
+        ) from None
+    except sdk.APIConnectionError:
+        raise ApiCallFailure(
+            status=None, error_type="connection_error", message="connection failed"
+        ) from None
+    except base_error as exc:
+        raise ApiCallFailure(
+            status=None, error_type="sdk_error", message=type(exc).__name__
+        ) from None
 
 
 @cache

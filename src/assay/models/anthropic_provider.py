@@ -13,7 +13,7 @@ from typing import Any
 import anthropic
 
 from assay.errors import ModelUnavailable
-from assay.models._http import shared_ssl_context
+from assay.models._http import sdk_failures, shared_ssl_context
 from assay.models.base import ModelRequest, ModelResponse, ToolSpec
 from assay.models.names import bridge_env, missing_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
@@ -35,22 +35,10 @@ class AnthropicProvider:
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         params = anthropic_params(request)
-        try:
+        with sdk_failures(
+            anthropic, base_error=anthropic.AnthropicError, status_failure=_status_failure
+        ):
             message = await self.client.messages.create(**params)
-        except anthropic.APIStatusError as exc:
-            raise _status_failure(exc) from None
-        except anthropic.APITimeoutError:
-            raise ApiCallFailure(
-                status=None, error_type="timeout", message="request timed out"
-            ) from None
-        except anthropic.APIConnectionError:
-            raise ApiCallFailure(
-                status=None, error_type="connection_error", message="connection failed"
-            ) from None
-        except anthropic.AnthropicError as exc:
-            raise ApiCallFailure(
-                status=None, error_type="sdk_error", message=type(exc).__name__
-            ) from None
         return _response(message)
 
     async def aclose(self) -> None:

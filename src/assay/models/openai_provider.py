@@ -13,7 +13,7 @@ from typing import Any, Literal
 import openai
 
 from assay.errors import ModelError, ModelUnavailable
-from assay.models._http import shared_ssl_context
+from assay.models._http import sdk_failures, shared_ssl_context
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.names import missing_credentials
 from assay.models.openai_wire import (
@@ -69,22 +69,8 @@ class OpenAIProvider:
         return params
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        try:
+        with sdk_failures(openai, base_error=openai.OpenAIError, status_failure=_status_failure):
             completion = await self.client.chat.completions.create(**self.params(request))
-        except openai.APIStatusError as exc:
-            raise _status_failure(exc) from None
-        except openai.APITimeoutError:
-            raise ApiCallFailure(
-                status=None, error_type="timeout", message="request timed out"
-            ) from None
-        except openai.APIConnectionError:
-            raise ApiCallFailure(
-                status=None, error_type="connection_error", message="connection failed"
-            ) from None
-        except openai.OpenAIError as exc:
-            raise ApiCallFailure(
-                status=None, error_type="sdk_error", message=type(exc).__name__
-            ) from None
         try:
             content, stop, usage = from_chat_completion(completion.model_dump(mode="json"))
         except ValueError as exc:
