@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from assay._util.docstrings import DocumentedJsonSchema
 from assay.cli import main
 from assay.report.compare import CHANGE_ORDER, Comparison, compare_reports
 from assay.report.compare_markdown import render_comparison
@@ -277,7 +278,7 @@ def test_cli_json_is_the_comparison_and_matches_its_schema(
     assert data["contract"] == "assay.comparison.v1"
     assert [c.id for c in comparison.of("newly_failing")] == ["s/c"]
     assert set(data) == {"contract", "base", "head", "delta", "counts", "significance", "changes"}
-    schema = Comparison.model_json_schema()
+    schema = Comparison.model_json_schema(schema_generator=DocumentedJsonSchema)
     assert schema["additionalProperties"] is False
     assert "Every case of either report" in schema["properties"]["changes"]["description"]
 

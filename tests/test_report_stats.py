@@ -109,11 +109,11 @@ def test_summary_counts_score_and_passing_gate() -> None:
     [
         ([("pass", 1.0), ("fail", 0.0), ("fail", 0.0)], 0, "score 0.33 < threshold 0.75"),
         ([("skipped", None), ("error", None)], 5, "nothing was scored"),
-        ([("pass", 1.0), ("error", None), ("error", None)], 1, "2 errors > max-errors 1"),
+        ([("pass", 1.0), ("error", None), ("error", None)], 1, "errors 2 > max-errors 1"),
         (
             [("fail", 0.0), ("error", None)],
             0,
-            "score 0.00 < threshold 0.75; 1 errors > max-errors 0",
+            "score 0.00 < threshold 0.75; errors 1 > max-errors 0",
         ),
         ([("pass", 0.749), ("pass", 0.749)], 0, "score 0.7490 < threshold 0.7500"),
     ],

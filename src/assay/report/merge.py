@@ -10,7 +10,6 @@ leave the cases comparable (threshold, models, repeat, versions).
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -20,13 +19,11 @@ from pathlib import Path
 
 from assay._version import __version__
 from assay.errors import ConfigError, Location
-from assay.report.model import CaseResult, Report, RunInfo, Summary
+from assay.report.model import CaseResult, Report, RunInfo
 from assay.report.stats import summarize
 
 __all__ = ["merge_reports"]
 
-_NOT_RUN_NOTE = re.compile(r"^(?P<what>.+): (?P<count>\d+) case\(s\) not run$")
-"""The runner's gate-reason note for cases a run cut short (budget reached, interrupted)."""
 
 CaseKey = tuple[str, str | None]
 Warn = Callable[[str], None]
@@ -100,7 +97,7 @@ def merge_reports(
         max_errors=info.max_errors,
         duration_s=sum(i.report.summary.duration_s for i in inputs),
     )
-    return Report(run=info, summary=_with_notes(summary, _run_notes(reports)), cases=cases)
+    return Report(run=info, summary=summary, cases=cases)
 
 
 def _check_gate_options(threshold: float | None, max_errors: int | None) -> None:
@@ -265,33 +262,3 @@ def _instant(text: str, label: str) -> datetime:
             f"run time {text!r} is not an ISO 8601 timestamp", Location(label)
         ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _run_notes(reports: Sequence[Report]) -> list[str]:
-    """The notes each run added to its gate reason (budget reached, interrupted), with the
-    counts of cases they cut short added up across reports."""
-    not_run: dict[str, int] = {}
-    other: dict[str, None] = {}
-    for report in reports:
-        own = summarize(
-            report.cases,
-            threshold=report.run.threshold,
-            max_errors=report.run.max_errors,
-            duration_s=0.0,
-        ).gate_reason
-        reason = report.summary.gate_reason
-        if not reason.startswith(own):
-            continue
-        for note in filter(None, reason[len(own) :].split("; ")):
-            match = _NOT_RUN_NOTE.match(note)
-            if match:
-                not_run[match["what"]] = not_run.get(match["what"], 0) + int(match["count"])
-            else:
-                other.setdefault(note)
-    return [f"{what}: {count} case(s) not run" for what, count in not_run.items()] + list(other)
-
-
-def _with_notes(summary: Summary, notes: list[str]) -> Summary:
-    if not notes:
-        return summary
-    return summary.model_copy(update={"gate_reason": "; ".join([summary.gate_reason, *notes])})

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Sequence
 
 from assay.report.model import Attempt, CaseResult, CaseStatus, Summary, Tokens
 
-__all__ = ["combine_attempts", "confidence_interval", "summarize"]
+__all__ = [
+    "INTERRUPTED",
+    "budget_reason",
+    "combine_attempts",
+    "confidence_interval",
+    "not_run_notes",
+    "summarize",
+]
+
+INTERRUPTED = "interrupted"
+"""The reason of a case an interrupted run never finished."""
+_BUDGET_REASON = re.compile(r"budget of \$\S+ reached")
 
 _Z95 = 1.959963984540054
 _BOOTSTRAP_RESAMPLES = 2000
@@ -57,6 +69,25 @@ def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
     return _clamp(low), _clamp(high)
 
 
+def budget_reason(limit_usd: float) -> str:
+    """The reason of a case `--max-cost` kept from starting."""
+    return f"budget of ${limit_usd:g} reached"
+
+
+def not_run_notes(cases: Sequence[CaseResult]) -> list[str]:
+    """Gate-reason notes for the cases a run cut short (interrupted, budget reached).
+
+    Derived from the cases themselves, so a merged report says the same as its shards.
+    """
+    counts: dict[str, int] = {}
+    for case in cases:
+        if case.status == "skipped" and (
+            case.reason == INTERRUPTED or _BUDGET_REASON.fullmatch(case.reason)
+        ):
+            counts[case.reason] = counts.get(case.reason, 0) + 1
+    return [f"{reason}: {count} case(s) not run" for reason, count in counts.items()]
+
+
 def _wilson(successes: float, n: int) -> tuple[float, float]:
     p = successes / n
     z2 = _Z95 * _Z95
@@ -88,13 +119,14 @@ def summarize(
         shown, limit = _distinct(score, threshold)
         problems.append(f"score {shown} < threshold {limit}")
     if counts["error"] > max_errors:
-        problems.append(f"{counts['error']} errors > max-errors {max_errors}")
+        problems.append(f"errors {counts['error']} > max-errors {max_errors}")
     if problems:
         gate_reason = "; ".join(problems)
     else:
         assert score is not None
         shown, limit = _distinct(score, threshold)
         gate_reason = f"score {shown} >= threshold {limit}"
+    gate_reason = "; ".join([gate_reason, *not_run_notes(cases)])
 
     known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
     return Summary(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.report.stats import INTERRUPTED, budget_reason
 from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
 from assay.runner.combine import case_result
 
@@ -24,9 +25,7 @@ if TYPE_CHECKING:
     from assay.runner.plan import PlannedRun
     from assay.runner.results import ResultsStream
 
-__all__ = ["INTERRUPTED", "Budget", "Executor"]
-
-INTERRUPTED = "interrupted"
+__all__ = ["Budget", "Executor"]
 
 
 class Budget:
@@ -47,7 +46,8 @@ class Budget:
 
     @property
     def reason(self) -> str:
-        return f"budget of ${self.limit_usd:g} reached"
+        assert self.limit_usd is not None
+        return budget_reason(self.limit_usd)
 
 
 @dataclass

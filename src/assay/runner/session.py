@@ -18,7 +18,7 @@ from assay.errors import ConfigError
 from assay.models.names import bridge_env
 from assay.report.model import Report, RunInfo
 from assay.runner.events import NullListener, RunListener
-from assay.runner.execute import INTERRUPTED, Budget, Executor
+from assay.runner.execute import Budget, Executor
 from assay.runner.plan import (
     PlannedRun,
     check_options,
@@ -32,7 +32,7 @@ from assay.runner.writer import prepare_report_dir, write_report_dir
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
-    from assay.report.model import CaseResult, Summary
+    from assay.report.model import CaseResult
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
@@ -130,7 +130,6 @@ async def run_async(
         results,
         started_at=started_at,
         duration_s=time.monotonic() - clock,
-        budget=budget,
         interrupted=executor.interrupted,
     )
     write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
@@ -144,7 +143,6 @@ def _report(
     *,
     started_at: str,
     duration_s: float,
-    budget: Budget,
     interrupted: bool,
 ) -> Report:
     from assay.report.stats import summarize
@@ -152,13 +150,6 @@ def _report(
     summary = summarize(
         results, threshold=options.threshold, max_errors=options.max_errors, duration_s=duration_s
     )
-    notes = []
-    if budget.skipped:
-        notes.append(f"{budget.reason}: {budget.skipped} case(s) not run")
-    if interrupted:
-        not_run = sum(1 for r in results if r.status == "skipped" and r.reason == INTERRUPTED)
-        notes.append(f"interrupted: {not_run} case(s) not run")
-    summary = _with_notes(summary, notes)
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
         id=uuid.uuid4().hex,
@@ -175,13 +166,6 @@ def _report(
         interrupted=interrupted,
     )
     return Report(run=info, summary=summary, cases=results)
-
-
-def _with_notes(summary: Summary, notes: list[str]) -> Summary:
-    if not notes:
-        return summary
-    reason = "; ".join([summary.gate_reason, *notes] if summary.gate_reason else notes)
-    return summary.model_copy(update={"gate_reason": reason})
 
 
 def _now() -> str:
