@@ -16,13 +16,10 @@ Faults can also be queued ahead of everything with `fake.inject(...)` (see loopb
 from __future__ import annotations
 
 import itertools
-import threading
-from collections import deque
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.loopback import LoopbackServer, Reply, Request
+from tests.fakes.loopback import Reply, Request
+from tests.fakes.scripted import ScriptedModelServer, dropped
 
 __all__ = [
     "FakeAnthropic",
@@ -35,9 +32,6 @@ __all__ = [
     "text_reply",
     "tool_use_reply",
 ]
-
-Scripted = dict[str, Any] | Reply
-Responder = Callable[[dict[str, Any]], Scripted]
 
 _ids = itertools.count(1)
 
@@ -128,50 +122,14 @@ def server_error() -> Reply:
     return anthropic_error(500, "api_error", "Internal server error")
 
 
-def dropped() -> Reply:
-    """The connection is closed without an answer."""
-    return Reply(drop=True)
-
-
-class FakeAnthropic(LoopbackServer):
+class FakeAnthropic(ScriptedModelServer):
     """POST /v1/messages with scripted answers; `calls` counts the requests it received.
 
     `api_key`: when set, only that key is accepted (x-api-key or `Authorization: Bearer`);
     anything else gets a 401 authentication_error, like the real API.
     """
 
-    def __init__(
-        self,
-        *,
-        replies: list[Scripted] | None = None,
-        responder: Responder | None = None,
-        api_key: str | None = None,
-        latency_s: float = 0.0,
-    ) -> None:
-        super().__init__()
-        self.responder = responder
-        self.api_key = api_key
-        self.latency_s = latency_s
-        self._queue: deque[Scripted] = deque(replies or [])
-        self._queue_lock = threading.Lock()
-        self.route("POST", "/v1/messages", self._messages)
-
-    @property
-    def calls(self) -> int:
-        return self.count("/v1/messages", "POST")
-
-    def bodies(self) -> list[dict[str, Any]]:
-        """The JSON body of every /v1/messages request, in arrival order."""
-        return [r.json() for r in self.requests if r.path == "/v1/messages"]
-
-    def reply(self, *answers: Scripted) -> None:
-        """Queue answers for the next requests (after any injected faults)."""
-        with self._queue_lock:
-            self._queue.extend(answers)
-
-    def slow_reply(self, delay_s: float, answer: dict[str, Any] | None = None) -> None:
-        """The next request is answered correctly, but only after `delay_s` seconds."""
-        self.inject(Reply(200, self.message(answer or text_reply("ok"), {}), delay_s=delay_s))
+    PATH = "/v1/messages"
 
     def message(self, body: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
         """A complete Messages API response around a helper-built body."""
@@ -184,35 +142,24 @@ class FakeAnthropic(LoopbackServer):
             **body,
         }
 
-    # -- serving ---------------------------------------------------------------------
-    @staticmethod
-    def _write(h: BaseHTTPRequestHandler, reply: Reply) -> None:
-        try:
-            LoopbackServer._write(h, reply)
-        except (BrokenPipeError, ConnectionResetError):
-            h.close_connection = True  # the client gave up first (a timeout test)
+    wrap = message
 
-    def _messages(self, request: Request) -> Reply:
-        if self.api_key is not None and not self._authorised(request):
-            return anthropic_error(401, "authentication_error", "invalid x-api-key")
-        body = request.json()
-        problem = _invalid(body)
-        if problem:
-            return anthropic_error(400, "invalid_request_error", problem)
-        with self._queue_lock:
-            answer = self._queue.popleft() if self._queue else None
-        if answer is None:
-            answer = self.responder(body) if self.responder else text_reply("ok")
-        if isinstance(answer, Reply):
-            return answer
-        return Reply(200, self.message(answer, body))
+    def default_answer(self) -> dict[str, Any]:
+        return text_reply("ok")
 
-    def _authorised(self, request: Request) -> bool:
+    def authorised(self, request: Request) -> bool:
         given = request.headers.get("x-api-key")
         bearer = request.headers.get("authorization", "")
         if bearer.lower().startswith("bearer "):
             given = given or bearer[len("bearer ") :]
         return given == self.api_key
+
+    def unauthorised(self) -> Reply:
+        return anthropic_error(401, "authentication_error", "invalid x-api-key")
+
+    def invalid(self, body: Any) -> Reply | None:
+        problem = _invalid(body)
+        return anthropic_error(400, "invalid_request_error", problem) if problem else None
 
 
 def _invalid(body: Any) -> str | None:

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.anthropic_api import (
-    Scripted,
     dropped,
     overloaded,
     rate_limited,
@@ -36,6 +35,7 @@ from tests.fakes.anthropic_api import (
     tool_use_reply,
 )
 from tests.fakes.loopback import Reply
+from tests.fakes.scripted import Scripted
 
 __all__ = [
     "FINDING_SEVERITY",

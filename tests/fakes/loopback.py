@@ -141,7 +141,10 @@ class LoopbackServer:
         if self.latency_s:
             time.sleep(self.latency_s)
         reply = fault[1] if fault else self._handle(request)
-        self._write(h, reply)
+        try:
+            self._write(h, reply)
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True  # the client gave up first (a timeout test)
 
     def _handle(self, request: Request) -> Reply:
         for method, rx, handler in self._routes:

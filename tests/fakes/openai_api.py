@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-from collections import deque
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.loopback import LoopbackServer, Reply, Request
+from tests.fakes.loopback import Reply, Request
+from tests.fakes.scripted import ScriptedModelServer, dropped
 
 __all__ = [
     "FakeOpenAI",
@@ -27,9 +24,6 @@ __all__ = [
     "rate_limited",
     "server_error",
 ]
-
-Scripted = dict[str, Any] | Reply
-Responder = Callable[[dict[str, Any]], Scripted]
 
 _ids = itertools.count(1)
 
@@ -112,51 +106,15 @@ def server_error() -> Reply:
     return openai_error(500, "server_error", "The server had an error processing your request")
 
 
-def dropped() -> Reply:
-    return Reply(drop=True)
-
-
-class FakeOpenAI(LoopbackServer):
+class FakeOpenAI(ScriptedModelServer):
     """POST /v1/chat/completions with scripted answers; `calls` counts requests."""
 
     PATH = "/v1/chat/completions"
-
-    def __init__(
-        self,
-        *,
-        replies: list[Scripted] | None = None,
-        responder: Responder | None = None,
-        api_key: str | None = None,
-        latency_s: float = 0.0,
-    ) -> None:
-        super().__init__()
-        self.responder = responder
-        self.api_key = api_key
-        self.latency_s = latency_s
-        self._queue: deque[Scripted] = deque(replies or [])
-        self._queue_lock = threading.Lock()
-        self.route("POST", self.PATH, self._completions)
 
     @property
     def base_url(self) -> str:
         """What OPENAI_BASE_URL should be."""
         return f"{self.url}/v1"
-
-    @property
-    def calls(self) -> int:
-        return self.count(self.PATH, "POST")
-
-    def bodies(self) -> list[dict[str, Any]]:
-        return [r.json() for r in self.requests if r.path == self.PATH]
-
-    def reply(self, *answers: Scripted) -> None:
-        with self._queue_lock:
-            self._queue.extend(answers)
-
-    def slow_reply(self, delay_s: float, answer: dict[str, Any] | None = None) -> None:
-        self.inject(
-            Reply(200, self.completion(answer or chat_text_reply("ok"), {}), delay_s=delay_s)
-        )
 
     def completion(self, body: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
         """A complete chat.completion around a helper-built body."""
@@ -176,33 +134,22 @@ class FakeOpenAI(LoopbackServer):
             "usage": body["usage"],
         }
 
-    @staticmethod
-    def _write(h: BaseHTTPRequestHandler, reply: Reply) -> None:
-        try:
-            LoopbackServer._write(h, reply)
-        except (BrokenPipeError, ConnectionResetError):
-            h.close_connection = True  # the client gave up first (a timeout test)
+    wrap = completion
 
-    def _completions(self, request: Request) -> Reply:
-        if self.api_key is not None:
-            if request.headers.get("authorization") != f"Bearer {self.api_key}":
-                return openai_error(
-                    401,
-                    "invalid_request_error",
-                    "Incorrect API key provided",
-                    code="invalid_api_key",
-                )
-        body = request.json()
+    def default_answer(self) -> dict[str, Any]:
+        return chat_text_reply("ok")
+
+    def authorised(self, request: Request) -> bool:
+        return request.headers.get("authorization") == f"Bearer {self.api_key}"
+
+    def unauthorised(self) -> Reply:
+        return openai_error(
+            401, "invalid_request_error", "Incorrect API key provided", code="invalid_api_key"
+        )
+
+    def invalid(self, body: Any) -> Reply | None:
         problem = _invalid(body)
-        if problem:
-            return openai_error(400, "invalid_request_error", problem)
-        with self._queue_lock:
-            answer = self._queue.popleft() if self._queue else None
-        if answer is None:
-            answer = self.responder(body) if self.responder else chat_text_reply("ok")
-        if isinstance(answer, Reply):
-            return answer
-        return Reply(200, self.completion(answer, body))
+        return openai_error(400, "invalid_request_error", problem) if problem else None
 
 
 def _invalid(body: Any) -> str | None:
