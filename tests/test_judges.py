@@ -264,6 +264,8 @@ def test_garbage_twice_is_a_judge_error_keeping_the_raw_answers(tmp_path: Path) 
     assert "outside its verdict schema twice" in str(caught.value)
     assert caught.value.raw is not None
     assert "I think it is fine" in caught.value.raw and '"pass!!"' in caught.value.raw
+    usage = caught.value.usage  # both failed calls are paid for; the budget must see them
+    assert usage is not None and (usage.input_tokens, usage.output_tokens) == (200, 40)
 
 
 def test_tool_input_that_is_not_json_is_retried(tmp_path: Path) -> None:

@@ -22,6 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.report.model import Usage
 
 __all__ = [
     "AgentError",
@@ -94,11 +98,13 @@ class AgentError(RunError):
 
 
 class JudgeError(RunError):
-    """The judge could not produce a valid verdict. `raw` keeps what it said."""
+    """The judge could not produce a valid verdict. `raw` keeps what it said, `usage` what
+    the failed calls cost (they are paid for all the same)."""
 
-    def __init__(self, message: str, raw: str | None = None) -> None:
+    def __init__(self, message: str, raw: str | None = None, usage: Usage | None = None) -> None:
         super().__init__(message)
         self.raw = raw
+        self.usage = usage
 
 
 class ModelError(RunError):

@@ -104,6 +104,7 @@ class JudgeCall(Generic[VerdictT]):
         raise JudgeError(
             f"the judge answered outside its verdict schema twice: {'; '.join(problems)}",
             raw="\n\n".join(f"[answer {n}]\n{raw}" for n, raw in enumerate(raws, start=1)),
+            usage=sum_usage(usages),
         )
 
     def _read(

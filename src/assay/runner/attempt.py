@@ -129,6 +129,8 @@ async def run_attempt(
         status, reason, judge = "skipped", str(exc), {}
     except JudgeError as exc:
         status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
+        if exc.usage is not None:
+            usage.append(exc.usage)
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
