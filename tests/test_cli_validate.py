@@ -638,3 +638,17 @@ def test_validate_imports_no_sdk_or_rich(tmp_path: Path) -> None:
         timeout=60,
     )
     assert result.stdout.strip().splitlines()[-1] == "0 []", result.stderr
+
+
+def test_an_oversized_suite_file_is_refused_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.suites import document
+
+    monkeypatch.setattr(document, "MAX_TEXT_BYTES", 1024)
+    suite = tmp_path / "big.yaml"
+    suite.write_text("skill: s.md\nevals: []\n# " + "x" * 4096 + "\n")
+    assert main(["validate", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "big.yaml: file is 4.0 KiB, over the 1.0 KiB limit" in err
+    assert "Traceback" not in err

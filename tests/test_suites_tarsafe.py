@@ -112,3 +112,22 @@ def test_truncated_tarball(tmp_path: Path) -> None:
     assert check_tarball(truncated)
     with pytest.raises(SandboxError):
         extract_tarball(truncated, tmp_path / "out")
+
+
+def test_a_decompression_bomb_is_refused_before_extraction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay._util import tarsafe
+
+    monkeypatch.setattr(tarsafe, "MAX_EXPANDED_BYTES", 3 * 1024**2)
+    bomb = tmp_path / "base.tar.gz"
+    with tarfile.open(bomb, "w:gz") as archive:
+        for index in range(2):
+            member = tarfile.TarInfo(f"zeros-{index}.bin")
+            member.size = 2 * 1024**2  # 4 MiB in all, a few KB compressed
+            archive.addfile(member, io.BytesIO(bytes(member.size)))
+    assert bomb.stat().st_size < 64 * 1024
+    assert check_tarball(bomb) == ["base.tar.gz expands to 4.0 MiB, over the 3.0 MiB limit"]
+    with pytest.raises(SandboxError, match="over the 3.0 MiB limit"):
+        extract_tarball(bomb, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -1,4 +1,5 @@
-"""Paths as people read them: relative to the working directory when inside it."""
+"""Paths and sizes as people read them: paths relative to the working directory when
+inside it, sizes in the unit that keeps them short."""
 
 from __future__ import annotations
 
@@ -7,7 +8,19 @@ from pathlib import Path
 
 from assay.errors import ConfigError, Location
 
-__all__ = ["display_location", "display_path", "displayed"]
+__all__ = ["display_location", "display_path", "displayed", "human_size"]
+
+
+def human_size(size: int) -> str:
+    """`512 bytes`, `3.2 KiB`, `4.0 MiB`, `1.2 GiB`."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            break
+    return f"{value:.1f} {unit}"
 
 
 def display_path(path: Path | str) -> str:

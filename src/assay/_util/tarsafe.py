@@ -2,6 +2,8 @@
 
 A member is unsafe when its name is absolute or climbs out with `..`, when it is a
 device or FIFO, or when it is a link whose target lies outside the extraction directory.
+A tarball is refused as a whole when it would expand past a size or member-count limit
+(a decompression bomb would otherwise fill the disk once per attempt).
 Symlinks are followed virtually in archive order, so a chain of individually harmless
 links (`a -> .`, then `b -> a/..`) is caught too.
 """
@@ -12,12 +14,16 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from assay._util.display import human_size
 from assay._util.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 
 __all__ = ["check_tarball", "extract_tarball"]
 
 _MAX_LINK_DEPTH = 40
+MAX_EXPANDED_BYTES = 1024**3
+"""A base state larger than 1 GiB is not a code-review fixture."""
+MAX_MEMBERS = 100_000
 
 
 class _Escape(Exception):
@@ -32,6 +38,15 @@ def check_tarball(path: Path) -> list[str]:
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         return [f"{path.name} is not a readable tarball: {exc}"]
     problems: list[str] = []
+    if len(members) > MAX_MEMBERS:
+        problems.append(f"{path.name} has {len(members)} members, over the {MAX_MEMBERS} limit")
+    # Declared sizes are what extraction writes, so this bounds the disk it can take.
+    expanded = sum(member.size for member in members if member.isreg())
+    if expanded > MAX_EXPANDED_BYTES:
+        problems.append(
+            f"{path.name} expands to {human_size(expanded)}, over the "
+            f"{human_size(MAX_EXPANDED_BYTES)} limit"
+        )
     links: dict[str, str] = {}
     for member in members:
         problem = _member_problem(member, links)

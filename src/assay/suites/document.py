@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
 from assay.errors import ConfigError, Location
 
@@ -57,9 +58,20 @@ class Problems:
             self.warnings.append(ConfigError(message, location))
 
 
+MAX_TEXT_BYTES = 32 * 1024**2
+"""Suite files, skills and diffs are text people write; anything larger is a mistake."""
+
+
 def read_text(path: Path, *, what: str = "file") -> str:
     """The file's text; a clear ConfigError (with the line of the first bad byte) otherwise."""
     try:
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES:
+            raise ConfigError(
+                f"{what} is {human_size(size)}, over the {human_size(MAX_TEXT_BYTES)} limit "
+                "for the text assay reads (suites, skills, diffs)",
+                Location(path),
+            )
         raw = path.read_bytes()
     except IsADirectoryError:
         raise ConfigError(f"{what} is a directory, expected a file", Location(path)) from None
