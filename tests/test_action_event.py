@@ -124,6 +124,8 @@ def test_broken_payloads_are_config_errors(tmp_path: Path) -> None:
         load_event("pull_request", payload)
     with pytest.raises(ConfigError, match="GITHUB_EVENT_PATH is unset"):
         load_event("pull_request", None)
+    with pytest.raises(ConfigError, match="missing.json is not a file"):
+        load_event("pull_request", payload.parent / "missing.json")
     assert load_event("push", None).name == "push"
 
 

@@ -114,8 +114,10 @@ def load_event(name: str, path: Path | None) -> GitHubEvent:
     if name not in PULL_REQUEST_EVENTS:
         # The decision for every other event depends on its name alone.
         return GitHubEvent(name=name)
-    if path is None or not path.is_file():
+    if path is None:
         raise ConfigError(f"the {name} event needs its payload, but GITHUB_EVENT_PATH is unset")
+    if not path.is_file():
+        raise ConfigError(f"the {name} event needs its payload, but {path} is not a file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
