@@ -34,8 +34,6 @@ class Budget:
     def __init__(self, limit_usd: float | None, *, spent_usd: float = 0.0) -> None:
         self.limit_usd = limit_usd
         self.spent_usd = spent_usd
-        self.skipped = 0
-        """How many runs were not started because the budget was spent."""
 
     def add(self, cost_usd: float | None) -> None:
         self.spent_usd += cost_usd or 0.0
@@ -154,7 +152,6 @@ class Executor:
         run = progress.run
         if self.budget.reached:
             # Not streamed: a resumed run with a larger budget should still run it.
-            self.budget.skipped += 1
             progress.result = case_result(run, [], forced_reason=self.budget.reason)
             self._listener.case_finished(progress.result)
             return False
