@@ -12,10 +12,8 @@ import sys
 from pathlib import Path
 
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
-from assay.errors import ConfigError, ConfigErrors, Location
 from assay.report.compare import CaseChange, Change, Comparison, compare_reports
-from assay.report.model import Report
-from assay.report.read import find_reports, read_report
+from assay.report.read import read_reports
 from assay.report.significance import explain
 from assay.report.terminal import clean
 
@@ -26,7 +24,7 @@ _HEADERS = ("CHANGE", "CASE", "MODEL", "BASE", "HEAD", "SCORE")
 
 
 def command(args: argparse.Namespace) -> int:
-    base, head = _read_both(Path(args.base), Path(args.head))
+    base, head = read_reports([Path(args.base), Path(args.head)])
     comparison = compare_reports(base, head)
     if args.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
@@ -35,36 +33,6 @@ def command(args: argparse.Namespace) -> int:
     if args.fail_on_regression and comparison.of("newly_failing"):
         return EXIT_GATE_FAILED
     return EXIT_PASS
-
-
-def _read_both(base: Path, head: Path) -> tuple[Report, Report]:
-    """Both reports, or the problems with both at once."""
-    reports: list[Report] = []
-    problems: list[ConfigError] = []
-    for path in (base, head):
-        try:
-            reports.append(read_report(_report_file(path)))
-        except ConfigErrors as exc:
-            problems += exc.errors
-        except ConfigError as exc:
-            problems.append(exc)
-    if problems:
-        raise ConfigErrors(problems)
-    return reports[0], reports[1]
-
-
-def _report_file(path: Path) -> Path:
-    """A report file, or the one report a directory holds."""
-    if not path.is_dir():
-        return path
-    found = find_reports([path])
-    if len(found) > 1:
-        raise ConfigError(
-            f"holds {len(found)} reports ({', '.join(str(p) for p in found[:3])}, ...); "
-            "name one file, or merge them first with `assay merge`",
-            Location(path),
-        )
-    return found[0]
 
 
 def render_text(comparison: Comparison) -> str:

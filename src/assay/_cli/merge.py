@@ -20,10 +20,10 @@ from pathlib import Path
 from assay._util.display import display_path
 from assay._util.paths import resolve_inside
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
-from assay.errors import ConfigError, ConfigErrors
+from assay.errors import ConfigError
 from assay.report.merge import merge_reports
 from assay.report.model import Report
-from assay.report.read import find_reports, read_report
+from assay.report.read import find_reports, read_reports
 from assay.runner.writer import JUNIT_FILE, REPORT_FILE, SUMMARY_FILE, write_report_dir
 
 __all__ = ["command"]
@@ -32,7 +32,7 @@ __all__ = ["command"]
 def command(args: argparse.Namespace) -> int:
     output = _output_file(Path(args.output))
     paths = find_reports([Path(p) for p in args.reports], exclude=output)
-    reports = _read_all(paths)
+    reports = read_reports(paths)
     labels = [display_path(p) for p in paths]
     merged = merge_reports(
         reports,
@@ -54,22 +54,6 @@ def command(args: argparse.Namespace) -> int:
 def _output_file(raw: Path) -> Path:
     """`-o DIR` (an existing directory) means DIR/report.json."""
     return raw / REPORT_FILE if raw.is_dir() else raw
-
-
-def _read_all(paths: Sequence[Path]) -> list[Report]:
-    """Every report, or every problem with every unreadable one at once."""
-    reports: list[Report] = []
-    problems: list[ConfigError] = []
-    for path in paths:
-        try:
-            reports.append(read_report(path))
-        except ConfigErrors as exc:
-            problems += exc.errors
-        except ConfigError as exc:
-            problems.append(exc)
-    if problems:
-        raise ConfigErrors(problems)
-    return reports
 
 
 def _write_merged_report(report: Report, output: Path) -> None:

@@ -14,10 +14,41 @@ from assay._util.textpos import json_positions
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.report.model import Report
 
-__all__ = ["find_reports", "read_report"]
+__all__ = ["find_reports", "read_report", "read_reports"]
 
 _MAX_SHOWN_ERRORS = 20
 """A file that is not a report at all would list an error per field; the first ones say enough."""
+
+
+def read_reports(paths: Sequence[Path]) -> list[Report]:
+    """Every report (a directory stands for the one report it holds), or every problem
+    with every unreadable one at once (ConfigErrors)."""
+    reports: list[Report] = []
+    problems: list[ConfigError] = []
+    for path in paths:
+        try:
+            reports.append(read_report(_single_report(path)))
+        except ConfigErrors as exc:
+            problems += exc.errors
+        except ConfigError as exc:
+            problems.append(exc)
+    if problems:
+        raise ConfigErrors(problems)
+    return reports
+
+
+def _single_report(path: Path) -> Path:
+    """A report file, or the one report a directory holds."""
+    if not path.is_dir():
+        return path
+    found = find_reports([path])
+    if len(found) > 1:
+        raise ConfigError(
+            f"holds {len(found)} reports ({', '.join(str(p) for p in found[:3])}, ...); "
+            "name one file, or merge them first with `assay merge`",
+            Location(path),
+        )
+    return found[0]
 
 
 def read_report(path: Path) -> Report:
