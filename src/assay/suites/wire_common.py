@@ -33,7 +33,7 @@ __all__ = [
 class SuiteModel(BaseModel):
     """Base of every suite-file model: unknown keys are reported, types are not coerced."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 def _require_text(value: str) -> str:
