@@ -14,8 +14,10 @@ import json.decoder
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["LineIndex", "Positions", "json_positions", "yaml_positions"]
 
@@ -127,6 +129,8 @@ def json_positions(text: str) -> Positions:
 
 def yaml_positions(root: yaml.Node | None) -> Positions:
     """Positions of every key path under a composed YAML node (keys use their text)."""
+    import yaml  # imported by whoever composed `root`; only YAML users pay for it
+
     by_path: dict[KeyPath, tuple[int, int]] = {}
     if root is None:
         return Positions(by_path)

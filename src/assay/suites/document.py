@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
 from assay.errors import ConfigError, Location
+
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["Document", "Problems", "read_document", "read_text"]
 
@@ -110,6 +111,8 @@ def _parse_json(path: Path, text: str) -> Document:
 
 
 def _parse_yaml(path: Path, text: str) -> Document:
+    import yaml  # only projects with YAML suites pay for it
+
     try:
         node, data = _compose_and_construct(text)
     except yaml.MarkedYAMLError as exc:
@@ -132,6 +135,8 @@ def _parse_yaml(path: Path, text: str) -> Document:
 
 
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    import yaml
+
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()

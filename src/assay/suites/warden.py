@@ -13,8 +13,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-import yaml
-
 from assay._util.paths import resolve_inside, safe_relative
 from assay.errors import ConfigError, Location
 from assay.suites.case import FixtureFile
@@ -138,6 +136,8 @@ def check_skill_text(path: Path, *, location: Location) -> None:
         raise ConfigError(
             "skill front matter opened with '---' is never closed", Location(path, 1, 1)
         )
+    import yaml  # skills with front matter only
+
     try:
         front = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
