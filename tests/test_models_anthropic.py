@@ -143,6 +143,33 @@ def test_tools_and_tool_choice(
     assert response.text() == "Done."
 
 
+def test_a_model_that_refuses_forced_tool_choice_is_asked_with_auto(
+    fake: FakeAnthropic, sleeps: list[float]
+) -> None:
+    """Models with extended thinking (and some newer ones) reject a forced tool_choice."""
+
+    def refuse_forcing(body: dict[str, Any]) -> Any:
+        if body.get("tool_choice", {}).get("type") in {"any", "tool"}:
+            return anthropic_error(
+                400,
+                "invalid_request_error",
+                "tool_choice forces tool use, which is not supported with this model",
+            )
+        return tool_use_reply("report_findings", {"findings": []})
+
+    fake.responder = refuse_forcing
+    model = "anthropic/claude-refuses-forcing-1"  # the fallback is remembered per model
+    first = call(ask(model=model, tools=(FIND_TOOL,), tool_choice="report_findings"))
+    assert first.tool_uses()[0]["name"] == "report_findings"
+    assert [b.get("tool_choice") for b in fake.bodies()] == [
+        {"type": "tool", "name": "report_findings"},
+        {"type": "auto"},
+    ]
+    call(ask("Again.", model=model, tools=(FIND_TOOL,), tool_choice="any"))
+    assert fake.bodies()[-1].get("tool_choice") == {"type": "auto"}  # no wasted 400 now
+    assert fake.calls == 3 and sleeps == []
+
+
 def test_malformed_tool_input_is_handed_back_for_a_retry(fake: FakeAnthropic) -> None:
     fake.reply(malformed_tool_reply("report_findings", '{"findings": [{"title"'))
     response = call(ask(tools=(FIND_TOOL,), tool_choice="any"))

@@ -9,11 +9,11 @@ import dataclasses
 import logging
 
 from assay.errors import ModelUnavailable
-from assay.models.base import ModelRequest, ModelResponse
+from assay.models.base import ModelRequest, ModelResponse, Provider
 from assay.models.cache import CacheStats, ResponseCache
 from assay.models.pricing import cost_usd
 from assay.models.registry import limiter_for, provider_for, resolve_model
-from assay.models.retry import RetryPolicy, call_with_retries
+from assay.models.retry import ApiCallFailure, RetryPolicy, call_with_retries
 from assay.options import RunOptions
 
 __all__ = ["DEFAULT_RETRY_POLICY", "OFFLINE_MISS", "cache_stats", "generate"]
@@ -22,6 +22,12 @@ logger = logging.getLogger("assay.models")
 
 DEFAULT_RETRY_POLICY = RetryPolicy()
 OFFLINE_MISS = "not in cache (--offline)"
+
+_UNFORCEABLE: set[str] = set()
+"""Models that refused a forced `tool_choice` in this process. Some models reject it
+(Anthropic's with extended thinking or of the newest generation, some local servers);
+they are asked with `auto` instead, and the callers' own checks steer them (a judge
+answer without its tool call is retried once, an agent that answers in prose is nudged)."""
 
 
 async def generate(
@@ -52,11 +58,12 @@ async def generate(
 
     provider = await provider_for(provider_name)
     limiter = await limiter_for(provider_name, options.concurrency)
+    label = f"{provider_name}/{model_id}"
     response = await call_with_retries(
-        lambda: provider.generate(wire_request),
+        lambda: _send(provider, wire_request, label),
         policy=retry_policy or DEFAULT_RETRY_POLICY,
         limiter=limiter,
-        label=f"{provider_name}/{model_id}",
+        label=label,
     )
     if response.usage.cost_usd is None:  # a provider that reports its own cost is believed
         response.usage = response.usage.model_copy(
@@ -65,6 +72,21 @@ async def generate(
     if cache is not None:
         cache.store(provider_name, wire_request, response)
     return response
+
+
+async def _send(provider: Provider, request: ModelRequest, label: str) -> ModelResponse:
+    """One provider call; a forced tool choice the model refuses is asked again as `auto`."""
+    if request.tool_choice is not None and label in _UNFORCEABLE:
+        request = dataclasses.replace(request, tool_choice=None)
+    try:
+        return await provider.generate(request)
+    except ApiCallFailure as failure:
+        refused = failure.status == 400 and "tool_choice" in failure.message
+        if request.tool_choice is None or not refused:
+            raise
+        _UNFORCEABLE.add(label)
+        logger.info("%s refuses a forced tool_choice; asking with auto from now on", label)
+        return await provider.generate(dataclasses.replace(request, tool_choice=None))
 
 
 def cache_stats(options: RunOptions) -> CacheStats | None:
