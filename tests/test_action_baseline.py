@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +35,7 @@ from tests.fakes.github_artifacts import (
 )
 from tests.fakes.github_publish import add_publish_routes, comments
 from tests.fakes.loopback import Reply
-from tests.test_action_ci import Ci, make_workspace
+from tests.test_action_ci import Ci, ci_environment
 
 REPO = "acme/widgets"
 TOKEN = "ghs_baseline_token_77"
@@ -99,31 +98,9 @@ def _warnings(out: str) -> list[str]:
 
 @pytest.fixture
 def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
-    monkeypatch.setattr(github_api, "WRITE_INTERVAL_S", 0.0)
-    monkeypatch.setattr(github_api, "BACKOFF_S", 0.0)
-    ws = make_workspace(tmp_path)
-    monkeypatch.chdir(ws)
-    (tmp_path / "runner-temp").mkdir()
-    with FakeGitHub(token=TOKEN) as fake:
-        add_publish_routes(fake)
-        add_artifact_routes(fake)
-        fake.add_repo(REPO)
-        environ = {
-            "GITHUB_REPOSITORY": REPO,
-            "GITHUB_API_URL": fake.url,
-            "GITHUB_SHA": "4" * 40,
-            "GITHUB_WORKSPACE": str(ws),
-            "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"),
-            "GITHUB_OUTPUT": str(tmp_path / "github_output"),
-            "GITHUB_WORKFLOW": "Evals",
-            "GITHUB_JOB": "evals",
-            "GITHUB_RUN_ID": "1234",
-            "RUNNER_TEMP": str(tmp_path / "runner-temp"),
-            "INPUT_GITHUB_TOKEN": TOKEN,
-            "INPUT_PATHS": "evals",
-            "ASSAY_AGENT_COMMAND": f"{sys.executable} {ws / 'agent.py'} {{case_id}} {{workspace}}",
-        }
-        yield Ci(tmp_path, ws, fake, environ)  # type: ignore[misc]
+    routes = (add_publish_routes, add_artifact_routes)
+    with ci_environment(tmp_path, monkeypatch, token=TOKEN, routes=routes) as env:
+        yield env
 
 
 def _pull_request(ci: Ci) -> None:

@@ -7,11 +7,12 @@ commands are real `python -c` processes. No model is needed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,15 +167,24 @@ class Ci:
         return code, captured.out, captured.err
 
 
-@pytest.fixture
-def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
+@contextlib.contextmanager
+def ci_environment(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    token: str,
+    routes: tuple[Callable[[FakeGitHub], object], ...] = (add_publish_routes,),
+    inputs: dict[str, str] | None = None,
+) -> Iterator[Ci]:
+    """A workspace, a fake GitHub with `routes`, and the environment `assay ci` reads."""
     monkeypatch.setattr(github_api, "WRITE_INTERVAL_S", 0.0)
     monkeypatch.setattr(github_api, "BACKOFF_S", 0.0)
     ws = make_workspace(tmp_path)
     monkeypatch.chdir(ws)
     (tmp_path / "runner-temp").mkdir()
-    with FakeGitHub(token=TOKEN) as fake:
-        add_publish_routes(fake)
+    with FakeGitHub(token=token) as fake:
+        for add_routes in routes:
+            add_routes(fake)
         fake.add_repo(REPO)
         environ = {
             "GITHUB_REPOSITORY": REPO,
@@ -187,12 +197,20 @@ def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
             "GITHUB_JOB": "evals",
             "GITHUB_RUN_ID": "1234",
             "RUNNER_TEMP": str(tmp_path / "runner-temp"),
-            "INPUT_GITHUB_TOKEN": TOKEN,
+            "INPUT_GITHUB_TOKEN": token,
             "INPUT_PATHS": "evals",
-            "INPUT_THRESHOLD": "0.75",
             "ASSAY_AGENT_COMMAND": f"{sys.executable} {ws / 'agent.py'} {{case_id}} {{workspace}}",
+            **(inputs or {}),
         }
         yield Ci(tmp_path, ws, fake, environ)  # type: ignore[misc]
+
+
+@pytest.fixture
+def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
+    with ci_environment(
+        tmp_path, monkeypatch, token=TOKEN, inputs={"INPUT_THRESHOLD": "0.75"}
+    ) as env:
+        yield env
 
 
 def _commands(out: str) -> list[str]:
