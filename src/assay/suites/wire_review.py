@@ -76,9 +76,11 @@ ShouldFindList = Annotated[
 FileList = Annotated[list[Text], Field(min_length=1)]
 
 
-class _ReviewCase(SuiteModel):
+class _FixtureCase(SuiteModel):
+    """What review and verification scenarios share: the fixtures and who runs them."""
+
     given: Text
-    """The situation the fixture sets up (the BDD "given"); it is the PR title the reviewer sees."""
+    """The situation the fixture sets up (the BDD "given"); it is the PR title the agent sees."""
     files: FileList
     """Fixture files, relative to the eval root; committed on the `eval` branch (the diff)."""
     supporting_files: list[Text] = []
@@ -89,12 +91,15 @@ class _ReviewCase(SuiteModel):
     """Runtime override for this case."""
     agent_command: AgentCommandValue | None = None
     """Argv template (string or list) of the agent for the `command` runtime (assay extension)."""
+    notes: Notes | None = None
+    """Maintainer-only provenance, ignored when the case runs."""
+
+
+class _ReviewCase(_FixtureCase):
     should_find: ShouldFindList
     """What the reviewer must detect (at least one)."""
     should_not_find: list[Text] = []
     """Things the reviewer must NOT report (precision)."""
-    notes: Notes | None = None
-    """Maintainer-only provenance, ignored when the case runs."""
 
 
 class ReviewEval(_ReviewCase):
@@ -163,31 +168,17 @@ class Expect(SuiteModel):
     """Whether the verifier must keep or reject the candidate."""
 
 
-class VerificationScenario(SuiteModel):
+class VerificationScenario(_FixtureCase):
     """A Warden verifier-only scenario: keep or reject one candidate finding."""
 
     schema_: str | None = Field(default=None, alias="$schema")
     """Optional JSON Schema reference for editors."""
     name: CaseName | None = None
     """Scenario name; defaults to the file name without `.json`."""
-    given: Text
-    """The situation the fixture sets up."""
-    files: FileList
-    """Fixture files, relative to the eval root."""
-    supporting_files: list[Text] = []
-    """Context files, relative to the eval root; committed before the diff."""
-    model: str | None = None
-    """Model override."""
-    runtime: Runtime | None = None
-    """Runtime override."""
-    agent_command: AgentCommandValue | None = None
-    """Argv template for the `command` runtime (assay extension)."""
     candidate: Candidate
     """The finding to verify."""
     expect: Expect
     """The expected verdict."""
-    notes: Notes | None = None
-    """Maintainer-only provenance, ignored when the case runs."""
 
 
 class CategoryDefaults(SuiteModel):
