@@ -11,9 +11,11 @@ fixed latency. With perfect concurrency, N calls at concurrency C take N x laten
 Two references sit beside the ratio:
 - `floor`: N / C rarely divides evenly; 200 calls at c=32 need ceil(200/32) = 7 rounds,
   so nothing can beat 7 / 6.25 = 1.12 there.
-- `sdk`: the same burst through the bare SDK under an asyncio.Semaphore, i.e. what the
-  SDK and this machine cost before assay adds anything.
+- `sdk` and `sdk+aio`: the same burst through the bare SDK under an asyncio.Semaphore,
+  with its default httpx transport and with its aiohttp one (which assay uses), i.e.
+  what the SDK and this machine cost before assay adds anything.
 The fake runs in its own process so its threads do not compete for our interpreter lock.
+Before measuring, the collector is settled as the `assay` console script does it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.anthropic_api import FakeAnthropic, text_reply  # noqa: E402
 
+from assay._util.heap import settle_after_startup  # noqa: E402
 from assay.models import Message, ModelRequest, generate  # noqa: E402
 from assay.options import RunOptions  # noqa: E402
 
@@ -79,9 +82,10 @@ async def through_assay(calls: int, concurrency: int, repeats: int) -> list[floa
 
 
 async def through_bare_sdk(
-    base_url: str, calls: int, concurrency: int, repeats: int
+    base_url: str, calls: int, concurrency: int, repeats: int, *, aiohttp: bool
 ) -> list[float]:
-    client = anthropic.AsyncAnthropic(api_key=KEY, base_url=base_url, max_retries=0)
+    transport = {"http_client": anthropic.DefaultAioHttpClient()} if aiohttp else {}
+    client = anthropic.AsyncAnthropic(api_key=KEY, base_url=base_url, max_retries=0, **transport)
     gate = asyncio.Semaphore(concurrency)
 
     async def call(index: int) -> object:
@@ -122,8 +126,9 @@ def main() -> int:
 
     print(f"python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} CPUs")
     print(f"fake latency {args.latency * 1000:.0f} ms/call; best of {args.repeats} bursts per row")
-    header = ("c", "calls", "ideal s", "assay s", "median s", "ratio", "floor", "sdk")
-    print("{:>4} {:>6} {:>8} {:>8} {:>9} {:>6} {:>6} {:>6}".format(*header))
+    header = ("c", "calls", "ideal s", "assay s", "median s", "ratio", "floor", "sdk", "sdk+aio")
+    print("{:>4} {:>6} {:>8} {:>8} {:>9} {:>6} {:>6} {:>6} {:>8}".format(*header))
+    settle_after_startup()
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.get_context("spawn").Process(
         target=serve_fake, args=(args.latency, theirs)
@@ -135,13 +140,19 @@ def main() -> int:
         os.environ["ANTHROPIC_BASE_URL"] = base_url
         for concurrency, calls in plan:
             walls = asyncio.run(through_assay(calls, concurrency, args.repeats))
-            bare = asyncio.run(through_bare_sdk(base_url, calls, concurrency, args.repeats))
+            bare, bare_aio = (
+                asyncio.run(
+                    through_bare_sdk(base_url, calls, concurrency, args.repeats, aiohttp=aio)
+                )
+                for aio in (False, True)
+            )
             ideal = calls * args.latency / concurrency
             floor = math.ceil(calls / concurrency) * args.latency / ideal
             row = (concurrency, calls, ideal, min(walls), statistics.median(walls))
             print(
                 "{:>4} {:>6} {:>8.2f} {:>8.2f} {:>9.2f}".format(*row)
                 + f" {min(walls) / ideal:>6.2f} {floor:>6.2f} {min(bare) / ideal:>6.2f}"
+                + f" {min(bare_aio) / ideal:>8.2f}"
             )
     finally:
         ours.send("stop")

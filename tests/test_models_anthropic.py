@@ -329,3 +329,35 @@ def test_client_is_reused_on_a_loop_and_closed_with_it(fake: FakeAnthropic) -> N
     assert provider.client.is_closed()
     ports = {r.headers.get("host") for r in fake.requests}
     assert len(ports) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"<html>502 from a proxy</html>", "Expecting value"),
+        (b"[1, 2]", "expected a JSON object, got list"),
+        (b'{"type": "message"}', "not a Messages response"),
+    ],
+)
+def test_a_body_that_is_not_a_message_is_a_model_error(
+    fake: FakeAnthropic, sleeps: list[float], body: bytes, why: str
+) -> None:
+    fake.reply(Reply(raw=body))
+    with pytest.raises(ModelError, match=f"claude-sonnet-4-6: unusable response: {why}"):
+        call(ask())
+    assert fake.calls == 1
+
+
+def test_thinking_blocks_come_back_as_sent_without_nulls(fake: FakeAnthropic) -> None:
+    thinking = {"type": "thinking", "thinking": "check the loop", "signature": "c2ln"}
+    fake.reply(
+        {
+            **text_reply("Done."),
+            "content": [
+                {**thinking, "extra": None},
+                {"type": "text", "text": "Done.", "citations": None},
+            ],
+        }
+    )
+    response = call(ask())
+    assert response.content == [thinking, {"type": "text", "text": "Done."}]

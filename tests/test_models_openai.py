@@ -19,6 +19,7 @@ from assay.models.openai_wire import (
     from_chat_completion,
     stop_reason,
 )
+from tests.fakes.loopback import Reply
 from tests.fakes.openai_api import (
     FakeOpenAI,
     chat_text_reply,
@@ -282,4 +283,11 @@ def test_rejected_key(fake: FakeOpenAI) -> None:
     with pytest.raises(ModelError, match="API key was rejected") as caught:
         call(ModelRequest(model="openai/gpt-4o", system="", messages=conversation()[:1]))
     assert KEY not in str(caught.value)
+    assert fake.calls == 1
+
+
+def test_a_body_that_is_not_json_is_a_model_error(fake: FakeOpenAI) -> None:
+    fake.reply(Reply(raw=b"<html>502 from a proxy</html>"))
+    with pytest.raises(ModelError, match="unusable response: Expecting value"):
+        call(ModelRequest(model="openai/gpt-4.1", system="", messages=conversation()[:1]))
     assert fake.calls == 1

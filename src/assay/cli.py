@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from assay._util.heap import settle_after_startup
 from assay._version import __version__
 from assay.errors import ConfigError
 
@@ -247,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     module = importlib.import_module(f"assay._cli.{args.command}")
+    if argv is None:  # assay is the program: what exists now lives until it exits
+        settle_after_startup()
     try:
         return int(module.command(args))
     except ConfigError as exc:

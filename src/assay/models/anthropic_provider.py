@@ -12,14 +12,14 @@ from typing import Any
 
 import anthropic
 
-from assay.errors import ModelUnavailable
-from assay.models._http import sdk_failures, shared_ssl_context
+from assay.errors import ModelError, ModelUnavailable
+from assay.models._http import aiohttp_client, response_json, sdk_failures
 from assay.models.base import ModelRequest, ModelResponse, ToolSpec
 from assay.models.names import bridge_env, missing_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
 from assay.report.model import Usage
 
-__all__ = ["AnthropicProvider", "anthropic_from_env", "anthropic_tool_choice"]
+__all__ = ["AnthropicProvider", "anthropic_from_env", "anthropic_tool_choice", "from_message"]
 
 # Blocks of a response that a caller may need to send back in the next turn.
 _KEPT_BLOCKS = {"text", "tool_use", "thinking", "redacted_thinking"}
@@ -38,8 +38,11 @@ class AnthropicProvider:
         with sdk_failures(
             anthropic, base_error=anthropic.AnthropicError, status_failure=_status_failure
         ):
-            message = await self.client.messages.create(**params)
-        return _response(message)
+            raw = await self.client.messages.with_raw_response.create(**params)
+        try:
+            return from_message(response_json(raw))
+        except ValueError as exc:
+            raise ModelError(f"anthropic/{request.model}: unusable response: {exc}") from None
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -83,33 +86,38 @@ def _tool(tool: ToolSpec) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
 
 
-def _response(message: Any) -> ModelResponse:
+def from_message(message: dict[str, Any]) -> ModelResponse:
+    """A Messages API response body as a ModelResponse; ValueError for another shape."""
+    blocks = message.get("content")
+    usage = message.get("usage")
+    if not isinstance(blocks, list) or not isinstance(usage, dict):
+        raise ValueError("not a Messages response (no `content` list or `usage` object)")
     content: list[dict[str, Any]] = []
-    for block in message.content:
-        if block.type not in _KEPT_BLOCKS:
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind not in _KEPT_BLOCKS:
             continue
-        if block.type == "text":
-            content.append({"type": "text", "text": block.text})
-        elif block.type == "tool_use":
+        if kind == "text":
+            content.append({"type": "text", "text": str(block.get("text", ""))})
+        elif kind == "tool_use":
             content.append(
                 {
                     "type": "tool_use",
-                    "id": block.id,
-                    "name": block.name,
-                    "input": _tool_input(block.input),
+                    "id": block.get("id"),
+                    "name": block.get("name"),
+                    "input": _tool_input(block.get("input")),
                 }
             )
-        else:
-            content.append(block.model_dump(mode="json", exclude_none=True))
-    usage = message.usage
+        else:  # thinking blocks go back to the API exactly as they came
+            content.append({key: value for key, value in block.items() if value is not None})
     return ModelResponse(
         content=content,
-        stop_reason=message.stop_reason or "end_turn",
+        stop_reason=message.get("stop_reason") or "end_turn",
         usage=Usage(
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_input_tokens or 0,
-            cache_write_tokens=usage.cache_creation_input_tokens or 0,
+            input_tokens=usage.get("input_tokens") or 0,
+            output_tokens=usage.get("output_tokens") or 0,
+            cache_read_tokens=usage.get("cache_read_input_tokens") or 0,
+            cache_write_tokens=usage.get("cache_creation_input_tokens") or 0,
         ),
     )
 
@@ -157,6 +165,6 @@ def anthropic_from_env(*, policy: RetryPolicy | None = None) -> AnthropicProvide
         base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,
         max_retries=0,
         timeout=anthropic.Timeout(timeout, connect=min(timeout, 10.0)),
-        http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
+        http_client=aiohttp_client(anthropic),
     )
     return AnthropicProvider(client)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import openai
 
 from assay.errors import ModelError, ModelUnavailable
-from assay.models._http import sdk_failures, shared_ssl_context
+from assay.models._http import aiohttp_client, response_json, sdk_failures
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.names import missing_credentials
 from assay.models.openai_wire import (
@@ -70,9 +70,11 @@ class OpenAIProvider:
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         with sdk_failures(openai, base_error=openai.OpenAIError, status_failure=_status_failure):
-            completion = await self.client.chat.completions.create(**self.params(request))
+            raw = await self.client.chat.completions.with_raw_response.create(
+                **self.params(request)
+            )
         try:
-            content, stop, usage = from_chat_completion(completion.model_dump(mode="json"))
+            content, stop, usage = from_chat_completion(response_json(raw))
         except ValueError as exc:
             raise ModelError(f"{self.name}/{request.model}: unusable response: {exc}") from None
         return ModelResponse(content=content, stop_reason=stop, usage=usage)
@@ -104,7 +106,7 @@ def _client(api_key: str, base_url: str | None, policy: RetryPolicy | None) -> o
         base_url=base_url,
         max_retries=0,  # assay's retry layer owns retries and their limits
         timeout=openai.Timeout(timeout, connect=min(timeout, 10.0)),
-        http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
+        http_client=aiohttp_client(openai),
     )
 
 
