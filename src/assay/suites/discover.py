@@ -14,13 +14,14 @@ from typing import Literal
 
 from assay.errors import Location
 from assay.suites.document import Document, Problems
-from assay.suites.review import DEFAULTS_FILE_NAMES
 
-__all__ = ["FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
+__all__ = ["DEFAULTS_FILE_NAMES", "FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
 
 SKIPPED_DIR_NAMES = frozenset({"fixtures", "base", "skills", "node_modules", "__pycache__"})
 """Directories holding fixtures, skills or dependencies, never suites."""
 SUITE_SUFFIXES = (".json", ".yaml", ".yml")
+DEFAULTS_FILE_NAMES = ("_suite.yaml", "_suite.yml")
+"""A Warden category's defaults for the JSON scenarios beside it."""
 
 FileKind = Literal[
     "review-yaml",

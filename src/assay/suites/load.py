@@ -18,17 +18,11 @@ from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
 from assay.suites.context import LoadContext
-from assay.suites.discover import FileKind, classify, walk_suite_files
+from assay.suites.discover import DEFAULTS_FILE_NAMES, FileKind, classify, walk_suite_files
 from assay.suites.document import Document, Problems, read_document
-from assay.suites.review import (
-    DEFAULTS_FILE_NAMES,
-    load_category_defaults,
-    load_review_scenario,
-    load_review_yaml,
-    load_verification,
-)
-from assay.suites.rubric import load_rubric_dir, load_rubric_manifest
-from assay.suites.task import load_task_suite
+
+# The format modules (review, rubric, task) are imported where a file of theirs turns
+# up: each brings its pydantic models, so a project pays start-up only for its formats.
 
 __all__ = ["LoadedSuites", "SuiteFile", "SuiteLoadErrors", "load_suites"]
 
@@ -93,9 +87,13 @@ def load_suites(
     fixture_trees: list[Path] = []
     for candidate in candidates:
         if candidate.kind == "task-suite" and candidate.doc:
+            from assay.suites.task import load_task_suite
+
             cases, trees = load_task_suite(candidate.doc, ctx=ctx)
             candidate.cases, fixture_trees = tuple(cases), fixture_trees + trees
         elif candidate.kind == "rubric-manifest" and candidate.doc:
+            from assay.suites.rubric import load_rubric_manifest
+
             cases, trees = load_rubric_manifest(candidate.doc, ctx=ctx)
             candidate.cases, fixture_trees = tuple(cases), fixture_trees + trees
     kept = [c for c in candidates if c.explicit or not _inside_any(c.path, fixture_trees)]
@@ -164,6 +162,8 @@ def _root_for(target: Path, kind: FileKind | None) -> Path:
 def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
     doc, kind, problems = candidate.doc, candidate.kind, ctx.problems
     if kind == "category-defaults":
+        from assay.suites.review import load_category_defaults
+
         load_category_defaults(candidate.path.parent, root=candidate.root, ctx=ctx)
         return
     if candidate.error is not None:
@@ -178,13 +178,18 @@ def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
                 Location(candidate.path),
             )
         return
-    if kind == "review-yaml":
-        candidate.cases = tuple(load_review_yaml(doc, root=candidate.root, ctx=ctx))
-    elif kind == "review-json":
-        candidate.cases = tuple(load_review_scenario(doc, root=candidate.root, ctx=ctx))
-    elif kind == "verification":
-        candidate.cases = tuple(load_verification(doc, root=candidate.root, ctx=ctx))
+    if kind in ("review-yaml", "review-json", "verification"):
+        from assay.suites import review
+
+        load = {
+            "review-yaml": review.load_review_yaml,
+            "review-json": review.load_review_scenario,
+            "verification": review.load_verification,
+        }[kind]
+        candidate.cases = tuple(load(doc, root=candidate.root, ctx=ctx))
     elif kind == "rubric-dir":
+        from assay.suites.rubric import load_rubric_dir
+
         candidate.cases = tuple(load_rubric_dir(doc, ctx=ctx))
     # task suites and rubric manifests were loaded first
 

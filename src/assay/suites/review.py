@@ -10,6 +10,7 @@ from assay.errors import ConfigError
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
 from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
+from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
 from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.warden import default_skill, resolve_fixtures, resolve_skill, shared_repository
@@ -17,14 +18,11 @@ from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
 
 __all__ = [
-    "DEFAULTS_FILE_NAMES",
     "load_category_defaults",
     "load_review_scenario",
     "load_review_yaml",
     "load_verification",
 ]
-
-DEFAULTS_FILE_NAMES = ("_suite.yaml", "_suite.yml")
 
 
 @dataclass(frozen=True)
