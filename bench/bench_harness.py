@@ -17,7 +17,8 @@ Two clocks: wall time, and the CPU time of assay's own process (all its threads,
 child processes). On a shared machine wall time mostly measures the neighbours; the
 runner's share is in-process work, so its CPU time is the steadier number. Rounds
 interleave every measurement and keep each one's best. Timings use concurrency 1 so
-the parts add up; a concurrency-8 run is shown for throughput. Peak memory comes from
+the parts add up; a concurrency-8 run is shown for throughput. After the warm-up the
+collector is settled as the `assay` console script does it. Peak memory comes from
 a fresh interpreter running `--memory-cases` cases (its ru_maxrss, and tracemalloc's
 peak of Python allocations).
 """
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assay._util.heap import settle_after_startup
 from assay.options import RunOptions
 from assay.suites.case import Case, TaskSpec
 
@@ -201,6 +203,7 @@ def memory_child(count: int, base: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="assay-bench-", dir=base) as temp:
         root = Path(temp)
         cases = make_cases(make_fixture(root), count)
+        settle_after_startup()
         wall, cpu = timed_run(cases, root, concurrency=8)
     _, traced_peak = tracemalloc.get_traced_memory()
     result = {
@@ -270,6 +273,7 @@ def main() -> None:
         verify = make_verify_cases(root, args.cases)
         timed_run(cases[:3], root, concurrency=1)  # warm imports and caches
         timed_run(verify[:3], root, concurrency=1)
+        settle_after_startup()
         for _ in range(args.rounds):
             keep("one", timed_run(cases[:1], root, concurrency=1))
             keep("many", timed_run(cases, root, concurrency=1), per=len(cases))

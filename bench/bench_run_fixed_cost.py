@@ -4,6 +4,9 @@ A benchmark, not a test. Each command runs as a fresh subprocess (the installed 
 console script), `--repeats` times, and the median wall time is reported:
 
 - `python -c pass`: the interpreter alone, for reference;
+- two floors, for reference: importing pydantic and building one model (what any
+  validation with pydantic pays), and that plus asyncio and two no-op child processes
+  awaited from an event loop (what any `assay run` built on these libraries pays);
 - `assay --version`;
 - `assay validate evals`: this repository's own corpus (every format);
 - `assay validate evals/tasks`: a one-format project (suite models are built on first
@@ -51,6 +54,20 @@ TARGETS_S = {
     "assay validate evals/tasks": 0.3,
     "assay run (1 task)": 0.5,
 }
+PYDANTIC_FLOOR = """
+from pydantic import BaseModel, ConfigDict
+class One(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    x: int
+One(x=1).model_dump_json()
+"""
+RUN_FLOOR = """
+import asyncio
+async def two_processes():
+    for _ in range(2):
+        await (await asyncio.create_subprocess_exec("/bin/true")).wait()
+asyncio.run(two_processes())
+"""
 _IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)$")
 
 
@@ -195,6 +212,8 @@ def main() -> int:
         run = ["run", str(suite), "--agent-command", "/bin/true"]
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
+            "floor: pydantic": [sys.executable, "-c", PYDANTIC_FLOOR],
+            "floor: + asyncio, 2 procs": [sys.executable, "-c", PYDANTIC_FLOOR + RUN_FLOOR],
             "assay --version": [*assay, "--version"],
             "assay validate evals": [*assay, "validate", "evals"],
             "assay validate evals/tasks": [*assay, "validate", "evals/tasks"],

@@ -625,7 +625,7 @@ def test_validate_imports_no_sdk_or_rich(tmp_path: Path) -> None:
         "import sys\n"
         "from assay.cli import main\n"
         "code = main(['validate', 'warden'])\n"
-        "heavy = ['anthropic', 'openai', 'github', 'rich', 'jsonschema']\n"
+        "heavy = ['anthropic', 'openai', 'github', 'rich', 'jsonschema', 'aiohttp', 'httpx2']\n"
         "print(code, [m for m in heavy if m in sys.modules])\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}
