@@ -108,7 +108,7 @@ def from_message(message: dict[str, Any]) -> ModelResponse:
                     "input": _tool_input(block.get("input")),
                 }
             )
-        else:  # thinking blocks go back to the API exactly as they came
+        else:  # thinking blocks go back to the API as they came, less null fields
             content.append({key: value for key, value in block.items() if value is not None})
     return ModelResponse(
         content=content,
