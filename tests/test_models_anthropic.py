@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import pytest
 
 from assay.errors import ModelError, ModelUnavailable
@@ -361,3 +362,29 @@ def test_thinking_blocks_come_back_as_sent_without_nulls(fake: FakeAnthropic) ->
     )
     response = call(ask())
     assert response.content == [thinking, {"type": "text", "text": "Done."}]
+
+
+def test_calls_go_through_the_sdks_aiohttp_transport(fake: FakeAnthropic) -> None:
+    async def scenario() -> Any:
+        await generate(ask())
+        return (await provider_for("anthropic")).client
+
+    client = asyncio.run(scenario())
+    assert type(client._client).__name__ == "_DefaultAioHttpClient"
+
+
+def test_without_aiohttp_the_sdks_default_transport_serves(
+    fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def missing_extra(**kwargs: Any) -> Any:
+        raise RuntimeError("To use the aiohttp client you must have installed the package")
+
+    monkeypatch.setattr(anthropic, "DefaultAioHttpClient", missing_extra)
+
+    async def scenario() -> Any:
+        response = await generate(ask())
+        return response, (await provider_for("anthropic")).client
+
+    response, client = asyncio.run(scenario())
+    assert response.text() == "ok" and fake.calls == 1
+    assert type(client._client).__name__ != "_DefaultAioHttpClient"

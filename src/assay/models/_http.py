@@ -63,9 +63,14 @@ def aiohttp_client(sdk: ModuleType) -> Any:
 
     Both SDKs ship it for concurrency: per call it costs about a third less CPU than
     their default httpx transport (see "Model call concurrency" in docs/performance.md),
-    and at dozens of calls in flight that CPU is what keeps calls waiting.
+    and at dozens of calls in flight that CPU is what keeps calls waiting. Where aiohttp
+    is missing after all (an environment that dropped the `aiohttp` extra), the SDK's
+    default client does the same job, only slower.
     """
-    return sdk.DefaultAioHttpClient(verify=shared_ssl_context())
+    try:
+        return sdk.DefaultAioHttpClient(verify=shared_ssl_context())
+    except RuntimeError:  # what the SDKs raise without their aiohttp extra
+        return sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
 
 
 def response_json(raw: Any) -> dict[str, Any]:
