@@ -17,6 +17,7 @@ import pytest
 from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.command import CommandAgent
 from assay.errors import ConfigError
+from assay.grading import task_checks
 from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader, score_workspace
 from assay.grading.verdict import VerdictGrader
@@ -147,6 +148,32 @@ def test_a_solved_task_passes_every_check(tmp_path: Path) -> None:
     assert changed["missingFiles"] == []
     # Other changes are reported, not failed (PVYai semantics); renames show both names.
     assert changed["unexpectedFiles"] == ["pkg/new_name.py", "pkg/old_name.py"]
+
+
+def test_command_logs_use_a_temporary_directory_only_when_nobody_keeps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    _solve(workspace)
+    made: list[str] = []
+    real = task_checks.tempfile.TemporaryDirectory
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        made.append("temporary")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(task_checks.tempfile, "TemporaryDirectory", counting)
+    kept = _score(_spec(workspace), workspace, baseline=baseline, log_dir=tmp_path / "kept")
+    assert made == [] and (tmp_path / "kept" / "test.log").exists()
+    no_commands = _spec(workspace, commands=())
+    assert _score(no_commands, workspace, baseline=baseline, log_dir=tmp_path / "none").checks
+    assert made == [] and not (tmp_path / "none").exists()  # nothing to log, no directory
+    dropped = _score(_spec(workspace), workspace, baseline=baseline)
+    assert made == ["temporary"]
+    timeless = [
+        {k: v for k, v in _check(g, "test").items() if k != "durationS"} for g in (dropped, kept)
+    ]
+    assert timeless[0] == timeless[1]
 
 
 def test_an_unsolved_task_fails_with_a_reason_per_failed_check(tmp_path: Path) -> None:

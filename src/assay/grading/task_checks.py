@@ -63,13 +63,12 @@ async def score_workspace(
     if spec.required_trace_events:
         state_checks.append(_trace_check(spec.required_trace_events, trace_events))
 
-    with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
-        logs = log_dir if log_dir is not None else Path(scratch)
-        logs.mkdir(parents=True, exist_ok=True)
-        command_checks = [
-            await _command_check(command, workspace, logs / f"{_log_name(command.id)}.log")
-            for command in spec.commands
-        ]
+    command_checks: list[Check] = []
+    if spec.commands and log_dir is not None:
+        command_checks = await _command_checks(spec.commands, workspace, log_dir)
+    elif spec.commands:  # nobody keeps the logs: they only feed the checks' output tails
+        with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
+            command_checks = await _command_checks(spec.commands, workspace, Path(scratch))
 
     checks = command_checks + state_checks
     failed = [check for check in checks if check.status != "pass"]
@@ -104,6 +103,17 @@ class TaskGrader:
             # Not a check (the workspace decides), but the first thing to look at.
             grade.reason += f" (the agent exited with code {output.exit_code})"
         return grade
+
+
+async def _command_checks(
+    commands: Sequence[VerificationCommand], workspace: Path, log_dir: Path
+) -> list[Check]:
+    """One check per verification command, in order; each logs to `log_dir/<id>.log`."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        await _command_check(command, workspace, log_dir / f"{_log_name(command.id)}.log")
+        for command in commands
+    ]
 
 
 def _log_name(command_id: str) -> str:
