@@ -2,10 +2,11 @@
 
 A benchmark, not a test. The agent is `/bin/true` and the tasks have no verification
 commands, so what is left is assay: planning, scheduling, the sandbox, the agent's
-process, the change check, the result line, the report. The sandbox (build and
-removal), the command runtime (CommandAgent running /bin/true) and the task checks are
-timed on their own, on the same case, and taken off the per-case time; what remains is
-the runner's share: scheduling, attempt directories, results.jsonl, combining, report.
+process, the change check, the result line, the report. The parts the runner composes
+(the sandbox's build and removal, the command runtime running /bin/true, the task
+checks) are timed inside the same run, around each of their calls, and taken off the
+per-case time; what remains is the runner's share: scheduling, attempt directories,
+results.jsonl, combining, report.
 
     /work/venv/bin/python bench/bench_harness.py [--cases 40] [--rounds 5]
         [--memory-cases 1000] [--dir DIR]
@@ -16,8 +17,9 @@ agent and graded in code leave only the sandbox and the runner, with no child pr
 Two clocks: wall time, and the CPU time of assay's own process (all its threads, not its
 child processes). On a shared machine wall time mostly measures the neighbours; the
 runner's share is in-process work, so its CPU time is the steadier number. Rounds
-interleave every measurement and keep each one's best. Timings use concurrency 1 so
-the parts add up; a concurrency-8 run is shown for throughput. After the warm-up the
+interleave every measurement and keep each one's best (the runner's share is taken per
+run, then the best run kept). Timings use concurrency 1 so the parts add up; a
+concurrency-8 run is shown for throughput. After the warm-up the
 collector is settled as the `assay` console script does it. Peak memory comes from
 a fresh interpreter running `--memory-cases` cases (its ru_maxrss, and tracemalloc's
 peak of Python allocations).
@@ -26,7 +28,7 @@ peak of Python allocations).
 from __future__ import annotations
 
 import argparse
-import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -36,7 +38,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +86,9 @@ def make_cases(fixture: Path, count: int) -> list[Case]:
     ]
 
 
-def timed_run(cases: list[Case], root: Path, *, concurrency: int) -> Clock:
+def timed_run(
+    cases: list[Case], root: Path, *, concurrency: int, parts: PartClocks | None = None
+) -> Clock:
     from assay.runner import run
 
     options = RunOptions(
@@ -93,58 +97,75 @@ def timed_run(cases: list[Case], root: Path, *, concurrency: int) -> Clock:
         report_dir=Path(tempfile.mkdtemp(dir=root, prefix="report-")),
         work_root=root,
     )
-    start = now()
-    report = run(options, cases=cases)
-    elapsed = since(start)
+    with parts.timing() if parts else contextlib.nullcontext():
+        start = now()
+        report = run(options, cases=cases)
+        elapsed = since(start)
     assert report.summary.passed == len(cases), report.summary
     return elapsed
 
 
-def component_costs(case: Case, root: Path, count: int) -> dict[str, Clock]:
-    """Per case: the sandbox, the command runtime and the task checks, on their own."""
-    return asyncio.run(_component_costs(case, root, count))
+class PartClocks:
+    """Wall and CPU time spent inside the parts the runner composes, during a run.
 
+    `timing()` wraps the sandbox's build and removal, the command runtime and the task
+    grader for as long as it is entered. At concurrency 1 nothing else runs meanwhile,
+    so the process's CPU clock over a call is that call's cost.
+    """
 
-async def _component_costs(case: Case, root: Path, count: int) -> dict[str, Clock]:
-    from assay.agents import AttemptContext
-    from assay.agents.command import CommandAgent
-    from assay.grading.task_checks import TaskGrader
-    from assay.sandbox import build_sandbox, remove_sandbox
+    NAMES = ("sandbox", "agent", "checks")
 
-    options = RunOptions(agent_command=NOOP_AGENT)
-    agent, grader = CommandAgent(), TaskGrader(options=options)
-    artifacts = Path(tempfile.mkdtemp(dir=root, prefix="artifacts-"))
-    totals = {name: [0.0, 0.0] for name in ("sandbox", "agent", "checks")}
+    def __init__(self) -> None:
+        self.totals = {name: [0.0, 0.0] for name in self.NAMES}
 
-    def add(name: str, clock: Clock) -> None:
-        totals[name][0] += clock[0]
-        totals[name][1] += clock[1]
+    def _add(self, name: str, clock: Clock) -> None:
+        self.totals[name][0] += clock[0]
+        self.totals[name][1] += clock[1]
 
-    for _ in range(count):
-        start = now()
-        sandbox = build_sandbox(case, parent=root)
-        add("sandbox", since(start))
-        ctx = AttemptContext(
-            case=case,
-            sandbox=sandbox,
-            model=None,
-            judge_model=None,
-            timeout_s=60.0,
-            attempt=0,
-            artifacts_dir=artifacts,
-            agent_command=NOOP_AGENT,
-        )
-        start = now()
-        output = await agent.run(ctx)
-        add("agent", since(start))
-        start = now()
-        grade = await grader.grade(ctx, output)
-        add("checks", since(start))
-        start = now()
-        remove_sandbox(sandbox)
-        add("sandbox", since(start))
-        assert grade.status == "pass", grade
-    return {name: (wall / count, cpu / count) for name, (wall, cpu) in totals.items()}
+    def _sync(self, name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = now()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self._add(name, since(start))
+
+        return timed
+
+    def _async(self, name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            start = now()
+            try:
+                return await call(*args, **kwargs)
+            finally:
+                self._add(name, since(start))
+
+        return timed
+
+    @contextlib.contextmanager
+    def timing(self) -> Iterator[None]:
+        import assay.sandbox
+        from assay.agents.command import CommandAgent
+        from assay.grading.task_checks import TaskGrader
+
+        # The runner imports these at call time, so patching their homes reaches it.
+        patches = [
+            (assay.sandbox, "build_sandbox", self._sync("sandbox", assay.sandbox.build_sandbox)),
+            (assay.sandbox, "remove_sandbox", self._sync("sandbox", assay.sandbox.remove_sandbox)),
+            (CommandAgent, "run", self._async("agent", CommandAgent.run)),
+            (TaskGrader, "grade", self._async("checks", TaskGrader.grade)),
+        ]
+        originals = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+        for owner, name, wrapped in patches:
+            setattr(owner, name, wrapped)
+        try:
+            yield
+        finally:
+            for owner, name, original in originals:
+                setattr(owner, name, original)
+
+    def per_case(self, count: int) -> dict[str, Clock]:
+        return {name: (wall / count, cpu / count) for name, (wall, cpu) in self.totals.items()}
 
 
 class _KeepAgent:
@@ -187,14 +208,13 @@ def make_verify_cases(root: Path, count: int) -> list[Case]:
     ]
 
 
-def sandbox_cost(case: Case, root: Path, count: int) -> Clock:
-    from assay.sandbox import build_sandbox, remove_sandbox
-
-    start = now()
-    for _ in range(count):
-        remove_sandbox(build_sandbox(case, parent=root))
-    wall, cpu = since(start)
-    return wall / count, cpu / count
+def _rest(total: Clock, count: int, parts: Iterable[Clock]) -> Clock:
+    """Per case: the run's time less the parts' time in that same run."""
+    parts = list(parts)
+    return (
+        (total[0] - count * sum(p[0] for p in parts)) / count,
+        (total[1] - count * sum(p[1] for p in parts)) / count,
+    )
 
 
 def memory_child(count: int, base: str | None) -> None:
@@ -276,19 +296,24 @@ def main() -> None:
         settle_after_startup()
         for _ in range(args.rounds):
             keep("one", timed_run(cases[:1], root, concurrency=1))
-            keep("many", timed_run(cases, root, concurrency=1), per=len(cases))
-            keep("parallel", timed_run(cases, root, concurrency=8), per=len(cases))
-            for name, clock in component_costs(cases[0], root, 10).items():
+            parts = PartClocks()
+            total = timed_run(cases, root, concurrency=1, parts=parts)
+            keep("many", total, per=len(cases))
+            shares = parts.per_case(len(cases))
+            for name, clock in shares.items():
                 keep(name, clock)
-            keep("verify_many", timed_run(verify, root, concurrency=1), per=len(verify))
-            keep("verify_sandbox", sandbox_cost(verify[0], root, 10))
+            keep("runner", _rest(total, len(cases), shares.values()))
+            keep("parallel", timed_run(cases, root, concurrency=8), per=len(cases))
+            parts = PartClocks()
+            total = timed_run(verify, root, concurrency=1, parts=parts)
+            keep("verify_many", total, per=len(verify))
+            shares = parts.per_case(len(verify))
+            keep("verify_sandbox", shares["sandbox"])
+            keep("verify_runner", _rest(total, len(verify), [shares["sandbox"]]))
             keep("startup", import_cost())
 
     def both(value: Callable[[int], float]) -> str:
         return f"{value(0) * 1000:8.2f} ms {value(1) * 1000:8.2f} ms"
-
-    def harness(i: int) -> float:
-        return best["many"][i] - best["sandbox"][i] - best["agent"][i] - best["checks"][i]
 
     def fixed(i: int) -> float:
         return best["one"][i] - best["many"][i]
@@ -300,11 +325,11 @@ def main() -> None:
         ("  sandbox build + removal", lambda i: best["sandbox"][i]),
         ("  command runtime running /bin/true", lambda i: best["agent"][i]),
         ("  task checks (git status, no commands)", lambda i: best["checks"][i]),
-        ("  runner (the rest)", harness),
+        ("  runner (the rest)", lambda i: best["runner"][i]),
         ("per case, concurrency 8 (throughput)", lambda i: best["parallel"][i]),
         ("verify case, in-process agent", lambda i: best["verify_many"][i]),
         ("  sandbox build + removal", lambda i: best["verify_sandbox"][i]),
-        ("  runner (the rest)", lambda i: best["verify_many"][i] - best["verify_sandbox"][i]),
+        ("  runner (the rest)", lambda i: best["verify_runner"][i]),
     ]
     print(
         f"{args.rounds} rounds of {len(cases)} task cases, agent {' '.join(NOOP_AGENT)}, "
