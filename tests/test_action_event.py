@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from assay.action.changed_files import ChangedFiles
 from assay.action.event import PullRequestRef, decide, load_event
-from assay.action.globs import first_match, glob_regex
+from assay.action.globs import InvalidGlob, check_patterns, first_match, glob_regex
 from assay.action.inputs import DEFAULT_TRIGGER_PATHS
 from assay.errors import ConfigError
 
@@ -144,12 +145,61 @@ def test_broken_payloads_are_config_errors(tmp_path: Path) -> None:
         ("file?.txt", "file1.txt", True),
         ("file?.txt", "file/.txt", False),
         ("[ab].txt", "b.txt", True),
+        ("[a-c]x", "bx", True),
+        ("[!a]x", "bx", True),
+        ("[^a]x", "ax", False),
+        ("a[!b]c", "a/c", False),  # a class is one character of a path segment, never `/`
+        ("[]a].txt", "].txt", True),  # a `]` first in the class is a member
+        ("[a&&b]", "&", True),  # regex set operators mean themselves
+        # No POSIX classes: `[[:alpha:]` is a class of `[ : a l p h`, then a literal `]`.
+        ("src/[[:alpha:]]*.py", "src/a].py", True),
+        ("src/[[:alpha:]]*.py", "src/b.py", False),
+        ("file[.txt", "file[.txt", True),  # an unclosed `[` is literal
         ("./assay.toml", "assay.toml", True),
         (".github/workflows/*eval*", ".github/workflows/evals.yml", True),
     ],
 )
 def test_glob_semantics(pattern: str, path: str, matches: bool) -> None:
     assert bool(glob_regex(pattern).fullmatch(path)) is matches
+
+
+def test_brackets_inside_a_class_compile_without_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Python warns "Possible nested set" for a raw `[`
+        assert glob_regex("lib/[[:digit:]-]*.c").fullmatch("lib/[-]x.c")
+
+
+def test_a_reversed_range_is_an_invalid_pattern_named_in_the_error() -> None:
+    with pytest.raises(InvalidGlob, match="bad character range z-a"):
+        glob_regex("evals/[z-a]*")
+    with pytest.raises(InvalidGlob, match=r"^invalid pattern '!evals/\[z-a\]\*': bad char"):
+        check_patterns(("evals/**", "!evals/[z-a]*"))
+    check_patterns(DEFAULT_TRIGGER_PATHS)
+
+
+@pytest.mark.parametrize("label", ["Run-Evals", "RUN-EVALS"])
+def test_the_label_is_matched_ignoring_case(tmp_path: Path, label: str) -> None:
+    def no_files(pull: PullRequestRef) -> ChangedFiles:
+        raise AssertionError("the label alone decides")
+
+    labeled = decide(
+        load_event("pull_request", EVENTS / "pull_request_labeled_run_evals.json"),
+        label=label,
+        trigger_paths=DEFAULT_TRIGGER_PATHS,
+        changed_files=no_files,
+    )
+    assert labeled.run and labeled.reason == f"PR #7 carries the {label!r} label"
+
+    payload = json.loads((EVENTS / "pull_request_synchronize.json").read_text())
+    payload["pull_request"]["labels"] = [{"name": "run-evals"}]
+    (tmp_path / "event.json").write_text(json.dumps(payload))
+    carried = decide(
+        load_event("pull_request", tmp_path / "event.json"),
+        label=label,
+        trigger_paths=DEFAULT_TRIGGER_PATHS,
+        changed_files=no_files,
+    )
+    assert carried.run and carried.reason == f"PR #7 carries the {label!r} label"
 
 
 def test_negated_patterns_exclude_and_later_patterns_win() -> None:

@@ -97,3 +97,21 @@ def test_workflow_file_comes_from_the_workflow_ref(tmp_path: Path) -> None:
     )
     assert other.workflow_file is None  # a reusable workflow from another repository
     assert other.api_url == "https://api.github.com"
+
+
+@pytest.mark.parametrize("given", ["run-evals\n", " run-evals ", "\trun-evals\r\n"])
+def test_the_label_is_stripped(given: str) -> None:
+    # `label: |` in YAML, or stray spaces, would otherwise never match a label.
+    assert read_inputs({"INPUT_LABEL": given}).label == "run-evals"
+
+
+def test_an_invalid_trigger_path_is_reported_where_it_is_set(tmp_path: Path) -> None:
+    workflow = tmp_path / "evals.yml"
+    workflow.write_text("steps:\n  - with:\n      trigger-paths: |\n        evals/[z-a]*\n")
+    with pytest.raises(ConfigErrors) as caught:
+        read_inputs({"INPUT_TRIGGER_PATHS": "evals/**\nevals/[z-a]*\n"}, workflow_file=workflow)
+    (message,) = [str(e) for e in caught.value.errors]
+    assert message.startswith(
+        f"{workflow}:3:7: input `trigger-paths`: invalid pattern 'evals/[z-a]*': "
+        "bad character range z-a"
+    )

@@ -28,6 +28,7 @@ from tests.fakes.github_publish import (
     check_runs,
     comments,
 )
+from tests.fakes.loopback import Reply
 
 REPO = "acme/widgets"
 TOKEN = "ghs_publish_token"
@@ -226,6 +227,44 @@ def test_sticky_comment_is_created_then_edited_never_duplicated(
         "<!-- assay:evals workflow=Evals job=evals-nightly -->"
     )
     assert "::warning" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "login",
+    [BOT_LOGIN, "evals-app[bot]", "maintainer"],
+    ids=["actions-token", "app-token", "personal-token"],
+)
+def test_a_lookalike_comment_by_anyone_else_is_left_alone(tmp_path: Path, login: str) -> None:
+    """GitHub lets the token edit any comment, so only the author tells ours apart."""
+    forged = MARKER + "\n## ✅ Evaluation Results\nScore 1.00 (threshold 0.75), gate **pass**"
+    with FakeGitHub(token=TOKEN, login=login) as fake:
+        add_publish_routes(fake)
+        fake.add_pull(REPO, 7)
+        others = ("mallory", BOT_LOGIN, "evals-app[bot]", "maintainer")
+        lookalikes = [
+            add_comment(fake, REPO, 7, forged, login=other) for other in others if other != login
+        ]
+        failing = make_report([make_case(1), make_case(2, "pass")])
+        publish_report(failing, report_dir=tmp_path, target=make_target(tmp_path, fake))
+        publish_report(failing, report_dir=tmp_path, target=make_target(tmp_path, fake))
+
+        ours = [c for c in comments(fake, REPO) if c["user"]["login"] == login]
+        assert len(ours) == 1 and ours[0]["edits"] == 1  # created, then edited in place
+        assert "gate **fail**" in ours[0]["body"]
+        assert all(c["body"] == forged and "edits" not in c for c in lookalikes)
+        assert fake.count(rf"/repos/{REPO}/issues/comments/\d+", "PATCH") == 1
+
+
+def test_an_unknown_token_identity_edits_nothing(
+    tmp_path: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mallorys = add_comment(fake, REPO, 7, MARKER + "\nmine now", login="mallory")
+    fake.inject(Reply(403, {"message": "Resource not accessible by integration"}), path="/graphql")
+    report = make_report([make_case(1, "pass")])
+    publish_report(report, report_dir=tmp_path, target=make_target(tmp_path, fake))
+    (warning,) = [line for line in _commands(capsys.readouterr().out) if "warning" in line]
+    assert "could not comment on PR #7 (403 Resource not accessible by integration)" in warning
+    assert comments(fake, REPO) == [mallorys] and "edits" not in mallorys
 
 
 def test_existing_comment_is_found_on_a_later_page(tmp_path: Path, fake: FakeGitHub) -> None:

@@ -4,16 +4,25 @@ This module holds the shared state (repos, pull requests and their files) and th
 routes every user needs; other modules add theirs with a function taking the fake:
 `github_publish.add_publish_routes(fake)` (comments, check runs, artifacts) and
 `github_contents.add_contents_routes(fake)` (contents, blobs, license, commits).
+
+The token acts as `login` (by default `github-actions[bot]`, as an Actions GITHUB_TOKEN
+does). As on GitHub, who that is can be asked through GraphQL (`query { viewer { login }
+}`, any token) or `GET /user` (a user's token only: an App installation token, the
+GITHUB_TOKEN included, gets 403 "Resource not accessible by integration").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.loopback import LoopbackServer, Reply, Request
 
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+ACTIONS_BOT = "github-actions[bot]"
+"""Who an Actions GITHUB_TOKEN acts as."""
+_VIEWER_QUERY = re.compile(r"\s*(?:query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*")
 
 
 @dataclass
@@ -33,13 +42,19 @@ class FakeRepo:
 
 
 class FakeGitHub(LoopbackServer):
-    """State plus routes. `token` (when set) is the only accepted credential."""
+    """State plus routes. `token` (when set) is the only accepted credential; it acts as `login`."""
 
-    def __init__(self, *, token: str | None = None, max_files: int = 3000) -> None:
+    def __init__(
+        self, *, token: str | None = None, max_files: int = 3000, login: str = ACTIONS_BOT
+    ) -> None:
         super().__init__()
         self.token = token
         self.max_files = max_files
+        self.login = login
+        """Who the token acts as: the author of the comments it creates, the GraphQL viewer."""
         self.repos: dict[str, FakeRepo] = {}
+        self.route("POST", r"/graphql", self._graphql)
+        self.route("GET", r"/user", self._get_user)
         self.route("GET", REPO, self._get_repo)
         self.route("GET", REPO + r"/pulls/(?P<number>\d+)", self._get_pull)
         self.route("GET", REPO + r"/pulls/(?P<number>\d+)/files", self._list_pull_files)
@@ -97,6 +112,14 @@ class FakeGitHub(LoopbackServer):
             "url": f"{self.url}/repos/{repo.full_name}",
         }
 
+    def user_json(self, login: str) -> dict[str, Any]:
+        """A user as GitHub shows it; an App's bot user (`slug[bot]`) has type Bot."""
+        return {
+            "login": login,
+            "id": abs(hash(login)) % 10**6,
+            "type": "Bot" if login.endswith("[bot]") else "User",
+        }
+
     # -- helpers for route modules -----------------------------------------------------
     def authorized(self, request: Request) -> bool:
         if self.token is None:
@@ -129,7 +152,33 @@ class FakeGitHub(LoopbackServer):
             )
         return Reply(200, chunk, headers=headers)
 
+    def _authenticated(self, request: Request) -> Reply | None:
+        """None for the right token; else GitHub's 401 (no token, or a wrong one)."""
+        if not request.headers.get("authorization"):
+            return Reply(401, {"message": "Requires authentication"})
+        if not self.authorized(request):
+            return Reply(401, {"message": "Bad credentials"})
+        return None
+
     # -- routes ----------------------------------------------------------------------
+    def _graphql(self, request: Request) -> Reply:
+        refused = self._authenticated(request)
+        if refused:
+            return refused
+        query = (request.json() or {}).get("query", "")
+        if not _VIEWER_QUERY.fullmatch(query):
+            # GitHub answers a query it cannot run with 200 and `errors`.
+            return Reply(200, {"errors": [{"message": "the fake only knows `viewer { login }`"}]})
+        return Reply(200, {"data": {"viewer": {"login": self.login}}})
+
+    def _get_user(self, request: Request) -> Reply:
+        refused = self._authenticated(request)
+        if refused:
+            return refused
+        if self.login.endswith("[bot]"):  # an App installation token has no user
+            return Reply(403, {"message": "Resource not accessible by integration"})
+        return Reply(200, self.user_json(self.login))
+
     def _get_repo(self, request: Request) -> Reply:
         repo = self.find_repo(request)
         return repo if isinstance(repo, Reply) else Reply(200, self.repo_json(repo))

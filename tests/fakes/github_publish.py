@@ -7,7 +7,9 @@
 "read" to get GitHub's 403 "Resource not accessible by integration").
 
 Like GitHub, the fake refuses comment bodies over 65,536 characters and more than 50
-annotations in one request (422), and lets a token edit only its own comments.
+annotations in one request (422). Also like GitHub, a token with `pull_requests: write`
+may edit *any* comment on the repository, whoever wrote it: telling its own comments from
+look-alikes is the client's job. Comments the token creates are by `fake.login`.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from tests.fakes.github import REPO, FakeGitHub, FakeRepo
+from tests.fakes.github import ACTIONS_BOT, REPO, FakeGitHub, FakeRepo
 from tests.fakes.loopback import Reply, Request
 
 __all__ = ["BOT_LOGIN", "add_comment", "add_publish_routes", "check_runs", "comments"]
 
-BOT_LOGIN = "github-actions[bot]"
-"""Who the fake's token acts as."""
+BOT_LOGIN = ACTIONS_BOT
+"""Who the fake's token acts as unless the FakeGitHub is given another `login`."""
 MAX_COMMENT_CHARS = 65_536
 MAX_ANNOTATIONS_PER_REQUEST = 50
 _TIMESTAMP = "2024-01-01T00:00:00Z"
@@ -70,11 +72,7 @@ def _comment_json(
         "html_url": f"https://github.com/{repo.full_name}/pull/{number}#issuecomment-{comment_id}",
         "issue_url": f"{base}/issues/{number}",
         "body": body,
-        "user": {
-            "login": login,
-            "id": abs(hash(login)) % 10**6,
-            "type": "Bot" if "[bot]" in login else "User",
-        },
+        "user": fake.user_json(login),
         "created_at": _TIMESTAMP,
         "updated_at": _TIMESTAMP,
         "author_association": "NONE",
@@ -136,7 +134,7 @@ def _create_comment(fake: FakeGitHub, request: Request) -> Reply:
     invalid = _check_body(body)
     if invalid:
         return invalid
-    comment = _comment_json(fake, repo, number, body, BOT_LOGIN)
+    comment = _comment_json(fake, repo, number, body, fake.login)
     repo.extra.setdefault("comments", []).append(comment)
     return Reply(201, comment)
 
@@ -149,8 +147,6 @@ def _edit_comment(fake: FakeGitHub, request: Request) -> Reply:
     found = next((c for c in repo.extra.get("comments", []) if c["id"] == comment_id), None)
     if found is None:
         return Reply(404, {"message": "Not Found"})
-    if found["user"]["login"] != BOT_LOGIN:
-        return _FORBIDDEN
     body = (request.json() or {}).get("body")
     invalid = _check_body(body)
     if invalid:

@@ -11,8 +11,10 @@
    cannot be had is a warning, never a failure).
 
 Exit codes: 0 gate passed or evals skipped, 1 gate failed, 2 configuration error (bad
-input, invalid suite, missing model key), 130 interrupted. Everything printed while this
-runs passes through assay.action.commands, so untrusted text cannot forge a workflow command.
+input, invalid suite, missing model key, or a $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY that
+cannot be written: reported, the rest still published, and it outranks the gate), 130
+interrupted. Everything printed while this runs passes through assay.action.commands, so
+untrusted text cannot forge a workflow command.
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ from assay.action.changed_files import list_changed_files
 from assay.action.environment import RunnerEnvironment
 from assay.action.event import Decision, GitHubEvent, decide, load_event
 from assay.action.inputs import ActionInputs, raw_input, read_inputs
-from assay.action.outputs import write_outputs
+from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
 from assay.action.publish import PublishTarget, publish_report
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError, ConfigErrors
 
 if TYPE_CHECKING:
     from assay.action.baseline import Baseline
+    from assay.report.model import Report
 
 __all__ = ["command", "run_ci"]
 
@@ -73,12 +76,14 @@ def run_ci(environ: Mapping[str, str]) -> int:
         ),
     )
     _announce(event, decision)
-    write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
+    broken: list[RunnerFileError] = []
+    with report_and_continue(broken):
+        write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
     if not decision.run:
-        return EXIT_PASS
+        return EXIT_USAGE if broken else EXIT_PASS
     target = PublishTarget(env=env, inputs=inputs, pull_request=event.pull_request, client=client)
     with _model_key(inputs.api_key):
-        return _run_and_publish(inputs, target)
+        return _run_and_publish(inputs, target, broken=broken)
 
 
 def _mask_secrets(environ: Mapping[str, str]) -> None:
@@ -146,7 +151,10 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
     return args
 
 
-def _run_and_publish(inputs: ActionInputs, target: PublishTarget) -> int:
+def _run_and_publish(
+    inputs: ActionInputs, target: PublishTarget, *, broken: list[RunnerFileError]
+) -> int:
+    """Run and publish; `broken` holds the runner files already found unwritable."""
     from assay._cli.run import build_options
     from assay.report.terminal import make_listener, print_summary
     from assay.runner import run
@@ -174,9 +182,17 @@ def _run_and_publish(inputs: ActionInputs, target: PublishTarget) -> int:
     report = run(options, cases=selected, config=loaded.config, listener=make_listener(sys.stdout))
     report_dir = options.resume_dir or options.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
-    publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
+    broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
+    return _exit_code(report, runner_files_written=not broken)
+
+
+def _exit_code(report: Report, *, runner_files_written: bool) -> int:
     if report.run.interrupted:
         return EXIT_INTERRUPTED
+    if not runner_files_written:
+        # Later steps read the outputs and people read the summary: a job that silently
+        # lost them must not look like a pass (nor like a mere gate failure).
+        return EXIT_USAGE
     return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
 
 

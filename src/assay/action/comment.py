@@ -2,9 +2,13 @@
 
 The comment is recognised by a hidden first line naming the workflow and job, so two
 different eval jobs keep two comments and re-runs never add a third. The existing
-comments are read page by page; the first matching one that the token may edit is
-updated (someone else's comment copying the marker cannot be edited and is passed over),
-otherwise a new comment is created.
+comments are read page by page; the first one that starts with the marker *and* was
+written by the identity the token acts as is updated, otherwise a new comment is created.
+
+The author check is the security boundary, not a courtesy: GitHub lets a token with
+`pull-requests: write` edit anyone's comment, so without it a drive-by user could post a
+comment starting with the marker, have assay write its results into it, and later edit
+them into a fake pass.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from assay.action.github_api import github_errors, is_permission_error
+from assay.action.github_api import acting_login
 from assay.report.model import Report
 
 if TYPE_CHECKING:
     from github import Github
+    from github.Issue import Issue
+    from github.IssueComment import IssueComment
 
     from assay.report.compare import Comparison
 
@@ -82,15 +88,22 @@ def upsert_comment(
 ) -> CommentOutcome:
     """Edit this job's comment on PR `number`, or create it. GitHub errors propagate."""
     issue = client.get_repo(repository).get_issue(number)
-    for existing in issue.get_comments():
-        if not (existing.body or "").startswith(marker):
-            continue
-        try:
-            existing.edit(body)
-        except github_errors() as exc:
-            if is_permission_error(exc):
-                continue  # not ours to edit (another author copied the marker)
-            raise
+    existing = _own_comment(client, issue, marker)
+    if existing is not None:
+        existing.edit(body)
         return CommentOutcome("updated", existing.html_url)
     created = issue.create_comment(body)
     return CommentOutcome("created", created.html_url)
+
+
+def _own_comment(client: Github, issue: Issue, marker: str) -> IssueComment | None:
+    """The first comment starting with `marker` that the token's own identity wrote."""
+    me: str | None = None  # asked only once a comment carries the marker
+    for existing in issue.get_comments():
+        if not (existing.body or "").startswith(marker):
+            continue
+        me = me or acting_login(client).casefold()
+        author = existing.user  # None when GitHub no longer knows the author
+        if author is not None and (author.login or "").casefold() == me:
+            return existing
+    return None

@@ -6,9 +6,10 @@ Decision rules (docs/github-action.md explains the why):
 
 - `push` and `workflow_dispatch` run.
 - `pull_request` / `pull_request_target` with action opened, synchronize, reopened or
-  labeled run when the PR carries the label, or when a changed file matches a trigger
-  path (changed files come from a callback: API first, git fallback; when neither works
-  the evals run, saying why). A `labeled` event for another label does nothing.
+  labeled run when the PR carries the label (ignoring case, as GitHub does), or when a
+  changed file matches a trigger path (changed files come from a callback: API first,
+  git fallback; when neither works the evals run, saying why). A `labeled` event for
+  another label does nothing.
 - A PR from a fork is skipped with a notice: `pull_request` gives fork runs no secrets.
   Under `pull_request_target` (which does have secrets) a fork PR runs only on the
   `labeled` event that applies the label, i.e. when a maintainer has just vouched for
@@ -171,13 +172,18 @@ def decide(
         return Decision(False, f"the {event.name} event does not run evals")
     if event.action not in RUN_ACTIONS:
         return Decision(False, f"{event.name} action `{event.action}` does not run evals")
-    if event.action == "labeled" and event.label_added != label:
+    if event.action == "labeled" and not _same_label(event.label_added, label):
         return Decision(False, f"labeled with {event.label_added!r}, not {label!r}")
     if pull.from_fork:
         return _decide_fork(event, pull, label=label)
-    if label in pull.labels or event.label_added == label:
+    if any(_same_label(name, label) for name in (*pull.labels, event.label_added)):
         return Decision(True, f"PR #{pull.number} carries the {label!r} label")
     return _decide_by_files(pull, changed_files(pull), label=label, trigger_paths=trigger_paths)
+
+
+def _same_label(name: str | None, label: str) -> bool:
+    """GitHub label names are case-insensitive: a repository cannot have `Bug` and `bug`."""
+    return name is not None and name.casefold() == label.casefold()
 
 
 def _decide_fork(event: GitHubEvent, pull: PullRequestRef, *, label: str) -> Decision:

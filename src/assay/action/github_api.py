@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from github import Github
 
 __all__ = [
+    "acting_login",
     "describe_error",
     "github_client",
     "github_errors",
@@ -42,6 +43,23 @@ def github_client(*, api_url: str, token: str | None) -> Github:
         seconds_between_writes=WRITE_INTERVAL_S or None,
         lazy=True,
     )
+
+
+def acting_login(client: Github) -> str:
+    """The login the token acts as: `octocat` for a person's token, `github-actions[bot]`
+    for an Actions GITHUB_TOKEN, `<app slug>[bot]` for a GitHub App's installation token.
+
+    Asked through GraphQL because `GET /user` refuses installation tokens (403), the
+    GITHUB_TOKEN among them; GraphQL's `viewer` answers for every kind of token.
+    """
+    from github import GithubException
+
+    _, data = client.requester.graphql_query("query { viewer { login } }", {})
+    viewer = (data.get("data") or {}).get("viewer") or {}
+    login = viewer.get("login") if isinstance(viewer, dict) else None
+    if not isinstance(login, str) or not login:
+        raise GithubException(502, data, None, "GraphQL did not say whom the token acts as")
+    return login
 
 
 def github_errors() -> tuple[type[BaseException], ...]:

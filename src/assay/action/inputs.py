@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.options import RunOptions
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 __all__ = ["ACTION_ONLY_INPUTS", "DEFAULT_TRIGGER_PATHS", "ActionInputs", "read_inputs"]
 
@@ -90,6 +93,21 @@ class ActionInputs(BaseModel):
     @classmethod
     def _split(cls, value: Any) -> tuple[str, ...]:
         return split_list(value)
+
+    @field_validator("trigger_paths")
+    @classmethod
+    def _valid_globs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        # Checked here, so a bad glob is an input error even on events that never match.
+        from assay.action.globs import check_patterns
+
+        check_patterns(value)
+        return value
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        # `label: |` in YAML leaves a newline, and no label name has surrounding spaces.
+        return value.strip() if isinstance(value, str) else value
 
     @field_validator(
         "judge_model",
@@ -166,11 +184,18 @@ def read_inputs(env: Mapping[str, str], *, workflow_file: Path | None = None) ->
             )
             problems.append(
                 ConfigError(
-                    f"input `{name}`: {err['msg']}{shown}",
+                    f"input `{name}`: {_problem(err)}{shown}",
                     _input_location(workflow_file, name),
                 )
             )
         raise ConfigErrors(problems) from None
+
+
+def _problem(err: ErrorDetails) -> str:
+    """pydantic's message, without the "Value error, " it puts before our validators' own."""
+    if err["type"] == "value_error" and "error" in err.get("ctx", {}):
+        return str(err["ctx"]["error"])
+    return err["msg"]
 
 
 def _input_location(workflow_file: Path | None, name: str) -> Location | None:

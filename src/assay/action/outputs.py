@@ -3,16 +3,32 @@
 Every output is written in the multi-line form `name<<DELIM ... DELIM` with a fresh random
 delimiter, so a value (a reason quoting a file name, say) can never end its own entry
 early and forge another output. A value that contains the delimiter is refused.
+
+Both files are the runner's: a path that cannot be written (a directory, a missing
+directory, no permission) means the job's environment is broken. That is raised as one
+`RunnerFileError` naming the variable, the path and the reason, so `assay ci` can report
+it, publish everything else and exit 2 instead of crashing.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["SUMMARY_LIMIT_BYTES", "append_step_summary", "write_outputs"]
+from assay.action import commands
+
+__all__ = [
+    "SUMMARY_LIMIT_BYTES",
+    "RunnerFileError",
+    "UnsafeOutput",
+    "append_step_summary",
+    "report_and_continue",
+    "step_summary_size",
+    "write_outputs",
+]
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 """GitHub rejects a step summary larger than 1 MiB."""
@@ -21,6 +37,29 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 class UnsafeOutput(ValueError):
     """An output name or value that could corrupt $GITHUB_OUTPUT."""
+
+
+class RunnerFileError(Exception):
+    """$GITHUB_OUTPUT or $GITHUB_STEP_SUMMARY could not be written."""
+
+    def __init__(self, variable: str, path: Path, error: OSError) -> None:
+        self.variable = variable
+        self.path = path
+        reason = error.strerror or str(error) or type(error).__name__
+        super().__init__(
+            f"cannot write {variable} ({path}): {reason}; the runner's environment is broken"
+        )
+
+
+@contextmanager
+def report_and_continue(broken: list[RunnerFileError]) -> Iterator[None]:
+    """Run the block; a RunnerFileError in it becomes an error annotation, is added to
+    `broken` (the caller exits 2 in the end) and does not stop what follows."""
+    try:
+        yield
+    except RunnerFileError as exc:
+        commands.error(str(exc), title="assay: runner environment")
+        broken.append(exc)
 
 
 def write_outputs(path: Path | None, values: Mapping[str, str]) -> None:
@@ -35,19 +74,34 @@ def write_outputs(path: Path | None, values: Mapping[str, str]) -> None:
         if delimiter in name or delimiter in value:
             raise UnsafeOutput(f"output {name!r} contains its own delimiter")
         chunks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write("".join(chunks))
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write("".join(chunks))
+    except OSError as exc:
+        raise RunnerFileError("GITHUB_OUTPUT", path, exc) from None
+
+
+def step_summary_size(path: Path) -> int:
+    """Bytes already in the job summary (0 before the first write)."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        raise RunnerFileError("GITHUB_STEP_SUMMARY", path, exc) from None
 
 
 def append_step_summary(path: Path | None, markdown: str) -> None:
     """Append `markdown` to the job summary, cut to fit GitHub's 1 MiB limit."""
     if path is None:
         return
-    existing = path.stat().st_size if path.exists() else 0
-    budget = max(SUMMARY_LIMIT_BYTES - existing - 1, 0)
+    budget = max(SUMMARY_LIMIT_BYTES - step_summary_size(path) - 1, 0)
     data = markdown.encode("utf-8")
     if len(data) > budget:
         note = b"\n\n_(summary truncated to fit GitHub's 1 MiB limit)_\n"
         data = data[: max(budget - len(note), 0)].decode("utf-8", "ignore").encode() + note
-    with path.open("ab") as handle:
-        handle.write(data if data.endswith(b"\n") else data + b"\n")
+    try:
+        with path.open("ab") as handle:
+            handle.write(data if data.endswith(b"\n") else data + b"\n")
+    except OSError as exc:
+        raise RunnerFileError("GITHUB_STEP_SUMMARY", path, exc) from None

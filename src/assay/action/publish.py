@@ -5,7 +5,9 @@ summary and the PR comment, and output `regressions` counts the newly failing ca
 
 Each destination is independent: the job summary and annotations need no token, and a
 comment or check run GitHub refuses (missing permission, fork, network) becomes a
-`::warning::` while the rest is still published.
+`::warning::` while the rest is still published. A job summary or outputs file the
+runner's environment does not let us write becomes an `::error::` (the caller exits 2),
+and the rest is still published too.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from assay.action.environment import RunnerEnvironment
 from assay.action.event import PullRequestRef
 from assay.action.github_api import describe_error, github_errors, is_permission_error
 from assay.action.inputs import ActionInputs
-from assay.action.outputs import SUMMARY_LIMIT_BYTES, append_step_summary, write_outputs
+from assay.action.outputs import (
+    SUMMARY_LIMIT_BYTES,
+    RunnerFileError,
+    append_step_summary,
+    report_and_continue,
+    step_summary_size,
+    write_outputs,
+)
 from assay.report.model import Report
 
 if TYPE_CHECKING:
@@ -77,18 +86,21 @@ class _Compared:
 
 def publish_report(
     report: Report, *, report_dir: Path, target: PublishTarget, baseline: Baseline | None = None
-) -> None:
+) -> list[RunnerFileError]:
+    """Publish everywhere; returns the runner files that could not be written (each
+    already reported as an error annotation)."""
     env, inputs = target.env, target.inputs
     compared = _compare(baseline, report) if baseline is not None else None
-    append_step_summary(env.step_summary, _summary_markdown(report, report_dir))
-    if compared is not None:
-        _append_comparison(env.step_summary, compared)
+    broken: list[RunnerFileError] = []
+    with report_and_continue(broken):
+        _write_step_summary(report, report_dir, env.step_summary, compared)
     annotations = case_annotations(report, workspace=env.workspace)
     annotate_failures(annotations, limit=inputs.max_annotations)
     outputs = report_outputs(report, report_dir.resolve() / "report.json")
     if compared is not None:
         outputs["regressions"] = str(len(compared.comparison.of("newly_failing")))
-    write_outputs(env.output, outputs)
+    with report_and_continue(broken):
+        write_outputs(env.output, outputs)
 
     pull = target.pull_request
     if inputs.comment and pull is not None:
@@ -96,6 +108,15 @@ def publish_report(
     if inputs.check_run:
         head_sha = pull.head_sha if pull is not None else env.sha
         _publish_check(report, target, annotations=annotations, head_sha=head_sha)
+    return broken
+
+
+def _write_step_summary(
+    report: Report, report_dir: Path, path: Path | None, compared: _Compared | None
+) -> None:
+    append_step_summary(path, _summary_markdown(report, report_dir))
+    if compared is not None:
+        _append_comparison(path, compared)
 
 
 def _compare(baseline: Baseline, report: Report) -> _Compared:
@@ -115,8 +136,7 @@ def _append_comparison(path: Path | None, compared: _Compared) -> None:
 
     if path is None:
         return
-    used = path.stat().st_size if path.exists() else 0
-    room = SUMMARY_LIMIT_BYTES - used - _SUMMARY_MARGIN_BYTES
+    room = SUMMARY_LIMIT_BYTES - step_summary_size(path) - _SUMMARY_MARGIN_BYTES
     # render_comparison keeps its headline whatever the budget; the summary's own cut
     # (append_step_summary) is the backstop when even that does not fit.
     budget = max(min(_SUMMARY_COMPARISON_BYTES, room), _SUMMARY_MARGIN_BYTES)
