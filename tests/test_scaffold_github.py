@@ -14,15 +14,19 @@ from tests.fakes.github import rate_limited
 from tests.fakes.github_contents import Symlink, add_tree, pr_file
 from tests.fakes.loopback import Reply
 from tests.test_scaffold_helpers import (
+    BASE_SHA,
+    HEAD_SHA,
     LICENSE_TEXT,
     PR_URL,
     REPOSITORY,
     SIZE_CAP,
     TITLE,
+    ServedFiles,
     mixed_change,
     pull_from_repo,
     run_cli,
     serving,
+    simple_pull,
     snapshot,
     tree_at,
 )
@@ -132,20 +136,13 @@ def test_a_renamed_file_is_read_by_its_previous_name_on_the_base_side(
     assert not any(p == "src/added.py" for p, _ in asked)  # added files are never fetched
 
 
-def _simple_pull(fake: object, base_files: dict, *, pr_files: list | None = None) -> None:
-    add_tree(fake, REPOSITORY, "b" * 40, base_files)  # type: ignore[arg-type]
-    add_tree(fake, REPOSITORY, "h" * 40, base_files)  # type: ignore[arg-type]
-    files = pr_files or [pr_file("src/app.py", patch="@@ -1 +1 @@\n-old\n+new")]
-    fake.add_pull(REPOSITORY, 7, title=TITLE, files=files)  # type: ignore[attr-defined]
-
-
 def test_a_file_over_one_megabyte_comes_through_the_blobs_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     big = ("# generated\n" + "value = 1\n" * 130_000).encode()
     assert len(big) > 1024 * 1024
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": LICENSE_TEXT, "src/app.py": big})
+        simple_pull(fake, {"LICENSE": LICENSE_TEXT, "src/app.py": big})
         code, _, err = run_cli(
             capsys, "scaffold", PR_URL, "--root", str(tmp_path), "--max-file-size", "2000000"
         )
@@ -171,7 +168,7 @@ def test_the_license_is_the_first_candidate_name_then_the_license_api(
     expected: str,
 ) -> None:
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"src/app.py": "old\n", **tree})
+        simple_pull(fake, {"src/app.py": "old\n", **tree})
         code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
     assert (code, err) == (0, "")
     assert (tmp_path / FIXTURES / expected).read_text() == tree[expected]
@@ -185,7 +182,7 @@ def test_a_license_the_change_touches_is_a_fixture_not_a_supporting_file(
 ) -> None:
     with serving(monkeypatch) as fake:
         files = [pr_file("LICENSE", patch="@@ -1 +1 @@\n-MIT\n+MIT (2025)")]
-        _simple_pull(fake, {"LICENSE": "MIT\n"}, pr_files=files)
+        simple_pull(fake, {"LICENSE": "MIT\n"}, pr_files=files)
         assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
     scenario = _scenario(tmp_path)
     assert scenario["files"] == [f"{FIXTURES}/LICENSE"]
@@ -197,7 +194,7 @@ def test_no_license_is_an_error_and_nothing_is_written(
 ) -> None:
     root = tmp_path / "evals"
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"src/app.py": "old\n", "docs/LICENSE": "not at the root\n"})
+        simple_pull(fake, {"src/app.py": "old\n", "docs/LICENSE": "not at the root\n"})
         code, out, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(root))
     assert code == 2
     assert f"no license file found in {REPOSITORY} at bbbbbbbbbbbb" in err
@@ -215,13 +212,13 @@ def test_symlinks_directories_and_missing_content_are_skipped(
             pr_file("src/vanished.py", patch="@@ -1 +1 @@\n-a\n+b"),
             pr_file("src/pkg", patch="@@ -1 +1 @@\n-a\n+b"),
         ]
-        tree = {
+        tree: ServedFiles = {
             "LICENSE": "MIT\n",
             "src/app.py": "old\n",
             "src/link.py": Symlink("app.py"),
             "src/pkg/__init__.py": "",
         }
-        _simple_pull(fake, tree, pr_files=files)
+        simple_pull(fake, tree, pr_files=files)
         assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
     skipped = {s["path"]: s["reason"] for s in _scenario(tmp_path)["notes"]["skipped_files"]}
     assert skipped == {
@@ -237,7 +234,7 @@ def test_a_truncated_file_list_is_a_warning(
     files = [pr_file(f"src/m{i}.py", patch="@@ -1 +1 @@\n-a\n+b") for i in range(5)]
     tree = {"LICENSE": "MIT\n", **{f"src/m{i}.py": "a\n" for i in range(5)}}
     with serving(monkeypatch, max_files=3) as fake:
-        _simple_pull(fake, tree, pr_files=files)
+        simple_pull(fake, tree, pr_files=files)
         code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
     assert code == 0
     assert "warning: GitHub lists only the first 3 of the 5 files" in err
@@ -251,7 +248,7 @@ def test_files_are_listed_across_pages(
     files = [pr_file(f"src/m{i:03}.py", patch="@@ -1 +1 @@\n-a\n+b") for i in range(count)]
     tree = {"LICENSE": "MIT\n", **{f"src/m{i:03}.py": "a\n" for i in range(count)}}
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, tree, pr_files=files)
+        simple_pull(fake, tree, pr_files=files)
         assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
     assert len(_scenario(tmp_path)["files"]) == count
     assert fake.count(rf"/repos/{REPOSITORY}/pulls/7/files") == 2
@@ -260,11 +257,11 @@ def test_files_are_listed_across_pages(
 def test_the_base_side_is_the_merge_base(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    merge_base = "m" * 40
+    merge_base = "d" * 40
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "moved on\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "moved on\n"})
         add_tree(fake, REPOSITORY, merge_base, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
-        fake.repos[REPOSITORY].extra["merge_bases"] = {("b" * 40, "h" * 40): merge_base}
+        fake.repos[REPOSITORY].extra["merge_bases"] = {(BASE_SHA, HEAD_SHA): merge_base}
         assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
     assert (tmp_path / FIXTURES / "src/app.py").read_text() == "old\n"
     assert _scenario(tmp_path)["notes"]["source_ref"] == merge_base
@@ -276,7 +273,7 @@ def test_a_private_repository_works_with_a_token(
     monkeypatch.setenv("GH_TOKEN", "s3cret-token")
     with serving(monkeypatch, token="s3cret-token") as fake:
         fake.add_repo(REPOSITORY, private=True)
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
         code, out, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
     assert (code, err) == (0, "")
     assert all(r.headers["authorization"] == "token s3cret-token" for r in fake.requests)
@@ -322,7 +319,7 @@ def test_failures_exit_2_with_one_clear_line_and_write_nothing(
     with serving(monkeypatch, token="right" if setup == "bad-token" else None) as fake:
         if setup != "missing-pr":
             files = [pr_file("src/new.py", "added", patch="@@ -0,0 +1 @@\n+x")]
-            _simple_pull(
+            simple_pull(
                 fake,
                 {"LICENSE": "MIT\n", "src/app.py": "old\n"},
                 pr_files=files if setup == "nothing-usable" else None,
@@ -364,7 +361,7 @@ def test_pull_request_url_variants(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], suffix: str
 ) -> None:
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
         code, _, err = run_cli(capsys, "scaffold", PR_URL + suffix, "--root", str(tmp_path))
     assert (code, err) == (0, "")
     assert _scenario(tmp_path)["notes"]["source"] == PR_URL
@@ -389,7 +386,7 @@ def test_bad_names_and_categories_are_refused_before_any_request(
     option: tuple[str, str],
 ) -> None:
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
         code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path), *option)
     assert code == 2
     assert f"{option[0]} {option[1]!r} is not allowed: use letters, digits" in err
@@ -401,7 +398,7 @@ def test_name_and_category_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
         argv = ("--root", str(tmp_path), "--name", "authz.scope_1", "--category", "code-review")
         code, out, _ = run_cli(capsys, "scaffold", PR_URL, *argv)
     assert code == 0
@@ -414,7 +411,7 @@ def test_existing_files_are_refused_without_force_and_replaced_with_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
         assert run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))[0] == 0
         scenario = tmp_path / "security-review" / f"{NAME}.json"
         scenario.write_text('{"edited": true}\n')
@@ -443,8 +440,69 @@ def test_the_root_defaults_to_the_configured_eval_root(
     (project / "pyproject.toml").write_text('[tool.assay]\nroot = "evals"\n')
     monkeypatch.chdir(project)
     with serving(monkeypatch) as fake:
-        _simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
         code, out, _ = run_cli(capsys, "scaffold", PR_URL)
     assert code == 0
     assert (project / "evals" / "security-review" / f"{NAME}.json").is_file()
     assert f"  assay run -t security-review/{NAME}\n" in out
+
+
+_SIGN_IN_PAGE = Reply(
+    200,
+    raw=b"<!DOCTYPE html><html><body>Sign in</body></html>",
+    headers={"content-type": "text/html"},
+)
+
+
+@pytest.mark.parametrize(
+    ("setup", "what"),
+    [
+        ("web-page", "pull request acme/widgets#7"),
+        ("json-cut-short", "pull request acme/widgets#7"),
+        ("changed-files-null", "pull request acme/widgets#7"),
+        ("changed-files-text", "pull request acme/widgets#7"),
+        ("no-head", "pull request acme/widgets#7"),
+        ("sha-not-an-id", "pull request acme/widgets#7"),
+        ("file-without-name", "pull request acme/widgets#7"),
+        ("link-off-the-api", "pull request acme/widgets#7"),
+        ("contents-page", "src/app.py at bbbbbbbbbbbb"),
+    ],
+)
+def test_an_answer_that_is_not_the_github_api_is_one_clear_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    setup: str,
+    what: str,
+) -> None:
+    """GITHUB_API_URL at a GitHub Enterprise web UI or an SSO proxy answers 200 with HTML."""
+    with serving(monkeypatch) as fake:
+        files = [pr_file("src/app.py", patch="@@ -1 +1 @@\n-old\n+new")]
+        if setup == "file-without-name":
+            del files[0]["filename"]
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"}, pr_files=files)
+        pull = fake.repos[REPOSITORY].pulls[7]
+        if setup == "web-page":
+            fake.inject(_SIGN_IN_PAGE, times=20)
+        elif setup == "json-cut-short":
+            fake.inject(Reply(200, raw=b'{"title": "Fix'), path=r".*/pulls/7")
+        elif setup == "changed-files-null":
+            pull["changed_files"] = None
+        elif setup == "changed-files-text":
+            pull["changed_files"] = "many"
+        elif setup == "no-head":
+            del pull["head"]
+        elif setup == "sha-not-an-id":
+            pull["base"]["sha"] = "\x1b]0;main\x07"
+        elif setup == "link-off-the-api":
+            pull["url"] = "http://127.0.0.1:1/repos/acme/widgets/pulls/7"
+        elif setup == "contents-page":
+            fake.inject(_SIGN_IN_PAGE, path=r".*/contents/.*", times=20)
+        code, out, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path))
+        host = fake.url.removeprefix("http://")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"assay: error: GitHub at {host} answered with something that is not the GitHub API "
+        f"({what}); check GITHUB_API_URL, or the host of the pull request URL\n"
+    )
+    assert snapshot(tmp_path) == {}

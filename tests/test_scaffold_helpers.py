@@ -7,13 +7,14 @@ import subprocess
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay.cli import main
 from assay.sandbox.gitenv import git_environment
 from tests.fakes.github import FakeGitHub
-from tests.fakes.github_contents import add_contents_routes, add_tree, pr_file
+from tests.fakes.github_contents import Symlink, add_contents_routes, add_tree, pr_file
 
 REPOSITORY = "acme/widgets"
 PR_URL = f"https://github.com/{REPOSITORY}/pull/7"
@@ -21,8 +22,10 @@ TITLE = "Fix: replay DELETE accepts project:read scope"
 LICENSE_TEXT = "MIT License\n\nCopyright (c) acme\n"
 BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
 SIZE_CAP = 1000
+BASE_SHA, HEAD_SHA = "b" * 40, "e" * 40
 
 Files = Mapping[str, bytes | str | None]
+ServedFiles = Mapping[str, bytes | str | Symlink]
 
 
 def git(repo: Path, *args: str) -> str:
@@ -73,7 +76,7 @@ def app_source(tag: str) -> str:
 def mixed_change(path: Path) -> tuple[str, str]:
     """A change with every kind of file: modified, renamed, removed, added, binary, big."""
     renamed = app_source("helpers")
-    base = {
+    base: Files = {
         "LICENSE": LICENSE_TEXT,
         "README.md": "# widgets\n",
         "src/app.py": app_source("app"),
@@ -82,7 +85,7 @@ def mixed_change(path: Path) -> tuple[str, str]:
         "assets/logo.png": BINARY,
         "data/big.txt": "x" * 60 + "\n" + "line\n" * 400,
     }
-    head = {
+    head: Files = {
         "src/app.py": app_source("app").replace("return replay.delete()", "check(request)\n"),
         "src/old_name.py": None,
         "src/new_name.py": renamed.replace("# helpers", "# helpers, renamed"),
@@ -135,6 +138,21 @@ def pull_from_repo(
         files.append(pr_file(name, statuses[code[0]], previous_filename=previous, patch=hunks))
     fake.add_pull(REPOSITORY, number, title=title, body=body, base_sha=base, head_sha=head,
                   files=files)  # fmt: skip
+
+
+def simple_pull(
+    fake: FakeGitHub,
+    base_files: ServedFiles,
+    *,
+    pr_files: list[dict[str, Any]] | None = None,
+    head_files: ServedFiles | None = None,
+) -> None:
+    """Pull request 7 from BASE_SHA to HEAD_SHA (the same files, unless `head_files`),
+    changing src/app.py unless `pr_files` says otherwise."""
+    add_tree(fake, REPOSITORY, BASE_SHA, base_files)
+    add_tree(fake, REPOSITORY, HEAD_SHA, base_files if head_files is None else head_files)
+    files = pr_files or [pr_file("src/app.py", patch="@@ -1 +1 @@\n-old\n+new")]
+    fake.add_pull(REPOSITORY, 7, title=TITLE, base_sha=BASE_SHA, head_sha=HEAD_SHA, files=files)
 
 
 @contextmanager

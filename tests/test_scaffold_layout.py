@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.scaffold.layout import PathAllocator, check_name, sanitise_path, slugify
+from assay.scaffold.layout import PathAllocator, check_name, printable, sanitise_path, slugify
 from assay.scaffold.url import parse_pull_request_url
 from assay.scaffold.writer import WritePlan, write_plan
 from tests.test_scaffold_helpers import snapshot
@@ -40,6 +40,19 @@ def test_names_that_are_allowed(good: str) -> None:
 def test_names_that_are_refused(bad: str) -> None:
     with pytest.raises(ConfigError, match="is not allowed: use letters, digits"):
         check_name(bad, option="--category")
+
+
+@pytest.mark.parametrize("bad", ["-h", "-x", "--help", "-"])
+def test_names_that_would_read_as_options_are_refused(bad: str) -> None:
+    """`assay validate <root>/-h.json` would print help: the next steps would not work."""
+    with pytest.raises(ConfigError, match="is not allowed: it may not start with '-'"):
+        check_name(bad, option="--name")
+
+
+def test_printable_names_keep_everything_but_control_characters() -> None:
+    name = "bin\n::error file=x::injected\x1b]0;title\x07\x1b[2J\x9b31m\x7f é.py"
+    assert printable(name) == "bin_::error file=x::injected_]0;title__[2J_31m_ é.py"
+    assert sanitise_path(name) == "bin___error file=x__injected_]0;title__[2J_31m_ é.py"
 
 
 @pytest.mark.parametrize(
@@ -92,21 +105,14 @@ def test_collisions_are_numbered_and_answers_are_stable() -> None:
         ("github.com/getsentry/sentry/pull/2", "github.com", 2),
         ("  https://GitHub.com/getsentry/sentry/pull/3/  ", "github.com", 3),
         ("https://ghe.corp.example:8443/getsentry/sentry/pull/4", "ghe.corp.example:8443", 4),
+        # A fully qualified name's trailing dot names the same host.
+        ("https://github.com./getsentry/sentry/pull/5", "github.com", 5),
+        ("https://GHE.corp.example.:8443/getsentry/sentry/pull/6", "ghe.corp.example:8443", 6),
     ],
 )
 def test_pull_request_urls(url: str, host: str, number: int) -> None:
     parsed = parse_pull_request_url(url)
     assert (parsed.host, parsed.full_name, parsed.number) == (host, "getsentry/sentry", number)
-
-
-def test_api_urls_for_github_enterprise_and_the_override() -> None:
-    public = parse_pull_request_url("https://github.com/o/r/pull/1")
-    enterprise = parse_pull_request_url("https://ghe.example.com/o/r/pull/1")
-    assert public.api_url({}) == "https://api.github.com"
-    assert enterprise.api_url({}) == "https://ghe.example.com/api/v3"
-    assert enterprise.web_url == "https://ghe.example.com/o/r/pull/1"
-    override = {"GITHUB_API_URL": "http://127.0.0.1:9/"}
-    assert public.api_url(override) == enterprise.api_url(override) == "http://127.0.0.1:9"
 
 
 @pytest.mark.parametrize(
@@ -122,6 +128,7 @@ def test_api_urls_for_github_enterprise_and_the_override() -> None:
         "https://github.com/../sentry/pull/12",
         "ftp://github.com/getsentry/sentry/pull/12",
         "https://user@github.com/getsentry/sentry/pull/12",
+        "https://user@github.com./getsentry/sentry/pull/12",
         "https://github.com:badport/o/r/pull/1",
         "",
     ],
@@ -177,3 +184,13 @@ def test_paths_escaping_the_root_through_a_symlink_are_refused(tmp_path: Path) -
     with pytest.raises(ConfigError, match="outside"):
         write_plan(_plan(root, {"fixtures/x.py": b"x"}), force=True)
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+@pytest.mark.parametrize("below", ["x", "x/y"])
+def test_a_root_below_a_regular_file_is_a_clear_error(tmp_path: Path, below: str) -> None:
+    (tmp_path / "afile").write_text("not a directory\n")
+    root = tmp_path / "afile" / below
+    with pytest.raises(ConfigError) as caught:
+        write_plan(_plan(root, {"c.json": b"{}"}), force=False)
+    assert str(caught.value) == f"cannot write under {root}: Not a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

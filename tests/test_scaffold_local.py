@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from assay.scaffold.local_source import github_repository
 from tests.test_scaffold_helpers import (
     PR_URL,
+    REPOSITORY,
     SIZE_CAP,
     TITLE,
     commit,
@@ -183,3 +185,123 @@ def test_symlinks_in_the_clone_are_skipped(
     assert scenario["notes"]["skipped_files"] == [
         {"path": "link.py", "reason": "a symlink, not a regular file"}
     ]
+
+
+def test_skipped_file_names_cannot_start_a_workflow_command_or_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    hostile = {
+        "bin\n::error file=x::injected": "new\n",
+        "\x1b]0;pwned\x07\x1b[2Jtitle.txt": "new\n",
+        "csi\u009b31m.txt": "new\n",
+    }
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n", **hostile})
+    code, out, err = _local(capsys, repo, base, head, tmp_path / "out")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert not [line for line in lines if line.lstrip().startswith("::")]
+    assert not any(c in out for c in "\x1b\x07\u009b")
+    assert "  bin_::error file=x::injected: added by the change: not on the base side" in lines
+    assert "  _]0;pwned__[2Jtitle.txt: added by the change: not on the base side" in lines
+    # The notes keep the real names: they are JSON, and provenance.
+    scenario = json.loads((tmp_path / "out" / "security-review" / f"{NAME}.json").read_text())
+    assert {s["path"] for s in scenario["notes"]["skipped_files"]} == set(hostile)
+
+    # The same names in the error that refuses a change with nothing usable.
+    later = commit(repo, {"\x1b[31mred\n::warning::x": "only\n"}, "add one")
+    code, _, err = _local(capsys, repo, head, later, tmp_path / "none")
+    assert code == 2 and "\x1b" not in err and err.count("\n") == 1
+    assert "(_[31mred_::warning::x: added by the change: not on the base side)" in err
+
+
+def test_a_bare_repository_gives_the_same_case_as_its_clone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = mixed_change(repo)
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "widgets.git"))
+    bare = tmp_path / "widgets.git"
+    git(bare, "remote", "set-url", "origin", f"https://github.com/{REPOSITORY}.git")
+    assert _local(capsys, repo, base, head, tmp_path / "from-clone")[0] == 0
+    code, _, err = _local(capsys, bare, base, head, tmp_path / "from-bare")
+    assert (code, err) == (0, "")
+    from_bare = snapshot(tmp_path / "from-bare")
+    from_clone = snapshot(tmp_path / "from-clone")
+    scenario = f"security-review/{NAME}.json"
+    assert json.loads(from_bare.pop(scenario))["notes"]["source"] == f"{bare} {base}..{head}"
+    from_clone.pop(scenario)
+    assert from_bare == from_clone
+    # Without a github.com origin, the case is filed under the repository's name.
+    git(bare, "remote", "remove", "origin")
+    code, _, _ = _local(capsys, bare, base, head, tmp_path / "local", "--side", "head")
+    assert code == 0
+    assert (tmp_path / "local" / f"fixtures/{NAME}/github/local/widgets/src/added.py").is_file()
+
+
+def test_a_dot_git_that_git_does_not_see_as_a_repository_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / ".git").write_bytes(b"")
+    code, out, err = _local(capsys, fake, "main", "main", tmp_path / "out")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"assay: error: --repo {fake}: git does not see a repository at {fake} (")
+    assert "invalid gitfile format" in err and err.count("\n") == 1
+
+
+def test_refs_that_do_not_differ_say_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "clone"
+    base, _ = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    code, out, err = _local(capsys, repo, "main", "HEAD", tmp_path / "out")
+    assert (code, out) == (2, "")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert err == (
+        f"assay: error: {repo} main..HEAD: nothing to capture, no file differs between base "
+        f"{head[:12]} and head {head[:12]}; nothing was written\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_name_or_category_that_reads_as_an_option_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    for option in ("--category=-h", "--name=-x"):
+        code, out, err = _local(capsys, repo, base, head, tmp_path / "out", option)
+        flag, value = option.split("=")
+        assert (code, out) == (2, "")
+        assert f"{flag} '{value}' is not allowed: it may not start with '-'" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_for_that_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    latin1 = os.fsdecode(b"caf\xe9.txt")
+    base, head = make_repo(
+        repo, {"LICENSE": "MIT\n", "a.py": "a\n", latin1: "x\n"}, {latin1: "y\n"}
+    )
+    code, _, err = _local(capsys, repo, base, head, tmp_path / "out", "--format", "rubric")
+    assert code == 2
+    reason = "its name is not valid UTF-8, so it cannot be read back by that name"
+    assert f"caf\ufffd.txt: {reason}" in err
+    assert "not in the tree of" not in err
+
+
+def test_a_root_below_a_regular_file_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("a regular file\n")
+    code, out, err = _local(capsys, repo, base, head, Path("afile/x"))
+    assert (code, out, err) == (
+        2,
+        "",
+        "assay: error: cannot write under afile/x: Not a directory\n",
+    )

@@ -8,16 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.github_contents import Symlink, pr_file
 from tests.test_scaffold_helpers import (
     PR_URL,
     SIZE_CAP,
     TITLE,
+    ServedFiles,
+    commit,
     git,
     make_repo,
     mixed_change,
     pull_from_repo,
     run_cli,
     serving,
+    simple_pull,
     snapshot,
     tree_at,
 )
@@ -214,3 +218,77 @@ def test_side_head_does_not_apply_to_rubric_cases(
 ) -> None:
     code, _, err = run_cli(capsys, "scaffold", PR_URL, "--format", "rubric", "--side", "head")
     assert code == 2 and "--side head does not apply to --format rubric" in err
+
+
+def _type_change(repo: Path) -> tuple[str, str]:
+    """a.txt becomes a symlink (git: T), link.txt is added as one, b.txt is edited."""
+    base, _ = make_repo(repo, {"LICENSE": "MIT\n", "a.txt": "hello\n", "b.txt": "b\n"}, {})
+    (repo / "a.txt").unlink()
+    (repo / "a.txt").symlink_to("LICENSE")
+    (repo / "link.txt").symlink_to("b.txt")
+    head = commit(repo, {"b.txt": "b, edited\n"}, "Make a.txt a link")
+    assert git(repo, "diff", "--name-status", base, head).split() == [
+        "T", "a.txt", "M", "b.txt", "A", "link.txt"
+    ]  # fmt: skip
+    return base, head
+
+
+_LINK_REASON = "not in input.diff: head side: a symlink, not a regular file"
+
+
+def test_a_change_into_a_symlink_is_left_out_of_a_diff_that_still_applies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = _type_change(repo)
+    code, out, err = _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)
+    assert (code, err) == (0, "")
+    case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
+    assert "new file mode 120000" not in (case_dir / "input.diff").read_text()
+    applied = _apply(case_dir, tmp_path / "applied")
+    assert applied == {"LICENSE": b"MIT\n", "a.txt": b"hello\n", "b.txt": b"b, edited\n"}
+    notes = json.loads((case_dir / "source.json").read_text())
+    assert notes["skipped_files"] == [
+        {"path": "a.txt", "reason": _LINK_REASON},
+        {"path": "link.txt", "reason": _LINK_REASON},
+    ]
+    assert f"  a.txt: {_LINK_REASON}\n" in out
+
+
+def test_a_pull_request_that_turns_a_file_into_a_symlink_gives_the_same_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base_files: ServedFiles = {"LICENSE": "MIT\n", "a.txt": "hello\n", "b.txt": "b\n"}
+    head_files: ServedFiles = {**base_files, "a.txt": Symlink("LICENSE"), "b.txt": "b, edited\n"}
+    files = [
+        pr_file(
+            "a.txt", "changed", patch="@@ -1 +1 @@\n-hello\n+LICENSE\n\\ No newline at end of file"
+        ),
+        pr_file("b.txt", patch="@@ -1 +1 @@\n-b\n+b, edited"),
+    ]
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, base_files, head_files=head_files, pr_files=files)
+        code, _, err = _rubric(capsys, tmp_path / "out", "--name", NAME)
+    assert (code, err) == (0, "")
+    case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
+    applied = _apply(case_dir, tmp_path / "applied")
+    assert applied == {"LICENSE": b"MIT\n", "a.txt": b"hello\n", "b.txt": b"b, edited\n"}
+    skipped = json.loads((case_dir / "source.json").read_text())["skipped_files"]
+    assert skipped == [{"path": "a.txt", "reason": _LINK_REASON}]
+
+
+def test_only_git_s_header_marks_a_patch_binary_not_a_line_of_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base_files = {"LICENSE": "MIT\n", "notes.md": "# Notes\n", "data.txt": "text\n"}
+    notes = "# Notes\nGIT binary patch\nBinary files a and b differ\n"
+    base, head = make_repo(repo, base_files, {"notes.md": notes, "data.txt": b"\x00 binary\n"})
+    code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)
+    assert (code, err) == (0, "")
+    case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
+    assert _apply(case_dir, tmp_path / "applied")["notes.md"] == notes.encode()
+    skipped = json.loads((case_dir / "source.json").read_text())["skipped_files"]
+    assert skipped == [
+        {"path": "data.txt", "reason": "not in input.diff: no text patch (binary or too large)"}
+    ]

@@ -55,6 +55,8 @@ class LoopbackServer:
         self._faults: list[tuple[re.Pattern[str] | None, Reply]] = []
         self.requests: list[Request] = []
         self.latency_s = 0.0
+        self.path_prefix = ""
+        """Routes are also served under this prefix (GitHub Enterprise's API is at /api/v3)."""
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -147,8 +149,9 @@ class LoopbackServer:
             h.close_connection = True  # the client gave up first (a timeout test)
 
     def _handle(self, request: Request) -> Reply:
+        path = request.path.removeprefix(self.path_prefix)
         for method, rx, handler in self._routes:
-            match = rx.fullmatch(request.path)
+            match = rx.fullmatch(path)
             if match and method == request.method:
                 request.params = match.groupdict()
                 try:

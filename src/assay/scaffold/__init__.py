@@ -7,13 +7,15 @@ all-or-nothing. The stub's `TODO:` placeholder keeps it from running until a per
 says what the case must find.
 """
 
-from assay.scaffold.github_source import GitHubPullRequest, github_token
+from assay.scaffold.github_access import ApiAccess, api_access, github_token
+from assay.scaffold.github_source import GitHubPullRequest
 from assay.scaffold.local_source import LocalRefs
 from assay.scaffold.model import Change, ChangedFile, ChangeSource, SkippedFile
 from assay.scaffold.run import ScaffoldOptions, ScaffoldResult, scaffold
 from assay.scaffold.url import PullRequestUrl, parse_pull_request_url
 
 __all__ = [
+    "ApiAccess",
     "Change",
     "ChangeSource",
     "ChangedFile",
@@ -23,6 +25,7 @@ __all__ = [
     "ScaffoldOptions",
     "ScaffoldResult",
     "SkippedFile",
+    "api_access",
     "github_token",
     "parse_pull_request_url",
     "scaffold",

@@ -10,7 +10,15 @@ from assay.scaffold.capture import CapturedFile, SideCapture, capture_side
 from assay.scaffold.diff import DiffEntry, render_diff
 from assay.scaffold.layout import PathAllocator, fixture_repo_dir
 from assay.scaffold.license import find_license
-from assay.scaffold.model import Change, ChangeSource, License, Side, SkippedFile
+from assay.scaffold.model import (
+    Change,
+    ChangedFile,
+    ChangeSource,
+    License,
+    Side,
+    SkippedFile,
+    Unavailable,
+)
 from assay.scaffold.stub import (
     dump_json,
     merge_manifest,
@@ -32,6 +40,9 @@ def manifest_name(category: str) -> str:
 
 
 _REASONS_SHOWN = 3
+_HEAD_MAY_NOT_BE_A_FILE = frozenset({"added", "changed"})
+"""Statuses under which the head side may be a symlink or a submodule while the base side
+is a regular file or absent: an added link, or git's type change (T), which is `changed`."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +171,8 @@ def _diff_entries(
             why = "a copy of a file the base does not hold"
         elif old is not None and old not in captured:
             continue  # recorded with the reason its base file was skipped
+        elif (head := _head_side_problem(source, change, changed)) is not None:
+            why = f"head side: {head}"
         elif (patch := source.patch(changed)) is None:
             why = "no text patch (binary or too large)"
         elif not patch and changed.status != "renamed":
@@ -178,11 +191,24 @@ def _diff_entries(
     return entries, skipped
 
 
+def _head_side_problem(source: ChangeSource, change: Change, changed: ChangedFile) -> str | None:
+    """Why a text diff cannot recreate `changed` on the head side (it is not a regular file
+    there, or cannot be read), or None. A diff that claims a symlink is a regular file, or
+    git's two-section type change cut down to one, would not give the head side."""
+    if changed.status not in _HEAD_MAY_NOT_BE_A_FILE:
+        return None
+    found = source.read(changed.path, ref=change.head_sha, max_bytes=0)  # the kind, not the bytes
+    if isinstance(found, Unavailable) and not found.over_cap:
+        return found.reason
+    return None
+
+
 def _nothing_usable(
     change: Change, capture: SideCapture, *, hint: str = "", extra: list[SkippedFile] | None = None
 ) -> ConfigError:
     reasons = [*capture.skipped, *(extra or [])]
-    shown = "; ".join(f"{s.path}: {s.reason}" for s in reasons[:_REASONS_SHOWN])
+    first = [s.shown() for s in reasons[:_REASONS_SHOWN]]
+    shown = "; ".join(f"{s.path}: {s.reason}" for s in first)
     more = f"; and {len(reasons) - _REASONS_SHOWN} more" if len(reasons) > _REASONS_SHOWN else ""
     return ConfigError(
         f"{change.source}: no usable files on the {capture.side} side{hint}, nothing was "

@@ -10,28 +10,43 @@ from typing import Any
 
 from assay.errors import ConfigError
 
-__all__ = ["github_failure"]
+__all__ = ["github_failure", "not_the_api"]
 
-TOKEN_HINT = "set GITHUB_TOKEN (or GH_TOKEN)"
+
+def not_the_api(*, what: str, host: str) -> ConfigError:
+    """An answer without the fields the GitHub API always sends (an HTML page, a proxy)."""
+    return ConfigError(
+        f"GitHub at {host} answered with something that is not the GitHub API ({what}); "
+        "check GITHUB_API_URL, or the host of the pull request URL"
+    )
 
 
 def github_failure(
-    exc: BaseException, *, what: str, host: str, authenticated: bool, timeout_s: float
+    exc: BaseException,
+    *,
+    what: str,
+    host: str,
+    token_hint: str | None,
+    timeout_s: float,
 ) -> ConfigError:
     """Translate a PyGithub or requests exception raised while fetching `what`.
 
-    Returns the ConfigError to raise; anything unexpected still gets a one-line message.
+    `token_hint` says what to set for a token to be sent; None when one was sent. Returns
+    the ConfigError to raise; anything unexpected still gets a one-line message.
     """
     import requests
     from github import BadCredentialsException, GithubException
 
     if isinstance(exc, BadCredentialsException) or getattr(exc, "status", None) == 401:
+        if token_hint is not None:
+            return ConfigError(f"GitHub at {host} answered 401 without a token: {token_hint}")
         return ConfigError(
             f"GitHub at {host} rejected the token (401 Bad credentials): check GITHUB_TOKEN / "
-            "GH_TOKEN, or unset it for a public repository"
+            "GH_TOKEN (GH_ENTERPRISE_TOKEN on GitHub Enterprise), or unset it for a public "
+            "repository"
         )
     if isinstance(exc, GithubException):
-        return _status_failure(exc, what=what, host=host, authenticated=authenticated)
+        return _status_failure(exc, what=what, host=host, token_hint=token_hint)
     if isinstance(exc, requests.Timeout):
         return ConfigError(f"GitHub at {host} did not answer within {timeout_s:g} s ({what})")
     if isinstance(exc, requests.ConnectionError):
@@ -39,28 +54,28 @@ def github_failure(
     return ConfigError(f"request to {host} for {what} failed: {_first_line(exc)}")
 
 
-def _status_failure(exc: Any, *, what: str, host: str, authenticated: bool) -> ConfigError:
+def _status_failure(exc: Any, *, what: str, host: str, token_hint: str | None) -> ConfigError:
     status = exc.status
     headers = {str(k).lower(): str(v) for k, v in (exc.headers or {}).items()}
     message = exc.data.get("message") if isinstance(exc.data, dict) else None
     if status in (403, 429) and headers.get("x-ratelimit-remaining") == "0":
-        return ConfigError(_rate_limited(headers, authenticated=authenticated))
+        return ConfigError(_rate_limited(headers, token_hint=token_hint))
     if status in (403, 429) and "retry-after" in headers:
         return ConfigError(
             f"GitHub's secondary rate limit stopped the requests for {what}; "
             f"retry in {headers['retry-after']} seconds"
         )
     if status == 404:
-        if authenticated:
-            access = "or the token cannot see it (check its repository access)"
+        if token_hint is not None:
+            access = f"or the repository is private: a token may be needed, {token_hint}"
         else:
-            access = f"or the repository is private: a token may be needed, {TOKEN_HINT}"
+            access = "or the token cannot see it (check its repository access)"
         return ConfigError(f"{what} not found (404): check the URL, {access}")
     detail = f": {message}" if message else ""
     return ConfigError(f"GitHub answered {status} for {what}{detail}")
 
 
-def _rate_limited(headers: Mapping[str, str], *, authenticated: bool) -> str:
+def _rate_limited(headers: Mapping[str, str], *, token_hint: str | None) -> str:
     text = "GitHub API rate limit exceeded"
     reset = headers.get("x-ratelimit-reset", "")
     if reset.isdigit():
@@ -69,8 +84,8 @@ def _rate_limited(headers: Mapping[str, str], *, authenticated: bool) -> str:
         same_day = at.date() == datetime.now().astimezone().date()
         when = at.strftime("%H:%M %Z" if same_day else "%Y-%m-%d %H:%M %Z")
         text += f"; it resets at {when} (local time), in {minutes} minute{'s' * (minutes != 1)}"
-    if not authenticated:
-        text += f"; {TOKEN_HINT} for a higher limit"
+    if token_hint is not None:
+        text += f"; {token_hint} for a higher limit"
     return text
 
 

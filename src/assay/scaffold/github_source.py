@@ -3,26 +3,33 @@
 The base side is the merge base of the PR's base and head commits (what GitHub diffs
 the PR against), so the captured base is exactly the state the PR's patches apply to.
 Failures become one-line ConfigErrors (github_errors.py); the client neither retries for
-long nor sleeps through a rate limit, so a scaffold fails fast and says why.
+long nor sleeps through a rate limit, so a scaffold fails fast and says why. Every field
+read from an answer is checked first: an address that answers 200 with something else
+(a GitHub Enterprise web page, an SSO proxy) gets the same one line, never a traceback.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
+import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from assay.scaffold.github_errors import github_failure
+from assay.scaffold.github_access import ApiAccess, api_access
+from assay.scaffold.github_errors import github_failure, not_the_api
 from assay.scaffold.model import Change, ChangedFile, License, Unavailable
 from assay.scaffold.url import PullRequestUrl
 
 if TYPE_CHECKING:
     from github import Github
 
-__all__ = ["GitHubPullRequest", "github_token"]
+__all__ = ["GitHubPullRequest"]
+
+T = TypeVar("T")
 
 TIMEOUT_S = 15
 RETRIES = 2
@@ -32,25 +39,21 @@ RETRY_BACKOFF_S = 0.5
 PER_PAGE = 100
 LISTED_FILES_CAP = 3000
 """GitHub lists at most this many files of a pull request."""
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+"""A full commit or blob id (SHA-1, or SHA-256)."""
 
 
-def github_token(environ: Mapping[str, str]) -> str | None:
-    """GITHUB_TOKEN, else GH_TOKEN (the GitHub CLI's), else None (public repositories only)."""
-    for name in ("GITHUB_TOKEN", "GH_TOKEN"):
-        value = environ.get(name, "").strip()
-        if value:
-            return value
-    return None
+class _NotTheApi(Exception):
+    """An answer lacks a field the GitHub API always sends, or has it in another shape."""
 
 
 class GitHubPullRequest:
     """The change of one pull request. Close it (or use `with`) to release connections."""
 
-    def __init__(self, url: PullRequestUrl, *, api_url: str, token: str | None) -> None:
+    def __init__(self, url: PullRequestUrl, *, access: ApiAccess) -> None:
         self.url = url
-        self._host = urlsplit(api_url).netloc or api_url
-        self._authenticated = token is not None
-        self._client = _client(api_url, token)
+        self._access = access
+        self._client = _client(access.api_url, access.token)
         self._repo = self._client.get_repo(url.full_name)  # lazy: no request
         self._change: Change | None = None
         self._patches: dict[str, str | None] = {}
@@ -59,7 +62,8 @@ class GitHubPullRequest:
     def from_environment(
         cls, url: PullRequestUrl, environ: Mapping[str, str] = os.environ
     ) -> GitHubPullRequest:
-        return cls(url, api_url=url.api_url(environ), token=github_token(environ))
+        """The API and token the environment allows for `url` (see github_access.py)."""
+        return cls(url, access=api_access(url, environ))
 
     def close(self) -> None:
         self._client.close()
@@ -88,10 +92,11 @@ class GitHubPullRequest:
                 raise
             if isinstance(found, list):
                 return Unavailable.not_a_file("directory")
-            if found.type != "file":
-                return Unavailable.not_a_file(found.type)
-            if max_bytes is not None and found.size > max_bytes:
-                return Unavailable.too_large(found.size, max_bytes)
+            kind, size = _expect(found.type, str), _expect(found.size, int)
+            if kind != "file":
+                return Unavailable.not_a_file(kind)
+            if max_bytes is not None and size > max_bytes:
+                return Unavailable.too_large(size, max_bytes)
             return self._content(found.raw_data)
 
     def detected_license(self, ref: str) -> License | None:
@@ -106,7 +111,9 @@ class GitHubPullRequest:
                 if exc.status == 404:
                     return None
                 raise
-            return License(str(data["path"]), self._content(data))
+            if not isinstance(data, dict):
+                raise _NotTheApi
+            return License(_expect(data.get("path"), str), self._content(data))
 
     def patch(self, file: ChangedFile) -> str | None:
         self.describe()
@@ -117,19 +124,14 @@ class GitHubPullRequest:
         number = self.url.number
         with self._calls(f"pull request {self.url.full_name}#{number}"):
             pull = self._repo.get_pull(number)
-            title, body = pull.title, pull.body or ""
-            base_sha, head_sha = pull.base.sha, pull.head.sha
-            changed_count = pull.changed_files
-            listed = list(pull.get_files())
-        files = []
-        for item in listed:
-            files.append(ChangedFile(item.status, item.filename, item.previous_filename or None))
-            # GitHub omits the patch of binary files and of very large diffs.
-            self._patches[item.filename] = item.patch or ("" if item.changes == 0 else None)
-        warnings = []
-        if changed_count > len(listed):
+            title, body = _expect(pull.title, str), pull.body or ""
+            base_sha, head_sha = _full_sha(pull.base), _full_sha(pull.head)
+            changed_count = _expect(pull.changed_files, int)
+            files = [self._changed_file(item) for item in pull.get_files()]
+        warnings = [self._access.withheld] if self._access.withheld else []
+        if changed_count > len(files):
             warnings.append(
-                f"GitHub lists only the first {len(listed)} of the {changed_count} files this "
+                f"GitHub lists only the first {len(files)} of the {changed_count} files this "
                 f"pull request changes (its cap is {LISTED_FILES_CAP}); the rest were not captured"
             )
         merge_base, note = self._merge_base(base_sha, head_sha)
@@ -145,12 +147,19 @@ class GitHubPullRequest:
             warnings=tuple(warnings) + note,
         )
 
+    def _changed_file(self, item: Any) -> ChangedFile:
+        path, status = _expect(item.filename, str), _expect(item.status, str)
+        previous = _expect(item.previous_filename, str) if item.previous_filename else None
+        # GitHub omits the patch of binary files and of very large diffs.
+        self._patches[path] = item.patch or ("" if item.changes == 0 else None)
+        return ChangedFile(status, path, previous)
+
     def _merge_base(self, base_sha: str, head_sha: str) -> tuple[str, tuple[str, ...]]:
         from github import GithubException
 
         with self._calls(f"the comparison {base_sha[:12]}...{head_sha[:12]}"):
             try:
-                return self._repo.compare(base_sha, head_sha).merge_base_commit.sha, ()
+                return _full_sha(self._repo.compare(base_sha, head_sha).merge_base_commit), ()
             except GithubException as exc:
                 if exc.status != 404:
                     raise
@@ -161,29 +170,54 @@ class GitHubPullRequest:
 
     def _content(self, data: Mapping[str, Any]) -> bytes:
         """A contents-API answer's bytes; over 1 MB that API sends no content, the blob has it."""
-        encoded = data.get("content") or ""
+        encoded = _expect(data.get("content") or "", str)
         if data.get("encoding") == "base64" and (encoded or not data.get("size")):
-            return base64.b64decode(encoded)
-        blob = self._repo.get_git_blob(str(data["sha"]))
+            return _base64(encoded)
+        blob = self._repo.get_git_blob(_full_sha(data))
+        content = _expect(blob.content, str)
         if blob.encoding == "base64":
-            return base64.b64decode(blob.content)
-        return blob.content.encode("utf-8")
+            return _base64(content)
+        return content.encode("utf-8")
 
     @contextmanager
     def _calls(self, what: str) -> Iterator[None]:
         import requests
-        from github import GithubException
+        from github import BadAttributeException, GithubException
 
+        host = self._access.host
         try:
             yield
         except (GithubException, requests.RequestException) as exc:
+            hint = self._access.token_hint if self._access.token is None else None
             raise github_failure(
-                exc,
-                what=what,
-                host=self._host,
-                authenticated=self._authenticated,
-                timeout_s=TIMEOUT_S,
+                exc, what=what, host=host, token_hint=hint, timeout_s=TIMEOUT_S
             ) from None
+        except (_NotTheApi, BadAttributeException, json.JSONDecodeError, AssertionError):
+            # PyGithub raises the last three for a field of the wrong type, a body that
+            # starts like JSON but is not, and a link in an answer that leaves the API.
+            raise not_the_api(what=what, host=host) from None
+
+
+def _expect(value: object, kind: type[T]) -> T:
+    """`value`, when it has the type the GitHub API gives this field; else _NotTheApi."""
+    if isinstance(value, kind):
+        return value
+    raise _NotTheApi
+
+
+def _full_sha(part: Any) -> str:
+    """The `sha` of a part of an answer (a PR's base or head, a commit, a file): a full id."""
+    sha = part.get("sha") if isinstance(part, Mapping) else getattr(part, "sha", None)
+    if not isinstance(sha, str) or _SHA.fullmatch(sha) is None:
+        raise _NotTheApi
+    return sha
+
+
+def _base64(encoded: str) -> bytes:
+    try:
+        return base64.b64decode(encoded)
+    except (binascii.Error, ValueError):
+        raise _NotTheApi from None
 
 
 def _client(api_url: str, token: str | None) -> Github:

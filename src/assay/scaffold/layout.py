@@ -4,7 +4,9 @@ Captured repository paths are written to disk on whatever system the eval suite 
 checked out on, so each path component is made portable (no characters Windows or
 macOS reject, no reserved device names, never `.git`), and two paths that only a
 case-sensitive file system can tell apart get numbered names instead of clobbering
-each other.
+each other. The same control characters are taken out of every repository path shown
+on the terminal (`printable`), so a file name can neither redraw the terminal nor start
+a workflow command line.
 """
 
 from __future__ import annotations
@@ -20,25 +22,40 @@ __all__ = [
     "PathAllocator",
     "check_name",
     "fixture_repo_dir",
+    "printable",
     "sanitise_path",
     "slugify",
 ]
 
 MAX_NAME_LENGTH = 80
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
-_UNPORTABLE = re.compile(r'[\x00-\x1f\x7f<>:"|?*\\]')
+_CONTROL = "\x00-\x1f\x7f-\x9f"
+"""C0 and C1 control characters: line breaks, ESC, and the one-byte CSI and OSC."""
+_CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
+_UNPORTABLE = re.compile(f'[{_CONTROL}<>:"|?*\\\\]')
 _RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def check_name(value: str, *, option: str) -> str:
-    """A --name or --category value: `[A-Za-z0-9._-]+`, not `.` or `..` (it names a path)."""
+    """A --name or --category value: `[A-Za-z0-9._-]+`, not `.` or `..` (it names a path),
+    not starting with `-` (the commands printed next would read it as an option)."""
     if not _NAME.fullmatch(value) or value in (".", ".."):
         raise ConfigError(
             f"{option} {value!r} is not allowed: use letters, digits, '.', '_' and '-' "
             "(and not '.' or '..')"
         )
+    if value.startswith("-"):
+        raise ConfigError(
+            f"{option} {value!r} is not allowed: it may not start with '-' (`assay validate` "
+            "and `assay run` would read the case's path as an option)"
+        )
     return value
+
+
+def printable(text: str) -> str:
+    """`text` with each control character as `_`, as in fixture paths: safe to print."""
+    return _CONTROL_CHARACTERS.sub("_", text)
 
 
 def slugify(title: str, *, fallback: str) -> str:

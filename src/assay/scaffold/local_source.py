@@ -1,7 +1,8 @@
 """Two refs of a local clone as a change source: the same capture as a PR, without an API.
 
 git runs through assay's one git runner (no user config, no hooks); every ref is
-resolved to a full SHA first, so what is read is exactly what the notes record.
+resolved to a full SHA first, so what is read is exactly what the notes record. Only
+commits and trees are read, never the work tree, so a bare repository works as well.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _GITHUB_REMOTE = re.compile(
 )
 _LICENSE_LIKE = re.compile(r"(?i)(licen[cs]e|copying)([.-].*)?")
 _SYMLINK, _SUBMODULE = "120000", "160000"
+_UNDECODABLE = "its name is not valid UTF-8, so it cannot be read back by that name"
 
 
 def github_repository(remote_url: str) -> str | None:
@@ -37,9 +39,12 @@ class LocalRefs:
 
     def __init__(self, repo: Path, *, base: str, head: str) -> None:
         self._shown = str(repo)
-        self._top = _work_tree(repo)
+        self._top = _repository_top(repo)
+        self._check_git_sees_a_repository(repo)
         self._base, self._head = base, head
         self._change: Change | None = None
+        self._undecodable: set[str] = set()
+        """Names git gave in bytes that are not UTF-8 (kept readable with U+FFFD)."""
 
     def describe(self) -> Change:
         if self._change is None:
@@ -47,6 +52,8 @@ class LocalRefs:
         return self._change
 
     def read(self, path: str, *, ref: str, max_bytes: int | None) -> bytes | Unavailable:
+        if path in self._undecodable:
+            return Unavailable(_UNDECODABLE)
         entry = self._tree_entry(ref, path)
         if entry is None:
             return Unavailable(f"not in the tree of {ref[:12]}")
@@ -79,7 +86,7 @@ class LocalRefs:
             "diff", "--no-color", "--no-ext-diff", "--no-textconv",
             "-U3", "-M", change.base_sha, change.head_sha, "--", *paths,
         )  # fmt: skip
-        if b"\nBinary files " in b"\n" + out or b"GIT binary patch" in out:
+        if _says_binary(out):
             return None
         try:
             text = out.decode("utf-8")
@@ -92,8 +99,7 @@ class LocalRefs:
     def _read_change(self) -> Change:
         base_sha, head_sha = self._commit(self._base), self._commit(self._head)
         raw = self._git("diff", "--name-status", "-z", "-M", "--no-ext-diff", base_sha, head_sha)
-        # Names git cannot give as UTF-8 are kept readable; reading them then fails (skipped).
-        fields = raw.decode("utf-8", "replace").split("\0")
+        fields = [self._name(field) for field in raw.split(b"\0")]
         files: list[ChangedFile] = []
         index = 0
         while index < len(fields) and fields[index]:
@@ -117,10 +123,30 @@ class LocalRefs:
             fallback_name=head_sha[:12],
         )
 
+    def _name(self, raw: bytes) -> str:
+        """A path as git gave it. One that is not UTF-8 is kept readable and remembered, so
+        that reading it says why it cannot be captured."""
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            name = raw.decode("utf-8", "replace")
+            self._undecodable.add(name)
+            return name
+
     def _repository(self) -> str:
         result = self._run("config", "--get", "remote.origin.url")
         remote = result.stdout.decode("utf-8", "replace") if result.returncode == 0 else ""
-        return github_repository(remote) or f"local/{self._top.name}"
+        return github_repository(remote) or f"local/{_directory_name(self._top)}"
+
+    def _check_git_sees_a_repository(self, given: Path) -> None:
+        """A `.git` that is not a repository (an empty file, a broken link) fails here,
+        with git's reason, instead of as a missing commit."""
+        result = self._run("rev-parse", "--git-dir")
+        if result.returncode != 0:
+            raise ConfigError(
+                f"--repo {given}: git does not see a repository at {self._top} "
+                f"({git_message(result)})"
+            )
 
     def _commit(self, ref: str) -> str:
         if not ref or ref.startswith("-"):
@@ -156,12 +182,43 @@ class LocalRefs:
         return result.stdout
 
 
-def _work_tree(path: Path) -> Path:
-    """The top of the git work tree holding `path` (git is never asked to look above it)."""
+def _says_binary(diff: bytes) -> bool:
+    """Whether git's header (the lines before the first hunk) says the file is binary.
+
+    Only the header: a text file may well hold those words in a line of its content.
+    """
+    header = diff.split(b"\n@@ ", 1)[0]
+    return any(
+        line == b"GIT binary patch" or line.startswith(b"Binary files ")
+        for line in header.split(b"\n")
+    )
+
+
+def _repository_top(path: Path) -> Path:
+    """The top of the git work tree holding `path`, or the bare repository `path` is in
+    (git is never asked to look above it)."""
     start = Path(os.path.abspath(path))
     if not start.is_dir():
         raise ConfigError(f"--repo {path}: not a directory")
     for directory in (start, *start.parents):
-        if (directory / ".git").exists():
+        if (directory / ".git").exists() or _looks_like_a_git_directory(directory):
             return directory
-    raise ConfigError(f"--repo {path}: not inside a git clone (no .git found)")
+    raise ConfigError(
+        f"--repo {path}: not inside a git clone (no .git found, and not a bare repository)"
+    )
+
+
+def _looks_like_a_git_directory(directory: Path) -> bool:
+    """What git itself looks for: HEAD, objects/ and refs/ (a bare clone, or a `.git`)."""
+    return (
+        (directory / "HEAD").is_file()
+        and (directory / "objects").is_dir()
+        and (directory / "refs").is_dir()
+    )
+
+
+def _directory_name(top: Path) -> str:
+    """`widgets` for a clone in widgets/, a bare widgets.git, or widgets/.git itself."""
+    if top.name == ".git":
+        return top.parent.name
+    return top.name.removesuffix(".git") or top.name

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from assay.scaffold.layout import printable
+
 __all__ = [
     "Change",
     "ChangeSource",
@@ -85,12 +87,19 @@ class SkippedFile:
     def as_json(self) -> dict[str, str]:
         return {"path": self.path, "reason": self.reason}
 
+    def shown(self) -> SkippedFile:
+        """The same, safe to print: a file name (also inside the reason, a rename's old
+        name) is anyone's text, and may hold line breaks and terminal escapes."""
+        return SkippedFile(printable(self.path), printable(self.reason))
+
 
 @dataclass(frozen=True)
 class Unavailable:
     """A file's content cannot be captured at a ref; `reason` says why, for skipped_files."""
 
     reason: str
+    over_cap: bool = False
+    """Only the size cap stands in the way: the file is there, and is a regular file."""
 
     @classmethod
     def not_found(cls, ref: str) -> Unavailable:
@@ -98,7 +107,7 @@ class Unavailable:
 
     @classmethod
     def too_large(cls, size: int, cap: int) -> Unavailable:
-        return cls(f"{size} bytes, over the {cap}-byte size cap (--max-file-size)")
+        return cls(f"{size} bytes, over the {cap}-byte size cap (--max-file-size)", over_cap=True)
 
     @classmethod
     def not_a_file(cls, kind: str) -> Unavailable:

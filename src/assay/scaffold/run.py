@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from assay.errors import ConfigError
 from assay.scaffold.cases import PlannedCase, plan_review_case, plan_rubric_case
 from assay.scaffold.layout import check_name, slugify
 from assay.scaffold.model import ChangeSource, Side, SkippedFile
@@ -50,14 +51,15 @@ class ScaffoldResult:
     category: str
     name: str
     skipped: tuple[SkippedFile, ...]
+    """As shown to people: control characters in names replaced (notes keep the names)."""
     warnings: tuple[str, ...]
 
 
 def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResult:
     """Capture `source`'s change as a new case under `options.root`.
 
-    Raises ConfigError (nothing written) for a bad name, a change with no usable files, no
-    license, a source failure, or existing files without `force`.
+    Raises ConfigError (nothing written) for a bad name, a change without files or with no
+    usable files, no license, a source failure, or existing files without `force`.
     """
     category = check_name(
         options.category or DEFAULT_CATEGORIES[options.format], option="--category"
@@ -65,6 +67,11 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
     if options.name is not None:
         check_name(options.name, option="--name")
     change = source.describe()
+    if not change.files:
+        raise ConfigError(
+            f"{change.source}: nothing to capture, no file differs between base "
+            f"{change.base_sha[:12]} and head {change.head_sha[:12]}; nothing was written"
+        )
     name = options.name or slugify(change.title, fallback=change.fallback_name)
     check_name(name, option="--name")
     planned: PlannedCase
@@ -95,6 +102,6 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
         case_id=planned.case_id,
         category=category,
         name=name,
-        skipped=planned.skipped,
+        skipped=tuple(s.shown() for s in planned.skipped),
         warnings=change.warnings,
     )

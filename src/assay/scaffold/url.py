@@ -1,17 +1,16 @@
-"""Pull request URLs, as people copy them out of the browser, and the API they lead to."""
+"""Pull request URLs, as people copy them out of the browser (github_access.py says
+which API, and which token, a URL leads to)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from assay.errors import ConfigError
 
-__all__ = ["PUBLIC_API_URL", "PullRequestUrl", "parse_pull_request_url"]
+__all__ = ["PullRequestUrl", "parse_pull_request_url"]
 
-PUBLIC_API_URL = "https://api.github.com"
 _PUBLIC_HOSTS = frozenset({"github.com", "www.github.com"})
 _OWNER = r"[A-Za-z0-9_.-]+"
 _REPO = r"[A-Za-z0-9_.-]+"
@@ -28,7 +27,8 @@ _EXPECTED = "expected https://github.com/OWNER/REPO/pull/NUMBER"
 class PullRequestUrl:
     scheme: str
     host: str
-    """`github.com`, or a GitHub Enterprise host (with its port, if any)."""
+    """`github.com`, or a GitHub Enterprise host (with its port, if any); lower case, without
+    the trailing dot a fully qualified name may carry."""
     owner: str
     repo: str
     number: int
@@ -46,16 +46,6 @@ class PullRequestUrl:
     def is_public_github(self) -> bool:
         return self.host in _PUBLIC_HOSTS
 
-    def api_url(self, environ: Mapping[str, str]) -> str:
-        """GITHUB_API_URL when set (Actions sets it; tests point it at a fake), else the
-        host's REST API: api.github.com, or `/api/v3` on a GitHub Enterprise host."""
-        configured = environ.get("GITHUB_API_URL", "").strip()
-        if configured:
-            return configured.rstrip("/")
-        if self.is_public_github:
-            return PUBLIC_API_URL
-        return f"{self.scheme}://{self.host}/api/v3"
-
 
 def parse_pull_request_url(text: str) -> PullRequestUrl:
     """Parse `https://HOST/OWNER/REPO/pull/N` (plus a PR tab, query or fragment).
@@ -67,7 +57,7 @@ def parse_pull_request_url(text: str) -> PullRequestUrl:
         raw = "https://" + raw  # `github.com/o/r/pull/1` as typed into a terminal
     try:
         parts = urlsplit(raw)
-        host = parts.netloc.lower()
+        host = _host(parts)
         _ = parts.port  # validates the port
     except ValueError:
         raise ConfigError(f"not a pull request URL: {text!r} ({_EXPECTED})") from None
@@ -84,3 +74,13 @@ def parse_pull_request_url(text: str) -> PullRequestUrl:
         repo=repo,
         number=int(match["number"]),
     )
+
+
+def _host(parts: SplitResult) -> str:
+    """The netloc in lower case, without a trailing dot on the name (`github.com.` is
+    github.com: the same host, and it must get the same treatment, token rules included)."""
+    netloc = parts.netloc.lower()
+    name = parts.hostname or ""
+    if name.endswith(".") and netloc.startswith(name):  # (userinfo is refused later)
+        netloc = name.rstrip(".") + netloc[len(name) :]
+    return netloc

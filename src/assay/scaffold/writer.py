@@ -56,26 +56,24 @@ def write_plan(plan: WritePlan, *, force: bool) -> list[Path]:
     """
     targets = {rel: resolve_inside(plan.root, rel) for rel in plan.files}
     owned = {rel: resolve_inside(plan.root, rel) for rel in plan.owned_dirs}
-    conflicts = list(plan.conflicts) + _existing(plan, targets, owned)
+    try:
+        conflicts = list(plan.conflicts) + _existing(plan, targets, owned)
+    except OSError as exc:  # e.g. a directory on the way that may not be searched
+        raise _cannot_write(plan.root, exc) from None
     if conflicts and not force:
         raise ConfigError(
             f"refusing to overwrite existing files under {plan.root}: {', '.join(conflicts)} "
             "(pass --force to replace them); nothing was written"
         )
-    created_root = _make_dirs(Path(os.path.realpath(plan.root)))
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=os.path.realpath(plan.root)))
-    except OSError as exc:
-        _remove_dirs(created_root)
-        raise ConfigError(f"cannot write under {plan.root}: {exc.strerror}") from None
-    transaction = _Transaction(staging, created_dirs=created_root)
+    transaction = _open_transaction(plan.root)
+    staging = transaction.staging
     try:
         staged = _stage(plan.files, staging)
         for number, directory in enumerate(owned.values()):
             if directory.exists() and force:
                 _move_aside(directory, staging / f"backup-dir-{number}", transaction)
         for number, (rel, target) in enumerate(targets.items()):
-            transaction.created_dirs += _make_dirs(target.parent)
+            _make_dirs(target.parent, transaction.created_dirs)
             if target.exists() or target.is_symlink():
                 _move_aside(target, staging / f"backup-file-{number}", transaction)
             os.replace(staged[rel], target)
@@ -92,6 +90,27 @@ def write_plan(plan: WritePlan, *, force: bool) -> list[Path]:
         raise
     shutil.rmtree(staging, ignore_errors=True)
     return list(targets.values())
+
+
+def _open_transaction(root: Path) -> _Transaction:
+    """Create the root (and its missing parents) and the staging directory inside it.
+
+    Raises ConfigError, leaving nothing behind, when the file system refuses: a path
+    under a regular file, a read-only or pseudo file system (/proc, /sys).
+    """
+    real_root = Path(os.path.realpath(root))
+    created: list[Path] = []
+    try:
+        _make_dirs(real_root, created)
+        staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=real_root))
+    except OSError as exc:
+        _remove_dirs(created)
+        raise _cannot_write(root, exc) from None
+    return _Transaction(staging, created_dirs=created)
+
+
+def _cannot_write(root: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"cannot write under {root}: {exc.strerror}")
 
 
 def _existing(plan: WritePlan, targets: dict[str, Path], owned: dict[str, Path]) -> list[str]:
@@ -123,17 +142,17 @@ def _move_aside(path: Path, backup: Path, transaction: _Transaction) -> None:
     transaction.backups.append((backup, path))
 
 
-def _make_dirs(directory: Path) -> list[Path]:
-    """Create `directory` and its missing parents; return the ones created, outermost first."""
+def _make_dirs(directory: Path, created: list[Path]) -> None:
+    """Create `directory` and its missing parents, outermost first, adding each to `created`
+    as it is made (so a failure half-way still leaves a list of what to remove)."""
     missing = []
     current = directory
     while not current.exists():
         missing.append(current)
         current = current.parent
-    missing.reverse()
-    for path in missing:
+    for path in reversed(missing):
         path.mkdir()
-    return missing
+        created.append(path)
 
 
 def _roll_back(transaction: _Transaction) -> None:
