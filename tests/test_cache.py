@@ -233,6 +233,59 @@ def test_cache_command_rejects_a_missing_directory(
     assert "no such cache directory" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("days", ["nan", "inf", "-1"])
+def test_prune_refuses_an_age_that_is_not_a_number_of_days(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], days: str
+) -> None:
+    # `nan` used to be accepted and remove nothing (every comparison with NaN is False).
+    seed(tmp_path)
+    assert main(["cache", "prune", "--cache", str(tmp_path), "--older-than", days]) == 2
+    assert f"--older-than must be a number of days >= 0, got {days}" in capsys.readouterr().err
+    assert len(entry_files(tmp_path)) == 4
+
+
+def strays(root: Path) -> tuple[Path, Path]:
+    """A directory and a dangling symlink where entries belong."""
+    directory = root / "judge" / "zz" / "d.json"
+    directory.mkdir(parents=True)
+    (directory / "keep.txt").write_text("not assay's\n")
+    dangling = root / "agent" / "zz" / "gone.json"
+    dangling.parent.mkdir(parents=True)
+    dangling.symlink_to(root / "nowhere.json")
+    return directory, dangling
+
+
+def test_stats_and_prune_agree_on_strays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(tmp_path)
+    directory, dangling = strays(tmp_path)
+    assert main(["cache", "stats", "--cache", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "agent        4 entries" in captured.out  # 3 recorded + the dangling link
+    assert "judge        1 entries" in captured.out  # the directory is not one
+    assert f"warning: skipping {directory}: a directory, not a cache entry" in captured.err
+
+    assert main(["cache", "prune", "--cache", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "removed 5 entries" in captured.out and "Traceback" not in captured.err
+    assert f"warning: skipping {directory}: a directory" in captured.err
+    assert not dangling.is_symlink()
+    assert (directory / "keep.txt").read_text() == "not assay's\n"  # never removed
+
+
+def test_a_directory_where_an_entry_belongs_is_a_corrupt_miss(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = ResponseCache(tmp_path)
+    request = ask(model="m")
+    cache.path_for("agent", request_key("anthropic", request)).mkdir(parents=True)
+    with caplog.at_level(logging.WARNING, logger="assay.models"):
+        assert cache.load("anthropic", request) is None
+    assert (cache.stats.corrupt, cache.stats.misses) == (1, 1)
+    assert any("corrupt cache entry" in r.getMessage() for r in caplog.records)
+
+
 def test_cache_command_as_a_real_process(tmp_path: Path) -> None:
     seed(tmp_path)
     result = subprocess.run(

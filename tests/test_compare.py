@@ -16,7 +16,7 @@ from assay.report.compare import CHANGE_ORDER, Comparison, compare_reports
 from assay.report.compare_markdown import render_comparison
 from assay.report.model import Attempt, CaseResult, Report
 from assay.report.significance import mcnemar_exact_p, paired_bootstrap
-from tests.test_merge import make_case, make_report, write
+from tests.test_merge import make_case, make_report, write, write_tampered
 
 
 def attempts_case(case_id: str, outcomes: str, **fields: Any) -> CaseResult:
@@ -303,6 +303,20 @@ def test_cli_invalid_inputs_exit_2_naming_both_files(
     write(both / "two" / "report.json", make_report([]))
     assert main(["compare", str(both), str(both / "one")]) == 2
     assert "holds 2 reports" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("score", [math.nan, 7.5])
+def test_cli_refuses_a_report_with_a_score_outside_0_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], score: float
+) -> None:
+    # It used to print `score change +nan` and a verdict computed from it.
+    base, head = regression_pair()
+    base_path, _ = write_pair(tmp_path, base, head)
+    tampered = write_tampered(tmp_path / "tampered.json", head, score)
+    assert main(["compare", base_path, str(tampered)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tampered}:" in err and "cases[0].score: Input should be" in err
+    assert "Traceback" not in err
 
 
 def test_cli_text_strips_control_characters(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,16 @@ def order(report: Report) -> list[tuple[str, str | None]]:
 def write(path: Path, report: Report) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report.model_dump_json(indent=2))
+    return path
+
+
+def write_tampered(path: Path, report: Report, score: float) -> Path:
+    """`report` with its first case's score replaced, written the way json.dump does
+    (a NaN as the bare token `NaN`, which Python's json module reads back)."""
+    data = json.loads(report.model_dump_json())
+    data["cases"][0]["score"] = score
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))
     return path
 
 
@@ -317,9 +328,12 @@ def test_find_reports_searches_directories_and_skips_the_output(tmp_path: Path) 
     write(tmp_path / "artifacts" / ".hidden" / "report.json", make_report([]))
     out = write(tmp_path / "artifacts" / "merged" / "report.json", make_report([]))
     extra = write(tmp_path / "elsewhere.json", make_report([]))
+    (tmp_path / "artifacts" / "shard-2" / "nested" / "empty").mkdir()
     found = find_reports([tmp_path / "artifacts", extra, one], exclude=out)
     assert found == [one, two, extra]
     with pytest.raises(ConfigError, match="no report.json found under this directory"):
+        find_reports([tmp_path / "artifacts" / "shard-2" / "nested" / "empty"])
+    with pytest.raises(ConfigError, match="under this directory is also the output"):
         find_reports([tmp_path / "artifacts" / "merged"], exclude=out)
     with pytest.raises(ConfigError, match="missing.json: no such file or directory"):
         find_reports([tmp_path / "missing.json"])
@@ -406,6 +420,40 @@ def test_cli_invalid_reports_exit_2_naming_every_bad_file(
     assert "Traceback" not in err and not out.exists()
 
 
+@pytest.mark.parametrize("score", [math.nan, math.inf, 7.5, -1.0])
+def test_cli_refuses_a_score_the_gate_cannot_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], score: float
+) -> None:
+    # A NaN used to pass any gate (`nan < threshold` is False), and 7.5 to lift the mean.
+    good = make_report([make_case("calc/b", "fail")])
+    tampered = write_tampered(
+        tmp_path / "a" / "report.json", make_report([make_case("calc/a")]), score
+    )
+    out = tmp_path / "out" / "report.json"
+    other = write(tmp_path / "b" / "report.json", good)
+    assert main(["merge", str(tampered.parent), str(other), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    lines = tampered.read_text().splitlines()
+    cases_at = next(n for n, text in enumerate(lines) if '"cases"' in text)
+    line = next(n for n, text in enumerate(lines[cases_at:], cases_at + 1) if '"score"' in text)
+    assert f"{tampered}:{line}:" in err and "cases[0].score: Input should be" in err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_cli_refuses_an_output_that_would_overwrite_an_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, two = (write(tmp_path / name / "report.json", make_report([make_case(f"calc/{name}")]))
+                for name in ("a", "b"))  # fmt: skip
+    before = one.read_text()
+    for given in (one.parent, one):
+        assert main(["merge", str(given), str(two), "-o", str(one)]) == 2
+        err = capsys.readouterr().err
+        assert f"{given}: " in err
+        assert "is also the output, which the merge would overwrite" in err
+    assert one.read_text() == before
+
+
 def test_cli_missing_shard_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     paths = shard_files(tmp_path)
     assert main(["merge", str(paths[0]), "-o", str(tmp_path / "out.json")]) == 2
@@ -451,6 +499,35 @@ def test_a_real_sharded_run_merges_into_the_unsharded_report(
     for case in merged.cases:
         for attempt in case.attempts:
             assert attempt.transcript and (out.parent / attempt.transcript).is_file()
+
+
+def test_a_shard_without_cases_passes_and_still_merges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("assay.suites.load")
+    from tests.test_runner_e2e import agent_argv, suite_json, write_project
+
+    root = write_project(tmp_path / "proj", {"a": {}, "b": {}})
+    suite_json(root, ["a", "b"])
+    for index in (1, 2, 3):  # a CI matrix with more shards than cases
+        argv = [
+            "run", str(root / "calc.json"), "--agent-command", " ".join(agent_argv(root)),
+            "--shard", f"{index}/3", "--report-dir", str(root / f"shard{index}"),
+            "--work-root", str(root / "work"),
+        ]  # fmt: skip
+        assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "gate: PASS  shard 3/3 has no cases (there are more shards than cases)" in out
+    empty = read_report(root / "shard3" / "report.json")
+    assert (empty.run.shard, empty.cases, empty.summary.score) == ("3/3", [], None)
+
+    merged_path = root / "merged" / "report.json"
+    shards = [str(root / f"shard{i}") for i in (1, 2, 3)]
+    assert main(["merge", *shards, "-o", str(merged_path)]) == 0
+    merged = read_report(merged_path)
+    assert [c.id for c in merged.cases] == ["calc/a", "calc/b"]
+    assert merged.summary.gate_reason == "score 1.00 >= threshold 0.75"
+    capsys.readouterr()
 
 
 def without_timings(report: Report) -> Any:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from assay.report.model import Attempt, CaseResult, Source, Usage
+from assay.report.model import Attempt, CaseResult, RunInfo, Source, Summary, Usage
 from assay.report.stats import combine_attempts, confidence_interval, summarize
 
 
@@ -135,3 +137,51 @@ def test_tokens_and_cost() -> None:
     assert summary.cost_usd == 0.25
     only_unpriced = summarize([cases[1]], threshold=0.5, max_errors=0, duration_s=0)
     assert only_unpriced.cost_usd is None
+
+
+# -- scores the gate cannot compare ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, 7.5, -0.5])
+@pytest.mark.parametrize("model", [CaseResult, Attempt])
+def test_report_models_refuse_a_score_outside_0_1(model: type[Any], bad: float) -> None:
+    fields: dict[str, Any] = {"status": "pass", "score": bad}
+    if model is CaseResult:
+        fields |= {"id": "s/a", "suite": "s", "kind": "task", "source": {"path": "s", "line": 1}}
+    with pytest.raises(ValidationError, match="score"):
+        model.model_validate(fields)
+
+
+def test_summary_and_run_refuse_numbers_the_gate_cannot_compare() -> None:
+    summary = summarize([_case("pass")], threshold=0.75, max_errors=0, duration_s=0).model_dump()
+    for field, bad in [("score", math.nan), ("score", 3.75), ("score_ci", [0.5, math.nan])]:
+        with pytest.raises(ValidationError, match=field):
+            Summary.model_validate({**summary, field: bad})
+    run = {"id": "r", "started_at": "2025-01-01T00:00:00Z", "assay_version": "0"}
+    with pytest.raises(ValidationError, match="threshold"):
+        RunInfo.model_validate({**run, "threshold": math.nan})
+
+
+@pytest.mark.parametrize("bad", [math.nan, 7.5])
+def test_the_gate_fails_closed_on_a_score_that_slipped_past_validation(bad: float) -> None:
+    # model_copy does not validate: the one way such a score can still reach summarize.
+    cases = [_case("pass", id="s/a"), _case("pass", id="s/b").model_copy(update={"score": bad})]
+    summary = summarize(cases, threshold=0.75, max_errors=0, duration_s=0)
+    assert summary.gate == "fail"
+    assert summary.gate_reason == f"score {(1.0 + bad) / 2} is not a number between 0 and 1"
+    assert summary.score is None and summary.score_ci is None
+
+
+def test_a_nan_threshold_fails_the_gate() -> None:
+    summary = summarize([_case("pass")], threshold=math.nan, max_errors=0, duration_s=0)
+    assert summary.gate == "fail"
+
+
+def test_an_empty_shard_passes_with_a_note_but_an_empty_run_does_not() -> None:
+    summary = summarize([], threshold=0.75, max_errors=0, duration_s=0, shard="3/3")
+    assert summary.gate == "pass" and summary.score is None and summary.total == 0
+    assert summary.gate_reason.startswith("shard 3/3 has no cases")
+    assert summarize([], threshold=0.75, max_errors=0, duration_s=0).gate == "fail"
+    # A shard whose cases were all skipped still scored nothing: that fails as before.
+    skipped = summarize([_case("skipped")], threshold=0.75, max_errors=0, duration_s=0, shard="1/2")
+    assert (skipped.gate, skipped.gate_reason) == ("fail", "nothing was scored")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,9 @@ from assay.errors import ConfigError
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Summary, Usage
 from assay.report.terminal import PlainProgress, case_line, clean, print_summary, summary_table
 from assay.runner.attempt import AttemptOutcome, artifacts_dir, safe_segment
+from assay.runner.plan import PlannedRun
 from assay.runner.results import ResultsStream, read_results
+from assay.suites.case import Case, CaseKind, TaskSpec
 
 
 def result(case_id: str, model: str | None = None, **changes: object) -> CaseResult:
@@ -73,13 +76,66 @@ def test_reader_completes_a_last_line_missing_only_its_newline(tmp_path: Path) -
     assert path.read_text().endswith("\n")
 
 
-def test_reader_keeps_only_selected_runs_and_later_lines_win(tmp_path: Path) -> None:
+def planned(case_id: str, model: str | None = None, *, kind: CaseKind = "task") -> PlannedRun:
+    """A planned run of a case as `result` describes it (suite = the id's first part)."""
+    suite, _, name = case_id.partition("/")
+    spec = TaskSpec(prompt="", workspace=Path("fixture"), commands=())
+    case = Case(case_id, suite, name, kind, "task-suite", Path("suite.json"), 1, spec)
+    return PlannedRun(case, model, "command", None, None)
+
+
+def write_lines(path: Path, results: list[CaseResult]) -> None:
+    path.write_text("".join(r.model_dump_json() + "\n" for r in results))
+
+
+def test_reader_keeps_only_planned_runs(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
-    lines = [result("s/a", status="fail", score=0.0), result("s/b"), result("s/a")]
-    path.write_text("".join(r.model_dump_json() + "\n" for r in lines))
-    read = read_results(path, keep={("s/a", None)})
+    write_lines(path, [result("s/a", status="fail", score=0.0), result("s/b"), result("s/a", "m")])
+    read = read_results(path, plan=[planned("s/a"), planned("s/c")])
     assert list(read) == [("s/a", None)]
-    assert read[("s/a", None)].status == "pass"
+    assert read[("s/a", None)].status == "fail"
+
+
+def test_reader_refuses_a_second_line_for_a_case(tmp_path: Path) -> None:
+    # assay writes a case once; a later line (an agent appending a pass) must not win.
+    path = tmp_path / "results.jsonl"
+    write_lines(path, [result("s/a", status="fail", score=0.0), result("s/b"), result("s/a")])
+    with pytest.raises(ConfigError) as caught:
+        read_results(path, plan=[planned("s/a")])
+    assert str(caught.value).startswith(f"{path}:3: s/a already finished on line 1")
+
+
+def test_reader_refuses_a_line_describing_another_case_than_planned(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    write_lines(path, [result("s/a")])
+    with pytest.raises(ConfigError) as caught:
+        read_results(path, plan=[planned("s/a", kind="review")])
+    assert str(caught.value) == (
+        f"{path}:1: s/a is a task case of suite s here, but a review case of suite s in this "
+        "run: resume with the suites the run was started with"
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"score": 50.0, "status": "fail"}, "score: Input should be less than or equal to 1"),
+        ({"score": math.nan}, "score: Input should be a finite number"),
+        ({"duration_s": -1}, "duration_s: Input should be greater than or equal to 0"),
+    ],
+)
+def test_reader_refuses_a_whole_line_with_numbers_out_of_range(
+    tmp_path: Path, changes: dict[str, object], message: str
+) -> None:
+    # Even as the last line: it ends with its newline, so no kill cut it short.
+    path = tmp_path / "results.jsonl"
+    good = result("s/a").model_dump_json()
+    bad = json.dumps({**result("s/b").model_dump(mode="json"), **changes})  # NaN as json.dump does
+    path.write_text(f"{good}\n{bad}\n")
+    with pytest.raises(ConfigError) as caught:
+        read_results(path, plan=[planned("s/a"), planned("s/b")], repair=True)
+    assert str(caught.value) == f"{path}:2: not a results.jsonl line: {message}"
+    assert path.read_text() == f"{good}\n{bad}\n"  # refused, not repaired away
 
 
 def test_reader_rejects_a_damaged_line_in_the_middle(tmp_path: Path) -> None:

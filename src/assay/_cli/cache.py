@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,9 +23,13 @@ def command(args: argparse.Namespace) -> int:
         print(_stats(cache))
         return 0
     older_than = args.older_than
-    if older_than is not None and older_than < 0:
+    # Written so NaN fails too: `nan < 0` is False, and a NaN cutoff would remove nothing.
+    if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
         raise ConfigError(f"--older-than must be a number of days >= 0, got {older_than:g}")
-    removed = cache.prune(older_than_s=None if older_than is None else older_than * SECONDS_PER_DAY)
+    removed = cache.prune(
+        older_than_s=None if older_than is None else older_than * SECONDS_PER_DAY,
+        on_warning=_warn,
+    )
     size = sum(e.size for e in removed)
     which = "" if older_than is None else f" unused for {older_than:g} day(s)"
     print(
@@ -35,7 +41,7 @@ def command(args: argparse.Namespace) -> int:
 def _stats(cache: ResponseCache) -> str:
     counts: Counter[str] = Counter()
     sizes: Counter[str] = Counter()
-    for entry in cache.entries():
+    for entry in cache.entries(on_warning=_warn):
         counts[entry.purpose] += 1
         sizes[entry.purpose] += entry.size
     lines = [f"cache {cache.root}"]
@@ -44,6 +50,10 @@ def _stats(cache: ResponseCache) -> str:
     total, total_size = sum(counts.values()), sum(sizes.values())
     lines.append(f"  {'total':<6} {total:>7} entries  {_bytes(total_size):>10}")
     return "\n".join(lines)
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def _bytes(size: int) -> str:

@@ -16,9 +16,10 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,8 @@ logger = logging.getLogger("assay.models")
 
 CACHE_FORMAT: Literal[1] = 1
 PURPOSES = ("agent", "judge")
+
+Warn = Callable[[str], None]
 
 
 def request_key(provider: str, request: ModelRequest) -> str:
@@ -123,15 +126,12 @@ class ResponseCache:
         key = request_key(provider, request)
         path = self.path_for(request.purpose, key)
         try:
-            raw = path.read_bytes()
+            entry = _read_entry(path, key)
         except FileNotFoundError:
             self.stats.misses += 1
             return None
-        try:
-            entry = CacheEntryFile.model_validate_json(raw)
-            if entry.key != key:
-                raise ValueError(f"entry is for key {entry.key[:12]}")
-        except (ValidationError, ValueError) as exc:
+        except (OSError, ValidationError, ValueError) as exc:
+            # OSError: a directory or an unreadable file sits where the entry belongs.
             reason = str(exc).splitlines()[0]
             logger.warning("ignoring corrupt cache entry %s (%s); fetching again", path, reason)
             self.stats.corrupt += 1
@@ -163,22 +163,41 @@ class ResponseCache:
         return path
 
     # -- maintenance (`assay cache stats|prune`) ----------------------------------------
-    def entries(self) -> Iterator[StoredEntry]:
+    def entries(self, *, on_warning: Warn | None = None) -> Iterator[StoredEntry]:
+        """Every entry file, including symlinks (a dangling one too: it only costs misses).
+
+        A directory where an entry belongs is not one: it is skipped, with a warning,
+        and never removed, since assay did not make it.
+        """
+        warn = on_warning or _ignore
         for purpose in PURPOSES:
             for path in sorted((self.root / purpose).glob("??/*.json")):
                 try:
-                    info = path.stat()
+                    info = _entry_stat(path)
                 except FileNotFoundError:
+                    continue  # removed since the listing (a concurrent prune)
+                except OSError as exc:
+                    warn(f"skipping {path}: {exc.strerror or exc}")
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    warn(f"skipping {path}: a directory, not a cache entry")
                     continue
                 yield StoredEntry(path, purpose, info.st_size, info.st_mtime)
 
-    def prune(self, *, older_than_s: float | None = None) -> list[StoredEntry]:
+    def prune(
+        self, *, older_than_s: float | None = None, on_warning: Warn | None = None
+    ) -> list[StoredEntry]:
         """Remove entries not used for `older_than_s` seconds (all when None)."""
+        warn = on_warning or _ignore
         cutoff = None if older_than_s is None else time.time() - older_than_s
         removed = []
-        for entry in list(self.entries()):
+        for entry in list(self.entries(on_warning=warn)):
             if cutoff is None or entry.mtime < cutoff:
-                entry.path.unlink(missing_ok=True)
+                try:
+                    entry.path.unlink(missing_ok=True)
+                except OSError as exc:
+                    warn(f"cannot remove {entry.path}: {exc.strerror or exc}")
+                    continue
                 removed.append(entry)
         for shard in {e.path.parent for e in removed}:
             try:
@@ -186,6 +205,25 @@ class ResponseCache:
             except OSError:
                 pass  # still holds other entries
         return removed
+
+
+def _read_entry(path: Path, key: str) -> CacheEntryFile:
+    entry = CacheEntryFile.model_validate_json(path.read_bytes())
+    if entry.key != key:
+        raise ValueError(f"entry is for key {entry.key[:12]}")
+    return entry
+
+
+def _entry_stat(path: Path) -> os.stat_result:
+    """What the entry points at (a replay touches that), or the link when it points nowhere."""
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return path.lstat()
+
+
+def _ignore(_message: str) -> None:
+    pass
 
 
 def _touch(path: Path) -> None:

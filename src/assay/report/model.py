@@ -6,7 +6,7 @@ field carries a docstring that ends up in `assay schema report`.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +29,15 @@ __all__ = [
 REPORT_CONTRACT: Final = "assay.report.v1"
 
 CaseStatus = Literal["pass", "fail", "error", "skipped"]
+
+# The numbers a report holds. The gate compares them, so a NaN (which every comparison
+# calls False) or a score of 7.5 in a report.json or results.jsonl line written by hand
+# or by an agent must be refused when it is read, not averaged into a passing gate.
+UnitScore = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+"""A score: a finite number in [0, 1]."""
+Amount = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+"""Seconds or dollars: finite and never negative."""
+Count = Annotated[int, Field(ge=0)]
 
 
 class _Model(BaseModel):
@@ -69,11 +78,11 @@ class Check(_Model):
 
 
 class Usage(_Model):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost_usd: float | None = None
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cache_read_tokens: Count = 0
+    cache_write_tokens: Count = 0
+    cost_usd: Amount | None = None
     """None when the model has no known price: assay never guesses a cost."""
 
 
@@ -81,9 +90,9 @@ class Attempt(_Model):
     """One run of the case (there are `repeat` of them)."""
 
     status: CaseStatus
-    score: float | None = None
+    score: UnitScore | None = None
     reason: str = ""
-    duration_s: float = 0.0
+    duration_s: Amount = 0.0
     usage: Usage = Field(default_factory=Usage)
     checks: list[Check] = Field(default_factory=list)
     transcript: str | None = None
@@ -106,7 +115,7 @@ class CaseResult(_Model):
     model: str | None = None
     runtime: str | None = None
     status: CaseStatus
-    score: float | None = None
+    score: UnitScore | None = None
     """In [0, 1], the mean over scored attempts; None when nothing was scored."""
     reason: str = ""
     checks: list[Check] = Field(default_factory=list)
@@ -114,7 +123,7 @@ class CaseResult(_Model):
     judge: dict[str, Any] = Field(default_factory=dict)
     """The judge's verdict (findings judge or rubric judge), as validated."""
     usage: Usage = Field(default_factory=Usage)
-    duration_s: float = 0.0
+    duration_s: Amount = 0.0
     attempts: list[Attempt] = Field(default_factory=list)
     flaky: bool = False
     """True when the repeats disagree on pass/fail."""
@@ -127,37 +136,37 @@ class RunInfo(_Model):
     started_at: str
     finished_at: str | None = None
     assay_version: str
-    threshold: float
+    threshold: UnitScore
     models: list[str] = Field(default_factory=list)
     judge_model: str | None = None
-    repeat: int = 1
+    repeat: Annotated[int, Field(ge=1)] = 1
     shard: str | None = None
     """`I/N` when the run was a shard."""
     git_sha: str | None = None
-    max_errors: int = 0
+    max_errors: Count = 0
     interrupted: bool = False
 
 
 class Tokens(_Model):
-    input: int = 0
-    output: int = 0
+    input: Count = 0
+    output: Count = 0
 
 
 class Summary(_Model):
-    total: int
-    passed: int
-    failed: int
-    errors: int
-    skipped: int
-    score: float | None
+    total: Count
+    passed: Count
+    failed: Count
+    errors: Count
+    skipped: Count
+    score: UnitScore | None
     """Mean case score over scored (pass/fail) cases; None when nothing was scored."""
-    score_ci: list[float] | None = None
+    score_ci: Annotated[list[UnitScore], Field(min_length=2, max_length=2)] | None = None
     """95% interval [lo, hi] of `score`."""
     gate: Literal["pass", "fail"]
     gate_reason: str = ""
     tokens: Tokens = Field(default_factory=Tokens)
-    cost_usd: float | None = None
-    duration_s: float = 0.0
+    cost_usd: Amount | None = None
+    duration_s: Amount = 0.0
 
 
 class Report(_Model):

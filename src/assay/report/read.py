@@ -14,7 +14,7 @@ from assay._util.textpos import json_positions
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.report.model import Report
 
-__all__ = ["find_reports", "read_report", "read_reports"]
+__all__ = ["find_reports", "json_path", "read_report", "read_reports"]
 
 _MAX_SHOWN_ERRORS = 20
 """A file that is not a report at all would list an error per field; the first ones say enough."""
@@ -78,7 +78,7 @@ def read_report(path: Path) -> Report:
         positions = json_positions(text)
         problems = [
             ConfigError(
-                f"{_json_path(error['loc'])}: {error['msg']}",
+                f"{json_path(error['loc'])}: {error['msg']}",
                 Location(shown, *positions.locate(error["loc"])),
             )
             for error in exc.errors()[:_MAX_SHOWN_ERRORS]
@@ -86,7 +86,7 @@ def read_report(path: Path) -> Report:
         raise ConfigErrors(problems) from None
 
 
-def _json_path(loc: Sequence[Hashable]) -> str:
+def json_path(loc: Sequence[Hashable]) -> str:
     """`("cases", 3, "status")` -> `cases[3].status` (`$` for the document itself)."""
     text = ""
     for part in loc:
@@ -99,8 +99,10 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
 
     Directories are searched recursively in sorted order (downloaded CI artifacts hold
     one report directory per shard), skipping hidden ones. `exclude` (the merge's own
-    output) is never included, so merging into the searched directory can be repeated.
-    A path naming nothing, or a directory without any report, is a ConfigError.
+    output) is never included, so merging into the searched directory can be repeated;
+    but a path that names nothing else - the output file itself, or a directory whose
+    only report it is - is a ConfigError: the merge would overwrite its own input. So
+    is a path naming nothing, or a directory without any report.
     """
     from assay.runner.writer import REPORT_FILE
 
@@ -108,11 +110,15 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
     found: dict[Path, Path] = {}
     for path in paths:
         if path.is_dir():
-            inside = [p for p in _walk(path, REPORT_FILE) if Path(os.path.realpath(p)) != excluded]
-            if not inside:
+            everything = list(_walk(path, REPORT_FILE))
+            candidates = [p for p in everything if Path(os.path.realpath(p)) != excluded]
+            if everything and not candidates:
+                raise _overwrites_input(f"the only {REPORT_FILE} under this directory", path)
+            if not candidates:
                 raise ConfigError(f"no {REPORT_FILE} found under this directory", Location(path))
-            candidates = inside
         elif path.exists():
+            if Path(os.path.realpath(path)) == excluded:
+                raise _overwrites_input("this report", path)
             candidates = [path]
         else:
             raise ConfigError("no such file or directory", Location(path))
@@ -120,6 +126,14 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
             # The same file reached twice (a directory and a file in it) is merged once.
             found.setdefault(Path(os.path.realpath(candidate)), candidate)
     return list(found.values())
+
+
+def _overwrites_input(what: str, path: Path) -> ConfigError:
+    return ConfigError(
+        f"{what} is also the output, which the merge would overwrite; write the merged "
+        "report somewhere else (-o)",
+        Location(path),
+    )
 
 
 def _walk(top: Path, name: str) -> Iterator[Path]:

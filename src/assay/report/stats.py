@@ -102,9 +102,18 @@ def _clamp(value: float) -> float:
 
 
 def summarize(
-    cases: Sequence[CaseResult], *, threshold: float, max_errors: int, duration_s: float
+    cases: Sequence[CaseResult],
+    *,
+    threshold: float,
+    max_errors: int,
+    duration_s: float,
+    shard: str | None = None,
 ) -> Summary:
-    """The report summary: counts, aggregate score and interval, gate, tokens and cost."""
+    """The report summary: counts, aggregate score and interval, gate, tokens and cost.
+
+    `shard` (`I/N`) names the shard the cases are: a shard that got no cases at all (more
+    shards than cases) passes with a note, since the merge of all shards gates the run.
+    """
     counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
     for case in cases:
         counts[case.status] += 1
@@ -112,20 +121,19 @@ def summarize(
     score = sum(scores) / len(scores) if scores else None
     interval = confidence_interval(scores)
 
-    problems = []
-    if score is None:
-        problems.append("nothing was scored")
-    elif score < threshold - _EPSILON:
-        shown, limit = _distinct(score, threshold)
-        problems.append(f"score {shown} < threshold {limit}")
-    if counts["error"] > max_errors:
-        problems.append(f"errors {counts['error']} > max-errors {max_errors}")
-    if problems:
-        gate_reason = "; ".join(problems)
+    problems: list[str] = []
+    if shard is not None and not cases:
+        gate_reason = (
+            f"shard {shard} has no cases (there are more shards than cases): nothing to "
+            "gate here; the merged report of all shards gates the run"
+        )
     else:
-        assert score is not None
-        shown, limit = _distinct(score, threshold)
-        gate_reason = f"score {shown} >= threshold {limit}"
+        problems = _gate_problems(
+            score, counts["error"], threshold=threshold, max_errors=max_errors
+        )
+        gate_reason = "; ".join(problems) or _passed(score, threshold)
+    if score is not None and not _is_unit_score(score):
+        score, interval = None, None  # the gate failed on it; the report cannot hold it
     gate_reason = "; ".join([gate_reason, *not_run_notes(cases)])
 
     known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
@@ -146,6 +154,38 @@ def summarize(
         cost_usd=sum(known_costs) if known_costs else None,
         duration_s=duration_s,
     )
+
+
+def _gate_problems(
+    score: float | None, errors: int, *, threshold: float, max_errors: int
+) -> list[str]:
+    """Why the gate fails; empty when it passes.
+
+    Every test is written to fail closed: NaN compares False with everything, so a NaN
+    score or threshold must land on the failing side of each comparison.
+    """
+    problems = []
+    if score is None:
+        problems.append("nothing was scored")
+    elif not _is_unit_score(score):
+        # Validated models cannot hold such a score; whatever slipped past them fails.
+        problems.append(f"score {score} is not a number between 0 and 1")
+    elif not score >= threshold - _EPSILON:
+        shown, limit = _distinct(score, threshold)
+        problems.append(f"score {shown} < threshold {limit}")
+    if not errors <= max_errors:
+        problems.append(f"errors {errors} > max-errors {max_errors}")
+    return problems
+
+
+def _passed(score: float | None, threshold: float) -> str:
+    assert score is not None  # no score is a gate problem
+    shown, limit = _distinct(score, threshold)
+    return f"score {shown} >= threshold {limit}"
+
+
+def _is_unit_score(value: float) -> bool:
+    return 0.0 <= value <= 1.0  # False for NaN
 
 
 def _distinct(score: float, threshold: float) -> tuple[str, str]:

@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
@@ -19,6 +20,7 @@ from assay.models.names import bridge_env
 from assay.report.model import Report, RunInfo
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
+from assay.runner.lock import report_dir_lock
 from assay.runner.plan import (
     PlannedRun,
     check_options,
@@ -62,12 +64,10 @@ async def run_async(
     `cases` defaults to loading `options.paths` (whose `[tool.assay]` config then supplies
     the fallback runtime, agent command and models; pass `config` to supply it yourself).
     `-t` patterns and the shard are applied here either way. Raises ConfigError for bad
-    options, an empty selection or an unwritable report directory, before running
-    anything. SIGINT/SIGTERM stop the run: the report is still written, with
-    `run.interrupted` set.
+    options, an empty selection, an unwritable report directory or one another run is
+    using, before running anything. SIGINT/SIGTERM stop the run: the report is still
+    written, with `run.interrupted` set.
     """
-    from assay.sandbox import private_work_root
-
     check_options(options)
     bridge_env()
     listener = listener or NullListener()
@@ -88,10 +88,24 @@ async def run_async(
     if options.resume_dir is not None and not (options.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {options.resume_dir / RESULTS_FILE} not found")
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
+    # Held until the report is written: nothing else may truncate, trim or append to
+    # results.jsonl, or write the report, while this run owns the directory.
+    with report_dir_lock(report_dir):
+        report = await _run_planned(options, runs, report_dir=report_dir, listener=listener)
+        write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
+    return report
+
+
+async def _run_planned(
+    options: RunOptions, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
+) -> Report:
+    """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
+    from assay.sandbox import private_work_root
+
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
     if options.resume_dir is not None:
-        resumed = read_results(results_path, keep={r.key for r in runs}, repair=True)
+        resumed = read_results(results_path, plan=runs, repair=True)
 
     started_at, clock = _now(), time.monotonic()
     budget = Budget(
@@ -124,7 +138,7 @@ async def run_async(
 
     by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
     results = [resumed.get(run.key) or by_key[run.key] for run in runs]
-    report = _report(
+    return _report(
         options,
         runs,
         results,
@@ -132,8 +146,6 @@ async def run_async(
         duration_s=time.monotonic() - clock,
         interrupted=executor.interrupted,
     )
-    write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
-    return report
 
 
 def _report(
@@ -148,7 +160,11 @@ def _report(
     from assay.report.stats import summarize
 
     summary = summarize(
-        results, threshold=options.threshold, max_errors=options.max_errors, duration_s=duration_s
+        results,
+        threshold=options.threshold,
+        max_errors=options.max_errors,
+        duration_s=duration_s,
+        shard=format_shard(options.shard),
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(

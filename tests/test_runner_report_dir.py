@@ -1,0 +1,89 @@
+"""The report directory: one run at a time writes it, and it is never the cwd by accident."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+from assay.errors import ConfigError
+from assay.runner.lock import LOCK_FILE, report_dir_lock
+from tests.test_cli_run import (
+    ASSAY,
+    kill_leftovers,
+    project,
+    result_lines,
+    run_args,
+    started_pids,
+    wait_for,
+)
+from tests.test_runner_e2e import set_plans
+
+pytest.importorskip("assay.suites.load")
+
+
+def test_the_lock_names_its_holder_and_is_free_again_once_released(tmp_path: Path) -> None:
+    with report_dir_lock(tmp_path):
+        with pytest.raises(ConfigError) as caught, report_dir_lock(tmp_path):
+            pass
+        assert str(caught.value).startswith(
+            f"another assay run is using {tmp_path} (pid {os.getpid()})"
+        )
+    with report_dir_lock(tmp_path):  # released: taken again at once
+        assert (tmp_path / LOCK_FILE).read_text() == f"{os.getpid()}\n"
+
+
+def test_a_second_run_or_resume_of_a_report_dir_in_use_exits_2_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"slow": {"sleep": 60}, "quick": {}})
+    report = root / "report"
+    first = subprocess.Popen(
+        [*ASSAY, *run_args(root, "--concurrency", "2")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # `quick` has finished and `slow` is running: the stream holds one line and stays so.
+        results = report / "results.jsonl"
+        wait_for(lambda: results.exists() and len(result_lines(results)) == 1)
+        wait_for(lambda: len(started_pids(root)) == 2)
+        lines_before = results.read_bytes()
+        for extra in ((), ("--resume", str(report))):
+            assert main(run_args(root, *extra)) == 2
+            err = capsys.readouterr().err
+            assert f"another assay run is using {report} (pid {first.pid})" in err
+            assert "Traceback" not in err
+        assert len(started_pids(root)) == 2  # the refused runs started no agent
+        assert results.read_bytes() == lines_before  # nor truncated it
+
+        # A killed holder leaves the lock file, but the kernel has released its lock.
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+    finally:
+        first.kill()
+        first.wait(timeout=10)
+        kill_leftovers(root)
+    set_plans(root, {"slow": {}, "quick": {}})
+    assert main(run_args(root, "--resume", str(report))) == 0
+    capsys.readouterr()
+    assert sorted(r.id for r in result_lines(results)) == ["calc/quick", "calc/slow"]
+
+
+def test_an_empty_report_dir_means_the_default_not_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    args = run_args(root)
+    args[args.index("--report-dir") + 1] = ""
+    assert main(args) == 0
+    capsys.readouterr()
+    assert (cwd / "assay-report" / "report.json").is_file()
+    assert sorted(p.name for p in cwd.iterdir()) == ["assay-report"]
