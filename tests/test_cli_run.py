@@ -190,6 +190,54 @@ def test_config_values_apply_unless_given_on_the_command_line(
     capsys.readouterr()
 
 
+def test_sandboxes_cannot_be_made_inside_a_fixture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The sandbox copies the fixture: inside it, the copy would contain itself.
+    root = project(tmp_path, {"t": {}})
+    inside = root / "fixtures" / "calc" / "work"
+    assert main([*run_args(root)[:-2], "--work-root", str(inside)]) == 2
+    assert "is inside the fixture" in capsys.readouterr().err
+    assert not inside.exists()
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("/bin/echo {nope}", "unknown placeholder {nope}; known: {workspace} {prompt}"),
+        ("/bin/echo {prompt", "expected '}' before end of string (write {{ and }}"),
+    ],
+)
+def test_a_bad_agent_command_template_stops_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], template: str, message: str
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    assert main([*run_args(root)[:-2], "--agent-command", template]) == 2
+    assert message in capsys.readouterr().err
+    assert not (root / "report").exists()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("ASSAY_TIMEOUT", "abc", "ASSAY_TIMEOUT='abc': not a number"),
+        ("ASSAY_CONCURRENCY", "1.5", "ASSAY_CONCURRENCY='1.5': not a whole number"),
+        ("ASSAY_RUNTIME", "foo", "ASSAY_RUNTIME='foo': expected one of builtin, command"),
+        ("ASSAY_KEEP_WORKSPACES", "maybe", "ASSAY_KEEP_WORKSPACES='maybe': expected 1/0"),
+    ],
+)
+def test_a_bad_environment_default_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    message: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    assert main(["--version"]) == 2
+    assert capsys.readouterr().err.startswith(f"assay: error: {message}")
+
+
 def test_without_a_key_review_cases_are_skipped_and_tasks_still_gate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -266,6 +266,11 @@ evals:
         ),
         (
             "x.yaml",
+            SUITE + "    agent_command: 'my-agent --cwd {workdir}'\n",
+            "x.yaml:8:5: agent_command: unknown placeholder {workdir}; known: {workspace}",
+        ),
+        (
+            "x.yaml",
             SUITE + "    agent_command: []\n",
             "x.yaml:8:5: evals[0].agent_command: must be a command line string or a non-empty list",
         ),
@@ -302,6 +307,16 @@ def test_bad_review_yaml(cli, tmp_path: Path, relative: str, content: str, expec
             "verification/v.json:6:3: missing required field 'title' in candidate",
         ),
         (lambda d: d.update(given=""), "verification/v.json:2:3: given: must not be empty"),
+        (
+            lambda d: d["candidate"].update(confidence=7),
+            "verification/v.json:9:5: candidate.confidence: must be high, medium, low or a "
+            "number from 0 to 1",
+        ),
+        (
+            lambda d: d["candidate"].update(location={"path": "a.py", "startLine": 0}),
+            "verification/v.json:15:7: candidate.location.startLine: Input should be greater "
+            "than or equal to 1",
+        ),
     ],
 )
 def test_bad_verification(cli, tmp_path: Path, mutate, expected: str) -> None:
@@ -652,3 +667,18 @@ def test_an_oversized_suite_file_is_refused_without_reading_it(
     err = capsys.readouterr().err
     assert "big.yaml: file is 4.0 KiB, over the 1.0 KiB limit" in err
     assert "Traceback" not in err
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    # `assay schema report | head -1`: the pipe closes before assay writes.
+    child = subprocess.Popen(
+        [sys.executable, "-m", "assay.cli", "schema", "report"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    with child.stderr:
+        stderr = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 1
+    assert stderr == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -176,6 +177,32 @@ def test_placeholders_and_environment_reach_the_agent(
     assert output.stdout_path is not None and output.stdout_path.parent == ctx.artifacts_dir
 
 
+def test_the_agent_never_sees_what_belongs_to_the_ci_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job = {
+        "GITHUB_TOKEN": "ghs_job-token-value",
+        "GH_TOKEN": "ghp_caller-token-value",
+        "INPUT_GITHUB-TOKEN": "ghs_action-input-token",
+        "INPUT_ANTHROPIC-API-KEY": "sk-ant-as-given-to-the-action",
+        "ACTIONS_RUNTIME_TOKEN": "runtime-token-value",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc-request-token",
+        "GITHUB_ENV": str(tmp_path / "github_env"),
+        "GITHUB_PATH": str(tmp_path / "github_path"),
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
+    }
+    kept = {"ANTHROPIC_API_KEY": "sk-ant-the-agent-needs", "GITHUB_REPOSITORY": "o/r"}
+    for name, value in {**job, **kept}.items():
+        monkeypatch.setenv(name, value)
+    body = """
+        pathlib.Path("env.json").write_text(json.dumps(dict(os.environ)))
+    """
+    _, ctx = _run(tmp_path, "task", body)
+    seen = json.loads((ctx.sandbox.path / "env.json").read_text())
+    assert not set(job) & set(seen)
+    assert {name: seen.get(name) for name in kept} == kept
+
+
 def test_prompts_per_kind_carry_the_case(tmp_path: Path) -> None:
     body = """
         pathlib.Path(os.environ["ASSAY_FINDINGS_FILE"]).write_text(
@@ -331,6 +358,18 @@ def test_rubric_review_never_carries_a_secret(tmp_path: Path) -> None:
     body = "print('my key is', os.environ['MY_SERVICE_TOKEN'])"
     output, _ = _run(tmp_path, "rubric", body, env={"MY_SERVICE_TOKEN": "tok-abcdef-123"})
     assert output.review_text == "my key is [redacted]"
+
+
+def test_transcripts_never_carry_a_secret(tmp_path: Path) -> None:
+    # Transcripts are uploaded as CI artifacts, timed-out attempts' included.
+    body = """
+        print('key', os.environ['MY_SERVICE_TOKEN'])
+        print('key', os.environ['MY_SERVICE_TOKEN'], file=sys.stderr)
+    """
+    output, _ = _run(tmp_path, "task", body, env={"MY_SERVICE_TOKEN": "tok-abcdef-123"})
+    assert output.stdout_path is not None and output.stderr_path is not None
+    assert output.stdout_path.read_text() == "key [redacted]\n"
+    assert output.stderr_path.read_text() == "key [redacted]\n"
 
 
 def test_rubric_with_empty_output_is_an_error(tmp_path: Path) -> None:
@@ -534,6 +573,30 @@ def test_a_huge_printer_is_bounded_in_memory_and_disk(tmp_path: Path) -> None:
     assert result.stderr_tail.endswith("e" * 100) and len(result.stderr_tail) <= 4096
 
 
+def test_a_daemon_holding_the_pipes_leaves_no_traceback(tmp_path: Path) -> None:
+    # `setsid` takes a grandchild out of the process group, so it survives the group
+    # kill and keeps the output pipes open; the run must still end cleanly.
+    program = textwrap.dedent(
+        f"""
+        import asyncio, os, sys
+        from pathlib import Path
+        from assay._util import proc
+        proc._DRAIN_AFTER_EXIT_S = 0.5
+        script = "(setsid sleep 30 & echo $! > {tmp_path}/daemon.pid)"
+        result = asyncio.run(proc.run_command(
+            ["/bin/sh", "-c", script], cwd=Path("{tmp_path}"), env=dict(os.environ),
+            timeout_s=30, stdout_path=Path("{tmp_path}/out"), stderr_path=Path("{tmp_path}/err"),
+        ))
+        print(result.exit_code)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False
+    )
+    os.kill(int((tmp_path / "daemon.pid").read_text()), signal.SIGKILL)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0\n", "")
+
+
 def test_run_command_reports_launch_problems(tmp_path: Path) -> None:
     with pytest.raises(LaunchError, match="command not found: nope-not-here"):
         asyncio.run(
@@ -577,6 +640,8 @@ def test_secret_environment_rules() -> None:
         "ACTIONS_ID_TOKEN_REQUEST_URL": "https://x",
         "DB_PASSWORD": "hunter22",
         "AWS_SECRET": "s3cr3t-value",
+        "GITHUB_ENV": "/runner/set_env",
+        "INPUT_THRESHOLD": "0.8",
         "HOME": "/home/u",
     }
     assert scrubbed_environ(env) == {"PATH": "/bin", "HOME": "/home/u"}

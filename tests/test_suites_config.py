@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
-from assay.errors import ConfigError
+from assay.errors import ConfigError, ConfigErrors
 from assay.suites import AssayConfig, load_config, load_suites
 
 DATA = Path(__file__).parent / "data" / "suites"
@@ -97,6 +97,8 @@ def test_unknown_keys_warn_with_their_line(tmp_path: Path) -> None:
         ("paths = ['/abs']\n", "assay.toml:1:1: '/abs' is absolute"),
         ("agent_command = 'a \"b'\n", "assay.toml:1:1: agent_command: No closing quotation"),
         ("model = \n", "assay.toml:1:9: malformed TOML: Invalid value"),
+        ("timeout = inf\n", "assay.toml:1:1: timeout: Input should be a finite number"),
+        ("root = 'nowhere'\n", "assay.toml:1:1: root 'nowhere' is not a directory under"),
     ],
 )
 def test_bad_config(tmp_path: Path, text: str, message: str) -> None:
@@ -120,6 +122,17 @@ def test_config_root_and_paths_drive_loading(
     assert loaded.root == project / "evals"
     assert [c.id for c in loaded.cases][0] == "bugs/null-property-access"
     assert all(c.root == project / "evals" for c in loaded.cases)
+
+
+def test_a_configured_path_that_is_gone_names_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "assay.toml", 'paths = ["gone"]\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        ConfigErrors, match=r"assay.toml: .*gone: no such file or directory \(listed in `paths`\)"
+    ):
+        load_suites([])
 
 
 def test_without_config_the_path_is_the_root(

@@ -149,6 +149,96 @@ def _case(case_id: str) -> Case:
     return Case(case_id, "s", "n", "task", "task-suite", Path("/s.json"), 1, spec)
 
 
+def test_files_inside_a_task_workspace_are_fixture_data(tmp_path: Path) -> None:
+    # A todo app's own data file looks like a task suite; it is part of the workspace.
+    write(tmp_path / "ws/todo/data/tasks.json", '{"tasks": [{"title": "milk"}]}')
+    write(tmp_path / "ws/todo/data/cases.json", '{"cases": [{"rubric": 1}]}')
+    write(tmp_path / "ws/todo/app.py", "x = 1\n")
+    write(
+        tmp_path / "suite.json",
+        '{"id": "todo", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '"workspaceFixture": "ws/todo", '
+        '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
+    )
+    loaded = load_suites([tmp_path])
+    assert [case.id for case in loaded.cases] == ["todo/t"]
+    assert [f.path.name for f in loaded.files] == ["suite.json"]
+    # Named on the command line, the same file is loaded (and its errors reported).
+    with pytest.raises(ConfigErrors, match="tasks.json"):
+        load_suites([tmp_path / "ws/todo/data/tasks.json"])
+
+
+def test_symlink_loops_and_fifos_are_reported_not_followed(warden: Path) -> None:
+    os.symlink("loop.yaml", warden / "loop.yaml")
+    os.mkfifo(warden / "pipe.yaml")
+    loaded = load_suites([warden])
+    assert len(loaded.cases) == 3
+    assert any("loop.yaml" in str(w) and "skipped" in str(w) for w in loaded.warnings)
+    with pytest.raises(ConfigErrors, match="a symbolic link that leads nowhere"):
+        load_suites([warden / "loop.yaml"])
+    # Reading a FIFO would block for ever; named explicitly it is refused at once.
+    with pytest.raises(ConfigErrors, match="is not a regular file"):
+        load_suites([warden / "pipe.yaml"])
+
+
+def test_a_key_written_twice(warden: Path) -> None:
+    # YAML: an error, as in Warden's own parser (PyYAML would keep the last block only).
+    suite = next(warden.glob("*.yaml"))
+    text = suite.read_text()
+    write(suite, text + "\nevals:\n  - name: late\n")
+    with pytest.raises(ConfigErrors) as info:
+        load_suites([warden])
+    line = len(text.splitlines()) + 2
+    assert f"{suite.name}:{line}:1: malformed YAML: duplicate key 'evals'" in str(info.value)
+    # YAML merge keys are not duplicates, even when the mapping overrides a merged key.
+    write(
+        suite, "x: &d {given: g}\n" + text.replace("evals:", "y:\n  <<: *d\n  given: h\nevals:", 1)
+    )
+    assert load_suites([warden]).cases
+
+    # JSON: parsers keep the last value, as the formats' own tools do: a warning, an
+    # error under --strict.
+    scenario = next((warden / "security-review").glob("*.json"))
+    write(scenario, '{"given": "an older text",\n' + scenario.read_text().lstrip()[1:])
+    warnings = [str(w) for w in load_suites([warden]).warnings]
+    assert any(f"{scenario.name}:3:3: duplicate key 'given'" in w for w in warnings)
+    with pytest.raises(ConfigErrors, match="duplicate key 'given'"):
+        load_suites([warden], strict=True)
+
+
+@pytest.mark.parametrize("name", ["bad\nname", "\x1b[31mred"])
+def test_ids_from_directory_names_are_printable(tmp_path: Path, name: str) -> None:
+    # A rubric case directory's name becomes its id, unchecked by any suite model.
+    case = tmp_path / name
+    write(case / "metadata.json", '{"rubric": "r"}')
+    write(
+        case / "input.diff",
+        "diff --git a/a b/a\nnew file mode 100644\n--- /dev/null\n+++ b/a\n@@ -0,0 +1 @@\n+x\n",
+    )
+    with pytest.raises(ConfigErrors, match="case id .* has control characters"):
+        load_suites([tmp_path])
+
+
+def test_an_id_cannot_start_a_workflow_command(tmp_path: Path) -> None:
+    write(tmp_path / "ws/a.py", "x = 1\n")
+    write(
+        tmp_path / "suite.json",
+        '{"id": "::error title=x::y", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '"workspaceFixture": "ws", '
+        '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
+    )
+    with pytest.raises(ConfigErrors, match="would start a GitHub workflow command"):
+        load_suites([tmp_path])
+
+
+def test_the_outermost_path_decides_the_root_in_any_order(warden: Path) -> None:
+    category = warden / "security-review"
+    forward = load_suites([warden, category])
+    backward = load_suites([category, warden])
+    assert sorted(c.id for c in backward.cases) == sorted(c.id for c in forward.cases)
+    assert {c.root for c in backward.cases} == {warden}
+
+
 def test_select_cases() -> None:
     cases = [_case(i) for i in ("code-review/a", "security-review/b", "verification/a-keep")]
     assert select_cases(cases, []) == cases

@@ -267,6 +267,31 @@ def test_skill_may_not_leave_the_project(tmp_path: Path) -> None:
     assert "s.yaml:1:1: skill '../../outside.md' is outside the project" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("skill", "message"),
+    [
+        ("../.git/config", "skill '../.git/config' is inside .git"),
+        ("../.git/notes.md", "skill '../.git/notes.md' is inside .git"),
+        ("../.env", "skill '../.env' is not markdown"),
+    ],
+)
+def test_a_skill_is_markdown_outside_git(tmp_path: Path, skill: str, message: str) -> None:
+    # The skill's text goes to the model: a suite must not make a credential file one.
+    project = tmp_path.resolve() / "repo"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    write(project / ".git/notes.md", "not a skill\n")
+    write(project / ".env", "TOKEN=ghp_secret\n")
+    write(project / "evals/fixtures/x/a.py", "x = 1\n")
+    write(
+        project / "evals/s.yaml",
+        f"skill: {skill}\nevals:\n  - name: a\n    given: g\n"
+        "    files: [fixtures/x/a.py]\n    should_find: [{finding: f}]\n",
+    )
+    with pytest.raises(ConfigErrors) as info:
+        load_suites([project / "evals"])
+    assert f"s.yaml:1:1: {message}" in str(info.value)
+
+
 # --- Cassandra ----------------------------------------------------------------------------
 
 
@@ -304,6 +329,28 @@ def test_cassandra_metadata_dir_and_manifest(tmp_path: Path) -> None:
     assert isinstance(new.spec, RubricSpec)
     assert new.spec.base is None  # no base at all: an empty base
     assert new.spec.diff == root / "fixtures/new-module/change.diff"
+
+
+def test_cassandra_empty_strings_mean_the_defaults(tmp_path: Path) -> None:
+    # Cassandra reads these fields into Go strings (`omitempty`): "" is "not set".
+    root = copy_seed("cassandra", tmp_path)
+    expected = {c.id: c.spec for c in load_suites([root]).cases}
+    manifest = json.loads((root / "suite.json").read_text())
+    manifest["cases"][0].update(base_source="", diff_path="")
+    (root / "suite.json").write_text(json.dumps(manifest))
+    metadata = root / "cases/hardcoded-api-key/metadata.json"
+    metadata.write_text(json.dumps({**json.loads(metadata.read_text()), "base_source": ""}))
+    assert {c.id: c.spec for c in load_suites([root]).cases} == expected
+
+
+def test_a_manifest_cannot_make_its_own_directory_a_fixture(tmp_path: Path) -> None:
+    # Fixture trees are not scanned for suites: this one would hide the manifest itself.
+    (tmp_path / "self").symlink_to(".")
+    (tmp_path / "m.json").write_text(
+        '{"cases": [{"id": "s", "rubric": "r", "fixture_path": "self"}]}'
+    )
+    with pytest.raises(ConfigErrors, match="fixture_path 'self' is the manifest's own directory"):
+        load_suites([tmp_path])
 
 
 def test_manifest_base_source_override_and_tarball_default(tmp_path: Path) -> None:

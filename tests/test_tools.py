@@ -253,6 +253,11 @@ def test_list_dir_marks_directories(tools: SandboxTools) -> None:
     assert call(tools, "list_dir", path="src/app.py").is_error
 
 
+def test_a_symlink_loop_does_not_break_the_listing(tools: SandboxTools, repo: Path) -> None:
+    (repo / "src" / "loop").symlink_to("loop")
+    assert call(tools, "list_dir", path="src").content.splitlines() == ["app.py", "loop", "pkg/"]
+
+
 def test_tool_specs_have_plain_schemas() -> None:
     specs = {spec.name: spec for spec in SandboxTools.specs()}
     assert set(specs) == {"read_file", "grep", "glob", "list_dir"}

@@ -216,10 +216,15 @@ def _run_options(p: argparse.ArgumentParser) -> None:
 
 
 _BOOL_TRUE = {"1", "true", "yes", "on"}
+_BOOL_FALSE = {"0", "false", "no", "off"}
 
 
 def _apply_env_defaults(parser: argparse.ArgumentParser) -> None:
-    """Let `ASSAY_<OPTION>` set any option's default (the command line still wins)."""
+    """Let `ASSAY_<OPTION>` set any option's default (the command line still wins).
+
+    A value the option would refuse on the command line is refused here too, naming the
+    variable: ConfigError, before any command runs.
+    """
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     for group in subparsers:
         for sub in group.choices.values():
@@ -227,24 +232,38 @@ def _apply_env_defaults(parser: argparse.ArgumentParser) -> None:
                 if not action.option_strings or action.dest == "help":
                     continue
                 long = max(action.option_strings, key=len).lstrip("-")
-                value = os.environ.get("ASSAY_" + long.upper().replace("-", "_"))
+                name = "ASSAY_" + long.upper().replace("-", "_")
+                value = os.environ.get(name)
                 if value is None or value == "":
                     continue
-                if isinstance(action, argparse._StoreTrueAction):
-                    action.default = value.strip().lower() in _BOOL_TRUE
-                elif isinstance(action, argparse._AppendAction):
-                    action.default = [value]
-                else:
-                    action.default = action.type(value) if callable(action.type) else value
-                    if action.required:
-                        action.required = False
+                action.default = _env_value(action, name, value)
+                if action.required:
+                    action.required = False
+
+
+def _env_value(action: argparse.Action, name: str, value: str) -> object:
+    if isinstance(action, argparse._StoreTrueAction):
+        flag = value.strip().lower()
+        if flag not in _BOOL_TRUE | _BOOL_FALSE:
+            raise ConfigError(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
+        return flag in _BOOL_TRUE
+    if isinstance(action, argparse._AppendAction):
+        return [value]
+    try:
+        converted = action.type(value) if callable(action.type) else value
+    except (TypeError, ValueError, argparse.ArgumentTypeError):
+        kind = {int: "whole number", float: "number"}.get(action.type, "value")  # type: ignore[call-overload]
+        raise ConfigError(f"{name}={value!r}: not a {kind}") from None
+    if action.choices is not None and converted not in action.choices:
+        choices = ", ".join(map(str, action.choices))
+        raise ConfigError(f"{name}={value!r}: expected one of {choices}")
+    return converted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except ValueError as exc:  # a bad ASSAY_* value
+        args = build_parser().parse_args(argv)
+    except ConfigError as exc:  # a bad ASSAY_* value
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     module = importlib.import_module(f"assay._cli.{args.command}")
@@ -258,6 +277,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader left early (`assay list | head -1`): nothing is wrong and nothing more
+        # can be said. Point stdout at /dev/null so the interpreter's final flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_GATE_FAILED
 
 
 if __name__ == "__main__":  # pragma: no cover

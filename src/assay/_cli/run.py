@@ -8,8 +8,9 @@ Option precedence: the command line (which already folded in `ASSAY_*` variables
 from __future__ import annotations
 
 import argparse
-import shlex
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ from assay.errors import ConfigError
 from assay.options import RunOptions
 from assay.runner.plan import check_options, nothing_selected, parse_shard, shard_cases
 from assay.runner.resolve import parse_models
+from assay.suites.case import Case, TaskSpec
+from assay.suites.command import parse_agent_command
 
 if TYPE_CHECKING:
     from assay.suites.config import AssayConfig
@@ -37,6 +40,8 @@ def command(args: argparse.Namespace) -> int:
     selected = select_cases(list(loaded.cases), list(options.patterns))
     if not selected:
         raise nothing_selected(options.patterns)
+    if options.work_root is not None:
+        _check_work_root(options.work_root, selected)
 
     if options.dry_run:
         from assay._cli.dry_run import dry_run
@@ -64,6 +69,23 @@ def command(args: argparse.Namespace) -> int:
     return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
 
 
+def _check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
+    """Sandboxes copy fixture directories: one made inside such a directory would copy
+    itself into itself, level after level, and leave itself behind in the fixture."""
+    real_root = Path(os.path.realpath(work_root))
+    for case in cases:
+        spec = case.spec
+        tree = spec.workspace if isinstance(spec, TaskSpec) else getattr(spec, "base", None)
+        if tree is None or not tree.is_dir():
+            continue
+        real_tree = Path(os.path.realpath(tree))
+        if real_root == real_tree or real_tree in real_root.parents:
+            raise ConfigError(
+                f"--work-root {work_root} is inside the fixture {tree} of {case.id}; "
+                "put sandboxes outside the suites' fixtures"
+            )
+
+
 def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOptions:
     """RunOptions from the parsed command line, with `config` filling what was not given."""
     values: dict[str, Any] = {
@@ -87,12 +109,14 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
         "pvyai_report": args.pvyai_report,
         "json_output": args.json,
     }
+    # `--report-dir ""` means not given, as an empty ASSAY_REPORT_DIR does: never the cwd.
+    report_dir = args.report_dir or None
     fallbacks = {
         "concurrency": (args.concurrency, "concurrency"),
         "timeout_s": (args.timeout, "timeout"),
         "threshold": (args.threshold, "threshold"),
         "max_errors": (args.max_errors, "max_errors"),
-        "report_dir": (args.report_dir, "report_dir"),
+        "report_dir": (report_dir, "report_dir"),
     }
     for field_name, (given, config_key) in fallbacks.items():
         value = given if given is not None else getattr(config, config_key, None)
@@ -100,7 +124,7 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
             values[field_name] = value
     if "report_dir" in values:
         values["report_dir"] = _report_dir(
-            values["report_dir"], given=args.report_dir, config=config
+            values["report_dir"], given=report_dir, config=config
         )
     return RunOptions(**values)
 
@@ -109,12 +133,10 @@ def _agent_command(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
     try:
-        argv = tuple(shlex.split(text))
+        # `./agent.sh` on the command line means beside the caller, as in a shell.
+        return parse_agent_command(text, base_dir=Path.cwd())
     except ValueError as exc:
         raise ConfigError(f"--agent-command {text!r}: {exc}") from None
-    if not argv:
-        raise ConfigError("--agent-command is empty")
-    return argv
 
 
 def _existing(raw: str | None, flag: str) -> Path | None:

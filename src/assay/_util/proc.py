@@ -7,7 +7,9 @@ in its group are killed too, so nothing an agent started outlives its attempt.
 
 Output is streamed to files with a byte cap: past the cap assay keeps draining the pipe
 (so the child never blocks) but stops writing, and only a small tail stays in memory.
-An agent that prints gigabytes therefore costs neither memory nor disk.
+An agent that prints gigabytes therefore costs a few KiB of memory and at most the cap
+(64 MiB by default) of disk per stream and attempt. A program that leaves the group
+(`setsid`) escapes the kill: it is let go of, not waited for.
 
 Which variables are credentials is decided in `assay._util.secrets`.
 """
@@ -62,8 +64,8 @@ class CommandResult:
 class LaunchError(Exception):
     """The program could not be started at all: missing, not executable, or argv too large."""
 
-    def __init__(self, program: str, problem: str) -> None:
-        super().__init__(f"command {problem}: {program}")
+    def __init__(self, program: str, problem: str, *, hint: str = "") -> None:
+        super().__init__(f"command {problem}: {program}{hint}")
         self.program = program
         self.problem = problem
         """`not found`, `not executable`, or another short description."""
@@ -74,7 +76,8 @@ def _check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
     if "/" in program:
         path = Path(program) if os.path.isabs(program) else cwd / program
         if not path.exists():
-            raise LaunchError(program, "not found")
+            where = "" if os.path.isabs(program) else f" (relative to the working directory {cwd})"
+            raise LaunchError(program, "not found", hint=where)
         if path.is_dir() or not os.access(path, os.X_OK):
             raise LaunchError(program, "not executable")
         return
@@ -255,6 +258,11 @@ async def run_command(
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            if any(task in pending for task in pumps):
+                # A process that left the group (setsid) still holds our pipes. asyncio has
+                # no public way to let go of them; left alone, the transport is closed by
+                # the garbage collector after the event loop is gone, with a traceback.
+                process._transport.close()  # type: ignore[attr-defined]
     return CommandResult(
         exit_code=process.returncode if process.returncode is not None else -signal.SIGKILL,
         timed_out=timed_out,

@@ -18,7 +18,15 @@ from assay._util.display import human_size
 from assay._util.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 
-__all__ = ["check_tarball", "extract_tarball"]
+__all__ = ["TARBALL_SUFFIXES", "check_tarball", "extract_tarball", "is_tarball"]
+
+TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar")
+"""What a base state may be besides a directory (extraction reads any tar compression)."""
+
+
+def is_tarball(path: Path) -> bool:
+    return path.name.lower().endswith(TARBALL_SUFFIXES)
+
 
 _MAX_LINK_DEPTH = 40
 MAX_EXPANDED_BYTES = 1024**3
@@ -51,7 +59,9 @@ def check_tarball(path: Path) -> list[str]:
     for member in members:
         problem = _member_problem(member, links)
         if problem:
-            problems.append(f"{path.name}: member {member.name!r} {problem}")
+            # PathEscape's messages name the path themselves.
+            name = "" if problem.startswith(repr(member.name)) else f"{member.name!r} "
+            problems.append(f"{path.name}: member {name}{problem}")
         elif member.issym():
             links[_normal(member.name)] = member.linkname
     return problems
@@ -73,7 +83,13 @@ def extract_tarball(path: Path, dest: Path) -> None:
 
 def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | None:
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
-        kind = "a device" if member.isdev() else "not a regular file, directory or link"
+        kind = (
+            "a FIFO"
+            if member.isfifo()
+            else "a device"
+            if member.isdev()
+            else "not a regular file, directory or link"
+        )
         return f"is {kind}"
     if _normal(member.name) == "":
         return None if member.isdir() else "has an empty name"

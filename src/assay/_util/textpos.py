@@ -40,6 +40,8 @@ class Positions:
     """Key path -> (line, col) for one parsed document."""
 
     by_path: dict[KeyPath, tuple[int, int]]
+    duplicates: tuple[KeyPath, ...] = ()
+    """Key paths written twice in the same object (JSON keeps the last one)."""
 
     def locate(self, path: Sequence[Hashable]) -> tuple[int, int]:
         """The position of `path`, or of its longest prefix that exists; (1, 1) at worst."""
@@ -71,6 +73,7 @@ def json_positions(text: str) -> Positions:
     """
     index = LineIndex(text)
     offsets: dict[KeyPath, int] = {}
+    duplicates: list[KeyPath] = []
     # One frame per open container: [is_object, its path, the index of its current item].
     stack: list[list] = []
 
@@ -80,6 +83,8 @@ def json_positions(text: str) -> Positions:
 
     def read_key(i: int, parent: KeyPath) -> tuple[KeyPath, int]:
         key, end = _scanstring(text, i + 1)
+        if parent + (key,) in offsets:
+            duplicates.append(parent + (key,))
         offsets[parent + (key,)] = i
         colon = skip(end)
         return parent + (key,), skip(colon + 1)
@@ -124,7 +129,7 @@ def json_positions(text: str) -> Positions:
             stack.pop()
             i = skip(i + 1)
         else:
-            return Positions({p: index.position(o) for p, o in offsets.items()})
+            return Positions({p: index.position(o) for p, o in offsets.items()}, tuple(duplicates))
 
 
 def yaml_positions(root: yaml.Node | None) -> Positions:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +24,13 @@ from typing import Any, Literal, assert_never
 from pydantic import ValidationError
 
 from assay._util.proc import CommandResult, LaunchError, run_command
-from assay._util.secrets import redact
+from assay._util.secrets import agent_environ, redact, redact_file
 from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.trace import StdoutReader, parse_json_object
 from assay.errors import AgentError
 from assay.report.model import Finding
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.suites.command import unknown_placeholder
 
 __all__ = ["PLACEHOLDERS", "CommandAgent", "build_prompt", "render_argv"]
 
@@ -52,28 +52,15 @@ _ANSWER_HINT = (
 
 def render_argv(template: Sequence[str], values: Mapping[str, str]) -> list[str]:
     """Substitute `{name}` placeholders in each element; `{{` and `}}` are literal braces."""
-    argv = []
     for element in template:
         try:
-            parts = list(string.Formatter().parse(element))
+            unknown = unknown_placeholder(element, values)
         except ValueError as exc:
-            raise AgentError(
-                f"agent command element {element!r}: {exc} (write {{{{ and }}}} for literal braces)"
-            ) from None
-        rendered = []
-        for literal, field, spec, conversion in parts:
-            rendered.append(literal)
-            if field is None:
-                continue
-            if field not in values or spec or conversion:
-                placeholder = element[element.find("{" + field) :].split("}", 1)[0] + "}"
-                known = " ".join("{" + name + "}" for name in values)
-                raise AgentError(
-                    f"unknown placeholder {placeholder} in agent command; known: {known}"
-                )
-            rendered.append(values[field])
-        argv.append("".join(rendered))
-    return argv
+            raise AgentError(f"agent command element {exc}") from None
+        if unknown is not None:
+            known = " ".join("{" + name + "}" for name in values)
+            raise AgentError(f"unknown placeholder {unknown} in agent command; known: {known}")
+    return [element.format_map(values) for element in template]
 
 
 def build_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
@@ -139,12 +126,15 @@ class CommandAgent:
 
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         template = ctx.agent_command
-        if not template:
-            raise AgentError(
-                "no agent command: pass --agent-command or set agent_command "
-                "in the suite or in [tool.assay]"
-            )
         case, sandbox = ctx.case, ctx.sandbox
+        if not template:
+            # Task suites (PVYai) have no place for one; Warden suites do.
+            where = (
+                "[tool.assay]" if isinstance(case.spec, TaskSpec) else "the suite or [tool.assay]"
+            )
+            raise AgentError(
+                f"no agent command: pass --agent-command or set agent_command in {where}"
+            )
         workspace = Path(sandbox.path)
         files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
         prompt = build_prompt(case, diff=sandbox.diff, diff_file=files.diff)
@@ -158,7 +148,7 @@ class CommandAgent:
             "diff_file": str(files.diff),
         }
         argv = render_argv(template, values)
-        env = {**os.environ, **ctx.env, **_assay_env(values, case, files)}
+        env = {**agent_environ(), **ctx.env, **_assay_env(values, case, files)}
 
         # The sandbox's private directory holds only the repo and scratch: anything new
         # there afterwards was written outside the workspace.
@@ -181,6 +171,9 @@ class CommandAgent:
                 hint = "; the prompt is too large for argv: read $ASSAY_PROMPT_FILE instead"
             raise AgentError(f"agent {exc}{hint}") from None
 
+        for transcript in (files.stdout, files.stderr):
+            # Transcripts become CI artifacts: an agent printing its key must not leak it.
+            redact_file(transcript, env)
         if result.timed_out:
             raise AgentError(_with_stderr(f"agent timed out after {ctx.timeout_s:g}s", result, env))
         outside = sorted(set(os.listdir(private_dir)) - entries_before)

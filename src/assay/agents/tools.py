@@ -282,12 +282,19 @@ class SandboxTools:
             if entry.name in _search.HIDDEN_DIRS:
                 continue
             # is_dir() follows a symlink; the entry is shown, but entering it is still checked.
-            entries.append(entry.name + ("/" if entry.is_dir() else ""))
+            entries.append(entry.name + ("/" if _is_dir(entry) else ""))
         shown = entries[: self.limits.list_max_entries]
         text = "\n".join(shown) if shown else "(empty directory)"
         if len(entries) > len(shown):
             text += f"\n[{len(entries) - len(shown)} more entries not shown]"
         return ToolResult(text)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a symlink loop: listed as what it is, a name that leads nowhere
+        return False
 
 
 def _skip_rest_of_line(handle: BinaryIO) -> None:

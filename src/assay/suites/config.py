@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,7 +27,8 @@ __all__ = ["AssayConfig", "ConfigFile", "load_config"]
 class ConfigFile(BaseModel):
     """The `[tool.assay]` table (or `assay.toml`)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # Built on first use: most runs have no configuration file to validate.
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
     root: str | None = None
     """The eval root, relative to this file (default: the directory given on the command line)."""
     paths: list[str] = []
@@ -41,13 +41,13 @@ class ConfigFile(BaseModel):
     """Default subject model."""
     judge_model: str | None = None
     """Default judge model."""
-    threshold: Annotated[float, Field(ge=0, le=1)] | None = None
+    threshold: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
     """Gate threshold for the aggregate score."""
     concurrency: Annotated[int, Field(ge=1)] | None = None
     """Cases run at once."""
     max_errors: Annotated[int, Field(ge=0)] | None = None
     """Errored cases tolerated before the gate fails."""
-    timeout: Annotated[float, Field(gt=0)] | None = None
+    timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
     """Per-case agent timeout in seconds."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
@@ -93,6 +93,8 @@ def load_config(start: Path) -> AssayConfig | None:
 
 
 def _parse_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a file to read: about 4 ms of start-up
+
     try:
         with path.open("rb") as stream:
             return tomllib.load(stream)
@@ -146,9 +148,14 @@ def _resolve(
         except ValueError as exc:
             where = _key_location(path, text, table, "agent_command")
             raise ConfigError(f"agent_command: {exc}", where) from None
+    root = inside("root", model.root) if model.root is not None else None
+    if root is not None and not root.is_dir():
+        # Said here, not later as every skill and fixture "not found under" a missing root.
+        where = _key_location(path, text, table, "root")
+        raise ConfigError(f"root {model.root!r} is not a directory under {base}", where)
     return AssayConfig(
         path=path.resolve(),
-        root=inside("root", model.root) if model.root is not None else None,
+        root=root,
         paths=tuple(inside("paths", p) for p in model.paths),
         agent_command=agent_command,
         runtime=model.runtime,

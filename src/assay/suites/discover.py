@@ -56,7 +56,14 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
             if entry.is_dir(follow_symlinks=False):
                 if entry.name not in SKIPPED_DIR_NAMES:
                     subdirectories.append(path)
-            elif entry.name.lower().endswith(SUITE_SUFFIXES) and entry.is_file():
+            elif entry.name.lower().endswith(SUITE_SUFFIXES):
+                try:
+                    is_file = entry.is_file()
+                except OSError as exc:  # a symlink loop
+                    problems.warn(f"skipped: {exc.strerror or exc}", Location(path))
+                    continue
+                if not is_file:
+                    continue
                 if entry.is_symlink() and not _inside(path, real_top):
                     problems.warn(f"not followed: a symlink to outside {top}", Location(path))
                     continue

@@ -8,6 +8,7 @@ warnings apart from errors.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ class Document:
     path: Path
     data: Any
     positions: Positions
+    warnings: tuple[ConfigError, ...] = ()
+    """Legal but suspect (a JSON key written twice): warnings, errors under --strict."""
 
     def location(self, key_path: tuple[Any, ...] = ()) -> Location:
         line, col = self.positions.locate(key_path)
@@ -66,7 +69,11 @@ MAX_TEXT_BYTES = 32 * 1024**2
 def read_text(path: Path, *, what: str = "file") -> str:
     """The file's text; a clear ConfigError (with the line of the first bad byte) otherwise."""
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
+            # Reading a FIFO would wait forever for a writer; a device may never end.
+            raise ConfigError(f"{what} is not a regular file", Location(path))
+        size = status.st_size
         if size > MAX_TEXT_BYTES:
             raise ConfigError(
                 f"{what} is {human_size(size)}, over the {human_size(MAX_TEXT_BYTES)} limit "
@@ -107,7 +114,17 @@ def _parse_json(path: Path, text: str) -> Document:
         ) from None
     except RecursionError:
         raise ConfigError("malformed JSON: nested too deeply", Location(path, 1, 1)) from None
-    return Document(path, data, json_positions(text))
+    positions = json_positions(text)
+    # JSON parsers keep the last of two equal keys, as the suites' own tools do; the first
+    # one's content is lost, which is almost always a merge leftover worth a word.
+    duplicates = tuple(
+        ConfigError(
+            f"duplicate key {key_path[-1]!r}: only its last value counts",
+            Location(path, *positions.by_path[key_path]),
+        )
+        for key_path in positions.duplicates
+    )
+    return Document(path, data, positions, duplicates)
 
 
 def _parse_yaml(path: Path, text: str) -> Document:
@@ -142,9 +159,42 @@ def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         node = loader.get_single_node()
-        return node, (loader.construct_document(node) if node is not None else None)
+        if node is None:
+            return None, None
+        _refuse_duplicate_keys(node)  # before construction flattens `<<` merges into maps
+        return node, loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _refuse_duplicate_keys(root: yaml.Node) -> None:
+    """A key written twice in one mapping is an error, as in the YAML spec and Warden's parser.
+
+    PyYAML would keep the last silently: two `evals:` blocks left by a merge lose cases.
+    """
+    import yaml
+
+    pending, seen = [root], set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:  # an alias: one node, maybe many references
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, yaml.Node] = {}
+            for key, value in node.value:
+                pending.append(value)
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                if key.value in first:
+                    line = first[key.value].start_mark.line + 1
+                    raise yaml.MarkedYAMLError(
+                        problem=f"duplicate key {key.value!r} (first written on line {line})",
+                        problem_mark=key.start_mark,
+                    )
+                first[key.value] = key
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
 
 
 def _end_of(path: Path, text: str) -> Location:

@@ -2,13 +2,16 @@
 
 1. gather: walk each PATH (or the configured paths, or `.`) and parse every candidate file;
 2. load task suites and rubric manifests first: their workspace and fixture directories
-   are fixture trees, so files inside them are dropped, not loaded (nor their errors);
+   are fixture trees, so files inside them are dropped, not loaded (nor their errors,
+   even when such a file looks like a task suite or a manifest itself);
 3. load the rest in discovery order, check case ids are unique across all files.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,22 +83,19 @@ def load_suites(
     if config is not None:
         for warning in config.warnings:
             problems.unknown_key(warning.message, warning.location or Location(config.path))
-    if not targets:
-        targets = list(config.paths) if config and config.paths else [Path(os.getcwd())]
+    if not targets and config and config.paths:
+        targets = list(config.paths)
+        for missing in (t for t in targets if not t.exists()):
+            problems.error(
+                f"{missing}: no such file or directory (listed in `paths`)",
+                Location(config.path),
+            )
+        targets = [t for t in targets if t.exists()]
+    elif not targets:
+        targets = [Path(os.getcwd())]
     ctx = LoadContext(problems=problems, config=config)
     candidates, roots = _gather(targets, config, problems)
-    fixture_trees: list[Path] = []
-    for candidate in candidates:
-        if candidate.kind == "task-suite" and candidate.doc:
-            from assay.suites.task import load_task_suite
-
-            cases, trees = load_task_suite(candidate.doc, ctx=ctx)
-            candidate.cases, fixture_trees = tuple(cases), fixture_trees + trees
-        elif candidate.kind == "rubric-manifest" and candidate.doc:
-            from assay.suites.rubric import load_rubric_manifest
-
-            cases, trees = load_rubric_manifest(candidate.doc, ctx=ctx)
-            candidate.cases, fixture_trees = tuple(cases), fixture_trees + trees
+    fixture_trees = _load_fixture_owners(candidates, ctx)
     kept = [c for c in candidates if c.explicit or not _inside_any(c.path, fixture_trees)]
     for candidate in kept:
         _load_rest(candidate, ctx)
@@ -115,6 +115,42 @@ def load_suites(
     )
 
 
+def _load_fixture_owners(candidates: list[_Candidate], ctx: LoadContext) -> list[Path]:
+    """Load the task suites and rubric manifests; return the fixture trees they own.
+
+    Each is loaded with its own problem list, merged only if the file is kept: a file
+    inside another suite's workspace (a todo app's own `tasks.json`) is fixture data,
+    and neither its cases nor its errors belong to the run.
+    """
+    owned: list[tuple[_Candidate, list[Path], Problems]] = []
+    for candidate in candidates:
+        if candidate.doc is None or candidate.kind not in ("task-suite", "rubric-manifest"):
+            continue
+        own = Problems(strict=ctx.problems.strict)
+        own_ctx = dataclasses.replace(ctx, problems=own)
+        if candidate.kind == "task-suite":
+            from assay.suites.task import load_task_suite
+
+            cases, trees = load_task_suite(candidate.doc, ctx=own_ctx)
+        else:
+            from assay.suites.rubric import load_rubric_manifest
+
+            cases, trees = load_rubric_manifest(candidate.doc, ctx=own_ctx)
+        candidate.cases = tuple(cases)
+        owned.append((candidate, trees, own))
+    all_trees = [tree for _, trees, _ in owned for tree in trees]
+    kept_trees: list[Path] = []
+    for candidate, trees, _ in owned:
+        others = [tree for tree in all_trees if tree not in trees]
+        if candidate.explicit or not _inside_any(candidate.path, others):
+            kept_trees += trees
+    for candidate, _, own in owned:
+        if candidate.explicit or not _inside_any(candidate.path, kept_trees):
+            ctx.problems.errors += own.errors
+            ctx.problems.warnings += own.warnings
+    return kept_trees
+
+
 def _gather(
     targets: list[Path], config: AssayConfig | None, problems: Problems
 ) -> tuple[list[_Candidate], list[Path]]:
@@ -124,7 +160,11 @@ def _gather(
     configured_root = config.root if config and config.root else None
     for number, target in enumerate(targets):
         if not target.exists():
-            problems.error("no such file or directory", Location(target))
+            dangling = os.path.islink(target)  # a loop, or a link to something gone
+            problems.error(
+                "a symbolic link that leads nowhere" if dangling else "no such file or directory",
+                Location(target),
+            )
             continue
         explicit = not target.is_dir()
         files = [target] if explicit else walk_suite_files(target, problems)
@@ -132,13 +172,20 @@ def _gather(
         for path in files:
             real = os.path.realpath(path)
             if real in seen:
-                seen[real].targets.add(number)
+                earlier = seen[real]
+                earlier.targets.add(number)
+                if target in earlier.root.parents and not configured_root:
+                    # The outermost PATH decides the eval root, whatever the order given:
+                    # `validate code-review .` must mean what `validate . code-review` does.
+                    earlier.root = _root_for(target, earlier.kind)
                 continue
             candidate = _Candidate(path=path, explicit=explicit, targets={number}, root=target)
             seen[real] = candidate
             try:
                 candidate.doc = read_document(path)
                 candidate.kind = classify(candidate.doc)
+                for warning in candidate.doc.warnings:
+                    problems.unknown_key(warning.message, warning.location or Location(path))
             except ConfigError as exc:
                 candidate.error = exc
                 if path.name.lower() in DEFAULTS_FILE_NAMES:
@@ -203,12 +250,28 @@ def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems:
             problems.error(f"no suites found under {target}", Location(target))
 
 
+# Ids reach terminals, CI logs, file names and reports. Names written in a suite are
+# checked by its model; these also cover ids taken from file and directory names.
+_UNPRINTABLE_ID = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _id_problem(case_id: str) -> str | None:
+    if _UNPRINTABLE_ID.search(case_id):
+        return f"case id {case_id!r} has control characters; rename the file or directory"
+    if case_id.startswith("::"):
+        return f"case id {case_id!r} would start a GitHub workflow command; rename it"
+    return None
+
+
 def _check_unique_ids(suite_files: list[_Candidate], problems: Problems) -> None:
     first: dict[str, Location] = {}
     for candidate in suite_files:
         for case in candidate.cases:
             where = _case_location(candidate, case)
-            if case.id in first:
+            bad = _id_problem(case.id)
+            if bad is not None:
+                problems.error(bad, where)
+            elif case.id in first:
                 other = display_location(first[case.id])
                 problems.error(f"duplicate case id {case.id!r} (also defined at {other})", where)
             else:

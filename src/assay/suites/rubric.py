@@ -6,11 +6,12 @@ neither, the base is empty and the diff creates every file.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from assay._util.paths import resolve_inside
-from assay._util.tarsafe import check_tarball
+from assay._util.tarsafe import check_tarball, is_tarball
 from assay.errors import ConfigError, Location
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
@@ -19,8 +20,6 @@ from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.wire_rubric import RubricCase, RubricManifest, RubricMetadata
 
 __all__ = ["load_rubric_dir", "load_rubric_manifest"]
-
-_TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 
 
 def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case], list[Path]]:
@@ -48,6 +47,15 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
         if not fixture_dir.is_dir():
             ctx.problems.error(
                 f"fixture_path {item.fixture_path!r} is not a directory under {manifest_dir}", where
+            )
+            continue
+        if os.path.realpath(fixture_dir) == os.path.realpath(manifest_dir):
+            # A fixture tree is never scanned for suites: this one would hide every suite
+            # beside the manifest, the manifest included.
+            ctx.problems.error(
+                f"fixture_path {item.fixture_path!r} is the manifest's own directory; "
+                "give each case a directory of its own",
+                where,
             )
             continue
         fixture_dirs.append(fixture_dir)
@@ -171,7 +179,7 @@ def _base(fixture_dir: Path, raw: str | None, where: Location) -> Path | None:
 def _checked_base(path: Path, raw: str, where: Location) -> Path:
     if path.is_dir():
         return path
-    if not path.name.endswith(_TARBALL_SUFFIXES):
+    if not is_tarball(path):
         raise ConfigError(f"base {raw!r} must be a directory or a .tar.gz tarball", where)
     problems = check_tarball(path)
     if problems:

@@ -121,6 +121,15 @@ def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: Locatio
             raise ConfigError(f"skill directory {raw!r} has no SKILL.md", location)
     elif not path.is_file():
         raise ConfigError(f"skill {raw!r} not found (looked for {joined})", location)
+    # The skill's text goes to the model and into transcripts: only markdown outside git's
+    # own files can be one (a suite in a PR must not make `.git/config` or `.env` a skill).
+    if ".git" in Path(os.path.relpath(path, project)).parts:
+        raise ConfigError(f"skill {raw!r} is inside .git; point at a .md file", location)
+    if path.suffix.lower() != ".md":
+        raise ConfigError(
+            f"skill {raw!r} is not markdown; a skill is a .md file or a directory with SKILL.md",
+            location,
+        )
     check_skill_text(path, location=location)
     return path
 

@@ -26,6 +26,7 @@ __all__ = [
     "SuiteModel",
     "FilledText",
     "Text",
+    "any_case",
     "lowercase",
 ]
 
@@ -79,7 +80,7 @@ def _check_name(value: str) -> str:
 CaseName = Annotated[
     str,
     AfterValidator(_check_name),
-    WithJsonSchema({"type": "string", "minLength": 1, "pattern": "^[^/\\u0000-\\u001f]+$"}),
+    WithJsonSchema({"type": "string", "minLength": 1, "pattern": "^[^/\\u0000-\\u001f\\u007f]+$"}),
 ]
 """The case part of a case id (`<suite>/<name>`)."""
 
@@ -89,8 +90,16 @@ def lowercase(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
+def any_case(*words: str) -> WithJsonSchema:
+    """The JSON Schema of a word `lowercase` accepts: editors must not flag `High`."""
+    spellings = [form for word in words for form in (word, word.title(), word.upper())]
+    return WithJsonSchema({"type": "string", "enum": spellings})
+
+
 SeverityValue = Annotated[
-    Literal["critical", "high", "medium", "low", "info"], BeforeValidator(lowercase)
+    Literal["critical", "high", "medium", "low", "info"],
+    BeforeValidator(lowercase),
+    any_case("critical", "high", "medium", "low", "info"),
 ]
 
 Runtime = Literal["claude", "pi", "builtin", "command"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from assay.suites.wire_common import (
@@ -19,6 +19,7 @@ from assay.suites.wire_common import (
     SeverityValue,
     SuiteModel,
     Text,
+    any_case,
     lowercase,
 )
 
@@ -135,13 +136,28 @@ class ReviewScenario(_ReviewCase):
     """Scenario name; defaults to the file name without `.json`."""
 
 
+def _confidence(value: Any) -> str | float:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)  # NaN fails the comparison too
+    raise PydanticCustomError("confidence", "must be high, medium, low or a number from 0 to 1")
+
+
+Confidence = Annotated[
+    str | float,
+    PlainValidator(_confidence),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "number", "minimum": 0, "maximum": 1}]}),
+]
+
+
 class CandidateLocation(SuiteModel):
     path: Text
     """Repo-relative path of the file the finding is about."""
-    startLine: int | None = None
-    """First line of the finding."""
-    endLine: int | None = None
-    """Last line of the finding."""
+    startLine: Annotated[int, Field(ge=1)] | None = None
+    """First line of the finding (1-based)."""
+    endLine: Annotated[int, Field(ge=1)] | None = None
+    """Last line of the finding (1-based)."""
 
 
 class Candidate(SuiteModel):
@@ -151,7 +167,7 @@ class Candidate(SuiteModel):
     """The finding's id."""
     severity: SeverityValue
     """critical, high, medium, low or info."""
-    confidence: Annotated[str | float, Field(union_mode="left_to_right")] | None = None
+    confidence: Confidence | None = None
     """`high`, `medium`, `low`, or a number in [0, 1]."""
     title: Text
     """One-line summary."""
@@ -164,7 +180,9 @@ class Candidate(SuiteModel):
 
 
 class Expect(SuiteModel):
-    verdict: Annotated[Literal["keep", "reject"], BeforeValidator(lowercase)]
+    verdict: Annotated[
+        Literal["keep", "reject"], BeforeValidator(lowercase), any_case("keep", "reject")
+    ]
     """Whether the verifier must keep or reject the candidate."""
 
 

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from assay.suites.wire_common import CaseName, FilledText, SuiteModel, Text
 
 __all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
+
+# Cassandra (Go) reads these into plain strings with `omitempty`: "" means the default.
+DefaultWhenEmpty = Annotated[
+    Text | None,
+    BeforeValidator(lambda v: None if v == "" else v),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+]
 
 
 class RubricCase(SuiteModel):
@@ -24,9 +31,9 @@ class RubricCase(SuiteModel):
     """What the judge scores the review against (1-5)."""
     fixture_path: Text
     """Directory holding `input.diff` and `base/` or `base.tar.gz`, relative to the manifest."""
-    base_source: Text | None = None
+    base_source: DefaultWhenEmpty = None
     """Overrides `base.tar.gz` / `base/` inside the fixture directory."""
-    diff_path: Text | None = None
+    diff_path: DefaultWhenEmpty = None
     """Overrides `input.diff` inside the fixture directory."""
 
 
@@ -54,5 +61,5 @@ class RubricMetadata(SuiteModel):
     """What the case tests."""
     rubric: FilledText
     """What the judge scores the review against (1-5)."""
-    base_source: Text | None = None
+    base_source: DefaultWhenEmpty = None
     """Base state in the case directory, a directory or .tar.gz (default: base.tar.gz, base/)."""
