@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.sandbox import Sandbox, build_sandbox, private_work_root, workspace_changes
+from assay.sandbox import Sandbox, build_sandbox, private_work_root
 from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec, TaskSpec
+from tests.test_sandbox_changes import changes_of
 from tests.test_sandbox_helpers import assert_healthy, git, make_case, source_lines, write
 
 
@@ -114,8 +115,9 @@ def test_hostile_user_config_and_environment_change_nothing(
 
     write(task.path / "agent-notes.txt", "untracked\n")
     (task.path / "app.py").write_text("changed\n")
-    changes = workspace_changes(task.path, baseline=task.base_commit)
-    assert changes.added == ("agent-notes.txt",) and changes.modified == ("app.py",)
+    for baseline in (task.base_commit, task.baseline):
+        changes = changes_of(task.path, baseline)
+        assert changes.added == ("agent-notes.txt",) and changes.modified == ("app.py",)
 
     assert not marker.exists(), marker.read_text()
     assert not (tmp_path / "elsewhere.git").exists()
@@ -142,7 +144,8 @@ def test_fixture_gitattributes_do_not_make_a_fresh_sandbox_dirty(tmp_path: Path)
     for name in ("windows.bat", "notes.txt"):  # new stat: git must compare the content
         os.utime(sandbox.path / name, ns=(10**18, 10**18))
     assert_healthy(sandbox.path)
-    assert workspace_changes(sandbox.path).changed == ()
+    assert changes_of(sandbox.path).changed == ()
+    assert changes_of(sandbox.path, sandbox.baseline).changed == ()
 
 
 def test_private_work_root(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SandboxError
-from assay.sandbox import Sandbox, build_sandbox, workspace_changes
+from assay.sandbox import Sandbox, build_sandbox
 from assay.suites.case import TaskSpec, VerificationCommand
+from tests.test_sandbox_changes import changes_of
 from tests.test_sandbox_helpers import assert_healthy, git, make_case, write
 
 
@@ -66,7 +67,10 @@ def test_workspace_copy_with_baseline_commit(tmp_path: Path) -> None:
     assert (repo / "empty").is_dir()
     assert os.access(repo / "bin" / "serve", os.X_OK)
     assert "evil" not in (repo / ".git" / "config").read_text()  # the fixture's .git stays behind
-    assert workspace_changes(repo, baseline=sandbox.base_commit).changed == ()
+    assert changes_of(repo, sandbox.base_commit).changed == ()
+    assert sandbox.baseline is not None
+    assert changes_of(repo, sandbox.baseline).changed == ()
+    assert sandbox.baseline.ignore_rules == {".gitignore": b"*.log\n"}
     assert_healthy(repo)
 
 

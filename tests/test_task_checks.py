@@ -307,6 +307,20 @@ def test_changes_the_agent_committed_still_count(tmp_path: Path) -> None:
     assert (forbidden["status"], forbidden["touchedFiles"]) == ("fail", ["go.mod"])
 
 
+def test_a_named_file_counts_even_when_ignore_rules_match_it(tmp_path: Path) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    _solve(workspace)
+    (workspace / ".gitignore").write_text("*.log\nbuild/\n")  # rules the agent wrote
+    (workspace / "debug.log").write_text("")
+    (workspace / "build").mkdir()
+    (workspace / "build" / "out.o").write_text("")
+    spec = _spec(workspace, forbidden_changed_files=("go.mod", "debug.log"))
+    forbidden = _check(_score(spec, workspace, baseline=baseline), "forbidden-files")
+    assert (forbidden["status"], forbidden["touchedFiles"]) == ("fail", ["debug.log"])
+    # Ignored files nobody named stay out of the list, as `git status` leaves them out.
+    assert "build/out.o" not in forbidden["actualFiles"]
+
+
 def test_context_checks_and_escaping_paths(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path)
     (tmp_path / "outside.txt").write_text("not in the workspace")
@@ -417,6 +431,20 @@ def test_a_failed_task_mentions_the_agent_exit_code(tmp_path: Path) -> None:
     assert output.exit_code == 2
     assert grade.status == "fail"
     assert grade.reason.endswith("(the agent exited with code 2)")
+
+
+def test_a_file_name_that_is_not_utf8_is_scored_and_serialised(tmp_path: Path) -> None:
+    """os.fsdecode gives such names lone surrogates, which no report can hold."""
+    agent = GOOD_AGENT + 'open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "wb")\n'
+    output, grade = _attempt(tmp_path, agent.replace("import json,", "import json, os,"))
+    assert grade.status == "pass", grade.reason
+    changed = json.loads(_check_json(grade, "changed-files"))
+    assert changed["unexpectedFiles"] == ["bad\\xffname.txt"]
+
+
+def _check_json(grade: Grade, id: str) -> str:
+    (check,) = [c for c in grade.checks if c.id == id]
+    return check.model_dump_json()
 
 
 def _verify_ctx(tmp_path: Path, expected: str) -> AttemptContext:

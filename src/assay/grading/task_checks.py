@@ -2,9 +2,11 @@
 
 A task passes when every check passes. The workspace's state (changed files, context
 files) is read before the verification commands run, so build output they write into
-the workspace is never mistaken for the agent's work. Commands run one after another,
-in the suite's order (a test step may need the build step's output), with an
-environment stripped of credentials: they run code the agent wrote.
+the workspace is never mistaken for the agent's work; in a sandbox, changes are judged
+against the baseline assay kept, never against the workspace's `.git` (the agent's).
+Commands run one after another, in the suite's order (a test step may need the build
+step's output), with an environment stripped of credentials: they run code the agent
+wrote.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 from assay._util.paths import PathEscape, resolve_inside, safe_relative
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
-from assay.errors import ConfigError
+from assay.errors import ConfigError, SandboxError
 from assay.grading.base import Grade
 from assay.report.model import Check
 from assay.suites.case import TaskSpec, VerificationCommand
@@ -27,6 +29,7 @@ from assay.suites.case import TaskSpec, VerificationCommand
 if TYPE_CHECKING:
     from assay.agents.base import AgentOutput, AttemptContext
     from assay.options import RunOptions
+    from assay.sandbox import Baseline, WorkspaceChanges
 
 __all__ = ["TaskGrader", "score_workspace"]
 
@@ -39,20 +42,22 @@ async def score_workspace(
     spec: TaskSpec,
     workspace: Path,
     *,
-    baseline: str | None,
+    baseline: Baseline | str | None,
     trace_events: Sequence[str],
     log_dir: Path | None = None,
 ) -> Grade:
-    """Run every check of `spec` against `workspace` (a git work tree).
+    """Run every check of `spec` against `workspace`.
 
-    `baseline` is the commit the agent started from (None: HEAD); `trace_events` are the
-    keys parsed from the agent's stdout. Command logs go to `log_dir/<command id>.log`
-    when given. Raises ConfigError when the workspace is not a git repository.
+    `baseline` is what the agent started from: its sandbox's Baseline, or a commit of the
+    workspace's own repository (None: HEAD; `assay score`). `trace_events` are the keys
+    parsed from the agent's stdout. Command logs go to `log_dir/<command id>.log` when
+    given. Raises ConfigError when a commit baseline is asked of a workspace that is not
+    a git repository.
     """
     from assay.sandbox import workspace_changes
 
-    changes = await asyncio.to_thread(workspace_changes, workspace, baseline=baseline)
-    changed = sorted(set(changes.changed))
+    changes = await workspace_changes(workspace, baseline=baseline)
+    changed = _changed_view(changes, spec)
     state_checks = []
     if spec.expected_changed_files:
         state_checks.append(_changed_files_check(spec.expected_changed_files, changed))
@@ -92,10 +97,12 @@ class TaskGrader:
         spec = ctx.case.spec
         if not isinstance(spec, TaskSpec):
             raise TypeError(f"TaskGrader grades task cases, not {ctx.case.kind} case {ctx.case.id}")
+        if ctx.sandbox.baseline is None:
+            raise SandboxError(f"the sandbox of task case {ctx.case.id} kept no baseline")
         grade = await score_workspace(
             spec,
             Path(ctx.sandbox.path),
-            baseline=ctx.sandbox.base_commit,
+            baseline=ctx.sandbox.baseline,
             trace_events=output.trace_events,
             log_dir=ctx.artifacts_dir / "checks",
         )
@@ -159,6 +166,19 @@ def _tail(output: str) -> str:
     tail = output[-OUTPUT_TAIL_CHARS:]
     newline = tail.find("\n")
     return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
+
+
+def _changed_view(changes: WorkspaceChanges, spec: TaskSpec) -> list[str]:
+    """PVYai's changed files, plus every file the suite names that changed although ignored.
+
+    Like `git status`, the view leaves out new files ignore rules match (build output,
+    caches); but no ignore rule, least of all one the agent wrote, may hide a file the
+    suite expects or forbids.
+    """
+    named = {
+        _normalise(path) for path in (*spec.expected_changed_files, *spec.forbidden_changed_files)
+    }
+    return sorted({*changes.changed, *named.intersection(changes.ignored)})
 
 
 def _changed_files_check(expected: Sequence[str], changed: Sequence[str]) -> Check:

@@ -9,10 +9,14 @@
 Objects, refs and the index are written directly (see `objects`, `index`); git runs
 only for `git apply` (rubric) and `git diff main...eval`, always through `gitenv`.
 The same case gives the same commit ids and diff on every machine.
+
+What an agent changed in a task workspace is judged against the `Baseline` the build
+kept in memory (`baseline`), never against the workspace's `.git`, which is the agent's.
 """
 
 from __future__ import annotations
 
+from assay.sandbox.baseline import Baseline
 from assay.sandbox.build import build_sandbox, private_work_root, remove_sandbox
 from assay.sandbox.changes import WorkspaceChanges, workspace_changes
 from assay.sandbox.model import Sandbox
@@ -20,6 +24,7 @@ from assay.sandbox.review import SKILL_DIR
 
 __all__ = [
     "SKILL_DIR",
+    "Baseline",
     "Sandbox",
     "WorkspaceChanges",
     "build_sandbox",

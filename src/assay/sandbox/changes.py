@@ -1,88 +1,72 @@
 """What changed in a workspace since its baseline: PVYai's "changed files".
 
 PVYai takes them from `git status --porcelain` against a baseline commit made right
-after the fixture was copied. When the agent committed (HEAD moved off the baseline),
-status alone would hide those commits, so the work tree is compared with the baseline
-instead, untracked files added.
+after the fixture was copied. Two kinds of baseline, two readers:
+
+- a task sandbox's `Baseline`, which assay kept in memory while building it: the work
+  tree is compared with it directly (`baseline.py`), and the workspace's `.git`, which
+  the agent controls, is never read;
+- a commit in the workspace's own repository (`assay score`, where the user made the
+  baseline and hands assay the result): git reads it, as PVYai does, through
+  `run_git_bounded`, because that repository's config can name commands git runs.
+  When the agent committed (HEAD moved off the baseline), status alone would hide those
+  commits, so the work tree is compared with the baseline instead, untracked files added.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.errors import ConfigError, Location, SandboxError
-from assay.sandbox.gitenv import git_message, git_output, run_git
+from assay.sandbox.baseline import Baseline, baseline_changes
+from assay.sandbox.changeset import ChangeCollector, WorkspaceChanges
+from assay.sandbox.gitenv import git_message, run_git_bounded
 
 __all__ = ["WorkspaceChanges", "workspace_changes"]
 
-
-@dataclass(frozen=True)
-class WorkspaceChanges:
-    """Paths changed relative to the baseline, repo-relative, each kind sorted."""
-
-    changed: tuple[str, ...]
-    """Every path added, modified, deleted or renamed (both names), untracked files included."""
-    added: tuple[str, ...] = ()
-    modified: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    renamed: tuple[tuple[str, str], ...] = ()
-    """(old, new) pairs."""
+_STATUS = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"]
 
 
-class _Collector:
-    def __init__(self) -> None:
-        self.added: set[str] = set()
-        self.modified: set[str] = set()
-        self.deleted: set[str] = set()
-        self.renamed: set[tuple[str, str]] = set()
+async def workspace_changes(
+    path: Path, *, baseline: Baseline | str | None = None
+) -> WorkspaceChanges:
+    """The changes in the work tree at `path` since `baseline`.
 
-    def result(self) -> WorkspaceChanges:
-        # A path git no longer tracks but that still exists (e.g. `git rm --cached`) shows
-        # up deleted and untracked at once: to the workspace it is a modified file.
-        both = self.added & self.deleted
-        self.modified |= both
-        self.added -= both
-        self.deleted -= both
-        changed = self.added | self.modified | self.deleted
-        changed.update(name for pair in self.renamed for name in pair)
-        return WorkspaceChanges(
-            changed=tuple(sorted(changed)),
-            added=tuple(sorted(self.added)),
-            modified=tuple(sorted(self.modified)),
-            deleted=tuple(sorted(self.deleted)),
-            renamed=tuple(sorted(self.renamed)),
-        )
-
-
-def workspace_changes(path: Path, *, baseline: str | None = None) -> WorkspaceChanges:
-    """The changes in the git work tree at `path` since `baseline` (default: HEAD).
-
-    Raises ConfigError when `path` is not the top of a git work tree, SandboxError when
-    git fails otherwise (e.g. the baseline commit is gone).
+    `baseline` is a task sandbox's Baseline, a commit id, or None (HEAD); the last two
+    trust the repository at `path` (see the module docstring). Against a Baseline this
+    never raises for what the agent did (a workspace it removed lost every file).
+    Otherwise raises ConfigError when `path` is not the top of a git work tree or git
+    hangs there, SandboxError when git fails otherwise (e.g. the commit is gone).
     """
+    if isinstance(baseline, Baseline):
+        return await asyncio.to_thread(baseline_changes, path, baseline)
     if not path.is_dir():
         raise ConfigError("the workspace is not a directory", Location(path))
-    if baseline is not None and baseline != _head(path):
-        return _changes_since(path, baseline)
-    result = run_git(["status", "--porcelain=v1", "-z", "--untracked-files=all"], cwd=path)
-    _check(result, path)
-    return _parse_status(result.stdout)
+    if baseline is not None and baseline != await _head(path):
+        return await _changes_since(path, baseline)
+    status = await _git(path, _STATUS)
+    collector = ChangeCollector()
+    _read_status(status.stdout, collector)
+    return collector.result()
 
 
-def _head(path: Path) -> str | None:
-    result = run_git(["rev-parse", "--verify", "-q", "HEAD"], cwd=path)
-    _check(result, path, tolerate=(1,))  # 1: no commit yet
-    return result.stdout.decode("ascii").strip() if result.returncode == 0 else None
-
-
-def _check(
-    result: subprocess.CompletedProcess[bytes], path: Path, *, tolerate: tuple[int, ...] = ()
-) -> None:
+async def _git(
+    path: Path, args: Sequence[str], *, tolerate: tuple[int, ...] = ()
+) -> subprocess.CompletedProcess[bytes]:
+    try:
+        result = await run_git_bounded(args, cwd=path)
+    except TimeoutError as exc:
+        raise ConfigError(
+            f"{exc} and was stopped; a filter or fsmonitor command the repository's "
+            "config names may hang",
+            Location(path),
+        ) from None
     if result.returncode == 0 or result.returncode in tolerate:
-        return
+        return result
     message = git_message(result)
     if "not a git repository" in message:
         raise ConfigError(
@@ -92,9 +76,13 @@ def _check(
     raise SandboxError(f"git failed in {path}: {message}")
 
 
-def _parse_status(raw: bytes) -> WorkspaceChanges:
+async def _head(path: Path) -> str | None:
+    result = await _git(path, ["rev-parse", "--verify", "-q", "HEAD"], tolerate=(1,))
+    return result.stdout.decode("ascii").strip() if result.returncode == 0 else None  # 1: none
+
+
+def _read_status(raw: bytes, collector: ChangeCollector) -> None:
     """Parse `git status --porcelain=v1 -z`: `XY path\\0`, renames as `XY new\\0old\\0`."""
-    collector = _Collector()
     records = raw.split(b"\x00")
     index = 0
     while index < len(records):
@@ -111,22 +99,22 @@ def _parse_status(raw: bytes) -> WorkspaceChanges:
                 collector.renamed.add((old, name))
             else:
                 collector.added.add(name)
+        elif code == "!!":
+            collector.ignored.add(name)
         elif code == "??" or staged == "A":
             collector.added.add(name)
         elif "D" in code:
             collector.deleted.add(name)
         else:
             collector.modified.add(name)
-    return collector.result()
 
 
-def _changes_since(path: Path, baseline: str) -> WorkspaceChanges:
+async def _changes_since(path: Path, baseline: str) -> WorkspaceChanges:
     """Changes from the commit `baseline` to the work tree, untracked files included."""
     if not baseline or baseline.startswith("-"):
         raise SandboxError(f"invalid baseline {baseline!r}")
-    diff = run_git(["diff", "--no-ext-diff", "--name-status", "-z", "-M", baseline, "--"], cwd=path)
-    _check(diff, path)
-    collector = _Collector()
+    diff = await _git(path, ["diff", "--no-ext-diff", "--name-status", "-z", "-M", baseline, "--"])
+    collector = ChangeCollector()
     records = diff.stdout.split(b"\x00")
     index = 0
     while index + 1 < len(records):
@@ -146,6 +134,8 @@ def _changes_since(path: Path, baseline: str) -> WorkspaceChanges:
             collector.deleted.add(name)
         else:
             collector.modified.add(name)
-    untracked = git_output(["ls-files", "--others", "--exclude-standard", "-z"], cwd=path)
-    collector.added.update(os.fsdecode(name) for name in untracked.split(b"\x00") if name)
+    # Only what is untracked or ignored: what is tracked came from the diff above.
+    listing = await _git(path, [*_STATUS, "--no-renames"])
+    untracked = (r for r in listing.stdout.split(b"\x00") if r[:3] in (b"?? ", b"!! "))
+    _read_status(b"".join(record + b"\x00" for record in untracked), collector)
     return collector.result()

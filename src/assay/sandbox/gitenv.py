@@ -5,15 +5,23 @@ Sandboxes must come out byte-identical on every machine, and a developer's
 or a stray `GIT_DIR` / `GIT_INDEX_FILE` in the caller's environment must change nothing.
 So every git process gets an environment built from scratch here and the `-c` overrides
 below, and the identity and date written into commits come from the same constants.
+
+A repository's own config is still read, and it can name commands git runs (a `filter`
+driver, say). `run_git` is for repositories assay just built (or scratch trees of its
+own); a work tree an agent changed goes through `run_git_bounded` (own process group,
+timeout), and a task sandbox's work tree is never handed to git at all (see `baseline`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from assay._util.proc import LaunchError, run_command
 from assay.errors import SandboxError
 
 __all__ = [
@@ -21,10 +29,12 @@ __all__ = [
     "GIT_DATE",
     "GIT_EMAIL",
     "GIT_NAME",
+    "GIT_TIMEOUT_S",
     "git_environment",
     "git_message",
     "git_output",
     "run_git",
+    "run_git_bounded",
 ]
 
 GIT_NAME = "assay"
@@ -34,6 +44,8 @@ GIT_EPOCH = 946684800
 """GIT_DATE as seconds since the epoch (what a commit object records)."""
 COMMIT_IDENTITY = f"{GIT_NAME} <{GIT_EMAIL}> {GIT_EPOCH} +0000"
 """The author and committer line of every commit assay writes."""
+GIT_TIMEOUT_S = 120.0
+"""The longest `run_git_bounded` waits (generous: `git status` of a large repository)."""
 
 # Overrides that neutralise whatever a repository's own config could do on our behalf
 # (the user's global and system config are not read at all).
@@ -104,6 +116,42 @@ def run_git(
         if not cwd.is_dir():
             raise SandboxError(f"{cwd} is not a directory") from None
         raise SandboxError("git is not installed (no `git` on PATH)") from None
+
+
+async def run_git_bounded(
+    args: Sequence[str], *, cwd: Path, timeout_s: float | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """`run_git` for a work tree someone else controls: the commands its config names may hang.
+
+    git runs in a process group of its own, killed whole (filters and all) after
+    `timeout_s` (default GIT_TIMEOUT_S) or when the caller is cancelled (Ctrl-C). Raises
+    TimeoutError when time ran out, SandboxError when git cannot be started.
+    """
+    cwd = Path(os.path.abspath(cwd))
+    if not cwd.is_dir():
+        raise SandboxError(f"{cwd} is not a directory")
+    limit = GIT_TIMEOUT_S if timeout_s is None else timeout_s
+    # Files, not a directory: creating and removing directories is slow on many disks.
+    with contextlib.ExitStack() as files:
+        stdout, stderr = (
+            files.enter_context(tempfile.NamedTemporaryFile(prefix="assay-git-")) for _ in range(2)
+        )
+        try:
+            done = await run_command(
+                [*_GIT_PREFIX, *args],
+                cwd=cwd,
+                env=git_environment(ceiling=cwd.parent),
+                timeout_s=limit,
+                stdout_path=Path(stdout.name),
+                stderr_path=Path(stderr.name),
+            )
+        except LaunchError:
+            raise SandboxError("git is not installed (no `git` on PATH)") from None
+        if done.timed_out:
+            raise TimeoutError(f"git {args[0]} did not finish within {limit:g}s")
+        if done.truncated:
+            raise SandboxError(f"git {args[0]} printed more than assay keeps")
+        return subprocess.CompletedProcess(list(args), done.exit_code, stdout.read(), stderr.read())
 
 
 def git_output(args: Sequence[str], *, cwd: Path, stdin: bytes | None = None) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.sandbox.baseline import Baseline
 from assay.suites.case import CaseKind
 
 __all__ = ["Sandbox"]
@@ -31,6 +32,9 @@ class Sandbox:
     """The paths that diff touches (both names of a rename), in git's order."""
     repository: str | None
     """`owner/repo` when the origin remote was set."""
+    baseline: Baseline | None = field(default=None, repr=False)
+    """task: the workspace as built, kept in memory, what the agent's changes are judged
+    against (its `.git` is the agent's to change); None for the other kinds."""
 
     @property
     def root(self) -> Path:

@@ -27,6 +27,7 @@ __all__ = [
     "Entry",
     "ObjectStore",
     "Snapshot",
+    "object_id",
     "write_commit",
     "write_tree",
 ]
@@ -68,9 +69,7 @@ class ObjectStore:
 
     def write(self, kind: bytes, data: bytes) -> str:
         """Add one object of `kind` (blob, tree, commit) and return its id."""
-        digest = hashlib.sha1(b"%s %d\x00" % (kind, len(data)), usedforsecurity=False)
-        digest.update(data)
-        sha = digest.hexdigest()
+        sha = object_id(kind, data)
         if sha not in self._known:
             self._known.add(sha)
             # Level 1: a sandbox's objects are read a few times at most.
@@ -98,6 +97,13 @@ class ObjectStore:
         (self._pack_dir / f"{name}.pack").write_bytes(pack)
         # Written last: git only looks for a pack through its index.
         (self._pack_dir / f"{name}.idx").write_bytes(_pack_index(located, checksum))
+
+
+def object_id(kind: bytes, data: bytes) -> str:
+    """The id git gives an object of `kind` (blob, tree, commit) holding `data`."""
+    digest = hashlib.sha1(b"%s %d\x00" % (kind, len(data)), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
 
 
 _PACK_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3}

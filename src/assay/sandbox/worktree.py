@@ -50,11 +50,15 @@ class WorkTree:
         self.stats: dict[str, os.stat_result] = {}
         self.has_attributes = False
         """Whether a `.gitattributes` file was written (git would then convert content)."""
+        self.ignore_rules: dict[str, bytes] = {}
+        """Every `.gitignore` written: path -> content (the task baseline's ignore rules)."""
         self._kinds: dict[str, str] = {}
 
     def put_file(self, rel: str, data: bytes, *, executable: bool) -> Entry:
         """Write a regular file at `rel` (replacing one written before) and store its blob."""
         target = self._claim(rel)
+        if rel.rpartition("/")[2] == ".gitignore":
+            self.ignore_rules[rel] = data
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if executable else 0o644)
         try:
             view = memoryview(data)
