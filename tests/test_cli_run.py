@@ -190,6 +190,14 @@ def test_config_values_apply_unless_given_on_the_command_line(
     capsys.readouterr()
 
 
+def test_a_model_without_a_name_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    assert main(run_args(root, "--model", "openai/")) == 2
+    assert "--model 'openai/': no model name after the provider" in capsys.readouterr().err
+
+
 def test_sandboxes_cannot_be_made_inside_a_fixture(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

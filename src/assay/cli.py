@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from assay._util.heap import settle_after_startup
 from assay._version import __version__
-from assay.errors import ConfigError
+from assay.errors import ConfigError, RunError
 
 EXIT_PASS, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -273,6 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(module.command(args))
     except ConfigError as exc:
         print(f"assay: error: {exc}" if "\n" not in str(exc) else f"{exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RunError as exc:  # outside a run, where attempts keep their own (`assay score`)
+        print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)

@@ -123,9 +123,7 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
         if value is not None:
             values[field_name] = value
     if "report_dir" in values:
-        values["report_dir"] = _report_dir(
-            values["report_dir"], given=report_dir, config=config
-        )
+        values["report_dir"] = _report_dir(values["report_dir"], given=report_dir, config=config)
     return RunOptions(**values)
 
 

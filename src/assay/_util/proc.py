@@ -1,4 +1,5 @@
-"""The one place assay runs external commands (git aside): agents and verification commands.
+"""The one place assay runs commands it does not trust: agents, verification commands, and
+git on a workspace someone else controls (`sandbox/gitenv.run_git_bounded`).
 
 Every command runs as argv (never through a shell) with stdin at /dev/null, in a new
 session so that it and everything it spawns form one process group. On timeout the whole

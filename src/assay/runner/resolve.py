@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.agents import canonical_runtime
+from assay.errors import ConfigError
 from assay.models.names import DEFAULT_MODEL
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     for value in values:
         for part in value.split(","):
             name = part.strip()
+            if name.endswith("/"):
+                raise ConfigError(f"--model {name!r}: no model name after the provider")
             if name:
                 seen.setdefault(name, None)
     return tuple(seen)
