@@ -324,7 +324,7 @@ def main() -> None:
         ("per case, concurrency 1", lambda i: best["many"][i]),
         ("  sandbox build + removal", lambda i: best["sandbox"][i]),
         ("  command runtime running /bin/true", lambda i: best["agent"][i]),
-        ("  task checks (git status, no commands)", lambda i: best["checks"][i]),
+        ("  task checks (changes vs baseline, no commands)", lambda i: best["checks"][i]),
         ("  runner (the rest)", lambda i: best["runner"][i]),
         ("per case, concurrency 8 (throughput)", lambda i: best["parallel"][i]),
         ("verify case, in-process agent", lambda i: best["verify_many"][i]),
