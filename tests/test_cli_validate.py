@@ -134,6 +134,10 @@ def test_list_ids_and_selection(cli, tmp_path: Path) -> None:
         "verification/workflow-open-periods-project-access-keep",
         "my-eval-suite/fix-nil-pointer",
     ]
+    # A pattern that matches nothing is a usage error, as for `run`: not an empty list.
+    code, out, err = cli("list", "warden", "-t", "no-such-case")
+    assert (code, out) == (2, "")
+    assert "no cases match -t 'no-such-case'" in err
     _, out, _ = cli("list", "pvyai", "-t", "*/add-*", "--json")
     assert json.loads(out) == [
         {

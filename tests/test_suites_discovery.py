@@ -168,6 +168,26 @@ def test_files_inside_a_task_workspace_are_fixture_data(tmp_path: Path) -> None:
         load_suites([tmp_path / "ws/todo/data/tasks.json"])
 
 
+@pytest.mark.parametrize("hazard", ["escaping symlink", "fifo"])
+def test_validate_refuses_a_workspace_the_sandbox_could_not_copy(
+    tmp_path: Path, hazard: str
+) -> None:
+    write(tmp_path / "ws/a.py", "x = 1\n")
+    if hazard == "fifo":
+        os.mkfifo(tmp_path / "ws/pipe")
+    else:
+        os.symlink("../../secret", tmp_path / "ws/link")
+    write(
+        tmp_path / "suite.json",
+        '{"id": "s", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '"workspaceFixture": "ws", '
+        '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
+    )
+    expected = "points outside the fixture" if hazard != "fifo" else "not a regular file"
+    with pytest.raises(ConfigErrors, match=f"workspaceFixture 'ws': .*{expected}"):
+        load_suites([tmp_path])
+
+
 def test_symlink_loops_and_fifos_are_reported_not_followed(warden: Path) -> None:
     os.symlink("loop.yaml", warden / "loop.yaml")
     os.mkfifo(warden / "pipe.yaml")

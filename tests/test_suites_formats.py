@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -351,6 +352,13 @@ def test_a_manifest_cannot_make_its_own_directory_a_fixture(tmp_path: Path) -> N
     )
     with pytest.raises(ConfigErrors, match="fixture_path 'self' is the manifest's own directory"):
         load_suites([tmp_path])
+
+
+def test_a_base_directory_the_sandbox_could_not_copy_is_refused(tmp_path: Path) -> None:
+    root = copy_seed("cassandra", tmp_path)
+    os.mkfifo(root / "fixtures/sql-injection/base/pipe")
+    with pytest.raises(ConfigErrors, match="base 'base': .*not a regular file"):
+        load_suites([root / "suite.json"])
 
 
 def test_manifest_base_source_override_and_tarball_default(tmp_path: Path) -> None:

@@ -61,6 +61,8 @@ def test_a_safe_tarball_extracts(tmp_path: Path) -> None:
         ([member("dev", tarfile.CHRTYPE)], "is a device"),
         ([member("blk", tarfile.BLKTYPE)], "is a device"),
         ([member("fifo", tarfile.FIFOTYPE)], "is a FIFO"),
+        # Extraction would fail half-way: `d` is already a directory.
+        ([member("d/x", data=b"x"), member("d", data=b"y")], "replaces a directory"),
         # Each link alone stays inside; followed in order, the second one climbs out.
         (
             [member("a", tarfile.SYMTYPE, "."), member("b", tarfile.SYMTYPE, "a/..")],

@@ -9,7 +9,7 @@ import sys
 from assay._cli.validate import print_warnings
 from assay._util.display import display_path
 from assay.suites.load import SuiteLoadErrors, load_suites
-from assay.suites.select import select_cases
+from assay.suites.select import nothing_selected, select_cases
 
 __all__ = ["command"]
 
@@ -22,6 +22,8 @@ def command(args: argparse.Namespace) -> int:
         raise
     print_warnings(loaded.warnings)
     cases = select_cases(loaded.cases, args.patterns)
+    if args.patterns and not cases:  # as `run` says it: a typo must not look like "none"
+        raise nothing_selected(args.patterns)
     if args.json:
         listing = [
             {

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
 from assay.errors import ConfigError
 from assay.options import RunOptions
-from assay.runner.plan import check_options, nothing_selected, parse_shard, shard_cases
+from assay.runner.plan import check_options, parse_shard, shard_cases
 from assay.runner.resolve import parse_models
 from assay.suites.case import Case, TaskSpec
 from assay.suites.command import parse_agent_command
+from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
     from assay.suites.config import AssayConfig

@@ -56,8 +56,9 @@ def check_tarball(path: Path) -> list[str]:
             f"{human_size(MAX_EXPANDED_BYTES)} limit"
         )
     links: dict[str, str] = {}
+    directories: set[str] = set()
     for member in members:
-        problem = _member_problem(member, links)
+        problem = _member_problem(member, links) or _replaces_directory(member, directories)
         if problem:
             # PathEscape's messages name the path themselves.
             name = "" if problem.startswith(repr(member.name)) else f"{member.name!r} "
@@ -79,6 +80,19 @@ def extract_tarball(path: Path, dest: Path) -> None:
             archive.extractall(dest, filter="data")
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise SandboxError(f"cannot extract {path.name}: {exc}") from exc
+
+
+def _replaces_directory(member: tarfile.TarInfo, directories: set[str]) -> str | None:
+    """A file or link whose name an earlier member used as a directory (`d/x`, then `d`):
+    extraction would fail on it half-way. Records the directories `member` implies."""
+    name = _normal(member.name)
+    if not member.isdir() and name in directories:
+        return "replaces a directory extracted before it"
+    parts = name.split("/")
+    directories.update("/".join(parts[:end]) for end in range(1, len(parts)))
+    if member.isdir():
+        directories.add(name)
+    return None
 
 
 def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | None:

@@ -31,7 +31,6 @@ __all__ = [
     "PlannedRun",
     "check_options",
     "format_shard",
-    "nothing_selected",
     "parse_shard",
     "plan_runs",
     "shard_cases",
@@ -87,13 +86,6 @@ def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Ca
     index, count = shard
     chosen = set(sorted(case.id for case in cases)[index - 1 :: count])
     return [case for case in cases if case.id in chosen]
-
-
-def nothing_selected(patterns: Sequence[str]) -> ConfigError:
-    """The error for an empty selection, naming the patterns that matched nothing."""
-    if not patterns:
-        return ConfigError("no cases found to run")
-    return ConfigError("no cases match " + " ".join(f"-t {p!r}" for p in patterns))
 
 
 def check_options(options: RunOptions) -> None:

@@ -25,12 +25,12 @@ from assay.runner.plan import (
     PlannedRun,
     check_options,
     format_shard,
-    nothing_selected,
     plan_runs,
     shard_cases,
 )
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.writer import prepare_report_dir, write_report_dir
+from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
     from assay.options import RunOptions

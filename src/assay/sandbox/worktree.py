@@ -11,6 +11,7 @@ import os
 import stat
 from pathlib import Path
 
+from assay._util.fixture_tree import DIRECTORY, FILE, SYMLINK, fixture_entries
 from assay._util.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 from assay.sandbox.objects import (
@@ -23,8 +24,6 @@ from assay.sandbox.objects import (
 )
 
 __all__ = ["WorkTree", "repo_path"]
-
-_DIR, _FILE = "dir", "file"
 
 
 def repo_path(raw: str) -> str:
@@ -95,33 +94,15 @@ class WorkTree:
         inside `source`; one that is absolute or leads outside raises SandboxError, as
         does any special file (fifo, socket, device).
         """
-        real_root = os.path.realpath(source)
-        if not os.path.isdir(real_root):
-            raise SandboxError(f"{source} is not a directory")
         snapshot: Snapshot = {}
-        pending = [(real_root, "")]
-        while pending:
-            directory, rel_dir = pending.pop()
-            with os.scandir(directory) as listing:
-                items = list(listing)
-            for item in items:
-                if item.name.casefold() == ".git":
-                    continue
-                rel = rel_dir + item.name
-                dest = f"{prefix}/{rel}" if prefix else rel
-                if item.is_symlink():
-                    target = _link_inside(Path(item.path), real_root, shown=source / rel)
-                    snapshot[dest] = self.put_symlink(dest, target)
-                elif item.is_dir(follow_symlinks=False):
-                    self._make_dirs(dest)  # empty directories are part of a workspace too
-                    pending.append((item.path, rel + "/"))
-                elif item.is_file(follow_symlinks=False):
-                    snapshot[dest] = self.copy_file(Path(item.path), dest)
-                else:
-                    raise SandboxError(
-                        f"{source / rel}: not a regular file, directory or symlink; "
-                        "fixtures may hold only those"
-                    )
+        for kind, path, rel, target in fixture_entries(source):
+            dest = f"{prefix}/{rel}" if prefix else rel
+            if kind == SYMLINK:
+                snapshot[dest] = self.put_symlink(dest, target)
+            elif kind == DIRECTORY:
+                self._make_dirs(dest)  # empty directories are part of a workspace too
+            else:
+                snapshot[dest] = self.copy_file(path, dest)
         return snapshot
 
     def scan(self) -> Snapshot:
@@ -163,17 +144,17 @@ class WorkTree:
             kind = self._kinds.get(directory)
             if kind is None:
                 (self.root / directory).mkdir()
-                self._kinds[directory] = _DIR
-            elif kind != _DIR:
+                self._kinds[directory] = DIRECTORY
+            elif kind != DIRECTORY:
                 raise SandboxError(f"{rel!r} needs {directory!r} to be a directory, not a file")
 
     def _claim(self, rel: str) -> Path:
         """Make `rel`'s parent directories and free `rel` itself for a new file or symlink."""
         parent, _, _ = rel.rpartition("/")
-        if parent and self._kinds.get(parent) != _DIR:
+        if parent and self._kinds.get(parent) != DIRECTORY:
             self._make_dirs(parent)
         kind = self._kinds.get(rel)
-        if kind == _DIR:
+        if kind == DIRECTORY:
             raise SandboxError(f"{rel!r} is needed both as a file and as a directory")
         path = self.root / rel
         if rel.rpartition("/")[2] == ".gitattributes":
@@ -181,18 +162,5 @@ class WorkTree:
         if kind is not None:
             # a later layer replaces this file (e.g. a fixture over a supporting file)
             os.unlink(path)
-        self._kinds[rel] = _FILE
+        self._kinds[rel] = FILE
         return path
-
-
-def _link_inside(link: Path, real_root: str, *, shown: Path) -> str:
-    """The target of `link` when it resolves inside `real_root`; SandboxError otherwise."""
-    target = os.readlink(link)
-    if os.path.isabs(target):
-        raise SandboxError(
-            f"symlink {shown} -> {target} is absolute; fixture symlinks must be relative"
-        )
-    resolved = os.path.realpath(os.path.join(os.path.dirname(link), target))
-    if resolved != real_root and not resolved.startswith(real_root.rstrip(os.sep) + os.sep):
-        raise SandboxError(f"symlink {shown} -> {target} points outside the fixture")
-    return target

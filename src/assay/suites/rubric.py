@@ -12,7 +12,7 @@ from typing import Any
 
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, Location, SandboxError
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
 from assay.suites.document import Document, read_text
@@ -178,6 +178,12 @@ def _base(fixture_dir: Path, raw: str | None, where: Location) -> Path | None:
 
 def _checked_base(path: Path, raw: str, where: Location) -> Path:
     if path.is_dir():
+        from assay._util.fixture_tree import check_fixture_tree  # what the build would refuse
+
+        try:
+            check_fixture_tree(path)
+        except SandboxError as exc:
+            raise ConfigError(f"base {raw!r}: {exc}", where) from None
         return path
     if not is_tarball(path):
         raise ConfigError(f"base {raw!r} must be a directory or a .tar.gz tarball", where)

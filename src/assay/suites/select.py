@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 
+from assay.errors import ConfigError
 from assay.suites.case import Case
 
-__all__ = ["select_cases"]
+__all__ = ["nothing_selected", "select_cases"]
 
 
 def select_cases(cases: Iterable[Case], patterns: Sequence[str]) -> list[Case]:
@@ -18,3 +19,10 @@ def select_cases(cases: Iterable[Case], patterns: Sequence[str]) -> list[Case]:
     if not patterns:
         return list(cases)
     return [c for c in cases if any(p in c.id or fnmatchcase(c.id, p) for p in patterns)]
+
+
+def nothing_selected(patterns: Sequence[str]) -> ConfigError:
+    """The error for an empty selection, naming the patterns that matched nothing."""
+    if not patterns:
+        return ConfigError("no cases found to run")
+    return ConfigError("no cases match " + " ".join(f"-t {p!r}" for p in patterns))

@@ -96,6 +96,10 @@ def _workspace(
             where,
         )
         return None
+    problem = ctx.fixture_tree_problem(workspace)
+    if problem is not None:
+        ctx.problems.error(f"workspaceFixture {task.workspaceFixture!r}: {problem}", where)
+        return None
     return workspace
 
 

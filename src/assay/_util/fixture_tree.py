@@ -1,0 +1,72 @@
+"""The one walk over a fixture directory: what a sandbox copies, and what it refuses.
+
+Copying a fixture (`sandbox/worktree.py`) and checking it while suites load share it,
+so `assay validate` refuses exactly what a sandbox build would, without importing the
+sandbox machinery.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from assay.errors import SandboxError
+
+__all__ = ["DIRECTORY", "FILE", "SYMLINK", "check_fixture_tree", "fixture_entries"]
+
+DIRECTORY, FILE, SYMLINK = "dir", "file", "symlink"
+
+
+def fixture_entries(source: Path) -> Iterator[tuple[str, Path, str, str]]:
+    """(kind, path, relative path, symlink target) for everything under fixture `source`.
+
+    The one walk behind both copying a fixture and checking it when suites are loaded,
+    so `validate` refuses exactly what a sandbox build would. `.git` is left out;
+    a symlink must stay inside `source`; anything but a file, directory or symlink
+    raises SandboxError.
+    """
+    real_root = os.path.realpath(source)
+    if not os.path.isdir(real_root):
+        raise SandboxError(f"{source} is not a directory")
+    pending = [(real_root, "")]
+    while pending:
+        directory, rel_dir = pending.pop()
+        with os.scandir(directory) as listing:
+            items = list(listing)
+        for item in items:
+            if item.name.casefold() == ".git":
+                continue
+            rel = rel_dir + item.name
+            if item.is_symlink():
+                target = _link_inside(Path(item.path), real_root, shown=source / rel)
+                yield SYMLINK, Path(item.path), rel, target
+            elif item.is_dir(follow_symlinks=False):
+                yield DIRECTORY, Path(item.path), rel, ""
+                pending.append((item.path, rel + "/"))
+            elif item.is_file(follow_symlinks=False):
+                yield FILE, Path(item.path), rel, ""
+            else:
+                raise SandboxError(
+                    f"{source / rel}: not a regular file, directory or symlink; "
+                    "fixtures may hold only those"
+                )
+
+
+def check_fixture_tree(source: Path) -> None:
+    """Raise SandboxError for what `copy_tree` would refuse in `source`, copying nothing."""
+    for _ in fixture_entries(source):
+        pass
+
+
+def _link_inside(link: Path, real_root: str, *, shown: Path) -> str:
+    """The target of `link` when it resolves inside `real_root`; SandboxError otherwise."""
+    target = os.readlink(link)
+    if os.path.isabs(target):
+        raise SandboxError(
+            f"symlink {shown} -> {target} is absolute; fixture symlinks must be relative"
+        )
+    resolved = os.path.realpath(os.path.join(os.path.dirname(link), target))
+    if resolved != real_root and not resolved.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise SandboxError(f"symlink {shown} -> {target} points outside the fixture")
+    return target
