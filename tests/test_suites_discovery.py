@@ -153,6 +153,7 @@ def test_files_inside_a_task_workspace_are_fixture_data(tmp_path: Path) -> None:
     # A todo app's own data file looks like a task suite; it is part of the workspace.
     write(tmp_path / "ws/todo/data/tasks.json", '{"tasks": [{"title": "milk"}]}')
     write(tmp_path / "ws/todo/data/cases.json", '{"cases": [{"rubric": 1}]}')
+    write(tmp_path / "ws/todo/data/dup.json", '{"given": 1, "given": 2}')  # no warning either
     write(tmp_path / "ws/todo/app.py", "x = 1\n")
     write(
         tmp_path / "suite.json",
@@ -160,9 +161,10 @@ def test_files_inside_a_task_workspace_are_fixture_data(tmp_path: Path) -> None:
         '"workspaceFixture": "ws/todo", '
         '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
     )
-    loaded = load_suites([tmp_path])
+    loaded = load_suites([tmp_path], strict=True)
     assert [case.id for case in loaded.cases] == ["todo/t"]
     assert [f.path.name for f in loaded.files] == ["suite.json"]
+    assert loaded.warnings == ()
     # Named on the command line, the same file is loaded (and its errors reported).
     with pytest.raises(ConfigErrors, match="tasks.json"):
         load_suites([tmp_path / "ws/todo/data/tasks.json"])

@@ -46,8 +46,8 @@ _JOB_NAMES = frozenset(
 )
 _JOB_PREFIXES = ("ACTIONS_", "INPUT_")
 # Whole families a verification command has no business seeing, credentials or not
-# (base URLs and org ids of the providers, the Actions runtime's own endpoints).
-_WITHHELD_PREFIXES = ("ANTHROPIC_", "OPENAI_", "OPENROUTER_", "ACTIONS_")
+# (base URLs and org ids of the model providers), beyond what belongs to the job.
+_WITHHELD_PREFIXES = ("ANTHROPIC_", "OPENAI_", "OPENROUTER_")
 _MIN_SECRET_LENGTH = 8
 """Shorter values ("1", "on", "abc") are not real secrets, and replacing them would
 mangle ordinary text."""

@@ -98,6 +98,8 @@ def load_suites(
     fixture_trees = _load_fixture_owners(candidates, ctx)
     kept = [c for c in candidates if c.explicit or not _inside_any(c.path, fixture_trees)]
     for candidate in kept:
+        for warning in candidate.doc.warnings if candidate.doc else ():
+            problems.unknown_key(warning.message, warning.location or Location(candidate.path))
         _load_rest(candidate, ctx)
     _report_empty_targets(targets, kept, problems)
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
@@ -184,8 +186,6 @@ def _gather(
             try:
                 candidate.doc = read_document(path)
                 candidate.kind = classify(candidate.doc)
-                for warning in candidate.doc.warnings:
-                    problems.unknown_key(warning.message, warning.location or Location(path))
             except ConfigError as exc:
                 candidate.error = exc
                 if path.name.lower() in DEFAULTS_FILE_NAMES:
