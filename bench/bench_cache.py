@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -34,11 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.anthropic_api import FakeAnthropic, tool_use_reply  # noqa: E402
 
+from _assay_runs import assay_env, comparable  # noqa: E402
 from _machine import describe_machine  # noqa: E402
 
 KEY = "sk-ant-bench-cache-not-a-real-key"
 MODEL = "anthropic/claude-haiku-4-5"
-VOLATILE_KEYS = frozenset({"started_at", "finished_at", "duration_s", "recorded_at"})
 """Keys whose values differ between two runs of the same cases (clocks)."""
 FINDING = {
     "severity": "high",
@@ -110,21 +109,6 @@ def run_assay(argv: list[str], *, env: dict[str, str], cwd: Path) -> tuple[int, 
     return done.returncode, time.perf_counter() - started
 
 
-def comparable(report_dir: Path) -> Any:
-    """report.json without what differs between two runs of the same cases."""
-
-    def strip(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in VOLATILE_KEYS}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
-
-    report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
-    report["run"].pop("id")
-    return strip(report)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--cases", type=int, default=20)
@@ -137,7 +121,7 @@ def main() -> int:
         root = Path(scratch)
         evals = write_corpus(root, args.cases)
         with FakeAnthropic(api_key=KEY, responder=respond, latency_s=args.latency) as fake:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+            env = assay_env()
             env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=fake.url)
             common = ["run", str(evals), "--concurrency", str(args.concurrency)]
             cache = root / "cache"
@@ -160,7 +144,7 @@ def main() -> int:
             code, offline_s = run_assay(offline, env=env, cwd=root)
             offline_calls = fake.calls - first_calls - second_calls
 
-        same = comparable(root / "r1") == comparable(root / "r2")
+        same = comparable(root / "r1" / "report.json") == comparable(root / "r2" / "report.json")
         skipped = json.loads((root / "r3" / "report.json").read_text(encoding="utf-8"))
         reasons = {c["status"] + ": " + c["reason"] for c in skipped["cases"]}
 

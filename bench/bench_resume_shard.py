@@ -30,12 +30,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _assay_runs import assay_env, comparable  # noqa: E402
 from _machine import describe_machine  # noqa: E402
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 AGENT_DELAY_S = 0.25
 """How long the agent works on a task, so that a kill lands in the middle of the run."""
-VOLATILE_KEYS = frozenset({"started_at", "finished_at", "duration_s", "durationS"})
 AGENT = """\
 import pathlib, sys, time
 task_id, workspace = sys.argv[1], pathlib.Path(sys.argv[2])
@@ -127,21 +127,6 @@ def _lines(path: Path) -> int:
         return 0
 
 
-def comparable(report_file: Path) -> Any:
-    """report.json without run id, timestamps and durations."""
-
-    def strip(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in VOLATILE_KEYS}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
-
-    report = json.loads(report_file.read_text(encoding="utf-8"))
-    report["run"].pop("id")
-    return strip(report)
-
-
 def differences(a: Any, b: Any, path: str = "$") -> list[str]:
     if isinstance(a, dict) and isinstance(b, dict):
         found = []
@@ -168,7 +153,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="assay-bench-resume-") as scratch:
         root = Path(scratch)
         suites = write_suite(root, args.tasks)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+        env = assay_env()
         env["ASSAY_AGENT_COMMAND"] = (
             f"{sys.executable} {root / 'agent.py'} {{task_id}} {{workspace}} {AGENT_DELAY_S}"
         )

@@ -32,7 +32,6 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import re
 import shutil
 import statistics
@@ -45,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _assay_runs import assay_env  # noqa: E402
 from _machine import describe_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,16 +102,11 @@ def write_one_task_suite(root: Path) -> Path:
     return path
 
 
-def clean_env() -> dict[str, str]:
-    """The caller's environment without assay's own settings (they would change the run)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
-
-
 def bytecode_env(pycache: Path) -> dict[str, str]:
-    """clean_env() with bytecode written to and read from `pycache`, as for an installed
+    """assay_env() with bytecode written to and read from `pycache`, as for an installed
     package (pip compiles it). Without it, a checkout run with PYTHONDONTWRITEBYTECODE
     compiles every assay module from source at each start."""
-    env = clean_env()
+    env = assay_env()
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
@@ -204,7 +199,7 @@ def main() -> int:
 
     print(describe_machine())
     assay = assay_command()
-    as_given = clean_env()
+    as_given = assay_env()
     with tempfile.TemporaryDirectory(prefix="assay-bench-fixed-") as scratch:
         root = Path(scratch)
         compiled = bytecode_env(root / "pycache")

@@ -1,0 +1,32 @@
+"""What the benchmarks that run `assay` as a subprocess share: its environment, and
+reports made comparable across runs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+VOLATILE_KEYS = frozenset({"started_at", "finished_at", "duration_s", "durationS", "recorded_at"})
+"""What differs between two runs of the same cases: timestamps and durations."""
+
+
+def assay_env() -> dict[str, str]:
+    """The caller's environment without assay's own settings (they would change the run)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+
+
+def comparable(report_file: Path) -> Any:
+    """report.json without its run id, timestamps and durations."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in VOLATILE_KEYS}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    report["run"].pop("id")
+    return strip(report)
