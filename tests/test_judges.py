@@ -135,7 +135,7 @@ def test_all_assertions_hold(tmp_path: Path) -> None:
         "should_not_find[0]": "pass",
     }
     assert grade.checks[0].message == "sf0"
-    assert grade.judge["model"] == JUDGE and grade.judge["prompt_version"] == "findings-judge.v1"
+    assert grade.judge["model"] == JUDGE and grade.judge["prompt_version"] == "findings-judge.v2"
     assert grade.judge["verdict"]["should_find"][0]["matchedFindingIndex"] == 0
     assert grade.usage.input_tokens == 100
     (request,) = requests

@@ -20,11 +20,11 @@ from assay.grading.verdicts import FindingsVerdict, findings_verdict_problems
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.report.model import Check
-from assay.suites.case import SEVERITIES, Expectation, ReviewSpec, Severity
+from assay.suites.case import SEVERITIES, Expectation, ReviewSpec, Severity, warden_severity
 
 __all__ = ["PROMPT_VERSION", "FindingsJudge", "normalise_severity"]
 
-PROMPT_VERSION = "findings-judge.v1"
+PROMPT_VERSION = "findings-judge.v2"
 _CALL = JudgeCall("record_verdict", FindingsVerdict)
 CheckStatus = Literal["pass", "fail", "error", "skipped"]
 
@@ -146,7 +146,7 @@ def assertion_checks(
         )
         if expectation.severity is not None:
             matched = entry.matchedFindingIndex if entry.met else None
-            checks.append(_severity_check(check_id, expectation, matched, findings))
+            checks.append(_severity_check(check_id, expectation, entry.met, matched, findings))
     violations = {entry.index: entry for entry in verdict.should_not_find}
     for index in range(len(spec.should_not_find)):
         bad = violations[index]
@@ -164,14 +164,22 @@ def assertion_checks(
 
 
 def _severity_check(
-    check_id: str, expectation: Expectation, matched: int | None, findings: list[dict[str, Any]]
+    check_id: str,
+    expectation: Expectation,
+    met: bool,
+    matched: int | None,
+    findings: list[dict[str, Any]],
 ) -> Check:
     status: CheckStatus
-    if matched is None:
+    if not met:
         status, message = "skipped", "no matching finding to check"
+    elif matched is None:  # Warden's evalPassed: a required severity needs the matched finding
+        status = "fail"
+        message = f"severity {expectation.severity} could not be checked: no matched finding"
     else:
         given = findings[matched].get("severity")
-        if normalise_severity(given) == expectation.severity:
+        # Both sides on Warden's scale: a finding's `critical` matches a required `high`.
+        if warden_severity(normalise_severity(given)) == expectation.severity:
             status, message = "pass", f"finding {matched} has severity {expectation.severity}"
         else:
             status = "fail"

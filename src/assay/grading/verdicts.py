@@ -100,12 +100,14 @@ def findings_verdict_problems(
 def _finding_reference(
     where: str, claimed: bool, index: int | None, findings: int, flag: str
 ) -> list[str]:
-    """A claim (`met`/`violated`) must name an existing finding: it is checked in code after."""
-    if not claimed:
+    """An index a claim (`met`/`violated`) names must exist; it is checked in code after.
+
+    A null index is Warden's answer too (`met: true` for "no findings expected" matches no
+    finding): it passes unless a severity is required, which then cannot be checked.
+    """
+    if not claimed or index is None:
         return []
     field = "matchedFindingIndex" if flag == "met" else "violatingFindingIndex"
-    if index is None:
-        return [f"{where} is {flag} but {field} is null; name the agent finding's index"]
     if index >= findings:
         valid = f"0..{findings - 1}" if findings else "none: the agent reported no findings"
         return [f"{where}.{field} is {index}, out of range (valid: {valid})"]

@@ -24,6 +24,8 @@ __all__ = [
     "VerificationCommand",
     "VerifySpec",
     "SEVERITIES",
+    "WARDEN_SEVERITIES",
+    "warden_severity",
 ]
 
 CaseKind = Literal["review", "verify", "rubric", "task"]
@@ -32,6 +34,22 @@ SuiteFormat = Literal[
 ]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
+WARDEN_SEVERITIES: tuple[Severity, ...] = ("high", "medium", "low")
+"""Warden's severity scale (src/types `SeveritySchema`): three levels."""
+_WARDEN_LEGACY: dict[str, Severity] = {"critical": "high", "info": "low"}
+
+
+def warden_severity(value: object) -> Severity | None:
+    """A severity as Warden's schema reads it: `critical` is `high`, `info` is `low`.
+
+    The one place Warden's normalisation lives: suite files (should_find, candidates) and
+    the severity check of a matched finding both go through it. Anything else (`High`,
+    `warning`) is None: Warden refuses it.
+    """
+    if not isinstance(value, str):
+        return None
+    word = _WARDEN_LEGACY.get(value, value)
+    return word if word in WARDEN_SEVERITIES else None  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -147,6 +165,10 @@ class Case:
     """Suite/case-level argv template for the command runtime."""
     root: Path | None = None
     """The root the case's paths resolve against (eval root, manifest dir, suite dir)."""
+    aliases: tuple[str, ...] = ()
+    """Other ids `-t` also matches (a Warden case's `<category>/<case>` beside its id)."""
+    max_turns: int | None = None
+    """The builtin reviewer's turn limit for this case (Warden's harness `maxTurns`)."""
 
     @property
     def local_id(self) -> str:

@@ -4,23 +4,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError
 from assay.suites.config import AssayConfig
 from assay.suites.document import Problems
 from assay.suites.warden import project_root
 
+if TYPE_CHECKING:
+    from assay.suites.warden_evalts import EvalDeclaration
+
 __all__ = ["CategoryDefaults", "LoadContext"]
 
 
 @dataclass(frozen=True)
 class CategoryDefaults:
-    """Resolved `_suite.yaml` values for the JSON scenarios of one category directory."""
+    """What the JSON scenarios of one category directory run with, and where each came from.
+
+    Sources, weakest first: assay's conventional skill location, Warden's `src/*.eval.ts`
+    declaration, the category's `_suite.yaml` (the command line beats them all at run time).
+    """
 
     skill: Path | None = None
     runtime: str | None = None
     model: str | None = None
     agent_command: tuple[str, ...] | None = None
+    max_turns: int | None = None
+    """Warden's harness `maxTurns`: the builtin reviewer's turn limit."""
+    timeout_ms: int | float | None = None
+    """Warden's harness `timeoutMs` (shown by validate; `--timeout` governs a run)."""
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+    """Per field above: `_suite.yaml`, `<file>.eval.ts:<line>`, `Warden default`, `default`."""
 
 
 @dataclass
@@ -29,6 +43,8 @@ class LoadContext:
     config: AssayConfig | None
     category_defaults: dict[Path, CategoryDefaults] = field(default_factory=dict)
     """Cache by category directory, so a `_suite.yaml` is read (and reported) once."""
+    eval_declarations: dict[Path, list[EvalDeclaration]] = field(default_factory=dict)
+    """Warden's `src/*.eval.ts` declarations, by eval root, read (and reported) once."""
     _projects: dict[Path, Path] = field(default_factory=dict)
     _fixture_trees: dict[Path, str | None] = field(default_factory=dict)
 
@@ -38,6 +54,16 @@ class LoadContext:
             config_path = self.config.path if self.config else None
             self._projects[eval_root] = project_root(eval_root, config_path)
         return self._projects[eval_root]
+
+    def declarations_for(self, eval_root: Path) -> list[EvalDeclaration]:
+        """The suite declarations of `<eval_root>/src/*.eval.ts` (Warden's layout)."""
+        if eval_root not in self.eval_declarations:
+            from assay.suites.warden_evalts import read_eval_declarations
+
+            found, warnings = read_eval_declarations(eval_root)
+            self.problems.warnings += warnings
+            self.eval_declarations[eval_root] = found
+        return self.eval_declarations[eval_root]
 
     def fixture_tree_problem(self, tree: Path) -> str | None:
         """Why a sandbox could not copy fixture directory `tree`, or None; each tree once.

@@ -9,16 +9,15 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
 from assay.suites.command import parse_agent_command
+from assay.suites.category import load_category_defaults, yaml_suite_overrides
 from assay.suites.context import CategoryDefaults, LoadContext
-from assay.suites.discover import DEFAULTS_FILE_NAMES
-from assay.suites.document import Document, read_document
+from assay.suites.document import Document
 from assay.suites.validation import validate_model, validate_quietly
-from assay.suites.warden import default_skill, resolve_fixtures, resolve_skill, shared_repository
-from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
 
 __all__ = [
-    "load_category_defaults",
+    "load_category_defaults",  # re-exported: the loader reaches it through here
     "load_review_scenario",
     "load_review_yaml",
     "load_verification",
@@ -50,6 +49,9 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
         skill = _skill(skill_raw, root=root, doc=doc, key_path=("skill",), ctx=ctx)
     suite_command = _command(suite.agent_command if suite else None, doc, ("agent_command",), ctx)
     name = doc.path.stem
+    # Warden names a case `<skill name>/<case>`; `<file stem>/<case>` still selects it.
+    prefix = skill_name(skill) if skill is not None else name
+    warden = yaml_suite_overrides(root, ctx)
     cases = []
     for number, item in evals:
         key_path: tuple[Any, ...] = ("evals", number)
@@ -65,9 +67,15 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
             repository=fixtures.repository,
             notes=_raw_notes(raw_evals[number]),
         )
+        model = item.model or (suite.model if suite else None)
+        runtime = item.runtime or (suite.runtime if suite else None)
+        if warden is not None:  # Warden's e2e harness passes its own runtime and model
+            model = warden.model or model
+            runtime = warden.runtime or runtime
         cases.append(
             Case(
-                id=f"{name}/{item.name}",
+                id=f"{prefix}/{item.name}",
+                aliases=_aliases(f"{name}/{item.name}", prefix, item.name),
                 suite=name,
                 name=item.name,
                 kind="review",
@@ -75,8 +83,8 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
                 source_path=doc.path,
                 source_line=doc.location(key_path).line,
                 spec=spec,
-                model=item.model or (suite.model if suite else None),
-                runtime=item.runtime or (suite.runtime if suite else None),
+                model=model,
+                runtime=runtime,
                 agent_command=command or suite_command,
                 root=root,
             )
@@ -130,44 +138,6 @@ def load_verification(doc: Document, *, root: Path, ctx: LoadContext) -> list[Ca
     return [_scenario_case(doc, scenario, spec, category, name, "verify", defaults, root, ctx)]
 
 
-def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) -> CategoryDefaults:
-    """The `_suite.yaml` of a category directory, else the conventional skill location."""
-    if category_dir in ctx.category_defaults:
-        return ctx.category_defaults[category_dir]
-    defaults = CategoryDefaults(skill=default_skill(root, category_dir.name))
-    for file_name in DEFAULTS_FILE_NAMES:
-        path = category_dir / file_name
-        if path.is_file():
-            defaults = _read_defaults(path, root=root, ctx=ctx, fallback=defaults)
-            break
-    ctx.category_defaults[category_dir] = defaults
-    return defaults
-
-
-def _read_defaults(
-    path: Path, *, root: Path, ctx: LoadContext, fallback: CategoryDefaults
-) -> CategoryDefaults:
-    try:
-        doc = read_document(path)
-    except ConfigError as exc:
-        ctx.problems.add(exc)
-        return fallback
-    if doc.data is None:  # an empty file sets nothing
-        return fallback
-    model = validate_model(CategoryDefaultsFile, doc, ctx.problems)
-    if model is None:
-        return fallback
-    skill = fallback.skill
-    if model.skill is not None:
-        skill = _skill(model.skill, root=root, doc=doc, key_path=("skill",), ctx=ctx)
-    return CategoryDefaults(
-        skill=skill,
-        runtime=model.runtime,
-        model=model.model,
-        agent_command=_command(model.agent_command, doc, ("agent_command",), ctx),
-    )
-
-
 def _scenario_case(
     doc: Document,
     scenario: ReviewScenario | VerificationScenario,
@@ -179,8 +149,11 @@ def _scenario_case(
     root: Path,
     ctx: LoadContext,
 ) -> Case:
+    # Warden names a case `<skill name>/<case>`; `<category>/<case>` still selects it.
+    prefix = skill_name(defaults.skill) if defaults.skill is not None else category
     return Case(
-        id=f"{category}/{name}",
+        id=f"{prefix}/{name}",
+        aliases=_aliases(f"{category}/{name}", prefix, name),
         suite=category,
         name=name,
         kind=kind,
@@ -193,7 +166,12 @@ def _scenario_case(
         agent_command=_command(scenario.agent_command, doc, ("agent_command",), ctx)
         or defaults.agent_command,
         root=root,
+        max_turns=defaults.max_turns,
     )
+
+
+def _aliases(old_id: str, prefix: str, name: str) -> tuple[str, ...]:
+    return () if old_id == f"{prefix}/{name}" else (old_id,)
 
 
 def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:
@@ -231,7 +209,8 @@ def _fixtures(
         doc=doc,
         problems=ctx.problems,
     )
-    return _Fixtures(fixtures, support, shared_repository(repos + support_repos))
+    # Warden takes the origin remote from `files` alone, never from supporting files.
+    return _Fixtures(fixtures, support, shared_repository(repos))
 
 
 def _skill(

@@ -12,13 +12,17 @@ __all__ = ["nothing_selected", "select_cases"]
 
 
 def select_cases(cases: Iterable[Case], patterns: Sequence[str]) -> list[Case]:
-    """The cases whose id contains a pattern or matches it as a glob; all when no patterns.
+    """The cases whose id (or an alias) contains a pattern or matches it as a glob; all when none.
 
     Order is kept, so a selection runs in the same order as the full suite.
     """
     if not patterns:
         return list(cases)
-    return [c for c in cases if any(p in c.id or fnmatchcase(c.id, p) for p in patterns)]
+    return [c for c in cases if any(_matches(c, p) for p in patterns)]
+
+
+def _matches(case: Case, pattern: str) -> bool:
+    return any(pattern in name or fnmatchcase(name, pattern) for name in (case.id, *case.aliases))
 
 
 def nothing_selected(patterns: Sequence[str]) -> ConfigError:

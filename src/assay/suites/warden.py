@@ -2,9 +2,10 @@
 
 Fixtures and supporting files resolve against the eval root. In the temp repo a fixture
 `fixtures/<case>/github/<owner>/<repo>/<path>` lands at `<case>/<path>`, any other
-`fixtures/<case>/<file...>` at `<case>/<file...>`, and a file outside `fixtures/` keeps
-its root-relative path. Skills may live outside the eval root (Warden points at built-in
-skills with `../`), but never outside the project.
+`fixtures/<case>/<file...>` at `<case>/<file...>`, and a file outside `fixtures/` at
+`<parent dir>/<file>` (Warden's `evalFixtureRepoPath`). Skills may live outside the eval
+root (Warden points at built-in skills with `../`), but never outside the project; a
+skill's name is its front matter `name`, else its directory's (SKILL.md) or file's stem.
 """
 
 from __future__ import annotations
@@ -25,17 +26,53 @@ __all__ = [
     "resolve_fixtures",
     "resolve_skill",
     "shared_repository",
+    "skill_name",
 ]
 
 
-def fixture_destination(relative: PurePosixPath) -> tuple[str, str | None]:
-    """Where a root-relative fixture lands in the temp repo, and its `owner/repo` if captured."""
-    parts = relative.parts
-    if len(parts) >= 2 and parts[0] == "fixtures":
-        if len(parts) >= 6 and parts[2] == "github":
-            return "/".join((parts[1], *parts[5:])), f"{parts[3]}/{parts[4]}"
-        return "/".join(parts[1:]), None
-    return relative.as_posix(), None
+def fixture_destination(relative: PurePosixPath, *, parent: str) -> tuple[str, str | None]:
+    """Where a root-relative fixture lands in the temp repo, and its `owner/repo` if captured.
+
+    `parent`: the name of the directory holding the file on disk (for files outside fixtures/).
+    """
+    stored = _fixture_storage(relative.parts)
+    if stored is None:
+        return f"{parent}/{relative.name}", None
+    if len(stored) >= 5 and stored[1] == "github":
+        return "/".join((stored[0], *stored[4:])), f"{stored[2]}/{stored[3]}"
+    return "/".join(stored), None
+
+
+def _fixture_storage(parts: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The segments after `evals/fixtures` (else after the first `fixtures`), as Warden finds them."""
+    for index in range(len(parts) - 1):
+        if parts[index] == "evals" and parts[index + 1] == "fixtures" and index + 2 < len(parts):
+            return parts[index + 2 :]
+    if "fixtures" in parts[:-1]:
+        return parts[parts.index("fixtures") + 1 :]
+    return None
+
+
+def skill_name(skill: Path) -> str:
+    """Warden's `resolveEvalSkillName`: front matter `name`, else the directory or file stem."""
+    fallback = skill.parent.name if skill.name == "SKILL.md" else skill.stem
+    try:
+        text = skill.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return fallback
+    end = text.find("\n---", 3)
+    if not text.startswith("---") or end == -1:
+        return fallback
+    import yaml  # skills with front matter only
+
+    try:
+        front = yaml.safe_load(text[3:end])
+    except yaml.YAMLError:
+        return fallback
+    name = front.get("name") if isinstance(front, dict) else None
+    if isinstance(name, str) and name.strip() and "/" not in name:
+        return name.strip()
+    return fallback
 
 
 def resolve_fixtures(
@@ -69,7 +106,7 @@ def resolve_fixtures(
         if not source.is_file():
             problems.error(f"{field}[{number}]: {raw!r} is not a file", location)
             continue
-        dest, repo = fixture_destination(safe_relative(raw))
+        dest, repo = fixture_destination(safe_relative(raw), parent=source.parent.name)
         if dest in seen:
             problems.error(
                 f"{field}[{number}]: {raw!r} lands at {dest!r} in the temp repo, "
@@ -84,11 +121,12 @@ def resolve_fixtures(
 
 
 def shared_repository(repos: Sequence[str | None]) -> str | None:
-    """`owner/repo` when every fixture was captured from that one GitHub repo."""
-    distinct = set(repos)
-    if len(distinct) == 1 and None not in distinct:
-        return distinct.pop()
-    return None
+    """`owner/repo` when the fixtures that name a GitHub repo all name that one.
+
+    Warden's `singleEvalFixtureSourceRepository`: fixtures captured from no repo do not count.
+    """
+    distinct = {repo for repo in repos if repo is not None}
+    return distinct.pop() if len(distinct) == 1 else None
 
 
 def project_root(eval_root: Path, config_path: Path | None) -> Path:

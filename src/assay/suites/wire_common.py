@@ -14,6 +14,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    PlainValidator,
     WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
@@ -96,11 +97,25 @@ def any_case(*words: str) -> WithJsonSchema:
     return WithJsonSchema({"type": "string", "enum": spellings})
 
 
+def _warden_severity(value: Any) -> Any:
+    from assay.suites.case import warden_severity
+
+    severity = warden_severity(value)
+    if severity is None:
+        raise PydanticCustomError(
+            "severity",
+            "must be high, medium or low, lowercase (Warden reads critical as high and info "
+            "as low, and refuses anything else)",
+        )
+    return severity
+
+
 SeverityValue = Annotated[
-    Literal["critical", "high", "medium", "low", "info"],
-    BeforeValidator(lowercase),
-    any_case("critical", "high", "medium", "low", "info"),
+    Literal["high", "medium", "low"],
+    PlainValidator(_warden_severity),
+    WithJsonSchema({"type": "string", "enum": ["high", "medium", "low", "critical", "info"]}),
 ]
+"""A Warden severity, normalised as Warden's schema does it (`critical` -> `high`)."""
 
 Runtime = Literal["claude", "pi", "builtin", "command"]
 """`claude` and `pi` (Warden) are aliases of the builtin reviewer; `command` runs agent_command."""

@@ -210,5 +210,9 @@ class CategoryDefaults(SuiteModel):
     """Default runtime."""
     model: str | None = None
     """Default model."""
+    max_turns: Annotated[int, Field(ge=1)] | None = None
+    """The builtin reviewer's turn limit (Warden's harness `maxTurns`)."""
+    timeout_ms: Annotated[int, Field(gt=0)] | None = None
+    """Warden's harness `timeoutMs`; shown by `assay validate` (`--timeout` governs a run)."""
     agent_command: AgentCommandValue | None = None
     """Default argv template for the `command` runtime."""

@@ -1,0 +1,361 @@
+"""A static reader of Warden's suite declarations, `<eval root>/src/*.eval.ts` (no Node).
+
+Warden's JSON categories get their skill, runtime and model from code, e.g.
+
+    const evals = discoverEvalScenarios({
+      category: 'code-review',
+      skill: '../warden/src/builtin-skills/code-review/SKILL.md',
+      runtime: DEFAULT_EVAL_RUNTIME,
+      model,
+    });
+
+and their harness options (`maxTurns`, `timeoutMs`) from `createWardenEvalHarness({...})`.
+A small tokenizer finds those calls and reads their object literals. Values are string
+and number literals (`120_000` included), a top-level `const` holding one, or the few
+names Warden itself defines (`DEFAULT_EVAL_RUNTIME`, `DEFAULT_EVAL_MODEL`,
+`defaultEvalModel()`). Anything else is not evaluated: it is a warning naming the file
+and line and the `_suite.yaml` that would say the same thing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.errors import ConfigError, Location
+
+__all__ = [
+    "EVAL_TS_DIR",
+    "WARDEN_DEFAULT_MODEL",
+    "WARDEN_DEFAULT_RUNTIME",
+    "EvalDeclaration",
+    "EvalValue",
+    "read_eval_declarations",
+    "warden_model",
+]
+
+EVAL_TS_DIR = "src"
+"""Where Warden keeps `*.eval.ts`, relative to the eval root (`packages/evals/src/`)."""
+WARDEN_DEFAULT_MODEL = "openrouter/anthropic/claude-sonnet-4.6"
+"""Warden's `DEFAULT_EVAL_MODEL` (packages/evals/src/types.ts)."""
+WARDEN_DEFAULT_RUNTIME = "pi"
+"""Warden's `DEFAULT_EVAL_RUNTIME`."""
+
+_DISCOVER_CALLS = ("discoverEvalScenarios", "discoverVerificationEvalScenarios", "discoverEvals")
+_HARNESS_CALLS = ("createWardenEvalHarness", "createVerificationEvalHarness")
+# The keys assay uses; the others (apiKey, verbose, baseDir, ...) are read past silently.
+_DISCOVER_KEYS = ("category", "skill", "runtime", "model")
+_HARNESS_KEYS = ("runtime", "model", "maxTurns", "timeoutMs")
+_SUITE_YAML_KEY = {
+    "skill": "skill",
+    "runtime": "runtime",
+    "model": "model",
+    "maxTurns": "max_turns",
+    "timeoutMs": "timeout_ms",
+}
+
+
+def warden_model(environ: Mapping[str, str] | None = None) -> str:
+    """Warden's `defaultEvalModel()`: `WARDEN_MODEL`, else the OpenRouter default."""
+    env = os.environ if environ is None else environ
+    # Warden uses `??`; an empty WARDEN_MODEL would name no model at all, so it counts as unset.
+    return env.get("WARDEN_MODEL") or WARDEN_DEFAULT_MODEL
+
+
+@dataclass(frozen=True)
+class EvalValue:
+    value: str | int | float
+    how: str
+    """`literal`, or what it was resolved from (`defaultEvalModel()`, a const's name)."""
+    location: Location
+
+
+@dataclass
+class EvalDeclaration:
+    """One `discover...({...})` call and the harness options of its file."""
+
+    path: Path
+    line: int
+    call: str
+    values: dict[str, EvalValue] = field(default_factory=dict)
+
+    @property
+    def category(self) -> str | None:
+        value = self.values.get("category")
+        return value.value if value and isinstance(value.value, str) else None
+
+    @property
+    def location(self) -> Location:
+        return Location(self.path, self.line)
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "str", "num", "name", "punct", "template"
+    text: str
+    value: str | int | float | None
+    line: int
+    col: int
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+)
+  | (?P<line_comment>//[^\n]*)
+  | (?P<block_comment>/\*.*?\*/)
+  | (?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
+  | (?P<template>`(?:[^`\\]|\\.)*`)
+  | (?P<num>(?:0[xX][0-9a-fA-F_]+|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][+-]?\d+)?)n?)
+  | (?P<name>[A-Za-z_$][\w$]*)
+  | (?P<punct>=>|\.\.\.|\?\?|[{}()\[\];,.:=+\-*/%<>!?&|^~@#])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    return re.sub(
+        r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)",
+        lambda m: _escape(m.group(1)),
+        body,
+    )
+
+
+def _escape(code: str) -> str:
+    if code.startswith("u{"):
+        return chr(int(code[2:-1], 16))
+    if code[0] in "ux" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    if code == "\n":
+        return ""  # a line continuation
+    return _ESCAPES.get(code, code)
+
+
+def _number(text: str) -> int | float | None:
+    digits = text.replace("_", "")
+    if digits.endswith("n"):
+        return None  # a BigInt is not a number Warden passes
+    try:
+        if digits[:2].lower() == "0x":
+            return int(digits, 16)
+        if re.fullmatch(r"\d+", digits):
+            return int(digits)
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def tokenize(text: str) -> list[_Token]:
+    """The tokens of a TypeScript source, comments and whitespace dropped; never raises."""
+    tokens: list[_Token] = []
+    position, line, line_start = 0, 1, 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:  # a character the reader has no use for (a regex body, unicode)
+            kind, chunk, value = "punct", text[position], None
+        else:
+            kind, chunk = match.lastgroup or "punct", match.group()
+            value = None
+        col = position - line_start + 1
+        if kind == "str":
+            value = _unquote(chunk)
+        elif kind == "template":
+            value = None if "${" in chunk else _unquote(chunk)
+        elif kind == "num":
+            value = _number(chunk)
+        if kind not in ("space", "line_comment", "block_comment"):
+            tokens.append(_Token(kind, chunk, value, line, col))
+        newlines = chunk.count("\n")
+        if newlines:
+            line += newlines
+            line_start = position + chunk.rindex("\n") + 1
+        position += len(chunk)
+    return tokens
+
+
+_KNOWN_NAMES: dict[str, str] = {
+    "DEFAULT_EVAL_RUNTIME": WARDEN_DEFAULT_RUNTIME,
+    "DEFAULT_EVAL_MODEL": WARDEN_DEFAULT_MODEL,
+}
+
+
+@dataclass
+class _Reader:
+    path: Path
+    tokens: list[_Token]
+    environ: Mapping[str, str]
+    warnings: list[ConfigError]
+    constants: dict[str, EvalValue | str] = field(default_factory=dict)
+    """Top-level `const NAME = ...`: a value, or the source text of what it is."""
+
+    def location(self, token: _Token) -> Location:
+        return Location(self.path, token.line, token.col)
+
+    def expression(self, start: int) -> tuple[EvalValue | str, int]:
+        """The value starting at `start`, or its source text when it is not one; and the end."""
+        end, depth = start, 0
+        while end < len(self.tokens):
+            text = self.tokens[end].text
+            if depth == 0 and text in (",", ";", "}", ")", "]"):
+                break
+            if text in ("(", "[", "{"):
+                depth += 1
+            elif text in (")", "]", "}"):
+                depth -= 1
+            end += 1
+        parts = self.tokens[start:end]
+        source = " ".join(t.text for t in parts)
+        if not parts:
+            return source, end
+        first = parts[0]
+        where = self.location(first)
+        if len(parts) == 1 and first.kind in ("str", "num", "template") and first.value is not None:
+            return EvalValue(first.value, "literal", where), end
+        if len(parts) == 2 and first.text == "-" and parts[1].kind == "num":
+            number = parts[1].value
+            if isinstance(number, int | float):
+                return EvalValue(-number, "literal", where), end
+        if len(parts) == 1 and first.kind == "name":
+            return self.name_value(first), end
+        if [t.text for t in parts] == ["defaultEvalModel", "(", ")"]:
+            return EvalValue(warden_model(self.environ), "defaultEvalModel()", where), end
+        return source, end
+
+    def name_value(self, token: _Token) -> EvalValue | str:
+        where = self.location(token)
+        if token.text in self.constants:
+            value = self.constants[token.text]
+            if isinstance(value, EvalValue):
+                how = f"const {token.text}" if value.how == "literal" else value.how
+                return EvalValue(value.value, how, value.location)
+            return f"{token.text} = {value}"
+        if token.text in _KNOWN_NAMES:
+            return EvalValue(_KNOWN_NAMES[token.text], token.text, where)
+        return token.text
+
+    def read_constants(self) -> None:
+        depth = 0
+        for index, token in enumerate(self.tokens):
+            if token.text in ("{", "(", "["):
+                depth += 1
+            elif token.text in ("}", ")", "]"):
+                depth -= 1
+            elif (
+                depth == 0
+                and token.text == "const"
+                and index + 2 < len(self.tokens)
+                and self.tokens[index + 1].kind == "name"
+                and self.tokens[index + 2].text == "="
+            ):
+                value, _ = self.expression(index + 3)
+                self.constants[self.tokens[index + 1].text] = value
+
+    def object_argument(self, call_index: int) -> list[tuple[str, _Token, EvalValue | str]]:
+        """The `key: value` pairs of `call({...})`; shorthand `key` reads the const `key`."""
+        tokens = self.tokens
+        if call_index + 2 >= len(tokens) or tokens[call_index + 1].text != "(":
+            return []
+        if tokens[call_index + 2].text != "{":
+            return []
+        pairs: list[tuple[str, _Token, EvalValue | str]] = []
+        index = call_index + 3
+        while index < len(tokens) and tokens[index].text != "}":
+            token = tokens[index]
+            if token.text == ",":
+                index += 1
+                continue
+            if token.text == "...":
+                value, index = self.expression(index + 1)
+                pairs.append(("...", token, f"...{value}"))
+                continue
+            key = token.value if token.kind == "str" else token.text
+            if index + 1 < len(tokens) and tokens[index + 1].text == ":":
+                value, index = self.expression(index + 2)
+            else:  # `{ model }` means `{ model: model }`
+                value, index = self.name_value(token), index + 1
+            pairs.append((str(key), token, value))
+        return pairs
+
+    def declarations(self) -> list[EvalDeclaration]:
+        self.read_constants()
+        found: list[EvalDeclaration] = []
+        harness: dict[str, EvalValue] = {}
+        for index, token in enumerate(self.tokens):
+            if token.kind != "name":
+                continue
+            if token.text in _DISCOVER_CALLS:
+                if index + 1 >= len(self.tokens) or self.tokens[index + 1].text != "(":
+                    continue  # the import, not a call
+                declaration = EvalDeclaration(self.path, token.line, token.text)
+                pairs = self.object_argument(index)
+                self.keep(declaration.values, pairs, _DISCOVER_KEYS, call=token.text)
+                found.append(declaration)
+            elif token.text in _HARNESS_CALLS:
+                pairs = self.object_argument(index)
+                self.keep(harness, pairs, _HARNESS_KEYS, call=token.text)
+        for declaration in found:
+            for key, value in harness.items():
+                # Warden's harness options win over the discovered metas' runtime and model.
+                declaration.values[key] = value
+        return found
+
+    def keep(
+        self,
+        values: dict[str, EvalValue],
+        pairs: list[tuple[str, _Token, EvalValue | str]],
+        wanted: tuple[str, ...],
+        *,
+        call: str,
+    ) -> None:
+        for key, token, value in pairs:
+            if key not in wanted:
+                continue
+            if isinstance(value, EvalValue):
+                values[key] = value
+                continue
+            self.warnings.append(
+                ConfigError(
+                    f"{call}: {key} is `{value}`, which assay does not evaluate (it reads "
+                    f"string and number literals); set `{_SUITE_YAML_KEY.get(key, key)}:` in "
+                    "the category's _suite.yaml instead",
+                    self.location(token),
+                )
+            )
+
+
+def read_eval_declarations(
+    eval_root: Path, *, environ: Mapping[str, str] | None = None
+) -> tuple[list[EvalDeclaration], list[ConfigError]]:
+    """Every declaration in `<eval_root>/src/*.eval.ts`, sorted by file; and the warnings."""
+    directory = eval_root / EVAL_TS_DIR
+    env = os.environ if environ is None else environ
+    declarations: list[EvalDeclaration] = []
+    warnings: list[ConfigError] = []
+    if not directory.is_dir():
+        return declarations, warnings
+    for path in sorted(directory.glob("*.eval.ts")):
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            warnings.append(ConfigError(f"cannot read: {exc}", Location(path)))
+            continue
+        reader = _Reader(path, tokenize(text), env, warnings)
+        for declaration in reader.declarations():
+            if declaration.call != "discoverEvals" and declaration.category is None:
+                warnings.append(
+                    ConfigError(
+                        f"{declaration.call}: no literal `category`; assay cannot tell which "
+                        "directory it declares (give that directory a _suite.yaml)",
+                        declaration.location,
+                    )
+                )
+                continue
+            declarations.append(declaration)
+    return declarations, warnings
