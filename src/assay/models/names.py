@@ -7,10 +7,18 @@ anything heavy is loaded.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_MODEL", "ModelName", "bridge_env", "missing_credentials", "parse_model"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "ModelName",
+    "bridge_env",
+    "missing_credentials",
+    "parse_model",
+    "warden_key_variables",
+]
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-6"
 
@@ -20,11 +28,19 @@ _KEY_VARS: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
     "openrouter": ("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
 }
-# Prefixed keys other tools use, copied into the standard variable when it is unset.
-_BRIDGED = {
-    "ASSAY_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY",
-    "WARDEN_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY",
-}
+# Prefixed keys other tools use, copied into the standard variable when it is unset
+# (Warden's `WARDEN_<PROVIDER>_API_KEY` for every provider: see warden_key_variables).
+_BRIDGED = {"ASSAY_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY"}
+_WARDEN_KEY = re.compile(r"WARDEN_([A-Z0-9_]+_API_KEY)")
+
+
+def warden_key_variables(provider: str) -> tuple[str, str]:
+    """Warden's key variables for a provider prefix: `WARDEN_<P>_API_KEY`, `<P>_API_KEY`.
+
+    `<P>` is the prefix upper-cased with `-` as `_` (Warden's `providerEnvPrefix`).
+    """
+    prefix = provider.upper().replace("-", "_")
+    return f"WARDEN_{prefix}_API_KEY", f"{prefix}_API_KEY"
 
 
 @dataclass(frozen=True)
@@ -54,7 +70,9 @@ def parse_model(model: str) -> ModelName:
 def bridge_env(environ: Mapping[str, str] | None = None) -> None:
     """Copy prefixed keys (ASSAY_/WARDEN_ANTHROPIC_API_KEY) into ANTHROPIC_API_KEY if unset."""
     env = os.environ if environ is None else environ
-    for source, target in _BRIDGED.items():
+    pairs = dict(_BRIDGED)
+    pairs.update({name: match[1] for name in env if (match := _WARDEN_KEY.fullmatch(name))})
+    for source, target in pairs.items():
         if env.get(source) and not env.get(target):
             os.environ[target] = env[source]
 
@@ -68,6 +86,7 @@ def missing_credentials(model: str, environ: Mapping[str, str] | None = None) ->
     parsed = parse_model(model)
     variables = _KEY_VARS[parsed.provider]
     bridged = [k for k, v in _BRIDGED.items() if v in variables]
+    bridged.append(warden_key_variables(parsed.provider)[0])
     if any(env.get(v) for v in (*variables, *bridged)):
         return None
     if parsed.provider == "openai" and env.get("OPENAI_BASE_URL"):

@@ -1,5 +1,8 @@
 """Review and verify sandboxes, Warden's recipe: skill and supporting files on `main`,
 the fixture files committed on `eval` (a child of main), HEAD = eval.
+
+The skill lands where Warden's `setupEvalRepo` puts it: a flat skill at
+`.warden/skills/<file>`, a `SKILL.md` with its whole directory at `.warden/skills/<dir>/`.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, VerifySpec
 
 __all__ = ["SKILL_DIR", "build_review_sandbox"]
 
-SKILL_DIR = ".assay/skill"
-"""Where the skill lands in the repo (on main, so never in the diff)."""
+SKILL_DIR = ".warden/skills"
+"""Where skills land in the repo (on main, so never in the diff)."""
 _SKILL_FILE = "SKILL.md"
 
 
@@ -65,8 +68,8 @@ def _copy_skill(work: WorkTree, skill: Path) -> Snapshot:
     if skill.is_dir():
         if not (skill / _SKILL_FILE).is_file():
             raise SandboxError(f"skill directory {skill} has no {_SKILL_FILE}")
-        return work.copy_tree(skill, SKILL_DIR)
-    if skill.name == _SKILL_FILE:
-        return work.copy_tree(skill.parent, SKILL_DIR)
+        return work.copy_tree(skill, f"{SKILL_DIR}/{skill.name}")
+    if (skill.parent / _SKILL_FILE).is_file():  # Warden: a directory skill, whatever file named
+        return work.copy_tree(skill.parent, f"{SKILL_DIR}/{skill.parent.name}")
     dest = repo_path(f"{SKILL_DIR}/{skill.name}")
     return {dest: work.copy_file(skill, dest)}

@@ -8,12 +8,13 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
-from assay.suites.command import parse_agent_command
 from assay.suites.category import load_category_defaults, yaml_suite_overrides
+from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
+from assay.suites.warden_evalts import warden_model
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
 
 __all__ = [
@@ -68,10 +69,11 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
             notes=_raw_notes(raw_evals[number]),
         )
         model = item.model or (suite.model if suite else None)
-        runtime = item.runtime or (suite.runtime if suite else None)
+        runtime: str | None = item.runtime or (suite.runtime if suite else None)
         if warden is not None:  # Warden's e2e harness passes its own runtime and model
             model = warden.model or model
             runtime = warden.runtime or runtime
+        model = model or _pi_default(runtime)
         cases.append(
             Case(
                 id=f"{prefix}/{item.name}",
@@ -161,13 +163,18 @@ def _scenario_case(
         source_path=doc.path,
         source_line=doc.location(()).line,
         spec=spec,
-        model=scenario.model or defaults.model,
+        model=scenario.model or defaults.model or _pi_default(scenario.runtime or defaults.runtime),
         runtime=scenario.runtime or defaults.runtime,
         agent_command=_command(scenario.agent_command, doc, ("agent_command",), ctx)
         or defaults.agent_command,
         root=root,
         max_turns=defaults.max_turns,
     )
+
+
+def _pi_default(runtime: str | None) -> str | None:
+    """Warden's model for its `pi` runtime when nothing names one: WARDEN_MODEL or the default."""
+    return warden_model() if runtime == "pi" else None
 
 
 def _aliases(old_id: str, prefix: str, name: str) -> tuple[str, ...]:

@@ -44,7 +44,7 @@ def fixture_destination(relative: PurePosixPath, *, parent: str) -> tuple[str, s
 
 
 def _fixture_storage(parts: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The segments after `evals/fixtures` (else after the first `fixtures`), as Warden finds them."""
+    """The segments after `evals/fixtures`, else after the first `fixtures` (as Warden reads)."""
     for index in range(len(parts) - 1):
         if parts[index] == "evals" and parts[index + 1] == "fixtures" and index + 2 < len(parts):
             return parts[index + 2 :]

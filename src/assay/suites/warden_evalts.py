@@ -157,10 +157,10 @@ def tokenize(text: str) -> list[_Token]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:  # a character the reader has no use for (a regex body, unicode)
-            kind, chunk, value = "punct", text[position], None
+            kind, chunk = "punct", text[position]
         else:
             kind, chunk = match.lastgroup or "punct", match.group()
-            value = None
+        value: str | int | float | None = None
         col = position - line_start + 1
         if kind == "str":
             value = _unquote(chunk)
