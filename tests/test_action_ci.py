@@ -343,7 +343,7 @@ def test_missing_model_key_is_one_clear_error(
     assert errors[0].startswith(
         "::error title=assay%3A missing model key::this run needs a model key"
     )
-    assert "review/null-access" in errors[0] and "ANTHROPIC_API_KEY" in errors[0]
+    assert "bugs/null-access" in errors[0] and "ANTHROPIC_API_KEY" in errors[0]
     assert ci.outputs == {"ran": "true", "reason": "workflow_dispatch event"}
     assert "Traceback" not in out + err
 

@@ -120,18 +120,21 @@ def test_list_ids_and_selection(cli, tmp_path: Path) -> None:
     copy_seed("pvyai", tmp_path)
     code, out, _ = cli("list", "warden", "pvyai")
     assert code == 0
+    # Warden's names: `<skill name>/<case>` (the verification category's skill is
+    # security-review, from src/verify.eval.ts).
     assert out.splitlines() == [
-        "eval-bug-detection/null-property-access",
+        "bug-detection/null-property-access",
         "security-review/sentry-replay-delete-read-scope",
-        "verification/workflow-open-periods-project-access-keep",
+        "security-review/workflow-open-periods-project-access-keep",
         "api-suite/add-health-endpoint",
         "my-eval-suite/add-format-function",
         "my-eval-suite/fix-nil-pointer",
         "my-eval-suite/refactor-to-interfaces",
     ]
+    # Today's ids (`<category>/<case>`) still select.
     _, out, _ = cli("list", "warden", "pvyai", "-t", "verification", "-t", "my-eval-suite/fix-*")
     assert out.splitlines() == [
-        "verification/workflow-open-periods-project-access-keep",
+        "security-review/workflow-open-periods-project-access-keep",
         "my-eval-suite/fix-nil-pointer",
     ]
     # A pattern that matches nothing is a usage error, as for `run`: not an empty list.
@@ -214,8 +217,9 @@ evals:
         (
             "x.yaml",
             SUITE + "        severity: urgent\n",
-            "x.yaml:8:9: evals[0].should_find[0].severity: Input should be 'critical', 'high', "
-            "'medium', 'low' or 'info', got 'urgent'",
+            "x.yaml:8:9: evals[0].should_find[0].severity: must be high, medium or low, "
+            "lowercase (Warden reads critical as high and info as low, and refuses anything "
+            "else), got 'urgent'",
         ),
         (
             "x.yaml",
@@ -303,7 +307,7 @@ def test_bad_review_yaml(cli, tmp_path: Path, relative: str, content: str, expec
         ),
         (
             lambda d: d["candidate"].update(severity="severe"),
-            "verification/v.json:8:5: candidate.severity: Input should be",
+            "verification/v.json:8:5: candidate.severity: must be high, medium or low",
         ),
         (lambda d: d.pop("expect"), "verification/v.json:1:1: missing required field 'expect'"),
         (
@@ -335,15 +339,26 @@ def test_bad_verification(cli, tmp_path: Path, mutate, expected: str) -> None:
     assert f"warden/{expected}" in err, err
 
 
-def test_upper_case_severity_and_verdict_are_normalised(cli, tmp_path: Path) -> None:
+def test_severities_as_wardens_schema_reads_them(cli, tmp_path: Path) -> None:
+    # Warden's SeveritySchema: `critical` -> high, `info` -> low; anything else is refused,
+    # upper case included. Verdicts are still read in any case.
     root = copy_seed("warden", tmp_path)
     source = root / "verification/workflow-open-periods-project-access-keep.json"
     data = json.loads(source.read_text())
-    data["candidate"]["severity"] = "HIGH"
+    data["candidate"]["severity"] = "critical"
     data["expect"]["verdict"] = "Reject"
     source.write_text(json.dumps(data))
     code, _, err = cli("validate", "warden")
     assert code == 0, err
+    from assay.suites.load import load_suites
+
+    case = next(c for c in load_suites([root]).cases if c.kind == "verify")
+    assert case.spec.candidate["severity"] == "high"  # type: ignore[union-attr]
+    for refused in ("HIGH", "warning", "urgent"):
+        data["candidate"]["severity"] = refused
+        source.write_text(json.dumps(data))
+        code, _, err = cli("validate", "warden")
+        assert code == 2 and f"got {refused!r}" in err
 
 
 def test_non_utf8_suite(cli, tmp_path: Path) -> None:

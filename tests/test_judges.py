@@ -206,6 +206,47 @@ def test_empty_findings_leave_should_find_unmet(tmp_path: Path) -> None:
     assert "The reviewer's findings (0)" in requests[0].messages[0].content[0]["text"]
 
 
+def test_met_with_no_matched_index_passes_without_a_required_severity(tmp_path: Path) -> None:
+    # Warden's evalPassed: `met: true` with a null matchedFindingIndex is a pass, first time.
+    case = review_case(Expectation("null access on user.name"))
+    grade, requests = grade_review(
+        case, [NULL_ACCESS], tmp_path, judged(verdict([(True, None)], [(False, None)]))
+    )
+    assert (grade.status, grade.judge["attempts"], len(requests)) == ("pass", 1, 1)
+
+
+def test_met_with_no_matched_index_fails_a_required_severity(tmp_path: Path) -> None:
+    case = review_case(Expectation("null access on user.name", severity="high"))
+    grade, _ = grade_review(
+        case, [NULL_ACCESS], tmp_path, judged(verdict([(True, None)], [(False, None)]))
+    )
+    assert grade.status == "fail"
+    assert statuses(grade)["should_find[0].severity"] == "fail"
+    assert "could not be checked: no matched finding" in grade.reason
+
+
+def test_a_negative_case_with_no_findings_is_judgeable(tmp_path: Path) -> None:
+    # Warden's "no findings expected" cases: an optional should_find met by silence.
+    case = review_case(
+        Expectation("no bugs: zero findings are expected", required=False),
+        avoid=("inconsistent naming", "magic numbers"),
+    )
+    answer = verdict([(True, None)], [(False, None), (False, None)])
+    grade, requests = grade_review(case, [], tmp_path, judged(answer))
+    assert (grade.status, grade.score, len(requests)) == ("pass", 1.0, 1)
+    assert "expects nothing to be reported" in requests[0].system
+
+
+def test_severity_is_compared_on_wardens_scale(tmp_path: Path) -> None:
+    # A reviewer's `critical` is Warden's `high`; `info` is `low`.
+    case = review_case(Expectation("null access on user.name", severity="high"))
+    critical = {**NULL_ACCESS, "severity": "critical"}
+    grade, _ = grade_review(
+        case, [critical], tmp_path, judged(verdict([(True, 0)], [(False, None)]))
+    )
+    assert grade.status == "pass"
+
+
 def test_wrong_array_length_is_retried_once(tmp_path: Path) -> None:
     short = verdict([(True, 0)], [])
     grade, requests = grade_review(
@@ -228,7 +269,6 @@ def test_wrong_array_length_is_retried_once(tmp_path: Path) -> None:
     "bad, complaint",
     [
         (verdict([(True, 3)], [(False, None)]), "out of range"),
-        (verdict([(True, None)], [(False, None)]), "matchedFindingIndex is null"),
         ({**verdict([(True, 0)], [(False, None)]), "score": 5}, "Additional properties"),
         ({"should_find": [{"index": 0, "met": "yes"}], "should_not_find": []}, "is not of type"),
     ],

@@ -168,9 +168,10 @@ def test_builds_are_reproducible(tmp_path: Path, evals: Path) -> None:
         second.diff,
     )
     # Pinned, so that the ids are the same on every machine and across assay versions:
-    # a change here changes the commit ids of every existing suite's sandboxes.
-    assert first.base_commit == "d4fe96d34a654288f9ce6ef3658ddf0744e660a6"
-    assert first.head_commit == "4172888876c94ac269013a37569d8a58ca9be240"
+    # a change here changes the commit ids of every existing suite's sandboxes (the last:
+    # skills moved to .warden/skills/, where Warden puts them).
+    assert first.base_commit == "117de6f79db606336c711dd786bf3df6d2cf10ac"
+    assert first.head_commit == "fb9b4e8791b85457149de1cb3ec87027b60f6b3b"
 
 
 def test_sandbox_directory_is_private_and_removed(tmp_path: Path, evals: Path) -> None:
@@ -198,11 +199,12 @@ def test_skill_md_brings_its_whole_directory(tmp_path: Path, evals: Path) -> Non
 
     sandbox = _build(tmp_path, _spec(evals, skill=skill_dir / "SKILL.md"))
     assert git(sandbox.path, "ls-tree", "-r", "--name-only", "main").split() == [
-        f"{SKILL_DIR}/SKILL.md",
-        f"{SKILL_DIR}/references/authz.md",
+        f"{SKILL_DIR}/security-review/SKILL.md",
+        f"{SKILL_DIR}/security-review/references/authz.md",
         "authz/LICENSE",
     ]
-    assert (sandbox.path / SKILL_DIR / "references" / "authz.md").read_text() == "check scopes\n"
+    skill_copy = sandbox.path / SKILL_DIR / "security-review"
+    assert (skill_copy / "references" / "authz.md").read_text() == "check scopes\n"
 
     overridden = _build(
         tmp_path, _spec(evals, skill=skill_dir / "SKILL.md"), skill_override=override

@@ -120,7 +120,7 @@ def test_config_root_and_paths_drive_loading(
     monkeypatch.chdir(project / "suites")  # config is found walking up from the cwd
     loaded = load_suites([])
     assert loaded.root == project / "evals"
-    assert [c.id for c in loaded.cases][0] == "bugs/null-property-access"
+    assert [c.id for c in loaded.cases][0] == "bug-detection/null-property-access"
     assert all(c.root == project / "evals" for c in loaded.cases)
 
 

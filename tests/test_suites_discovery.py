@@ -98,12 +98,12 @@ def test_discovery_order_is_sorted_and_stable(warden: Path) -> None:
         shutil.copy(source, warden / f"security-review/{name}.json")
     ids = [c.id for c in load_suites([warden]).cases]
     assert ids == [
-        "eval-bug-detection/null-property-access",
+        "bug-detection/null-property-access",
         "security-review/alpha",
         "security-review/mid",
         "security-review/sentry-replay-delete-read-scope",
         "security-review/zeta",
-        "verification/workflow-open-periods-project-access-keep",
+        "security-review/workflow-open-periods-project-access-keep",
     ]
     assert [c.id for c in load_suites([warden]).cases] == ids
 
@@ -118,7 +118,8 @@ def test_yml_suffix_and_suite_yml(warden: Path) -> None:
     shutil.move(warden / "eval-bug-detection.yaml", warden / "bugs.yml")
     write(warden / "security-review/_suite.yml", "model: anthropic/claude-z\n")
     cases = load_suites([warden]).cases
-    assert cases[0].id == "bugs/null-property-access"
+    assert cases[0].id == "bug-detection/null-property-access"  # the skill's name
+    assert cases[0].aliases == ("bugs/null-property-access",)
     assert cases[1].model == "anthropic/claude-z"
 
 

@@ -47,9 +47,9 @@ def test_warden_seed_tree_loads_all_three_formats(tmp_path: Path) -> None:
     assert loaded.root == root
     assert loaded.warnings == ()
     assert [(c.id, c.kind, c.format) for c in loaded.cases] == [
-        ("eval-bug-detection/null-property-access", "review", "review-yaml"),
+        ("bug-detection/null-property-access", "review", "review-yaml"),
         ("security-review/sentry-replay-delete-read-scope", "review", "review-json"),
-        ("verification/workflow-open-periods-project-access-keep", "verify", "verification"),
+        ("security-review/workflow-open-periods-project-access-keep", "verify", "verification"),
     ]
     assert [(f.path.name, f.format, f.case_count) for f in loaded.files] == [
         ("eval-bug-detection.yaml", "review-yaml", 1),
@@ -113,7 +113,11 @@ def test_verification_scenario(tmp_path: Path) -> None:
     assert case.spec.files == (
         FixtureFile(root / "fixtures/example/handler.py", "example/handler.py"),
     )
-    assert case.spec.skill is None  # no _suite.yaml, no skills/verification*
+    # No _suite.yaml: the skill is the one src/verify.eval.ts declares.
+    assert case.spec.skill == root / "skills/security-review/SKILL.md"
+    assert case.id == "security-review/workflow-open-periods-project-access-keep"
+    assert case.aliases == ("verification/workflow-open-periods-project-access-keep",)
+    assert (case.runtime, case.model) == ("pi", "anthropic/claude-sonnet-4-6")
 
 
 def test_suite_yaml_gives_json_scenarios_their_defaults(tmp_path: Path) -> None:
@@ -152,14 +156,15 @@ def test_suite_level_and_case_level_agent_command(tmp_path: Path) -> None:
         "  - name: second\n    given: g\n    agent_command: 'x \"y z\"'\n"
         "    files: [fixtures/example/handler.py]\n"
         "    should_find:\n      - finding: f\n"
-        "        severity: Critical\n        required: false\n"
+        "        severity: critical\n        required: false\n"
     )
     suite.write_text(text)
     first, second = load_suites([suite]).cases
     assert first.agent_command == ("a", "b")
     assert second.agent_command == ("x", "y z")
     assert isinstance(second.spec, ReviewSpec)
-    assert second.spec.should_find == (Expectation("f", "critical", required=False),)
+    # Warden's schema normalises the legacy `critical` to `high`.
+    assert second.spec.should_find == (Expectation("f", "high", required=False),)
 
 
 @pytest.mark.parametrize(
@@ -169,13 +174,17 @@ def test_suite_level_and_case_level_agent_command(tmp_path: Path) -> None:
         ("fixtures/c/handler.ts", "c/handler.ts", None),
         ("fixtures/c/deep/dir/x.py", "c/deep/dir/x.py", None),
         ("fixtures/c/github/too/short", "c/github/too/short", None),
-        ("shared/LICENSE", "shared/LICENSE", None),
+        # Outside fixtures/: `<parent dir>/<file>`, as Warden's evalFixtureRepoPath.
+        ("shared/deep/LICENSE", "deep/LICENSE", None),
+        ("code-review/fixtures/c/x.ts", "c/x.ts", None),
+        ("evals/fixtures/c/x.ts", "c/x.ts", None),
     ],
 )
 def test_fixture_destination(relative: str, dest: str, repo: str | None) -> None:
     from pathlib import PurePosixPath
 
-    assert fixture_destination(PurePosixPath(relative)) == (dest, repo)
+    path = PurePosixPath(relative)
+    assert fixture_destination(path, parent=path.parent.name) == (dest, repo)
 
 
 def _captured_case(root: Path, supporting: list[str]) -> Path:
@@ -211,12 +220,13 @@ def test_captured_fixtures_land_under_the_case_and_name_the_origin(tmp_path: Pat
     assert case.spec.notes["side"] == "base"
 
 
-def test_no_origin_when_a_fixture_is_not_from_that_repo(tmp_path: Path) -> None:
+def test_origin_comes_from_files_only(tmp_path: Path) -> None:
+    # Warden's singleEvalFixtureSourceRepository reads `files`, never `supporting_files`.
     root = tmp_path.resolve()
     _captured_case(root, ["fixtures/shared/context.md"])
     case = load_suites([root]).cases[0]
     assert isinstance(case.spec, ReviewSpec)
-    assert case.spec.repository is None
+    assert case.spec.repository == "getsentry/sentry"
     assert [f.dest for f in case.spec.supporting_files] == ["shared/context.md"]
 
 

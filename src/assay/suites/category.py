@@ -34,6 +34,8 @@ __all__ = ["load_category_defaults", "yaml_suite_overrides"]
 WARDEN_VERIFICATION_MODEL = "anthropic/claude-sonnet-4-6"
 """Warden's `DEFAULT_VERIFICATION_MODEL` (packages/evals/src/verify.ts)."""
 _SUITE_FILE = "_suite.yaml"
+_FAILED = "not resolved"
+"""The source of a skill that was named but could not be resolved (already an error)."""
 
 
 def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) -> CategoryDefaults:
@@ -53,7 +55,7 @@ def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) 
         if path.is_file():
             defaults = _read_defaults(path, root=root, ctx=ctx, fallback=defaults)
             break
-    if defaults.skill is None:
+    if defaults.skill is None and defaults.sources.get("skill") != _FAILED:
         ctx.problems.unknown_key(
             f"category {category_dir.name!r} has no skill: its cases would run without one. "
             f"Set `skill:` in {category_dir.name}/{_SUITE_FILE} (or declare the category in "
@@ -105,6 +107,7 @@ def _from_declaration(
             sources["skill"] = _where(skill_value)
         except ConfigError as exc:
             ctx.problems.add(exc)
+            sources["skill"] = _FAILED
     for key in ("runtime", "model"):
         value = declaration.values.get(key)
         if value is not None and _usable(key, value, ctx):
@@ -163,8 +166,10 @@ def _read_defaults(
     if model is None:
         return fallback
     values: dict[str, Any] = {}
+    skill_failed = False
     if model.skill is not None:
         values["skill"] = _skill(model.skill, root=root, doc=doc, ctx=ctx)
+        skill_failed = values["skill"] is None
     if model.runtime is not None:
         values["runtime"] = model.runtime
     if model.model is not None:
@@ -177,6 +182,8 @@ def _read_defaults(
         values["agent_command"] = _command(model.agent_command, doc, ctx)
     sources = dict(fallback.sources)
     sources.update({key: path.name for key in values})
+    if skill_failed:
+        sources["skill"] = _FAILED
     return dataclasses.replace(fallback, **values, sources=sources)
 
 

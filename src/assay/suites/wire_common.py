@@ -105,7 +105,8 @@ def _warden_severity(value: Any) -> Any:
         raise PydanticCustomError(
             "severity",
             "must be high, medium or low, lowercase (Warden reads critical as high and info "
-            "as low, and refuses anything else)",
+            "as low, and refuses anything else), got {got}",
+            {"got": repr(value)},
         )
     return severity
 
