@@ -34,6 +34,7 @@ def command(args: argparse.Namespace) -> int:
     else:
         print_warnings(loaded.warnings)
         _print_table(loaded)
+        _print_categories(loaded)
     return EXIT_OK
 
 
@@ -73,6 +74,54 @@ def _print_table(loaded: LoadedSuites) -> None:
     print(f"ok: {_plural(len(loaded.cases), 'case')} in {_plural(len(loaded.files), 'file')}")
 
 
+_SETTINGS = ("skill", "runtime", "model", "max_turns", "timeout_ms")
+
+
+def category_settings(loaded: LoadedSuites) -> list[dict[str, Any]]:
+    """Per Warden category: each setting's value and where it came from.
+
+    Sources: `<name>.eval.ts:<line>`, `_suite.yaml`, `Warden default`, `default` (assay's
+    conventional `skills/<category>.md`), or `unset`. The command line (`--skill`,
+    `--runtime`, `--model`) beats all of them when the cases run.
+    """
+    from assay.models.names import DEFAULT_MODEL
+    from assay.suites.warden_evalts import warden_model
+
+    rows = []
+    for directory, defaults in loaded.categories:
+        settings: dict[str, dict[str, Any]] = {}
+        for name in _SETTINGS:
+            value: Any = getattr(defaults, name)
+            source = defaults.sources.get(name, "unset")
+            if name == "skill" and value is not None:
+                value = display_path(value)
+            if name == "model" and value is None:
+                # What the cases then get: Warden's model for its `pi` runtime, else assay's.
+                pi = defaults.runtime == "pi"
+                value = warden_model() if pi else DEFAULT_MODEL
+                source = "Warden default" if pi else "default"
+            if name == "runtime" and value is None:
+                value, source = "builtin", "default"
+            if value is None and name in ("max_turns", "timeout_ms"):
+                continue
+            settings[name] = {"value": value, "from": source}
+        rows.append({"category": display_path(directory), "settings": settings})
+    return rows
+
+
+def _print_categories(loaded: LoadedSuites) -> None:
+    rows = category_settings(loaded)
+    if not rows:
+        return
+    print()
+    print("category settings (the command line overrides them at run time):")
+    for row in rows:
+        print(f"  {row['category']}")
+        for name, setting in row["settings"].items():
+            value = "(none)" if setting["value"] is None else setting["value"]
+            print(f"    {name:<10} {value}  [{setting['from']}]")
+
+
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
@@ -95,6 +144,7 @@ def _print_json(
             "format": {n: {"files": files[n], "cases": by_format[n]} for n in sorted(files)},
             "kind": dict(sorted(by_kind.items())),
         },
+        "categories": category_settings(loaded) if loaded else [],
         "warnings": [problem_json(w) for w in warnings],
         "errors": [problem_json(e) for e in errors],
     }

@@ -83,7 +83,8 @@ class BuiltinAgent:
             submission=plan.submission,
             transcript=transcript,
             options=self.options,
-            max_turns=self.max_turns,
+            # A Warden category's harness `maxTurns` (eval.ts / _suite.yaml) is the case's own.
+            max_turns=ctx.case.max_turns or self.max_turns,
             sample=ctx.attempt,
         )
         path = ctx.artifacts_dir / TRANSCRIPT_NAME

@@ -20,7 +20,7 @@ from assay._util.display import display_location, displayed
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
-from assay.suites.context import LoadContext
+from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES, FileKind, classify, walk_suite_files
 from assay.suites.document import Document, Problems, read_document
 
@@ -45,6 +45,8 @@ class LoadedSuites:
     root: Path
     """The eval root: the configured root, else the directory holding every PATH's root."""
     config: AssayConfig | None
+    categories: tuple[tuple[Path, CategoryDefaults], ...] = ()
+    """Warden category directories with cases, and what they run with (and from where)."""
 
 
 class SuiteLoadErrors(ConfigErrors):
@@ -114,6 +116,14 @@ def load_suites(
         files=tuple(SuiteFile(c.path, c.kind, len(c.cases)) for c in suite_files),  # type: ignore[arg-type]
         root=config.root if config and config.root else _common_root(roots),
         config=config,
+        categories=tuple(
+            (directory, defaults)
+            for directory, defaults in sorted(ctx.category_defaults.items())
+            if any(
+                c.source_path.parent == directory and c.format in ("review-json", "verification")
+                for c in cases
+            )
+        ),
     )
 
 

@@ -223,7 +223,8 @@ class _Reader:
         if len(parts) == 1 and first.kind == "name":
             return self.name_value(first), end
         if [t.text for t in parts] == ["defaultEvalModel", "(", ")"]:
-            return EvalValue(warden_model(self.environ), "defaultEvalModel()", where), end
+            how = "defaultEvalModel(): WARDEN_MODEL" if self.environ.get("WARDEN_MODEL") else None
+            return EvalValue(warden_model(self.environ), how or "defaultEvalModel()", where), end
         return source, end
 
     def name_value(self, token: _Token) -> EvalValue | str:
