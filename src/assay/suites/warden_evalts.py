@@ -99,6 +99,8 @@ class _Token:
     value: str | int | float | None
     line: int
     col: int
+    start: int
+    """Offset of the token in the source (its end is start + len(text))."""
 
 
 _TOKEN = re.compile(
@@ -169,7 +171,7 @@ def tokenize(text: str) -> list[_Token]:
         elif kind == "num":
             value = _number(chunk)
         if kind not in ("space", "line_comment", "block_comment"):
-            tokens.append(_Token(kind, chunk, value, line, col))
+            tokens.append(_Token(kind, chunk, value, line, col, position))
         newlines = chunk.count("\n")
         if newlines:
             line += newlines
@@ -187,6 +189,7 @@ _KNOWN_NAMES: dict[str, str] = {
 @dataclass
 class _Reader:
     path: Path
+    text: str
     tokens: list[_Token]
     environ: Mapping[str, str]
     warnings: list[ConfigError]
@@ -209,9 +212,9 @@ class _Reader:
                 depth -= 1
             end += 1
         parts = self.tokens[start:end]
-        source = " ".join(t.text for t in parts)
         if not parts:
-            return source, end
+            return "", end
+        source = self.text[parts[0].start : parts[-1].start + len(parts[-1].text)]
         first = parts[0]
         where = self.location(first)
         if len(parts) == 1 and first.kind in ("str", "num", "template") and first.value is not None:
@@ -286,6 +289,7 @@ class _Reader:
         self.read_constants()
         found: list[EvalDeclaration] = []
         harness: dict[str, EvalValue] = {}
+        unread: list[tuple[str, str, _Token, str]] = []
         for index, token in enumerate(self.tokens):
             if token.kind != "name":
                 continue
@@ -294,15 +298,26 @@ class _Reader:
                     continue  # the import, not a call
                 declaration = EvalDeclaration(self.path, token.line, token.text)
                 pairs = self.object_argument(index)
-                self.keep(declaration.values, pairs, _DISCOVER_KEYS, call=token.text)
+                unread += self.keep(declaration.values, pairs, _DISCOVER_KEYS, call=token.text)
                 found.append(declaration)
             elif token.text in _HARNESS_CALLS:
                 pairs = self.object_argument(index)
-                self.keep(harness, pairs, _HARNESS_KEYS, call=token.text)
+                unread += self.keep(harness, pairs, _HARNESS_KEYS, call=token.text)
         for declaration in found:
             for key, value in harness.items():
                 # Warden's harness options win over the discovered metas' runtime and model.
                 declaration.values[key] = value
+        categories = [d.category for d in found if d.category]
+        suite_yaml = f"{categories[0]}/_suite.yaml" if len(categories) == 1 else "_suite.yaml"
+        for call, key, token, source in unread:
+            self.warnings.append(
+                ConfigError(
+                    f"{call}: {key} is {source}, not a string or number literal, so assay "
+                    f"does not read it; set `{_SUITE_YAML_KEY.get(key, key)}:` in "
+                    f"{suite_yaml} instead",
+                    self.location(token),
+                )
+            )
         return found
 
     def keep(
@@ -312,21 +327,17 @@ class _Reader:
         wanted: tuple[str, ...],
         *,
         call: str,
-    ) -> None:
+    ) -> list[tuple[str, str, _Token, str]]:
+        """Store the readable values of `wanted` keys; return the unreadable ones."""
+        unread = []
         for key, token, value in pairs:
             if key not in wanted:
                 continue
             if isinstance(value, EvalValue):
                 values[key] = value
-                continue
-            self.warnings.append(
-                ConfigError(
-                    f"{call}: {key} is `{value}`, which assay does not evaluate (it reads "
-                    f"string and number literals); set `{_SUITE_YAML_KEY.get(key, key)}:` in "
-                    "the category's _suite.yaml instead",
-                    self.location(token),
-                )
-            )
+            else:
+                unread.append((call, key, token, value))
+        return unread
 
 
 def read_eval_declarations(
@@ -347,7 +358,7 @@ def read_eval_declarations(
         except (OSError, UnicodeDecodeError) as exc:
             warnings.append(ConfigError(f"cannot read: {exc}", Location(path)))
             continue
-        reader = _Reader(path, tokenize(text), env, warnings)
+        reader = _Reader(path, text, tokenize(text), env, warnings)
         for declaration in reader.declarations():
             if declaration.call != "discoverEvals" and declaration.category is None:
                 warnings.append(
