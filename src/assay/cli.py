@@ -212,6 +212,17 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also write task results as pvyai.agenteval.report.v1 (pvyai-report.json)",
     )
+    p.add_argument(
+        "--judge-prompt",
+        choices=("assay", "cassandra"),
+        default=None,
+        help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
+    )
+    p.add_argument(
+        "--cassandra-report",
+        action="store_true",
+        help="also write rubric results as Cassandra's results JSON (cassandra-results.json)",
+    )
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
 
 

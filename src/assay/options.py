@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 __all__ = ["RunOptions"]
 
@@ -38,5 +39,8 @@ class RunOptions:
     resume_dir: Path | None = None
     strict: bool = False
     pvyai_report: bool = False
+    judge_prompt: Literal["assay", "cassandra"] | None = None
+    """The rubric judge's prompt; None = the format's own (Cassandra's for Cassandra suites)."""
+    cassandra_report: bool = False
     json_output: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)

@@ -108,6 +108,8 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
         "resume_dir": Path(args.resume) if args.resume else None,
         "strict": args.strict,
         "pvyai_report": args.pvyai_report,
+        "judge_prompt": args.judge_prompt,
+        "cassandra_report": args.cassandra_report,
         "json_output": args.json,
     }
     # `--report-dir ""` means not given, as an empty ASSAY_REPORT_DIR does: never the cwd.

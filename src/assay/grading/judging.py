@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import jsonschema
 from pydantic import BaseModel, ValidationError
@@ -49,17 +49,25 @@ class JudgeAnswer(Generic[VerdictT]):
 
 @dataclass(frozen=True)
 class JudgeCall(Generic[VerdictT]):
-    """The verdict tool `tool_name` whose input must parse as `verdict_model`."""
+    """The verdict tool `tool_name` whose input must parse as `verdict_model`.
+
+    `reader` replaces the strict reading (jsonschema, then the model) by another decoder,
+    for a format whose own judge is lenient (Cassandra's); the tool then advertises
+    `tool_model`'s schema.
+    """
 
     tool_name: str
     verdict_model: type[VerdictT]
+    reader: Callable[[Any], tuple[VerdictT | None, list[str]]] | None = None
+    tool_model: type[BaseModel] | None = None
 
     @property
     def tool(self) -> ToolSpec:
+        model = self.tool_model or self.verdict_model
         return ToolSpec(
             name=self.tool_name,
-            description=(self.verdict_model.__doc__ or self.tool_name).strip(),
-            input_schema=tool_input_schema(self.verdict_model),
+            description=(model.__doc__ or self.tool_name).strip(),
+            input_schema=tool_input_schema(model),
         )
 
     async def ask(
@@ -124,6 +132,9 @@ class JudgeCall(Generic[VerdictT]):
                 arguments = json.loads(arguments)
             except json.JSONDecodeError as exc:
                 return None, [f"the {tool.name} input is not valid JSON: {exc}"], raw
+        if self.reader is not None:
+            verdict, problems = self.reader(arguments)
+            return verdict, problems, raw
         schema_problems = [
             f"{'.'.join(str(p) for p in error.absolute_path) or 'input'}: {error.message}"
             for error in jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments)

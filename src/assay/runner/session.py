@@ -92,7 +92,13 @@ async def run_async(
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
         report = await _run_planned(options, runs, report_dir=report_dir, listener=listener)
-        write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
+        write_report_dir(
+            report,
+            report_dir,
+            cases=selected,
+            pvyai=options.pvyai_report,
+            cassandra=options.cassandra_report,
+        )
     return report
 
 

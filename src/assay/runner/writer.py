@@ -48,9 +48,15 @@ def prepare_report_dir(path: Path) -> Path:
 
 
 def write_report_dir(
-    report: Report, path: Path, *, cases: Sequence[Case], pvyai: bool = False
+    report: Report,
+    path: Path,
+    *,
+    cases: Sequence[Case],
+    pvyai: bool = False,
+    cassandra: bool = False,
 ) -> list[Path]:
-    """Write report.json, summary.md, junit.xml (and pvyai-report.json); return the paths."""
+    """Write report.json, summary.md, junit.xml (and pvyai-report.json,
+    cassandra-results.json); return the paths."""
     from assay.report.junit import render_junit
     from assay.report.markdown import render_summary
 
@@ -64,6 +70,12 @@ def write_report_dir(
         if documents:
             body: Any = documents[0] if len(documents) == 1 else documents
             written.append(_write(path / PVYAI_FILE, json.dumps(body, indent=2) + "\n"))
+    if cassandra and any(c.kind == "rubric" for c in report.cases):
+        from assay.report.cassandra import CASSANDRA_FILE, to_cassandra_results
+
+        names = {c.id: c.name for c in cases if c.kind == "rubric"}
+        results = to_cassandra_results(report, names)
+        written.append(_write(path / CASSANDRA_FILE, json.dumps(results, indent=2)))
     return written
 
 
