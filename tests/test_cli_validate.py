@@ -83,6 +83,16 @@ def test_validate_prints_counts_per_format_and_kind(cli, tmp_path: Path) -> None
         "rubric               3",
         "task                 4",
         "verify               1",
+        "",
+        "category settings (the command line overrides them at run time):",
+        "  warden/security-review",
+        "    skill      warden/skills/security-review/SKILL.md  [default]",
+        "    runtime    builtin  [default]",
+        "    model      anthropic/claude-sonnet-4-6  [default]",
+        "  warden/verification",
+        "    skill      warden/skills/security-review/SKILL.md  [verify.eval.ts:13]",
+        "    runtime    pi  [verify.eval.ts:14 (DEFAULT_EVAL_RUNTIME)]",
+        "    model      anthropic/claude-sonnet-4-6  [Warden default]",
         "ok: 10 cases in 7 files",
     ]
 
@@ -466,7 +476,7 @@ def _manifest(root: Path, **changes: object) -> None:
             {"fixture_path": "fixtures/nope"},
             "suite.json:10:7: fixture_path 'fixtures/nope' is not a directory",
         ),
-        ({"fixture_path": "../x"}, "suite.json:10:7: '../x' contains '..'"),
+        ({"fixture_path": "../x"}, "suite.json:10:7: fixture_path '../x' leads outside the repository"),
         (
             {"base_source": "missing.tar.gz"},
             "suite.json:11:7: base_source 'missing.tar.gz' not found",
@@ -497,7 +507,7 @@ def test_rubric_dir_without_diff_and_with_an_empty_diff(cli, tmp_path: Path) -> 
     assert "metadata.json:1:1: diff 'input.diff' not found in" in err
     write(case / "input.diff", "\n\n")
     code, _, err = cli("validate", "cassandra")
-    assert "cases/hardcoded-api-key/input.diff:1:1: diff 'input.diff' is empty" in err
+    assert code == 0, err  # Cassandra applies nothing: the case reviews the base alone
     write(case / "input.diff", "just words\n")
     code, _, err = cli("validate", "cassandra")
     assert "is not a unified diff" in err

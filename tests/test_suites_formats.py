@@ -373,15 +373,17 @@ def test_a_base_directory_the_sandbox_could_not_copy_is_refused(tmp_path: Path) 
 
 def test_manifest_base_source_override_and_tarball_default(tmp_path: Path) -> None:
     root = copy_seed("cassandra", tmp_path)
-    shutil.copy(root / "cases/hardcoded-api-key/base.tar.gz", root / "fixtures/new-module/b.tgz")
+    shutil.copy(
+        root / "cases/hardcoded-api-key/base.tar.gz", root / "fixtures/new-module/b.tar.gz"
+    )
     shutil.copy(
         root / "cases/hardcoded-api-key/base.tar.gz", root / "fixtures/sql-injection/base.tar.gz"
     )
     manifest = json.loads((root / "suite.json").read_text())
-    manifest["cases"][1]["base_source"] = "b.tgz"
+    manifest["cases"][1]["base_source"] = "b.tar.gz"
     (root / "suite.json").write_text(json.dumps(manifest))
     cases = {c.id: c for c in load_suites([root / "suite.json"]).cases}
-    assert cases["suite/new-module"].spec.base == root / "fixtures/new-module/b.tgz"  # type: ignore[union-attr]
+    assert cases["suite/new-module"].spec.base == root / "fixtures/new-module/b.tar.gz"  # type: ignore[union-attr]
     # base.tar.gz is the recommended form and wins over base/
     assert cases["suite/sql-injection"].spec.base == root / "fixtures/sql-injection/base.tar.gz"  # type: ignore[union-attr]
 

@@ -34,7 +34,6 @@ def command(args: argparse.Namespace) -> int:
     else:
         print_warnings(loaded.warnings)
         _print_table(loaded)
-        _print_categories(loaded)
     return EXIT_OK
 
 
@@ -71,6 +70,7 @@ def _print_table(loaded: LoadedSuites) -> None:
     print(f"{'kind':<{width}}  {'cases':>5}")
     for kind in sorted(by_kind):
         print(f"{kind:<{width}}  {by_kind[kind]:>5}")
+    _print_categories(loaded)
     print(f"ok: {_plural(len(loaded.cases), 'case')} in {_plural(len(loaded.files), 'file')}")
 
 

@@ -2,7 +2,10 @@
 applied with `git apply` and committed on `eval`, HEAD = eval.
 
 The whole base tree is in the repo, not just the files the diff touches: a rubric may
-expect the reviewer to read, say, a directory's AGENTS.md.
+expect the reviewer to read, say, a directory's AGENTS.md. As Cassandra's `git add .`
+does, files the base's `.gitignore` rules ignore are on disk but never committed. An
+empty `input.diff` applies nothing: `eval` is the base commit itself. A diff naming a
+path outside the base (`..`, absolute) is refused before `git apply` sees it.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from assay._util.diff_paths import escaping_diff_paths
 from assay.errors import SandboxError
-from assay.sandbox.gitenv import git_message, run_git
+from assay.sandbox.gitenv import git_message, git_output, run_git
 from assay.sandbox.model import Sandbox
 from assay.sandbox.objects import Snapshot
 from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
@@ -20,18 +24,26 @@ from assay.suites.case import RubricSpec
 
 __all__ = ["build_rubric_sandbox"]
 
-_TARBALL_SUFFIXES = (".tar.gz", ".tgz")
+_TARBALL_SUFFIXES = (".tar.gz",)
+"""Cassandra's sandbox takes a directory or a `.tar.gz` (a `.tgz` is refused)."""
 
 
 def build_rubric_sandbox(spec: RubricSpec, repo: Path, *, staging: Path) -> Sandbox:
     """Build the rubric repo in the empty directory `repo`; `staging`: a free path to unpack in."""
     builder = RepoBuilder(repo, head_branch=EVAL_BRANCH)
     base = _base_state(builder.work, spec.base, staging=staging)
+    base = _without(base, _ignored(repo))
     main = builder.commit(base, message="assay: base")
     builder.sync()
-    _apply(repo, spec.diff)
-    head = builder.work.scan()
-    tip = builder.commit(head, parents=[main], message="assay: apply input.diff")
+    diff_text = _diff_text(spec.diff)
+    if diff_text.strip():
+        _apply(repo, spec.diff, diff_text)
+        scanned = builder.work.scan()
+        # Tracked files stay tracked; what the rules ignore and was not in the base stays out.
+        head = _without(scanned, _ignored(repo) - base.keys())
+        tip = builder.commit(head, parents=[main], message="assay: apply input.diff")
+    else:
+        head, tip = base, main
     builder.check_out({BASE_BRANCH: main, EVAL_BRANCH: tip}, snapshot=head)
     return Sandbox(
         path=repo,
@@ -66,9 +78,27 @@ def _base_state(work: WorkTree, base: Path | None, *, staging: Path) -> Snapshot
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _apply(repo: Path, diff: Path) -> None:
+def _ignored(repo: Path) -> set[str]:
+    """The work tree's files that its `.gitignore` rules ignore (git's own reading of them)."""
+    listed = git_output(["ls-files", "--others", "--ignored", "--exclude-standard", "-z"], cwd=repo)
+    return {name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name}
+
+
+def _without(snapshot: Snapshot, paths: set[str]) -> Snapshot:
+    return {path: entry for path, entry in snapshot.items() if path not in paths}
+
+
+def _diff_text(diff: Path) -> str:
     if not diff.is_file():
         raise SandboxError(f"{diff}: the diff file does not exist")
+    return diff.read_text(encoding="utf-8", errors="replace")
+
+
+def _apply(repo: Path, diff: Path, text: str) -> None:
+    escaping = escaping_diff_paths(text)
+    if escaping:
+        line, why = escaping[0]
+        raise SandboxError(f"{diff}:{line}: the diff names a path outside the base: {why}")
     result = run_git(["apply", "--whitespace=nowarn", str(diff.resolve())], cwd=repo)
     if result.returncode != 0:
         raise SandboxError(f"{diff}: {diff.name} does not apply to the base: {git_message(result)}")

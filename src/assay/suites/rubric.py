@@ -1,7 +1,12 @@
 """Loaders for Cassandra's formats: the suite manifest and the per-case `metadata.json` dir.
 
 A fixture directory holds `input.diff` and the base state, `base.tar.gz` or `base/`; with
-neither, the base is empty and the diff creates every file.
+neither, the base is empty and the diff creates every file. Accepted as Cassandra accepts
+them: a case without `id` (named after its fixture directory), a `fixture_path` with `..`
+that stays inside the repository, `cases: []` (nothing to run: a warning), an empty
+`input.diff` (the base alone). Refused as Cassandra refuses it: a base that is neither a
+directory nor a `.tar.gz` (`.tgz` included). A diff whose paths leave the base (`..`,
+absolute) is refused before anything is applied.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from assay._util.diff_paths import escaping_diff_paths
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
 from assay.errors import ConfigError, Location, SandboxError
@@ -35,12 +41,16 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
         ]
     suite = doc.path.stem
     manifest_dir = doc.path.parent
+    if manifest is not None and not manifest.cases:
+        ctx.problems.warn(
+            "the manifest lists no cases (`cases: []`): nothing to run from it", doc.location()
+        )
     cases, fixture_dirs = [], []
     for number, item in items:
         key_path: tuple[Any, ...] = ("cases", number)
         where = doc.location(key_path + ("fixture_path",))
         try:
-            fixture_dir = resolve_inside(manifest_dir, item.fixture_path, location=where)
+            fixture_dir = _fixture_dir(manifest_dir, item.fixture_path, where, ctx)
         except ConfigError as exc:
             ctx.problems.add(exc)
             continue
@@ -49,12 +59,13 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
                 f"fixture_path {item.fixture_path!r} is not a directory under {manifest_dir}", where
             )
             continue
-        if os.path.realpath(fixture_dir) == os.path.realpath(manifest_dir):
+        real_manifest_dir = Path(os.path.realpath(manifest_dir))
+        if fixture_dir == real_manifest_dir or fixture_dir in real_manifest_dir.parents:
             # A fixture tree is never scanned for suites: this one would hide every suite
             # beside the manifest, the manifest included.
             ctx.problems.error(
-                f"fixture_path {item.fixture_path!r} is the manifest's own directory; "
-                "give each case a directory of its own",
+                f"fixture_path {item.fixture_path!r} is the manifest's own directory or holds "
+                "it; give each case a directory of its own",
                 where,
             )
             continue
@@ -69,12 +80,13 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
             key_path=key_path,
             ctx=ctx,
         )
+        case_id = item.id or fixture_dir.name
         if spec is not None:
             cases.append(
                 Case(
-                    id=f"{suite}/{item.id}",
+                    id=f"{suite}/{case_id}",
                     suite=suite,
-                    name=item.name or item.id,
+                    name=item.name or case_id,
                     kind="rubric",
                     format="rubric-manifest",
                     source_path=doc.path,
@@ -148,17 +160,35 @@ def _spec(
     return RubricSpec(rubric=rubric, diff=diff, base=base, description=description)
 
 
+def _fixture_dir(manifest_dir: Path, raw: str, where: Location, ctx: LoadContext) -> Path:
+    """`fixture_path` resolved: `..` may leave the manifest's directory, not the repository."""
+    if os.path.isabs(raw) or raw.startswith(("/", "\\")):
+        raise ConfigError(f"fixture_path {raw!r} is absolute; make it relative", where)
+    project = ctx.project_for(manifest_dir)
+    joined = os.path.normpath(os.path.join(manifest_dir, raw.replace("\\", "/")))
+    relative = os.path.relpath(joined, project)
+    if relative == ".." or relative.startswith("../"):
+        raise ConfigError(f"fixture_path {raw!r} leads outside the repository {project}", where)
+    return resolve_inside(project, relative, location=where)
+
+
 def _diff(fixture_dir: Path, raw: str, where: Location) -> Path:
     path = resolve_inside(fixture_dir, raw, location=where)
     if not path.is_file():
         raise ConfigError(f"diff {raw!r} not found in {fixture_dir}", where)
     text = read_text(path, what="diff")
     if not text.strip():
-        raise ConfigError(f"diff {raw!r} is empty", Location(path, 1, 1))
+        return path  # Cassandra applies nothing: the sandbox is the base alone
     if not any(line.startswith(("diff --git ", "+++ ")) for line in text.splitlines()):
         raise ConfigError(
             f"diff {raw!r} is not a unified diff (no 'diff --git' or '+++' header)",
             Location(path, 1, 1),
+        )
+    escaping = escaping_diff_paths(text)
+    if escaping:
+        line, why = escaping[0]
+        raise ConfigError(
+            f"diff {raw!r} names a path outside the base: {why}", Location(path, line)
         )
     return path
 
@@ -177,6 +207,13 @@ def _base(fixture_dir: Path, raw: str | None, where: Location) -> Path | None:
 
 
 def _checked_base(path: Path, raw: str, where: Location) -> Path:
+    if not path.is_dir() and not path.name.endswith(".tar.gz"):
+        # Cassandra's sandbox takes a directory or a name ending in `.tar.gz`, nothing else.
+        raise ConfigError(
+            f"base {raw!r} must be a directory or a .tar.gz tarball (Cassandra refuses "
+            "other names, .tgz included)",
+            where,
+        )
     if path.is_dir():
         from assay._util.fixture_tree import check_fixture_tree  # what the build would refuse
 

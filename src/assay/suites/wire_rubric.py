@@ -21,8 +21,9 @@ DefaultWhenEmpty = Annotated[
 class RubricCase(SuiteModel):
     """One case of a Cassandra suite manifest."""
 
-    id: CaseName
-    """Case id; the assay case id is `<manifest file stem>/<id>`."""
+    id: CaseName | None = None
+    """Case id; the assay case id is `<manifest file stem>/<id>`. Without one, the fixture
+    directory's name (as Cassandra names a case directory without an id)."""
     name: str = ""
     """Human-readable name."""
     description: str = ""
@@ -30,7 +31,8 @@ class RubricCase(SuiteModel):
     rubric: FilledText
     """What the judge scores the review against (1-5)."""
     fixture_path: Text
-    """Directory holding `input.diff` and `base/` or `base.tar.gz`, relative to the manifest."""
+    """Directory holding `input.diff` and `base/` or `base.tar.gz`, relative to the manifest;
+    `..` may lead elsewhere in the repository, never outside it."""
     base_source: DefaultWhenEmpty = None
     """Overrides `base.tar.gz` / `base/` inside the fixture directory."""
     diff_path: DefaultWhenEmpty = None
@@ -46,8 +48,8 @@ class RubricManifest(SuiteModel):
     """Suite name (the case ids use the file stem)."""
     description: str = ""
     """What the suite covers."""
-    cases: Annotated[list[RubricCase], Field(min_length=1)]
-    """The cases (at least one)."""
+    cases: list[RubricCase]
+    """The cases; an empty list is accepted (nothing to run, with a warning)."""
 
 
 class RubricMetadata(SuiteModel):
