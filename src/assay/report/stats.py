@@ -59,6 +59,10 @@ def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
     n = len(scores)
     if n == 0:
         return None
+    if not any(scores):
+        # Nothing scored above zero: the interval is exactly [0, 0] (Wilson's lower bound
+        # here is 0 only up to rounding, 2.8e-17, and a report must not show that).
+        return 0.0, 0.0
     if all(score in (0.0, 1.0) for score in scores):
         return _wilson(sum(scores), n)
     resamples = min(_BOOTSTRAP_RESAMPLES, max(200, _BOOTSTRAP_MAX_DRAWS // n))
@@ -98,6 +102,11 @@ def _wilson(successes: float, n: int) -> tuple[float, float]:
 
 
 def _clamp(value: float) -> float:
+    # Rounding noise at the ends (1e-17 for an exact 0) is the end itself.
+    if abs(value) < 1e-12:
+        return 0.0
+    if abs(value - 1.0) < 1e-12:
+        return 1.0
     return min(1.0, max(0.0, value))
 
 
