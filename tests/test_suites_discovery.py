@@ -54,7 +54,7 @@ def test_non_suite_files_are_ignored(warden: Path) -> None:
         ("c/v.json", '{"expect": {"verdict": "keep"}}', "missing required field 'candidate'"),
         ("half.yaml", "evals: []\n", "missing required field 'skill'"),
         ("tasks.json", '{"tasks": []}', "missing required field 'id'"),
-        ("m.json", '{"name": "x", "cases": []}', "cases: List should have at least 1 item"),
+        ("m.json", '{"name": "x", "cases": [{"rubric": "r"}]}', "missing required field"),
         ("r/c/metadata.json", '{"name": "x", "rubric": ""}', "rubric: must not be empty"),
     ],
 )
