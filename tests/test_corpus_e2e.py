@@ -118,7 +118,7 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CorpusRun]:
         env = {**offline_environ(), "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url}
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # see in_the_project
         done = subprocess.run(
-            [*ASSAY, *run_args(base, "--keep-workspaces")],
+            [*ASSAY, *run_args(base, "--keep-workspaces", "--cassandra-report")],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -179,6 +179,21 @@ def test_every_case_of_the_corpus_runs_end_to_end(clean_run: CorpusRun) -> None:
     assert clean_run.report.run.judge_model == MODEL
     expected_exit = 0 if summary.gate == "pass" else 1
     assert clean_run.exit_code == expected_exit, clean_run.output
+
+
+def test_cassandra_report_lists_every_rubric_case_in_cassandras_layout(
+    clean_run: CorpusRun,
+) -> None:
+    from tests.test_cassandra_parity import assert_cassandra_shape
+
+    entries = json.loads((clean_run.report_dir / "cassandra-results.json").read_text())
+    rubric = {r.id: r for r in clean_run.report.cases if r.kind == "rubric"}
+    assert len(entries) == len(rubric) > 0
+    for entry in entries:
+        assert_cassandra_shape(entry)
+        result = next(r for r in rubric.values() if r.id.endswith(f"/{entry['case_id']}"))
+        assert entry["subject_result"]["score"] == result.judge["verdict"]["score"]
+        assert "error" not in entry
 
 
 def check_model_backed(result: CaseResult, case: Case, report_dir: Path) -> None:
