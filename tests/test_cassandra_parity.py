@@ -431,3 +431,14 @@ def test_a_removed_sql_comment_line_is_not_a_header(repo: Path) -> None:
     _fixture(repo / "fixtures/sql", diff, {"q.sql": "-- ../../comment\nSELECT 1;\n"})
     path = _manifest(repo, [{"id": "sql", "rubric": "r", "fixture_path": "fixtures/sql"}])
     assert [c.id for c in load_suites([path]).cases] == ["evaluations/sql"]
+
+
+def test_a_metadata_dir_may_name_its_id_and_diff(repo: Path) -> None:
+    case_dir = repo / "cases/hardcoded-api-key"
+    metadata = json.loads((case_dir / "metadata.json").read_text())
+    (case_dir / "input.diff").rename(case_dir / "change.diff")
+    metadata.update(id="api-key", diff_path="change.diff")
+    (case_dir / "metadata.json").write_text(json.dumps(metadata))
+    (case,) = load_suites([case_dir / "metadata.json"]).cases
+    assert case.id == "cases/api-key"
+    assert case.spec.diff == case_dir / "change.diff"  # type: ignore[union-attr]

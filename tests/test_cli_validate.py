@@ -476,7 +476,10 @@ def _manifest(root: Path, **changes: object) -> None:
             {"fixture_path": "fixtures/nope"},
             "suite.json:10:7: fixture_path 'fixtures/nope' is not a directory",
         ),
-        ({"fixture_path": "../x"}, "suite.json:10:7: fixture_path '../x' leads outside the repository"),
+        (
+            {"fixture_path": "../x"},
+            "suite.json:10:7: fixture_path '../x' leads outside the repository",
+        ),
         (
             {"base_source": "missing.tar.gz"},
             "suite.json:11:7: base_source 'missing.tar.gz' not found",

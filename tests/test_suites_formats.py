@@ -373,9 +373,7 @@ def test_a_base_directory_the_sandbox_could_not_copy_is_refused(tmp_path: Path) 
 
 def test_manifest_base_source_override_and_tarball_default(tmp_path: Path) -> None:
     root = copy_seed("cassandra", tmp_path)
-    shutil.copy(
-        root / "cases/hardcoded-api-key/base.tar.gz", root / "fixtures/new-module/b.tar.gz"
-    )
+    shutil.copy(root / "cases/hardcoded-api-key/base.tar.gz", root / "fixtures/new-module/b.tar.gz")
     shutil.copy(
         root / "cases/hardcoded-api-key/base.tar.gz", root / "fixtures/sql-injection/base.tar.gz"
     )

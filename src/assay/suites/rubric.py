@@ -109,7 +109,7 @@ def load_rubric_dir(doc: Document, *, ctx: LoadContext) -> list[Case]:
         rubric=metadata.rubric,
         description=metadata.description,
         base_source=metadata.base_source,
-        diff_path=None,
+        diff_path=metadata.diff_path,
         doc=doc,
         key_path=(),
         ctx=ctx,
@@ -117,11 +117,12 @@ def load_rubric_dir(doc: Document, *, ctx: LoadContext) -> list[Case]:
     if spec is None:
         return []
     suite = case_dir.parent.name
+    case_id = metadata.id or case_dir.name
     return [
         Case(
-            id=f"{suite}/{case_dir.name}",
+            id=f"{suite}/{case_id}",
             suite=suite,
-            name=metadata.name or case_dir.name,
+            name=metadata.name or case_id,
             kind="rubric",
             format="rubric-dir",
             source_path=doc.path,

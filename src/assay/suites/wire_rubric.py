@@ -57,6 +57,8 @@ class RubricMetadata(SuiteModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     """Optional JSON Schema reference for editors."""
+    id: CaseName | None = None
+    """Case id; defaults to the case directory's name (as Cassandra's LoadCases does)."""
     name: str = ""
     """Human-readable name."""
     description: str = ""
@@ -65,3 +67,5 @@ class RubricMetadata(SuiteModel):
     """What the judge scores the review against (1-5)."""
     base_source: DefaultWhenEmpty = None
     """Base state in the case directory, a directory or .tar.gz (default: base.tar.gz, base/)."""
+    diff_path: DefaultWhenEmpty = None
+    """The diff in the case directory (default: input.diff)."""
