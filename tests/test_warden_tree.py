@@ -19,7 +19,8 @@ from assay.models.names import bridge_env, missing_credentials, warden_key_varia
 from assay.sandbox import build_sandbox, remove_sandbox
 from assay.suites.load import load_suites
 from assay.suites.select import select_cases
-from assay.suites.warden_evalts import read_eval_declarations, tokenize
+from assay.suites.ts_tokens import tokenize
+from assay.suites.warden_evalts import read_eval_declarations
 from tests.test_cli_validate import cli  # noqa: F401 - the fixture
 
 CODE_REVIEW_TS = """\

@@ -20,12 +20,12 @@ and line and the `_suite.yaml` that would say the same thing.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import ConfigError, Location
+from assay.suites.ts_tokens import Token, tokenize
 
 __all__ = [
     "EVAL_TS_DIR",
@@ -92,94 +92,6 @@ class EvalDeclaration:
         return Location(self.path, self.line)
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str  # "str", "num", "name", "punct", "template"
-    text: str
-    value: str | int | float | None
-    line: int
-    col: int
-    start: int
-    """Offset of the token in the source (its end is start + len(text))."""
-
-
-_TOKEN = re.compile(
-    r"""
-    (?P<space>\s+)
-  | (?P<line_comment>//[^\n]*)
-  | (?P<block_comment>/\*.*?\*/)
-  | (?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
-  | (?P<template>`(?:[^`\\]|\\.)*`)
-  | (?P<num>(?:0[xX][0-9a-fA-F_]+|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][+-]?\d+)?)n?)
-  | (?P<name>[A-Za-z_$][\w$]*)
-  | (?P<punct>=>|\.\.\.|\?\?|[{}()\[\];,.:=+\-*/%<>!?&|^~@#])
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v"}
-
-
-def _unquote(text: str) -> str:
-    body = text[1:-1]
-    return re.sub(
-        r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)",
-        lambda m: _escape(m.group(1)),
-        body,
-    )
-
-
-def _escape(code: str) -> str:
-    if code.startswith("u{"):
-        return chr(int(code[2:-1], 16))
-    if code[0] in "ux" and len(code) > 1:
-        return chr(int(code[1:], 16))
-    if code == "\n":
-        return ""  # a line continuation
-    return _ESCAPES.get(code, code)
-
-
-def _number(text: str) -> int | float | None:
-    digits = text.replace("_", "")
-    if digits.endswith("n"):
-        return None  # a BigInt is not a number Warden passes
-    try:
-        if digits[:2].lower() == "0x":
-            return int(digits, 16)
-        if re.fullmatch(r"\d+", digits):
-            return int(digits)
-        return float(digits)
-    except ValueError:
-        return None
-
-
-def tokenize(text: str) -> list[_Token]:
-    """The tokens of a TypeScript source, comments and whitespace dropped; never raises."""
-    tokens: list[_Token] = []
-    position, line, line_start = 0, 1, 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:  # a character the reader has no use for (a regex body, unicode)
-            kind, chunk = "punct", text[position]
-        else:
-            kind, chunk = match.lastgroup or "punct", match.group()
-        value: str | int | float | None = None
-        col = position - line_start + 1
-        if kind == "str":
-            value = _unquote(chunk)
-        elif kind == "template":
-            value = None if "${" in chunk else _unquote(chunk)
-        elif kind == "num":
-            value = _number(chunk)
-        if kind not in ("space", "line_comment", "block_comment"):
-            tokens.append(_Token(kind, chunk, value, line, col, position))
-        newlines = chunk.count("\n")
-        if newlines:
-            line += newlines
-            line_start = position + chunk.rindex("\n") + 1
-        position += len(chunk)
-    return tokens
-
-
 _KNOWN_NAMES: dict[str, str] = {
     "DEFAULT_EVAL_RUNTIME": WARDEN_DEFAULT_RUNTIME,
     "DEFAULT_EVAL_MODEL": WARDEN_DEFAULT_MODEL,
@@ -190,13 +102,13 @@ _KNOWN_NAMES: dict[str, str] = {
 class _Reader:
     path: Path
     text: str
-    tokens: list[_Token]
+    tokens: list[Token]
     environ: Mapping[str, str]
     warnings: list[ConfigError]
     constants: dict[str, EvalValue | str] = field(default_factory=dict)
     """Top-level `const NAME = ...`: a value, or the source text of what it is."""
 
-    def location(self, token: _Token) -> Location:
+    def location(self, token: Token) -> Location:
         return Location(self.path, token.line, token.col)
 
     def expression(self, start: int) -> tuple[EvalValue | str, int]:
@@ -230,7 +142,7 @@ class _Reader:
             return EvalValue(warden_model(self.environ), how or "defaultEvalModel()", where), end
         return source, end
 
-    def name_value(self, token: _Token) -> EvalValue | str:
+    def name_value(self, token: Token) -> EvalValue | str:
         where = self.location(token)
         if token.text in self.constants:
             value = self.constants[token.text]
@@ -259,14 +171,14 @@ class _Reader:
                 value, _ = self.expression(index + 3)
                 self.constants[self.tokens[index + 1].text] = value
 
-    def object_argument(self, call_index: int) -> list[tuple[str, _Token, EvalValue | str]]:
+    def object_argument(self, call_index: int) -> list[tuple[str, Token, EvalValue | str]]:
         """The `key: value` pairs of `call({...})`; shorthand `key` reads the const `key`."""
         tokens = self.tokens
         if call_index + 2 >= len(tokens) or tokens[call_index + 1].text != "(":
             return []
         if tokens[call_index + 2].text != "{":
             return []
-        pairs: list[tuple[str, _Token, EvalValue | str]] = []
+        pairs: list[tuple[str, Token, EvalValue | str]] = []
         index = call_index + 3
         while index < len(tokens) and tokens[index].text != "}":
             token = tokens[index]
@@ -289,7 +201,7 @@ class _Reader:
         self.read_constants()
         found: list[EvalDeclaration] = []
         harness: dict[str, EvalValue] = {}
-        unread: list[tuple[str, str, _Token, str]] = []
+        unread: list[tuple[str, str, Token, str]] = []
         for index, token in enumerate(self.tokens):
             if token.kind != "name":
                 continue
@@ -323,11 +235,11 @@ class _Reader:
     def keep(
         self,
         values: dict[str, EvalValue],
-        pairs: list[tuple[str, _Token, EvalValue | str]],
+        pairs: list[tuple[str, Token, EvalValue | str]],
         wanted: tuple[str, ...],
         *,
         call: str,
-    ) -> list[tuple[str, str, _Token, str]]:
+    ) -> list[tuple[str, str, Token, str]]:
         """Store the readable values of `wanted` keys; return the unreadable ones."""
         unread = []
         for key, token, value in pairs:
