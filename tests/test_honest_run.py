@@ -95,3 +95,58 @@ def test_a_missing_agent_program_is_exit_2_before_any_sandbox(
     assert err.count("no-such-agent-xyz") == 1 and "not found on PATH" in err
     assert "security/case-0" in err and "and 2 more" in err
     assert not work.exists() or not any(work.iterdir())
+
+
+# -- (2) unknown providers are exit 2 with the known list and a did-you-mean ---------------
+
+
+@pytest.mark.parametrize(
+    "flags,shown",
+    [
+        (["--model", "antropic/claude-sonnet-4-6"], "--model unknown model provider 'antropic'"),
+        (["--judge-model", "nope/x"], "--judge-model unknown model provider 'nope'"),
+    ],
+)
+def test_an_unknown_provider_on_the_command_line_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], shown: str
+) -> None:
+    root = warden_project(tmp_path / "proj")
+    assert main(["run", str(root), "--report-dir", str(root / "report"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert shown in err and "known providers: anthropic, openai, openrouter" in err
+    assert ("did you mean anthropic/claude-sonnet-4-6?" in err) == ("antropic" in shown)
+    assert len(err.strip().splitlines()) == 1 and not (root / "report").exists()
+
+
+def test_an_unknown_provider_in_a_suite_is_a_located_validation_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = warden_project(tmp_path / "proj", runtime=None)
+    suite = root / "security.yaml"
+    suite.write_text("model: opnai/gpt-4o\n" + suite.read_text())
+    assert main(["validate", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f"{suite}:" in err and "unknown model provider 'opnai'" in err
+    assert "did you mean openai/gpt-4o?" in err
+
+
+def test_ci_names_the_key_of_the_provider_that_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_action_ci import TOKEN, ci_environment, make_workspace
+
+    inputs = {"INPUT_ANTHROPIC_API_KEY": "sk-ant-set", "INPUT_JUDGE_MODEL": "openai/gpt-4o"}
+    with ci_environment(tmp_path, monkeypatch, token=TOKEN, inputs=inputs) as ci:
+        ci.workspace = make_workspace(tmp_path / "with-review", review=True)
+        monkeypatch.chdir(ci.workspace)
+        ci.environ["GITHUB_WORKSPACE"] = str(ci.workspace)
+        ci.use_event("workflow_dispatch", "workflow_dispatch.json")
+        code, out, _ = ci.run(monkeypatch, capsys)
+        assert code == 2
+        (error,) = [line for line in out.splitlines() if line.startswith("::error")]
+        assert "set OPENAI_API_KEY in the step's env" in error
+        assert "anthropic-api-key" not in error
+
+        ci.environ["INPUT_JUDGE_MODEL"] = "antropic/claude-sonnet-4-6"
+        code, out, err = ci.run(monkeypatch, capsys)
+        assert code == 2 and "did you mean anthropic/claude-sonnet-4-6?" in out + err

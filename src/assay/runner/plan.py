@@ -111,8 +111,20 @@ def check_options(options: RunOptions) -> None:
         problems.append("--offline replays recorded model calls: it needs --cache DIR")
     if options.shard is not None:
         parse_shard(format_shard(options.shard) or "")
+    problems += _unknown_providers(options)
     if problems:
         raise ConfigError("; ".join(problems))
+
+
+def _unknown_providers(options: RunOptions) -> list[str]:
+    named = [("--model", m) for m in options.models if "/" in m]
+    if options.judge_model and "/" in options.judge_model:
+        named.append(("--judge-model", options.judge_model))
+    if not named:
+        return []
+    from assay.models.registry import unknown_provider
+
+    return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
 
 
 def plan_runs(

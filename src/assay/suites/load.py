@@ -105,6 +105,7 @@ def load_suites(
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
     cases = [case for c in suite_files for case in c.cases]
     _check_unique_ids(suite_files, problems)
+    _check_model_names(cases, config, problems)
     warnings = _in_reading_order(problems.warnings)
     if problems.errors:
         raise SuiteLoadErrors(_in_reading_order(problems.errors), warnings)
@@ -195,6 +196,31 @@ def _gather(
             target_kind = candidate.kind
         roots.append(configured_root or _root_for(target, target_kind))
     return candidates, roots
+
+
+def _check_model_names(
+    cases: Sequence[Case], config: AssayConfig | None, problems: Problems
+) -> None:
+    """A model a suite or the config names must have a known provider (`antropic/x` is
+    a typo, not an OpenAI-compatible model): one error per file and model."""
+    named: dict[tuple[str, str], Location] = {}
+    if config is not None:
+        for key in ("model", "judge_model"):
+            value = getattr(config, key)
+            if value and "/" in value:
+                named.setdefault((str(config.path), value), Location(config.path))
+    for case in cases:
+        if case.model and "/" in case.model:
+            where = Location(case.source_path, case.source_line)
+            named.setdefault((str(case.source_path), case.model), where)
+    if not named:
+        return
+    from assay.models.registry import unknown_provider
+
+    for (_, model), where in named.items():
+        reason = unknown_provider(model)
+        if reason is not None:
+            problems.error(reason, where)
 
 
 def _root_for(target: Path, kind: FileKind | None) -> Path:
