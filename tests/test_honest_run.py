@@ -150,3 +150,34 @@ def test_ci_names_the_key_of_the_provider_that_is_missing(
         ci.environ["INPUT_JUDGE_MODEL"] = "antropic/claude-sonnet-4-6"
         code, out, err = ci.run(monkeypatch, capsys)
         assert code == 2 and "did you mean anthropic/claude-sonnet-4-6?" in out + err
+
+
+# -- (3) a report with cases not run never passes the gate -----------------------------------
+
+
+def test_merge_of_an_interrupted_shard_fails_the_gate_and_says_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_merge import make_case, make_report
+
+    for index, name in ((1, "a"), (2, "b")):
+        cases = [make_case(f"calc/{name}", line=index)]
+        cases += [
+            make_case(f"calc/{name}{n}", "skipped", line=10 * n + index, reason="interrupted")
+            for n in range(1, 7)
+        ]
+        report = make_report(cases, shard=f"{index}/2", interrupted=True)
+        # As an older assay wrote it: the stored gate says pass; merge decides afresh.
+        report.summary.gate = "pass"
+        (tmp_path / f"shard{index}.json").write_text(report.model_dump_json())
+    out_file = tmp_path / "merged" / "report.json"
+    code = main(
+        ["merge", str(tmp_path / "shard1.json"), str(tmp_path / "shard2.json"), "-o", str(out_file)]
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "gate: FAIL  incomplete: 12 of 14 case(s) not run (interrupted: 12)" in out
+    merged = read_report(out_file)
+    assert merged.summary.gate == "fail"
+    first_line = out_file.with_name("summary.md").read_text().splitlines()[0]
+    assert first_line.startswith("## ❌") and "(incomplete: 12 of 14 case(s) not run" in first_line

@@ -14,7 +14,8 @@ __all__ = [
     "budget_reason",
     "combine_attempts",
     "confidence_interval",
-    "not_run_notes",
+    "incomplete_reason",
+    "not_run_counts",
     "summarize",
 ]
 
@@ -74,8 +75,8 @@ def budget_reason(limit_usd: float) -> str:
     return f"budget of ${limit_usd:g} reached"
 
 
-def not_run_notes(cases: Sequence[CaseResult]) -> list[str]:
-    """Gate-reason notes for the cases a run cut short (interrupted, budget reached).
+def not_run_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
+    """How many cases the run cut short (interrupted, budget reached), by reason.
 
     Derived from the cases themselves, so a merged report says the same as its shards.
     """
@@ -85,7 +86,20 @@ def not_run_notes(cases: Sequence[CaseResult]) -> list[str]:
             case.reason == INTERRUPTED or _BUDGET_REASON.fullmatch(case.reason)
         ):
             counts[case.reason] = counts.get(case.reason, 0) + 1
-    return [f"{reason}: {count} case(s) not run" for reason, count in counts.items()]
+    return counts
+
+
+def incomplete_reason(cases: Sequence[CaseResult]) -> str | None:
+    """`incomplete: 12 of 33 case(s) not run (interrupted: 12)`, or None for a complete run.
+
+    A report with cases the run never reached is a gate failure whatever the score of the
+    rest: the cases left out may be exactly the ones that fail.
+    """
+    counts = not_run_counts(cases)
+    if not counts:
+        return None
+    detail = ", ".join(f"{reason}: {count}" for reason, count in counts.items())
+    return f"incomplete: {sum(counts.values())} of {len(cases)} case(s) not run ({detail})"
 
 
 def _wilson(successes: float, n: int) -> tuple[float, float]:
@@ -132,9 +146,14 @@ def summarize(
             score, counts["error"], threshold=threshold, max_errors=max_errors
         )
         gate_reason = "; ".join(problems) or _passed(score, threshold)
+        incomplete = incomplete_reason(cases)
+        if incomplete is not None:
+            if not problems:
+                gate_reason += " over the cases that ran"
+            problems.insert(0, incomplete)
+            gate_reason = f"{incomplete}; {gate_reason}"
     if score is not None and not _is_unit_score(score):
         score, interval = None, None  # the gate failed on it; the report cannot hold it
-    gate_reason = "; ".join([gate_reason, *not_run_notes(cases)])
 
     known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
     return Summary(
