@@ -181,3 +181,40 @@ def test_merge_of_an_interrupted_shard_fails_the_gate_and_says_incomplete(
     assert merged.summary.gate == "fail"
     first_line = out_file.with_name("summary.md").read_text().splitlines()[0]
     assert first_line.startswith("## ❌") and "(incomplete: 12 of 14 case(s) not run" in first_line
+
+
+# -- (8) skips are counted in one gate line; --require-all makes them fail the gate ----------
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "config", None])
+def test_skips_are_one_gate_line_and_require_all_fails_the_gate(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    how: str | None,
+) -> None:
+    from tests.test_cli_run import project
+
+    root = project(tmp_path, {"t": {}})
+    warden_project(root / "review", cases=4)
+    argv = ["run", str(root / "calc.json"), str(root / "review")]
+    argv += ["--report-dir", str(root / "report")]
+    argv += ["--agent-command", f"{sys.executable} {root / 'agent.py'} {{task_id}} {{workspace}}"]
+    argv += ["--runtime", "builtin"]
+    if how == "flag":
+        argv.append("--require-all")
+    elif how == "env":
+        monkeypatch.setenv("ASSAY_REQUIRE_ALL", "1")
+    elif how == "config":
+        (root / "pyproject.toml").write_text("[tool.assay]\nrequire_all = true\n")
+    code = main(argv)
+    out = capsys.readouterr().out
+    reason = "no credentials for anthropic/claude-sonnet-4-6: set ANTHROPIC_API_KEY"
+    assert out.count(reason) == 2  # the first SKIP line and the gate line, not four copies
+    (gate,) = [line for line in out.splitlines() if line.startswith("gate:")]
+    assert f"4 of 5 case(s) skipped ({reason}: 4)" in gate
+    if how is None:
+        assert code == 0 and gate.startswith("gate: PASS")
+    else:
+        assert code == 1 and gate.startswith("gate: FAIL") and "--require-all is set" in gate
+        assert read_report(root / "report" / "report.json").run.require_all

@@ -181,6 +181,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="errors the gate tolerates (default 0)",
     )
     p.add_argument(
+        "--require-all",
+        action="store_true",
+        help="fail the gate when any case is skipped (no model key, an --offline cache miss)",
+    )
+    p.add_argument(
         "--max-cost",
         type=float,
         default=None,

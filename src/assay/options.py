@@ -27,6 +27,8 @@ class RunOptions:
     threshold: float = 0.75
     max_errors: int = 0
     max_cost_usd: float | None = None
+    require_all: bool = False
+    """A skipped case (no key, a cache miss) fails the gate."""
     report_dir: Path = Path("assay-report")
     work_root: Path | None = None
     keep_workspaces: bool = False

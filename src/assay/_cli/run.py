@@ -99,6 +99,7 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
         "skill": _existing(args.skill, "--skill"),
         "repeat": args.repeat,
         "max_cost_usd": args.max_cost,
+        "require_all": bool(args.require_all or getattr(config, "require_all", None)),
         "work_root": Path(args.work_root) if args.work_root else None,
         "keep_workspaces": args.keep_workspaces,
         "dry_run": args.dry_run,

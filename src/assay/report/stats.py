@@ -16,6 +16,7 @@ __all__ = [
     "confidence_interval",
     "incomplete_reason",
     "not_run_counts",
+    "skipped_note",
     "summarize",
 ]
 
@@ -102,6 +103,23 @@ def incomplete_reason(cases: Sequence[CaseResult]) -> str | None:
     return f"incomplete: {sum(counts.values())} of {len(cases)} case(s) not run ({detail})"
 
 
+def skipped_note(cases: Sequence[CaseResult]) -> str | None:
+    """`29 of 33 case(s) skipped (no credentials for ...: 29)`: every skip the run chose
+    (no key, an --offline cache miss), grouped by reason, in one line; None without any.
+    Cases the run never reached are counted by `incomplete_reason` instead."""
+    not_run = not_run_counts(cases)
+    counts: dict[str, int] = {}
+    for case in cases:
+        if case.status == "skipped" and case.reason not in not_run:
+            reason = case.reason or "no reason given"
+            counts[reason] = counts.get(reason, 0) + 1
+    if not counts:
+        return None
+    ordered = sorted(counts.items(), key=lambda item: -item[1])
+    detail = "; ".join(f"{reason}: {count}" for reason, count in ordered)
+    return f"{sum(counts.values())} of {len(cases)} case(s) skipped ({detail})"
+
+
 def _wilson(successes: float, n: int) -> tuple[float, float]:
     p = successes / n
     z2 = _Z95 * _Z95
@@ -122,11 +140,13 @@ def summarize(
     max_errors: int,
     duration_s: float,
     shard: str | None = None,
+    require_all: bool = False,
 ) -> Summary:
     """The report summary: counts, aggregate score and interval, gate, tokens and cost.
 
     `shard` (`I/N`) names the shard the cases are: a shard that got no cases at all (more
     shards than cases) passes with a note, since the merge of all shards gates the run.
+    `require_all` makes any skipped case a gate failure (`--require-all`).
     """
     counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
     for case in cases:
@@ -152,6 +172,12 @@ def summarize(
                 gate_reason += " over the cases that ran"
             problems.insert(0, incomplete)
             gate_reason = f"{incomplete}; {gate_reason}"
+        skipped = skipped_note(cases)
+        if skipped is not None and require_all:
+            problems.append(f"{skipped} and --require-all is set")
+            gate_reason = f"{gate_reason}; {problems[-1]}"
+        elif skipped is not None:
+            gate_reason = f"{gate_reason}; {skipped}"
     if score is not None and not _is_unit_score(score):
         score, interval = None, None  # the gate failed on it; the report cannot hold it
 

@@ -41,14 +41,14 @@ def _label(result: CaseResult) -> str:
     return f"{result.id} [{result.model}]" if result.model else result.id
 
 
-def case_line(result: CaseResult) -> str:
+def case_line(result: CaseResult, *, reason: bool = True) -> str:
     """`PASS  suite/case [model]  1.00  3.2s`, with the reason for anything but a pass."""
     parts = [f"{_LABELS[result.status]:<5} {clean(_label(result))}"]
     if result.status != "skipped":
         if result.score is not None:
             parts.append(f"{result.score:.2f}")
         parts.append(f"{result.duration_s:.1f}s")
-    if result.status != "pass" and result.reason:
+    if reason and result.status != "pass" and result.reason:
         parts.append(clean(result.reason))
     if result.flaky:
         parts.append("(flaky)")
@@ -60,6 +60,7 @@ class PlainProgress:
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self._skip_reasons: set[str] = set()
 
     def run_started(self, total: int) -> None:
         self._stream.write(f"running {total} case(s)\n")
@@ -69,7 +70,14 @@ class PlainProgress:
         pass
 
     def case_finished(self, result: CaseResult) -> None:
-        self._stream.write(case_line(result) + "\n")
+        line = case_line(result)
+        if result.status == "skipped":
+            # Thirty cases skipped for want of one key are one reason, said once here and
+            # counted in the gate line, not thirty copies of it.
+            if result.reason in self._skip_reasons:
+                line = case_line(result, reason=False) + "  (same reason)"
+            self._skip_reasons.add(result.reason)
+        self._stream.write(line + "\n")
         self._stream.flush()
 
     def run_finished(self) -> None:

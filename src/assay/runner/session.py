@@ -165,6 +165,7 @@ def _report(
         max_errors=options.max_errors,
         duration_s=duration_s,
         shard=format_shard(options.shard),
+        require_all=options.require_all,
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
@@ -180,6 +181,7 @@ def _report(
         git_sha=_git_sha(),
         max_errors=options.max_errors,
         interrupted=interrupted,
+        require_all=options.require_all,
     )
     return Report(run=info, summary=summary, cases=results)
 

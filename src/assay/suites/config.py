@@ -49,6 +49,8 @@ class ConfigFile(BaseModel):
     """Errored cases tolerated before the gate fails."""
     timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
     """Per-case agent timeout in seconds."""
+    require_all: bool | None = None
+    """A skipped case (no key, an --offline cache miss) fails the gate."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
 
@@ -69,6 +71,7 @@ class AssayConfig:
     concurrency: int | None = None
     max_errors: int | None = None
     timeout: float | None = None
+    require_all: bool | None = None
     report_dir: Path | None = None
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
@@ -165,6 +168,7 @@ def _resolve(
         concurrency=model.concurrency,
         max_errors=model.max_errors,
         timeout=model.timeout,
+        require_all=model.require_all,
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
         warnings=warnings,
