@@ -218,3 +218,37 @@ def test_skips_are_one_gate_line_and_require_all_fails_the_gate(
     else:
         assert code == 1 and gate.startswith("gate: FAIL") and "--require-all is set" in gate
         assert read_report(root / "report" / "report.json").run.require_all
+
+
+# -- (4) --timeout bounds the whole attempt and says which part ran out ----------------------
+
+
+def test_a_judge_that_never_answers_is_bounded_by_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    fakes = pytest.importorskip("tests.fakes.anthropic_api")
+    root = warden_project(tmp_path / "proj", runtime=None)
+    with fakes.FakeAnthropic(api_key="sk-ant-timeout") as server:
+        server.slow_reply(60.0)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-timeout")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        started = time.monotonic()
+        code = main(
+            [
+                "run",
+                str(root),
+                "--agent-command",
+                agent_command(root),
+                "--timeout",
+                "1",
+                "--report-dir",
+                str(root / "report"),
+            ]
+        )
+        elapsed = time.monotonic() - started
+    capsys.readouterr()
+    assert code == 1 and elapsed < 20
+    (case,) = read_report(root / "report" / "report.json").cases
+    assert (case.status, case.reason) == ("error", "timeout after 1s in judge")

@@ -10,6 +10,7 @@ AssayError
     ├── AgentError       the agent under test crashed, timed out, or gave unreadable output
     ├── JudgeError       the judge failed or answered outside its schema (after one retry)
     ├── ModelError       the model API failed after every retry
+    ├── AttemptTimeout   --timeout ran out, in the agent, the judge or the checks (named)
     └── ModelUnavailable the model cannot be called in this run (no credentials, --offline cache
                          miss, budget spent): the case is `skipped` with this reason, not `error`
 ```
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentError",
     "AssayError",
+    "AttemptTimeout",
     "ConfigError",
     "ConfigErrors",
     "JudgeError",
@@ -109,6 +111,15 @@ class JudgeError(RunError):
 
 class ModelError(RunError):
     """A model API call failed after every retry."""
+
+
+class AttemptTimeout(RunError):
+    """`--timeout` ran out: the message names the part of the attempt that was running,
+    `usage` what the attempt had spent by then."""
+
+    def __init__(self, message: str, *, usage: Usage) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class ModelUnavailable(RunError):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import AttemptContext, agent_for
-from assay.errors import AgentError, AssayError, JudgeError, ModelUnavailable
+from assay.errors import AssayError, AttemptTimeout, JudgeError, ModelUnavailable
 from assay.grading import grader_for
 from assay.report.model import Attempt, Usage
 from assay.runner.combine import total_usage
@@ -103,16 +103,26 @@ async def run_attempt(
             env=dict(options.extra_env),
         )
         agent = agent_for(run.case, runtime=run.runtime, options=options)
+        grader = grader_for(run.case, options=options)
+        # --timeout bounds the whole attempt, agent and grading alike: a judge that never
+        # answers must not hold a case longer than an agent may.
+        phase = "agent"
+        attempt_ends = time.monotonic() + options.timeout_s
         try:
             async with asyncio.timeout(options.timeout_s + BACKSTOP_GRACE_S) as deadline:
                 output = await agent.run(ctx)
+                usage.append(output.usage)
+                findings = output.findings
+                phase = grading_phase(run)
+                # The agent's own timer kills it at the timeout; grading gets what is left.
+                deadline.reschedule(asyncio.get_running_loop().time() + _left(attempt_ends))
+                grade = await grader.grade(ctx, output)
         except TimeoutError:
             if not deadline.expired():
                 raise
-            raise AgentError(f"agent timed out after {options.timeout_s:g}s") from None
-        usage.append(output.usage)
-        findings = output.findings
-        grade = await grader_for(run.case, options=options).grade(ctx, output)
+            raise AttemptTimeout(
+                f"timeout after {options.timeout_s:g}s in {phase}", usage=total_usage(usage)
+            ) from None
         usage.append(grade.usage)
         transcript = output.transcript or output.stdout_path
         attempt = Attempt(
@@ -127,6 +137,10 @@ async def run_attempt(
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
     except ModelUnavailable as exc:
         status, reason, judge = "skipped", str(exc), {}
+    except AttemptTimeout as exc:
+        # What the agent spent before the grading ran out is paid for all the same.
+        status, reason, judge = "error", str(exc), {}
+        usage = [exc.usage]
     except JudgeError as exc:
         status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
         if exc.usage is not None:
@@ -152,6 +166,19 @@ async def run_attempt(
         usage=total_usage(usage),
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
+
+
+def grading_phase(run: PlannedRun) -> str:
+    """What grades the case, as a timeout names it: `judge`, `checks` or `grading`."""
+    from assay.runner.resolve import needs_judge
+
+    if needs_judge(run.case):
+        return "judge"
+    return "checks" if run.case.kind == "task" else "grading"
+
+
+def _left(ends: float) -> float:
+    return max(ends - time.monotonic(), 0.0)
 
 
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
