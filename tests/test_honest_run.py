@@ -252,3 +252,44 @@ def test_a_judge_that_never_answers_is_bounded_by_timeout(
     assert code == 1 and elapsed < 20
     (case,) = read_report(root / "report" / "report.json").cases
     assert (case.status, case.reason) == ("error", "timeout after 1s in judge")
+
+
+# -- (5) assay's own I/O failure: one line, exit 4, the streamed results stay resumable ------
+
+LIMITED_RUN = """\
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+from assay.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_write_failure_is_one_line_exit_4_and_the_run_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+    import subprocess
+
+    from tests.test_cli_run import project, result_lines, run_args
+
+    root = project(tmp_path, {name: {} for name in "abcdef"})
+    argv = run_args(root, "--concurrency", "1")
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITED_RUN, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 4, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"assay: error: cannot write {root / 'report' / 'results.jsonl'}: ")
+    assert "File too large" in line and "Traceback" not in done.stderr
+    written = (root / "report" / "results.jsonl").read_bytes()
+    assert 0 < written.count(b"\n") < 6 and not (root / "report" / "report.json").exists()
+
+    command = line.split("continue with: ", 1)[1]
+    words = shlex.split(command)
+    assert words[:2] == ["assay", "run"] and words[-2:] == ["--resume", str(root / "report")]
+    assert main(words[1:]) == 0
+    capsys.readouterr()
+    report = read_report(root / "report" / "report.json")
+    assert [c.status for c in report.cases] == ["pass"] * 6
+    assert len(result_lines(root / "report" / "results.jsonl")) == 6

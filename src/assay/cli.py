@@ -15,9 +15,12 @@ from collections.abc import Sequence
 
 from assay._util.heap import settle_after_startup
 from assay._version import __version__
-from assay.errors import ConfigError, RunError
+from assay.errors import ConfigError, OutputError, RunError
 
 EXIT_PASS, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OUTPUT_FAILED = 4
+"""assay could not write its own files (full disk, read-only report dir). Not 3: PVYai's
+own CLI uses 3, and a wrapper may pass either code through."""
 
 
 def _paths(p: argparse.ArgumentParser) -> None:
@@ -271,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:  # a bad ASSAY_* value
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # What the user typed, for messages that print a command to continue (`--resume`).
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     module = importlib.import_module(f"assay._cli.{args.command}")
     if argv is None:  # assay is the program: what exists now lives until it exits
         settle_after_startup()
@@ -279,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"assay: error: {exc}" if "\n" not in str(exc) else f"{exc}", file=sys.stderr)
         return EXIT_USAGE
+    except OutputError as exc:
+        print(f"assay: error: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT_FAILED
     except RunError as exc:  # outside a run, where attempts keep their own (`assay score`)
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

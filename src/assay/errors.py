@@ -5,6 +5,8 @@ AssayError
 ├── ConfigError          the user's mistake: exit 2, printed as `path:line:col: message`,
 │                        never with a traceback
 │   └── ConfigErrors     several of them at once (validation reports every problem, not the first)
+├── OutputError          assay could not write its own files (full disk, read-only or gone
+│                        report directory): exit 4, one line, what was streamed stays resumable
 └── RunError             a case could not be run or graded: that case is `error`, the others go on
     ├── SandboxError     the git sandbox could not be built (bad diff, unsafe tarball, git failed)
     ├── AgentError       the agent under test crashed, timed out, or gave unreadable output
@@ -38,8 +40,10 @@ __all__ = [
     "Location",
     "ModelError",
     "ModelUnavailable",
+    "OutputError",
     "RunError",
     "SandboxError",
+    "output_error",
 ]
 
 
@@ -85,6 +89,22 @@ class ConfigErrors(ConfigError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+
+class OutputError(AssayError):
+    """assay itself could not write a file it owns (results stream, report, artifacts)."""
+
+    def __init__(self, message: str, *, report_dir: Path | None = None) -> None:
+        super().__init__(message)
+        self.report_dir = report_dir
+        """The report directory of the run, when there was one: `--resume` continues it."""
+
+
+def output_error(exc: OSError, *, what: str, report_dir: Path | None = None) -> OutputError:
+    """`cannot write <file>: No space left on device` from the OSError a write raised."""
+    target = exc.filename if exc.filename is not None else what
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return OutputError(f"cannot write {target}: {reason}", report_dir=report_dir)
 
 
 class RunError(AssayError):

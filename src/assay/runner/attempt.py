@@ -9,6 +9,7 @@ line per case).
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 import re
@@ -19,7 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import AttemptContext, agent_for
-from assay.errors import AssayError, AttemptTimeout, JudgeError, ModelUnavailable
+from assay.errors import (
+    AssayError,
+    AttemptTimeout,
+    JudgeError,
+    ModelUnavailable,
+    output_error,
+)
 from assay.grading import grader_for
 from assay.report.model import Attempt, Usage
 from assay.runner.combine import total_usage
@@ -37,6 +44,8 @@ BACKSTOP_GRACE_S = 5.0
 """The command agent kills its process group at the timeout itself; the runner's own
 timer fires this much later, only for an agent that failed to stop."""
 
+_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+"""Write failures that are the machine's, not the case's: the run stops with exit 4."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RAW_JUDGE_CHARS = 4000
 """How much of a broken judge answer the report keeps (the whole of it is in the file)."""
@@ -148,14 +157,18 @@ async def run_attempt(
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
-        artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
-        trace_file = artifacts / "traceback.txt"
-        trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        if isinstance(exc, OSError) and exc.errno in _OUT_OF_SPACE:
+            # Not this case's fault: every case after it would fail the same way.
+            raise output_error(exc, what=str(artifacts), report_dir=report_dir) from None
         status, judge = "error", {}
-        reason = (
-            f"internal error: {type(exc).__name__}: {exc} "
-            f"(traceback in {_relative(trace_file, report_dir)})"
-        )
+        reason = f"internal error: {type(exc).__name__}: {exc}"
+        try:
+            artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
+            trace_file = artifacts / "traceback.txt"
+            trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        except OSError as write_failure:
+            raise output_error(write_failure, what=str(artifacts), report_dir=report_dir) from None
+        reason += f" (traceback in {_relative(trace_file, report_dir)})"
     finally:
         if sandbox is not None and not options.keep_workspaces:
             await asyncio.to_thread(remove_sandbox, sandbox)

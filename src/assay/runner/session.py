@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
-from assay.errors import ConfigError
+from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
 from assay.report.model import Report, RunInfo
 from assay.runner.events import NullListener, RunListener
@@ -92,7 +92,11 @@ async def run_async(
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
         report = await _run_planned(options, runs, report_dir=report_dir, listener=listener)
-        write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
+        try:
+            write_report_dir(report, report_dir, cases=selected, pvyai=options.pvyai_report)
+        except OSError as exc:
+            # Every result is in results.jsonl already: --resume writes the report.
+            raise output_error(exc, what=str(report_dir), report_dir=report_dir) from None
     return report
 
 
@@ -118,7 +122,11 @@ async def _run_planned(
     work_root = private_work_root(options.work_root)
     try:
         # A resumed stream keeps every earlier line, including other selections' results.
-        with ResultsStream(results_path, append=options.resume_dir is not None) as stream:
+        try:
+            stream = ResultsStream(results_path, append=options.resume_dir is not None)
+        except OSError as exc:
+            raise output_error(exc, what=str(results_path), report_dir=report_dir) from None
+        with stream:
             executor = Executor(
                 remaining,
                 options=options,
