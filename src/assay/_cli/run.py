@@ -65,7 +65,8 @@ def command(args: argparse.Namespace) -> int:
     except OutputError as exc:
         if exc.report_dir is None:
             raise
-        hint = f"the results written so far are kept; continue with: {resume_command(args, exc.report_dir)}"
+        again = resume_command(args, exc.report_dir)
+        hint = f"the results written so far are kept; continue with: {again}"
         raise OutputError(f"{exc}; {hint}", report_dir=exc.report_dir) from None
     print_summary(report, report_dir=str(report_dir), stream=out)
     if options.json_output:
