@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -364,6 +365,11 @@ def test_a_signal_stops_the_run_writes_a_partial_report_and_exits_130(
         kill_leftovers(root)
     assert process.returncode == 130, err
     assert "Traceback" not in err
+    # The exact command that continues the run: the same arguments, --resume instead.
+    given = run_args(root, "--concurrency", "3")
+    at = given.index("--report-dir")
+    again = shlex.join(["assay", *given[:at], *given[at + 2 :], "--resume", str(root / "report")])
+    assert f"continue with: {again}\n" in out
     report = load_report(root / "report/report.json")
     assert report.run.interrupted is True
     assert outcome(report) == [
