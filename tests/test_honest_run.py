@@ -292,3 +292,67 @@ def test_a_write_failure_is_one_line_exit_4_and_the_run_resumes(
     report = read_report(root / "report" / "report.json")
     assert [c.status for c in report.cases] == ["pass"] * 6
     assert len(result_lines(root / "report" / "results.jsonl")) == 6
+
+
+# -- (6) --root; an eval-root error names the root and how to choose one -------------------
+
+
+def warden_repo(tmp_path: Path) -> Path:
+    """A repository whose Warden suites live in evals/ (their paths resolve against evals/)."""
+    repo = tmp_path / "repo"
+    warden_project(repo / "evals", runtime=None)
+    return repo
+
+
+def test_root_makes_validity_independent_of_how_the_suites_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = warden_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    assert main(["validate", "evals"]) == 0
+    capsys.readouterr()
+    # From the repository root with no PATH, the eval root is the repository: say so.
+    assert main(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert f"not found under the eval root {repo} (the PATH given; choose another with " in err
+    assert "--root DIR or `root` under [tool.assay] in pyproject.toml" in err
+    for argv in (["validate", "--root", "evals"], ["list", "--root", "evals"]):
+        assert main(argv) == 0, capsys.readouterr().err
+    assert "security/case-0" in capsys.readouterr().out
+    assert main(["validate", "--root", "evals", str(repo / "evals" / "security.yaml")]) == 0
+    assert main(["validate", "--root", "nowhere"]) == 2
+    assert "--root nowhere: not a directory" in capsys.readouterr().err
+
+
+def test_with_a_configured_root_validity_does_not_depend_on_the_working_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = warden_repo(tmp_path)
+    (repo / "pyproject.toml").write_text('[tool.assay]\nroot = "evals"\n')
+    for cwd, argv in [
+        (repo, ["validate", "evals"]),
+        (repo, ["validate", "evals/security.yaml"]),
+        (repo / "evals", ["validate", "."]),
+        (repo / "evals" / "fixtures", ["validate", ".."]),
+        (tmp_path, ["validate", str(repo / "evals")]),
+    ]:
+        monkeypatch.chdir(cwd)
+        assert main(argv) == 0, (cwd, argv, capsys.readouterr().err)
+    (repo / "evals" / "security.yaml").write_text(
+        (repo / "evals" / "security.yaml").read_text().replace("fixtures/app.py", "gone.py")
+    )
+    monkeypatch.chdir(repo)
+    assert main(["validate", "evals"]) == 2
+    err = capsys.readouterr().err
+    assert f"set by `root` in {repo / 'pyproject.toml'}" in err
+
+
+def test_run_takes_root_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = warden_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    code = main(["run", "--root", "evals", "--agent-command", agent_command(repo / "evals")])
+    capsys.readouterr()
+    assert code == 1  # loaded (not 2): the one case is skipped for want of a judge key
+    assert read_report(repo / "assay-report" / "report.json").cases[0].status == "skipped"

@@ -32,6 +32,16 @@ def _paths(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _root(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="the eval root Warden paths resolve against (default: [tool.assay] root, else "
+        "each PATH's own directory)",
+    )
+
+
 def _select(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-t",
@@ -58,17 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check suites without running anything")
     _paths(p)
+    _root(p)
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the result")
 
     p = sub.add_parser("list", help="print the ids of the selected cases")
     _paths(p)
+    _root(p)
     _select(p)
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the cases")
 
     p = sub.add_parser("run", help="run the selected cases and gate on the score")
     _paths(p)
+    _root(p)
     _select(p)
     _run_options(p)
 

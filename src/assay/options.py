@@ -11,6 +11,8 @@ __all__ = ["RunOptions"]
 @dataclass(frozen=True)
 class RunOptions:
     paths: tuple[str, ...] = ()
+    root: Path | None = None
+    """`--root`: the eval root, beating `[tool.assay] root`."""
     patterns: tuple[str, ...] = ()
     """`-t` selections: substring or glob on case ids."""
     models: tuple[str, ...] = ()

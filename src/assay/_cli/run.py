@@ -33,7 +33,7 @@ def command(args: argparse.Namespace) -> int:
     from assay.suites import load_suites, select_cases
 
     check_options(build_options(args, None))  # fail fast on bad flags, before loading
-    loaded = load_suites(list(args.paths), strict=args.strict)
+    loaded = load_suites(list(args.paths), strict=args.strict, root=args.root)
     for warning in loaded.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     options = build_options(args, loaded.config)
@@ -119,6 +119,7 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
     """RunOptions from the parsed command line, with `config` filling what was not given."""
     values: dict[str, Any] = {
         "paths": tuple(args.paths),
+        "root": Path(args.root) if getattr(args, "root", None) else None,
         "patterns": tuple(args.patterns),
         "models": parse_models(args.models),
         "judge_model": args.judge_model,

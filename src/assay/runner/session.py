@@ -74,7 +74,7 @@ async def run_async(
     if cases is None:
         from assay.suites import load_suites
 
-        loaded = load_suites(list(options.paths), strict=options.strict)
+        loaded = load_suites(list(options.paths), strict=options.strict, root=options.root)
         cases, config = loaded.cases, config or loaded.config
     selected = list(cases)
     if options.patterns:

@@ -70,9 +70,17 @@ class _Candidate:
 
 
 def load_suites(
-    paths: Sequence[str | Path], *, strict: bool = False, config: AssayConfig | None = None
+    paths: Sequence[str | Path],
+    *,
+    strict: bool = False,
+    config: AssayConfig | None = None,
+    root: str | Path | None = None,
 ) -> LoadedSuites:
-    """Discover, parse and validate suites; raise SuiteLoadErrors (a ConfigErrors) on any error."""
+    """Discover, parse and validate suites; raise SuiteLoadErrors (a ConfigErrors) on any error.
+
+    `root` (`--root`) is the eval root, beating `[tool.assay] root`; without either, each
+    PATH implies its own (a directory is one).
+    """
     problems = Problems(strict=strict)
     targets = [Path(os.path.realpath(p)) for p in paths]
     if config is None:
@@ -80,6 +88,13 @@ def load_suites(
             config = load_config(targets[0] if targets else Path.cwd())
         except ConfigError as exc:
             problems.add(exc)
+    if root is not None:
+        chosen = Path(os.path.realpath(root))
+        if not chosen.is_dir():
+            raise SuiteLoadErrors([ConfigError(f"--root {root}: not a directory")], [])
+        config = dataclasses.replace(config, root=chosen) if config else _root_only(chosen)
+        if not targets and not config.paths:
+            targets = [chosen]
     if config is not None:
         for warning in config.warnings:
             problems.unknown_key(warning.message, warning.location or Location(config.path))
@@ -108,7 +123,8 @@ def load_suites(
     _check_model_names(cases, config, problems)
     warnings = _in_reading_order(problems.warnings)
     if problems.errors:
-        raise SuiteLoadErrors(_in_reading_order(problems.errors), warnings)
+        errors = [_with_root_hint(e, config, root) for e in problems.errors]
+        raise SuiteLoadErrors(_in_reading_order(errors), warnings)
     return LoadedSuites(
         cases=tuple(cases),
         warnings=tuple(warnings),
@@ -116,6 +132,28 @@ def load_suites(
         root=config.root if config and config.root else _common_root(roots),
         config=config,
     )
+
+
+def _root_only(root: Path) -> AssayConfig:
+    """A configuration that says nothing but the eval root (`--root` without a config file)."""
+    return AssayConfig(path=root / "pyproject.toml", root=root)
+
+
+def _with_root_hint(
+    error: ConfigError, config: AssayConfig | None, root: str | Path | None
+) -> ConfigError:
+    """A path "not found under the eval root" says where that root came from and how to
+    choose another: the same suite is valid or not depending on the root it is read with."""
+    if "under the eval root" not in error.message:
+        return error
+    if root is not None:
+        origin = "given by --root"
+    elif config is not None and config.root is not None:
+        origin = f"set by `root` in {config.path}"
+    else:
+        origin = "the PATH given"
+    how = "choose another with --root DIR or `root` under [tool.assay] in pyproject.toml"
+    return ConfigError(f"{error.message} ({origin}; {how})", error.location)
 
 
 def _load_fixture_owners(candidates: list[_Candidate], ctx: LoadContext) -> list[Path]:
