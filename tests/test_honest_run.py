@@ -356,3 +356,44 @@ def test_run_takes_root_too(
     capsys.readouterr()
     assert code == 1  # loaded (not 2): the one case is skipped for want of a judge key
     assert read_report(repo / "assay-report" / "report.json").cases[0].status == "skipped"
+
+
+# -- (7) a tool call with schema-invalid input says so -------------------------------------
+
+
+def test_an_invalid_submission_is_named_not_called_plain_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assay
+    from assay.models import retry
+    from assay.options import RunOptions
+
+    fakes = pytest.importorskip("tests.fakes.anthropic_api")
+    from tests.test_runner_model import review_case
+
+    invalid = {"findings": [{"severity": "urgent", "title": "x"}]}
+    answers = iter(
+        [
+            fakes.tool_use_reply("submit_findings", invalid),
+            fakes.text_reply("Sorry, here is my review in prose."),
+            fakes.text_reply("LGTM."),
+        ]
+    )
+
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    monkeypatch.setattr(retry, "sleep", no_sleep)
+    with fakes.FakeAnthropic(api_key="sk-ant-loop", responder=lambda body: next(answers)) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-loop")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        options = RunOptions(report_dir=tmp_path / "report", judge_model="anthropic/claude-x")
+        report = assay.run(options, cases=[review_case(tmp_path, "c", "null access")])
+    (case,) = report.cases
+    assert case.status == "error"
+    assert case.reason.startswith(
+        "the model never made a valid submit_findings call: its submit_findings input was invalid ("
+    )
+    assert (
+        "findings.0.severity: Input " in case.reason and "location: Field required" in case.reason
+    )
