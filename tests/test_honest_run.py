@@ -397,3 +397,20 @@ def test_an_invalid_submission_is_named_not_called_plain_text(
     assert (
         "findings.0.severity: Input " in case.reason and "location: Field required" in case.reason
     )
+
+
+# -- (9) CLI polish ---------------------------------------------------------------------------
+
+
+def test_unknown_keys_get_a_did_you_mean_and_config_problems_come_in_one_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = warden_project(tmp_path / "proj", runtime=None)
+    suite = root / "security.yaml"
+    suite.write_text(suite.read_text().replace("    files:", "    fiels: [x]\n    files:", 1))
+    (root / "pyproject.toml").write_text("[tool.assay]\nthreshhold = 0.5\nconcurrency = 0\n")
+    assert main(["validate", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown key 'fiels' in evals[0] (did you mean 'files'?)" in err
+    assert "warning: unknown configuration key 'threshhold' (did you mean 'threshold'?)" in err
+    assert "concurrency: Input should be greater than or equal to 1" in err

@@ -85,6 +85,8 @@ class ConfigErrors(ConfigError):
 
     def __init__(self, errors: Iterable[ConfigError]) -> None:
         self.errors = list(errors)
+        self.warnings: tuple[ConfigError, ...] = ()
+        """Found in the same pass (unknown keys): shown beside the errors."""
         super().__init__("\n".join(str(e) for e in self.errors))
 
     def __str__(self) -> str:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay._util.paths import resolve_inside
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.command import parse_agent_command
-from assay.suites.validation import describe
+from assay.suites.validation import describe, did_you_mean
 from assay.suites.wire_common import AgentCommandValue, Runtime
 
 __all__ = ["AssayConfig", "ConfigFile", "load_config"]
@@ -125,12 +125,16 @@ def _load(path: Path, data: Any, *, table: str | None) -> AssayConfig:
         key = error["loc"][0] if error["loc"] else None
         where = _key_location(path, text, table, key)
         if error["type"] == "extra_forbidden":
-            warnings.append(ConfigError(f"unknown configuration key {key!r}", where))
+            guess = did_you_mean(key, ConfigFile.model_fields)
+            warnings.append(ConfigError(f"unknown configuration key {key!r}{guess}", where))
             cleaned.pop(key, None)
         else:
             errors.append(ConfigError(describe(error, tuple(error["loc"])), where))
     if errors:
-        raise ConfigErrors(errors)
+        failure = ConfigErrors(errors)
+        # Said too, as warnings: one pass shows everything wrong with the file.
+        failure.warnings = tuple(warnings)
+        raise failure
     return _resolve(path, text, table, ConfigFile.model_validate(cleaned), tuple(warnings))
 
 

@@ -88,6 +88,8 @@ def load_suites(
             config = load_config(targets[0] if targets else Path.cwd())
         except ConfigError as exc:
             problems.add(exc)
+            for warning in exc.warnings if isinstance(exc, ConfigErrors) else ():
+                problems.unknown_key(warning.message, warning.location or Location("[tool.assay]"))
     if root is not None:
         chosen = Path(os.path.realpath(root))
         if not chosen.is_dir():
