@@ -414,3 +414,42 @@ def test_unknown_keys_get_a_did_you_mean_and_config_problems_come_in_one_pass(
     assert "unknown key 'fiels' in evals[0] (did you mean 'files'?)" in err
     assert "warning: unknown configuration key 'threshhold' (did you mean 'threshold'?)" in err
     assert "concurrency: Input should be greater than or equal to 1" in err
+
+
+def test_every_option_and_argument_has_help_text() -> None:
+    import argparse
+
+    from assay.cli import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    missing = [
+        f"{name} {action.option_strings or action.dest}"
+        for name, sub in commands.choices.items()
+        for action in sub._actions
+        if action.dest != "help" and not (action.help or "").strip()
+    ]
+    assert missing == []
+    ci_help = commands.choices["ci"].format_help()
+    assert "max-errors" in ci_help and "GITHUB_EVENT_PATH" in ci_help and "ASSAY_" in ci_help
+
+
+@pytest.mark.parametrize(
+    "argv,hint",
+    [
+        (["run", "--repaet", "2"], "unrecognized arguments: --repaet (did you mean --repeat?)"),
+        (["validate", "--stirct"], "(did you mean --strict?)"),
+        (["run", "--agent-comand=x"], "(did you mean --agent-command?)"),
+        (["rnu"], "invalid choice: 'rnu'"),
+    ],
+)
+def test_a_mistyped_option_or_command_gets_a_did_you_mean(
+    capsys: pytest.CaptureFixture[str], argv: list[str], hint: str
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert hint in err
+    if argv == ["rnu"]:
+        assert "did you mean 'run'?" in err
