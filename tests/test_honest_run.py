@@ -453,3 +453,72 @@ def test_a_mistyped_option_or_command_gets_a_did_you_mean(
     assert hint in err
     if argv == ["rnu"]:
         assert "did you mean 'run'?" in err
+
+
+def _summary_report(gate: str) -> Report:
+    from assay.report.model import RunInfo, Summary
+
+    summary = Summary(
+        total=1, passed=1, failed=0, errors=0, skipped=0, score=1.0, gate=gate, gate_reason="x"
+    )
+    run = RunInfo(id="r", started_at="t", assay_version="0", threshold=0.75)
+    return Report(run=run, summary=summary, cases=[])
+
+
+@pytest.mark.parametrize("gate,colour", [("pass", "32"), ("fail", "31")])
+def test_the_gate_line_is_coloured_on_a_terminal_and_plain_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, gate: str, colour: str
+) -> None:
+    import io
+
+    from assay.report.terminal import print_summary
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    report = _summary_report(gate)
+    plain = io.StringIO()
+    print_summary(report, report_dir="r", stream=plain)
+    assert "\x1b[" not in plain.getvalue()
+    assert f"gate: {gate.upper()}  x" in plain.getvalue()
+    coloured = io.StringIO()
+    print_summary(report, report_dir="r", stream=coloured, colour=True)
+    text = coloured.getvalue()
+    assert f"\x1b[1;{colour}m{gate.upper()}\x1b[0m" in text
+    monkeypatch.setenv("NO_COLOR", "1")
+    quiet = io.StringIO()
+    print_summary(report, report_dir="r", stream=quiet, colour=True)
+    assert "\x1b[1;3" not in quiet.getvalue()
+
+
+def test_live_progress_lines_do_not_wrap_at_80_columns() -> None:
+    import io
+    import re
+
+    from assay.report.model import CaseResult, Source
+    from assay.report.terminal import LiveProgress
+
+    out = io.StringIO()
+    live = LiveProgress(out, width=80)
+    names = [f"security-review/a-rather-long-case-name-number-{n}" for n in range(6)]
+    live.run_started(len(names))
+    for name in names:
+        live.case_started(name, "anthropic/claude-sonnet-4-6")
+    failed = CaseResult(
+        id=names[0],
+        suite="security-review",
+        kind="review",
+        source=Source(path="evals/x.yaml", line=1),
+        model="anthropic/claude-sonnet-4-6",
+        runtime="builtin",
+        status="fail",
+        score=0.0,
+        reason="missed: " + "the SQL injection through the name parameter " * 5,
+    )
+    live.case_finished(failed)
+    live.run_finished()
+    visible = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    lines = [line for chunk in visible.split("\r") for line in chunk.split("\n")]
+    # Cut with an ellipsis on their one line, not wrapped onto the next.
+    fail_line = next(line for line in lines if line.startswith("FAIL  security-review/"))
+    running = [line for line in lines if line.startswith("running: ")]
+    assert fail_line.rstrip().endswith("…") and len(fail_line) <= 80
+    assert running and all(line.rstrip().endswith("…") and len(line) <= 80 for line in running)
