@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -75,7 +76,8 @@ def test_runtime_builtin_with_an_agent_command_no_case_runs_is_exit_2(
     argv = ["run", str(root), "--runtime", "builtin", "--agent-command", agent_command(root)]
     assert main([*argv, "--report-dir", str(root / "report")]) == 2
     err = capsys.readouterr().err
-    assert "--agent-command is never used: --runtime builtin" in err
+    assert "--agent-command is never used: --runtime builtin runs every selected case " in err
+    assert "(suites security)" in err
     assert not (root / "report").exists()
 
 
@@ -524,3 +526,24 @@ def test_live_progress_lines_do_not_wrap_at_80_columns() -> None:
     running = [line for line in lines if line.startswith("running: ")]
     assert fail_line.rstrip().endswith("…") and len(fail_line) <= 80
     assert running and all(line.rstrip().endswith("…") and len(line) <= 80 for line in running)
+
+
+def test_timeout_covers_the_verification_commands_and_names_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    from tests.test_cli_run import project, run_args
+
+    root = project(tmp_path, {"t": {}})
+    suite = root / "calc.json"
+    document = json.loads(suite.read_text())
+    hang = [sys.executable, "-c", "import time; time.sleep(60)"]
+    document["tasks"][0]["verificationCommands"][0]["command"] = hang
+    suite.write_text(json.dumps(document))
+    started = time.monotonic()
+    code = main(run_args(root, "--timeout", "1"))
+    capsys.readouterr()
+    assert code == 1 and time.monotonic() - started < 20
+    (case,) = read_report(root / "report" / "report.json").cases
+    assert (case.status, case.reason) == ("error", "timeout after 1s in checks")

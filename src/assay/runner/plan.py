@@ -171,10 +171,11 @@ def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunOptions) ->
     user's mistake: said now, before a sandbox is built, not once per case as `error`."""
     commands = [run for run in runs if run.runtime == "command"]
     if options.agent_command and options.runtime and not commands:
+        suites = _some(list(dict.fromkeys(run.case.suite for run in runs)))
         raise ConfigError(
             f"--agent-command is never used: --runtime {options.runtime} runs every selected "
-            "case with assay's own agent; drop --runtime to run the agent command, or drop "
-            "--agent-command (or ASSAY_AGENT_COMMAND)"
+            f"case (suites {suites}) with assay's own agent; drop --runtime to run the agent "
+            "command, or drop --agent-command (or ASSAY_AGENT_COMMAND)"
         )
     missing: dict[str, list[str]] = {}
     for run in commands:
