@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -364,6 +365,11 @@ def test_a_signal_stops_the_run_writes_a_partial_report_and_exits_130(
         kill_leftovers(root)
     assert process.returncode == 130, err
     assert "Traceback" not in err
+    # The exact command that continues the run: the same arguments, --resume instead.
+    given = run_args(root, "--concurrency", "3")
+    at = given.index("--report-dir")
+    again = shlex.join(["assay", *given[:at], *given[at + 2 :], "--resume", str(root / "report")])
+    assert f"continue with: {again}\n" in out
     report = load_report(root / "report/report.json")
     assert report.run.interrupted is True
     assert outcome(report) == [
@@ -372,7 +378,12 @@ def test_a_signal_stops_the_run_writes_a_partial_report_and_exits_130(
         ("calc/slow2", "skipped", None),
     ]
     assert all(c.reason == "interrupted" for c in report.cases if c.status == "skipped")
-    assert "interrupted: 2 case(s) not run" in report.summary.gate_reason
+    assert "incomplete: 2 of 3 case(s) not run (interrupted: 2)" in report.summary.gate_reason
+    assert report.summary.gate == "fail"
+    summary_md = (root / "report/summary.md").read_text()
+    assert summary_md.splitlines()[0].endswith(
+        "(incomplete: 2 of 3 case(s) not run (interrupted: 2))"
+    )
     # The agents' process groups were killed, and their sandboxes removed.
     wait_for(lambda: all(gone(pid) for pid in started_pids(root)), timeout_s=10)
     assert not any((root / "work").iterdir())

@@ -255,11 +255,16 @@ def test_interruptions_carry_over_with_their_counts_added_up() -> None:
             make_case(f"calc/{name}2", "skipped", line=10 + index, reason="interrupted"),
         ]
         shards.append(make_report(cases, shard=f"{index}/2", interrupted=True))
-    assert shards[0].summary.gate_reason.endswith("; interrupted: 1 case(s) not run")
+    assert shards[0].summary.gate == "fail"
+    assert shards[0].summary.gate_reason.startswith(
+        "incomplete: 1 of 2 case(s) not run (interrupted: 1); "
+    )
     merged = merge_reports(shards)
     assert merged.run.interrupted
+    assert merged.summary.gate == "fail"
     assert merged.summary.gate_reason == (
-        "score 1.00 >= threshold 0.75; interrupted: 2 case(s) not run"
+        "incomplete: 2 of 4 case(s) not run (interrupted: 2); "
+        "score 1.00 >= threshold 0.75 over the cases that ran"
     )
 
 

@@ -333,9 +333,31 @@ def test_client_is_reused_on_a_loop_and_closed_with_it(fake: FakeAnthropic) -> N
 
 
 @pytest.mark.parametrize(
+    ("body", "what", "content_type"),
+    [
+        (b"<html>502 from a proxy</html>", "an HTML page, not JSON", "text/html"),
+        (b"", "an empty body", "application/json"),
+        (b"upstream connect error", "a body that is not JSON", "text/plain"),
+    ],
+)
+def test_a_200_answer_that_is_not_json_is_retried_like_a_5xx(
+    fake: FakeAnthropic, sleeps: list[float], body: bytes, what: str, content_type: str
+) -> None:
+    fake.reply(Reply(raw=body, headers={"content-type": content_type}), text_reply("fine"))
+    assert call(ask()).text() == "fine"
+    assert fake.calls == 2 and len(sleeps) == 1
+
+    fake.inject(Reply(raw=body, headers={"content-type": content_type}), times=6)
+    with pytest.raises(ModelError) as caught:
+        call(ask())
+    message = str(caught.value)
+    assert "gave up after 6 attempt(s)" in message
+    assert f"HTTP 200 (unreadable_response: {what} (content-type: {content_type}," in message
+
+
+@pytest.mark.parametrize(
     ("body", "why"),
     [
-        (b"<html>502 from a proxy</html>", "Expecting value"),
         (b"[1, 2]", "expected a JSON object, got list"),
         (b'{"type": "message"}', "not a Messages response"),
     ],

@@ -286,8 +286,19 @@ def test_rejected_key(fake: FakeOpenAI) -> None:
     assert fake.calls == 1
 
 
-def test_a_body_that_is_not_json_is_a_model_error(fake: FakeOpenAI) -> None:
-    fake.reply(Reply(raw=b"<html>502 from a proxy</html>"))
-    with pytest.raises(ModelError, match="unusable response: Expecting value"):
+def test_a_200_body_that_is_not_json_is_retried_and_named(fake: FakeOpenAI) -> None:
+    page = Reply(raw=b"<html>502 from a proxy</html>", headers={"content-type": "text/html"})
+    fake.inject(page, times=6)
+    with pytest.raises(ModelError) as caught:
+        call(ModelRequest(model="openai/gpt-4.1", system="", messages=conversation()[:1]))
+    assert fake.calls == 6
+    assert "HTTP 200 (unreadable_response: an HTML page, not JSON (content-type: text/html" in (
+        str(caught.value)
+    )
+
+
+def test_a_json_body_of_the_wrong_shape_is_a_model_error(fake: FakeOpenAI) -> None:
+    fake.reply(Reply(raw=b"[1, 2]"))
+    with pytest.raises(ModelError, match="unusable response: expected a JSON object"):
         call(ModelRequest(model="openai/gpt-4.1", system="", messages=conversation()[:1]))
     assert fake.calls == 1

@@ -104,7 +104,10 @@ def test_summary_counts_score_and_passing_gate() -> None:
     )
     assert summary.score == 0.75  # skipped cases are not scored
     assert summary.gate == "pass"
-    assert summary.gate_reason == "score 0.75 >= threshold 0.75"
+    assert (
+        summary.gate_reason
+        == "score 0.75 >= threshold 0.75; 1 of 5 case(s) skipped (no reason given: 1)"
+    )
     assert summary.score_ci is not None and len(summary.score_ci) == 2
     assert summary.duration_s == 3.5
 
@@ -113,7 +116,11 @@ def test_summary_counts_score_and_passing_gate() -> None:
     ("cases", "max_errors", "reason"),
     [
         ([("pass", 1.0), ("fail", 0.0), ("fail", 0.0)], 0, "score 0.33 < threshold 0.75"),
-        ([("skipped", None), ("error", None)], 5, "nothing was scored"),
+        (
+            [("skipped", None), ("error", None)],
+            5,
+            "nothing was scored; 1 of 2 case(s) skipped (no reason given: 1)",
+        ),
         ([("pass", 1.0), ("error", None), ("error", None)], 1, "errors 2 > max-errors 1"),
         (
             [("fail", 0.0), ("error", None)],
@@ -187,4 +194,5 @@ def test_an_empty_shard_passes_with_a_note_but_an_empty_run_does_not() -> None:
     assert summarize([], threshold=0.75, max_errors=0, duration_s=0).gate == "fail"
     # A shard whose cases were all skipped still scored nothing: that fails as before.
     skipped = summarize([_case("skipped")], threshold=0.75, max_errors=0, duration_s=0, shard="1/2")
-    assert (skipped.gate, skipped.gate_reason) == ("fail", "nothing was scored")
+    assert skipped.gate == "fail"
+    assert skipped.gate_reason == "nothing was scored; 1 of 1 case(s) skipped (no reason given: 1)"

@@ -337,7 +337,10 @@ def test_max_cost_skips_cases_once_the_budget_is_spent(tmp_path: Path) -> None:
     report = assay.run(run_options, cases=cases)
     assert [c.status for c in report.cases] == ["pass", "pass", "skipped"]
     assert report.cases[2].reason == "budget of $1 reached"
-    assert "budget of $1 reached: 1 case(s) not run" in report.summary.gate_reason
+    assert report.summary.gate == "fail"
+    assert "incomplete: 1 of 3 case(s) not run (budget of $1 reached: 1)" in (
+        report.summary.gate_reason
+    )
     assert report.summary.cost_usd == pytest.approx(1.2)
     # Cut short by the run, not finished: not in the stream, so --resume would run it.
     assert [r.id for r in lines(tmp_path / "report/results.jsonl")] == [

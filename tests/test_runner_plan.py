@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -128,6 +129,10 @@ def test_runtime_precedence_for_review_cases() -> None:
     )
     config = Config(agent_command=("x",))
     assert resolve_runtime(plain, options=RunOptions(), config=config) == "builtin"
+    # ... and beats the suite's `runtime: pi` default: the named agent is the one under test.
+    assert resolve_runtime(case, options=RunOptions(agent_command=("x",)), config=None) == (
+        "command"
+    )
 
 
 def test_agent_command_precedence() -> None:
@@ -191,7 +196,7 @@ def test_plan_skips_model_cases_without_credentials_and_keeps_the_rest() -> None
 def test_plan_checks_the_judge_key_for_command_review_cases(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    options = RunOptions(agent_command=("agent",), judge_model="openai/gpt-x")
+    options = RunOptions(agent_command=(sys.executable,), judge_model="openai/gpt-x")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     (run,) = plan_runs([review_case()], options=options, config=None)
     assert run.runtime == "command" and run.model is None

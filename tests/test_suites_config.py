@@ -83,7 +83,8 @@ def test_unknown_keys_warn_with_their_line(tmp_path: Path) -> None:
     config = load_config(tmp_path)
     assert config is not None and config.model == "m"
     assert [str(w) for w in config.warnings] == [
-        f"{tmp_path.resolve() / 'pyproject.toml'}:6:1: unknown configuration key 'modle'"
+        f"{tmp_path.resolve() / 'pyproject.toml'}:6:1: unknown configuration key 'modle' "
+        "(did you mean 'model'?)"
     ]
 
 

@@ -8,16 +8,85 @@ their command runs, so `assay --version` and `assay validate` stay fast.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from assay._util.heap import settle_after_startup
 from assay._version import __version__
-from assay.errors import ConfigError, RunError
+from assay.errors import ConfigError, OutputError, RunError
 
 EXIT_PASS, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OUTPUT_FAILED = 4
+"""assay could not write its own files (full disk, read-only report dir). Not 3: PVYai's
+own CLI uses 3, and a wrapper may pass either code through."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a did-you-mean for mistyped options and commands.
+
+    `epilog_factory` builds the epilog only when help is shown (the `ci` help lists the
+    Action's inputs, which would otherwise cost every command an import of them).
+    """
+
+    epilog_factory: Callable[[], str] | None = None
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._subcommand(getattr(parsed, "command", None))
+            known = [o for a in command._actions for o in a.option_strings] if command else []
+            hints = [_option_hint(word, known) for word in extras if word.startswith("-")]
+            suffix = "".join(f" ({hint})" for hint in hints if hint)
+            (command or self).error(f"unrecognized arguments: {' '.join(extras)}{suffix}")
+        return parsed
+
+    def error(self, message: str) -> NoReturn:
+        match = _INVALID_CHOICE.search(message)
+        if match:
+            close = difflib.get_close_matches(match[1], re.findall(r"'([^']*)'", match[2]), n=1)
+            if close:
+                message += f"; did you mean {close[0]!r}?"
+        super().error(message)
+
+    def format_help(self) -> str:
+        if self.epilog_factory is not None:
+            self.epilog = self.epilog_factory()
+        return super().format_help()
+
+    def _subcommand(self, name: str | None) -> argparse.ArgumentParser | None:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+                return action.choices[name]  # type: ignore[no-any-return]
+        return None
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def _option_hint(word: str, known: list[str]) -> str | None:
+    given = word.split("=", 1)[0]
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    return f"did you mean {close[0]}?" if close else None
+
+
+def _ci_epilog() -> str:
+    from assay.action.inputs import ActionInputs
+
+    inputs = ", ".join(name.replace("_", "-") for name in ActionInputs.model_fields)
+    return (
+        f"Inputs (INPUT_<NAME>, as action.yml passes them, e.g. INPUT_MAX_ERRORS): {inputs}. "
+        "Every `assay run` option also reads ASSAY_<OPTION> (e.g. ASSAY_AGENT_COMMAND, "
+        "ASSAY_REQUIRE_ALL). From the runner: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, "
+        "GITHUB_REPOSITORY, GITHUB_WORKSPACE, GITHUB_SHA, GITHUB_API_URL, GITHUB_SERVER_URL, "
+        "GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_WORKFLOW, GITHUB_WORKFLOW_REF, GITHUB_JOB, "
+        "GITHUB_RUN_ID, RUNNER_TEMP. Model keys: ANTHROPIC_API_KEY (the anthropic-api-key "
+        "input), OPENAI_API_KEY, OPENROUTER_API_KEY."
+    )
 
 
 def _paths(p: argparse.ArgumentParser) -> None:
@@ -26,6 +95,16 @@ def _paths(p: argparse.ArgumentParser) -> None:
         nargs="*",
         metavar="PATH",
         help="suite files or directories (default: configured paths or .)",
+    )
+
+
+def _root(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="the eval root Warden paths resolve against (default: [tool.assay] root, else "
+        "each PATH's own directory)",
     )
 
 
@@ -46,7 +125,7 @@ def _json(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="assay",
         description="Behavioural evals for AI code-review and coding agents.",
     )
@@ -55,17 +134,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check suites without running anything")
     _paths(p)
+    _root(p)
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the result")
 
     p = sub.add_parser("list", help="print the ids of the selected cases")
     _paths(p)
+    _root(p)
     _select(p)
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the cases")
 
     p = sub.add_parser("run", help="run the selected cases and gate on the score")
     _paths(p)
+    _root(p)
     _select(p)
     _run_options(p)
 
@@ -95,23 +177,52 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--root", default=None, help="eval root to write into (default: configured root or .)"
     )
-    p.add_argument("--format", choices=["review", "rubric"], default="review", dest="fmt")
+    p.add_argument(
+        "--format",
+        choices=["review", "rubric"],
+        default="review",
+        dest="fmt",
+        help="write a review JSON scenario (default) or a rubric manifest entry",
+    )
     p.add_argument(
         "--max-file-size", type=int, default=256 * 1024, help="skip files larger than this (bytes)"
     )
     p.add_argument("--force", action="store_true", help="overwrite existing files")
 
-    sub.add_parser("ci", help="the GitHub Action's entry point; reads the GitHub environment")
+    p = sub.add_parser(
+        "ci",
+        help="the GitHub Action's entry point; reads the GitHub environment",
+        description="Decide from the event whether to run, run, publish and gate, as the "
+        "Action does. Everything comes from the environment; there are no options.",
+    )
+    p.epilog_factory = _ci_epilog  # type: ignore[attr-defined]
 
     p = sub.add_parser("merge", help="combine shard reports and re-apply the gate")
-    p.add_argument("reports", nargs="+", metavar="REPORT")
+    p.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="shard report.json files, or report directories holding one",
+    )
     p.add_argument("-o", "--output", required=True, help="where to write the merged report.json")
-    p.add_argument("--threshold", type=float, default=None)
-    p.add_argument("--max-errors", type=int, default=None)
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="X",
+        help="gate score (default: the highest of the reports' thresholds)",
+    )
+    p.add_argument(
+        "--max-errors",
+        type=int,
+        default=None,
+        metavar="N",
+        help="errors the gate tolerates (default: the lowest of the reports' values)",
+    )
 
     p = sub.add_parser("compare", help="per-case deltas between two reports")
-    p.add_argument("base", metavar="BASE")
-    p.add_argument("head", metavar="HEAD")
+    p.add_argument("base", metavar="BASE", help="the earlier report.json (or its directory)")
+    p.add_argument("head", metavar="HEAD", help="the later report.json (or its directory)")
     _json(p, "the comparison")
     p.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when any case newly fails"
@@ -121,8 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("format", nargs="?", metavar="FORMAT", help="omit to list the formats")
 
     p = sub.add_parser("cache", help="inspect or prune a record/replay cache")
-    p.add_argument("action", choices=["stats", "prune"])
-    p.add_argument("--cache", required=True, metavar="DIR")
+    p.add_argument(
+        "action", choices=["stats", "prune"], help="stats: count and size; prune: remove entries"
+    )
+    p.add_argument("--cache", required=True, metavar="DIR", help="the cache directory")
     p.add_argument(
         "--older-than",
         type=float,
@@ -162,13 +275,19 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--concurrency", type=int, default=None, metavar="N", help="attempts in flight (default 8)"
     )
-    p.add_argument("--repeat", type=int, default=1, metavar="K")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="K",
+        help="attempts per case; the case score is their mean, disagreement marks it flaky",
+    )
     p.add_argument(
         "--timeout",
         type=float,
         default=None,
         metavar="SECONDS",
-        help="per-case agent timeout (default 600)",
+        help="per-attempt limit for the agent, the judge and the checks together (default 600)",
     )
     p.add_argument(
         "--threshold", type=float, default=None, metavar="X", help="gate score (default 0.75)"
@@ -179,6 +298,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="errors the gate tolerates (default 0)",
+    )
+    p.add_argument(
+        "--require-all",
+        action="store_true",
+        help="fail the gate when any case is skipped (no model key, an --offline cache miss)",
     )
     p.add_argument(
         "--max-cost",
@@ -196,7 +320,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where sandboxes are made (default: a temp dir)",
     )
-    p.add_argument("--keep-workspaces", action="store_true")
+    p.add_argument(
+        "--keep-workspaces",
+        action="store_true",
+        help="keep each attempt's sandbox (its path is in report.json) instead of removing it",
+    )
     p.add_argument(
         "--dry-run", action="store_true", help="build every sandbox and print it; run nothing"
     )
@@ -277,6 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:  # a bad ASSAY_* value
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # What the user typed, for messages that print a command to continue (`--resume`).
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     module = importlib.import_module(f"assay._cli.{args.command}")
     if argv is None:  # assay is the program: what exists now lives until it exits
         settle_after_startup()
@@ -285,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"assay: error: {exc}" if "\n" not in str(exc) else f"{exc}", file=sys.stderr)
         return EXIT_USAGE
+    except OutputError as exc:
+        print(f"assay: error: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT_FAILED
     except RunError as exc:  # outside a run, where attempts keep their own (`assay score`)
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

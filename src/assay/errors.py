@@ -5,11 +5,14 @@ AssayError
 ├── ConfigError          the user's mistake: exit 2, printed as `path:line:col: message`,
 │                        never with a traceback
 │   └── ConfigErrors     several of them at once (validation reports every problem, not the first)
+├── OutputError          assay could not write its own files (full disk, read-only or gone
+│                        report directory): exit 4, one line, what was streamed stays resumable
 └── RunError             a case could not be run or graded: that case is `error`, the others go on
     ├── SandboxError     the git sandbox could not be built (bad diff, unsafe tarball, git failed)
     ├── AgentError       the agent under test crashed, timed out, or gave unreadable output
     ├── JudgeError       the judge failed or answered outside its schema (after one retry)
     ├── ModelError       the model API failed after every retry
+    ├── AttemptTimeout   --timeout ran out, in the agent, the judge or the checks (named)
     └── ModelUnavailable the model cannot be called in this run (no credentials, --offline cache
                          miss, budget spent): the case is `skipped` with this reason, not `error`
 ```
@@ -30,14 +33,17 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentError",
     "AssayError",
+    "AttemptTimeout",
     "ConfigError",
     "ConfigErrors",
     "JudgeError",
     "Location",
     "ModelError",
     "ModelUnavailable",
+    "OutputError",
     "RunError",
     "SandboxError",
+    "output_error",
 ]
 
 
@@ -79,10 +85,28 @@ class ConfigErrors(ConfigError):
 
     def __init__(self, errors: Iterable[ConfigError]) -> None:
         self.errors = list(errors)
+        self.warnings: tuple[ConfigError, ...] = ()
+        """Found in the same pass (unknown keys): shown beside the errors."""
         super().__init__("\n".join(str(e) for e in self.errors))
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+
+class OutputError(AssayError):
+    """assay itself could not write a file it owns (results stream, report, artifacts)."""
+
+    def __init__(self, message: str, *, report_dir: Path | None = None) -> None:
+        super().__init__(message)
+        self.report_dir = report_dir
+        """The report directory of the run, when there was one: `--resume` continues it."""
+
+
+def output_error(exc: OSError, *, what: str, report_dir: Path | None = None) -> OutputError:
+    """`cannot write <file>: No space left on device` from the OSError a write raised."""
+    target = exc.filename if exc.filename is not None else what
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return OutputError(f"cannot write {target}: {reason}", report_dir=report_dir)
 
 
 class RunError(AssayError):
@@ -109,6 +133,15 @@ class JudgeError(RunError):
 
 class ModelError(RunError):
     """A model API call failed after every retry."""
+
+
+class AttemptTimeout(RunError):
+    """`--timeout` ran out: the message names the part of the attempt that was running,
+    `usage` what the attempt had spent by then."""
+
+    def __init__(self, message: str, *, usage: Usage) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class ModelUnavailable(RunError):

@@ -12,6 +12,8 @@ __all__ = ["RunOptions"]
 @dataclass(frozen=True)
 class RunOptions:
     paths: tuple[str, ...] = ()
+    root: Path | None = None
+    """`--root`: the eval root, beating `[tool.assay] root`."""
     patterns: tuple[str, ...] = ()
     """`-t` selections: substring or glob on case ids."""
     models: tuple[str, ...] = ()
@@ -28,6 +30,8 @@ class RunOptions:
     threshold: float = 0.75
     max_errors: int = 0
     max_cost_usd: float | None = None
+    require_all: bool = False
+    """A skipped case (no key, a cache miss) fails the gate."""
     report_dir: Path = Path("assay-report")
     work_root: Path | None = None
     keep_workspaces: bool = False

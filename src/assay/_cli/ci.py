@@ -163,7 +163,7 @@ def _run_and_publish(
 
     args = _run_args(inputs, target.env)
     check_options(build_options(args, None))
-    loaded = load_suites(list(args.paths), strict=args.strict)
+    loaded = load_suites(list(args.paths), strict=args.strict, root=args.root)
     for problem in loaded.warnings:
         _annotate_config_problem(problem, target.env.workspace, level="warning")
     options = build_options(args, loaded.config)

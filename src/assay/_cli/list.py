@@ -16,7 +16,7 @@ __all__ = ["command"]
 
 def command(args: argparse.Namespace) -> int:
     try:
-        loaded = load_suites(args.paths, strict=args.strict)
+        loaded = load_suites(args.paths, strict=args.strict, root=args.root)
     except SuiteLoadErrors as exc:
         print_warnings(exc.warnings)
         raise

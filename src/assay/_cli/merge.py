@@ -20,7 +20,7 @@ from pathlib import Path
 from assay._util.display import display_path
 from assay._util.paths import resolve_inside
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
-from assay.errors import ConfigError
+from assay.errors import ConfigError, output_error
 from assay.report.merge import merge_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_reports
@@ -73,6 +73,8 @@ def _write_merged_report(report: Report, output: Path) -> None:
         os.replace(staging / REPORT_FILE, output)
         for name in (SUMMARY_FILE, JUNIT_FILE):
             os.replace(staging / name, directory / name)
+    except OSError as exc:
+        raise output_error(exc, what=str(output)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -103,7 +105,12 @@ def _copy_case_artifacts(
         except ConfigError:
             continue  # a symlink on the way leads out of the report directory
         if source.is_dir():
-            shutil.copytree(source, target_root / relative, ignore=_symlinks, dirs_exist_ok=True)
+            try:
+                shutil.copytree(
+                    source, target_root / relative, ignore=_symlinks, dirs_exist_ok=True
+                )
+            except OSError as exc:  # shutil.Error included
+                raise output_error(exc, what=str(target_root / relative)) from None
 
 
 def _symlinks(directory: str, names: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
-from assay.errors import ConfigError
+from assay.errors import ConfigError, OutputError
 from assay.options import RunOptions
 from assay.runner.plan import check_options, parse_shard, shard_cases
 from assay.runner.resolve import parse_models
@@ -33,7 +33,7 @@ def command(args: argparse.Namespace) -> int:
     from assay.suites import load_suites, select_cases
 
     check_options(build_options(args, None))  # fail fast on bad flags, before loading
-    loaded = load_suites(list(args.paths), strict=args.strict)
+    loaded = load_suites(list(args.paths), strict=args.strict, root=args.root)
     for warning in loaded.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     options = build_options(args, loaded.config)
@@ -59,15 +59,43 @@ def command(args: argparse.Namespace) -> int:
     from assay.runner import run
 
     out = sys.stderr if options.json_output else sys.stdout
-    report = run(options, cases=selected, config=loaded.config, listener=make_listener(out))
     report_dir = options.resume_dir or options.report_dir
+    try:
+        report = run(options, cases=selected, config=loaded.config, listener=make_listener(out))
+    except OutputError as exc:
+        if exc.report_dir is None:
+            raise
+        again = resume_command(args, exc.report_dir)
+        hint = f"the results written so far are kept; continue with: {again}"
+        raise OutputError(f"{exc}; {hint}", report_dir=exc.report_dir) from None
     print_summary(report, report_dir=str(report_dir), stream=out)
     if options.json_output:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         sys.stdout.flush()
     if report.run.interrupted:
+        print(f"continue with: {resume_command(args, report_dir)}", file=out)
         return EXIT_INTERRUPTED
     return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
+
+
+def resume_command(args: argparse.Namespace, report_dir: Path | str) -> str:
+    """The command line that continues this run: the same arguments, `--resume DIR`."""
+    import shlex
+
+    given: list[str] = list(getattr(args, "argv", None) or ["run", *args.paths])
+    kept: list[str] = []
+    skip_next = False
+    for word in given:
+        if skip_next:
+            skip_next = False
+            continue
+        if word in ("--resume", "--report-dir"):
+            skip_next = True
+            continue
+        if word.startswith(("--resume=", "--report-dir=")):
+            continue
+        kept.append(word)
+    return shlex.join(["assay", *kept, "--resume", str(report_dir)])
 
 
 def _check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
@@ -91,6 +119,7 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
     """RunOptions from the parsed command line, with `config` filling what was not given."""
     values: dict[str, Any] = {
         "paths": tuple(args.paths),
+        "root": Path(args.root) if getattr(args, "root", None) else None,
         "patterns": tuple(args.patterns),
         "models": parse_models(args.models),
         "judge_model": args.judge_model,
@@ -99,6 +128,7 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
         "skill": _existing(args.skill, "--skill"),
         "repeat": args.repeat,
         "max_cost_usd": args.max_cost,
+        "require_all": bool(args.require_all or getattr(config, "require_all", None)),
         "work_root": Path(args.work_root) if args.work_root else None,
         "keep_workspaces": args.keep_workspaces,
         "dry_run": args.dry_run,

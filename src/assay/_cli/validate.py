@@ -19,7 +19,7 @@ EXIT_OK, EXIT_INVALID = 0, 2
 
 def command(args: argparse.Namespace) -> int:
     try:
-        loaded = load_suites(args.paths, strict=args.strict)
+        loaded = load_suites(args.paths, strict=args.strict, root=args.root)
     except SuiteLoadErrors as exc:
         if args.json:
             _print_json(ok=False, loaded=None, warnings=exc.warnings, errors=exc.errors)

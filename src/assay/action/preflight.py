@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay.models.names import missing_credentials
+from assay.models.names import missing_credentials, parse_model
 from assay.options import RunOptions
 from assay.suites.case import Case
 
@@ -27,6 +27,8 @@ __all__ = ["MissingModelKey", "find_missing_model_key", "models_needed"]
 class MissingModelKey:
     reason: str
     """What missing_credentials said for the first model that cannot be called."""
+    model: str
+    """That model: its provider decides which key to ask for."""
     cases: tuple[str, ...]
     """Ids of the cases that need a model the run cannot call."""
 
@@ -34,10 +36,17 @@ class MissingModelKey:
         shown = ", ".join(self.cases[:3])
         if len(self.cases) > 3:
             shown += f" and {len(self.cases) - 3} more"
+        if parse_model(self.model).provider == "anthropic":
+            where = (
+                "set the anthropic-api-key input from a secret "
+                "(anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }})"
+            )
+        else:  # the anthropic-api-key input cannot help: name the provider's own variable
+            variable = self.reason.rsplit("set ", 1)[-1]
+            where = f"set {variable} in the step's env from a secret"
         return (
-            "this run needs a model key: set the anthropic-api-key input from a secret "
-            "(anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}), or point `paths` at "
-            f"suites that need no model ({self.reason}; needed by {shown})"
+            f"this run needs a model key: {where}, or point `paths` at suites that need "
+            f"no model ({self.reason}; needed by {shown})"
         )
 
 
@@ -68,7 +77,7 @@ def find_missing_model_key(
     environ: Mapping[str, str] | None = None,
 ) -> MissingModelKey | None:
     """None when every model the cases need can be called; else what is missing, for whom."""
-    first_reason: str | None = None
+    first: tuple[str, str] | None = None
     blocked: list[str] = []
     verdicts: dict[str, str | None] = {}
     for case in cases:
@@ -77,7 +86,7 @@ def find_missing_model_key(
                 verdicts[model] = missing_credentials(model, environ)
             reason = verdicts[model]
             if reason is not None:
-                first_reason = first_reason or reason
+                first = first or (reason, model)
                 blocked.append(case.id)
                 break
-    return MissingModelKey(first_reason, tuple(blocked)) if first_reason else None
+    return MissingModelKey(first[0], first[1], tuple(blocked)) if first else None

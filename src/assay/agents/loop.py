@@ -5,7 +5,8 @@ The conversation ends only through a typed submit tool. Its rules:
 - at most `max_turns` model turns; on the last one the submit tool is forced;
 - an invalid submission gets one corrective turn (the validation message comes back as
   an error tool result), a second invalid one is an AgentError;
-- a plain-text answer gets one nudge, a second one is an AgentError.
+- a plain-text answer gets one nudge, a second one is an AgentError (which names the
+  invalid input of an earlier submission, if there was one).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class ToolLoop(Generic[SubmissionT]):
         submit = self.submit.name
         allowed_turns = self.max_turns
         nudged = corrected = False
+        last_rejection: str | None = None
         turn = 0
         while turn < allowed_turns:
             turn += 1
@@ -74,9 +76,7 @@ class ToolLoop(Generic[SubmissionT]):
             calls = response.tool_uses()
             if not calls:
                 if nudged:
-                    raise AgentError(
-                        f"the model answered in plain text twice; it never called {submit}"
-                    )
+                    raise AgentError(self._never_submitted(last_rejection))
                 nudged = True
                 allowed_turns = max(allowed_turns, turn + 1)
                 self._add(Message("user", ({"type": "text", "text": self._nudge()},)))
@@ -85,6 +85,7 @@ class ToolLoop(Generic[SubmissionT]):
             if submitted is not None:
                 return submitted
             if rejection is not None:
+                last_rejection = rejection
                 if corrected:
                     raise AgentError(
                         f"{submit} input was invalid again after a correction: {rejection}"
@@ -93,6 +94,20 @@ class ToolLoop(Generic[SubmissionT]):
                 allowed_turns = max(allowed_turns, turn + 1)
             self._add(Message("user", tuple(results)))
         raise AgentError(f"the model did not call {submit} within {turn} turns")
+
+    def _never_submitted(self, rejection: str | None) -> str:
+        """Why the conversation ended without a submission, after the second text answer.
+
+        A model whose call was refused for its input did call the tool: saying "plain text"
+        alone would send its author looking for the wrong problem.
+        """
+        submit = self.submit.name
+        if rejection is not None:
+            return (
+                f"the model never made a valid {submit} call: its {submit} input was invalid "
+                f"({rejection}), and then it answered in plain text"
+            )
+        return f"the model answered in plain text twice; it never called {submit}"
 
     async def _ask(self, tool_specs: tuple[ToolSpec, ...], *, forced: bool) -> ModelResponse:
         request = ModelRequest(

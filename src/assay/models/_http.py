@@ -10,9 +10,15 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from assay.models.retry import ApiCallFailure
+from assay.models.retry import UNREADABLE_RESPONSE, ApiCallFailure
 
-__all__ = ["aiohttp_client", "response_json", "sdk_failures", "shared_ssl_context"]
+__all__ = [
+    "aiohttp_client",
+    "response_json",
+    "sdk_failures",
+    "shared_ssl_context",
+    "unreadable_body",
+]
 
 
 @contextmanager
@@ -77,10 +83,34 @@ def response_json(raw: Any) -> dict[str, Any]:
     """The JSON object a `with_raw_response` call answered with.
 
     Reading the body ourselves skips the SDK building its response models, which the
-    adapters would only turn back into plain dicts. ValueError when the body is not a
-    JSON object (a proxy's error page answered with 200, a truncated body).
+    adapters would only turn back into plain dicts. A body that is empty, HTML or not
+    JSON at all (a proxy's error page sent with 200, a connection cut mid-body) is an
+    ApiCallFailure the retry layer retries like a 5xx; ValueError when it is JSON but
+    not an object.
     """
-    body = json.loads(raw.http_response.content)
+    response = raw.http_response
+    content: bytes = response.content
+    try:
+        body = json.loads(content)
+    except ValueError:
+        raise unreadable_body(response.status_code, response.headers, content) from None
     if not isinstance(body, dict):
         raise ValueError(f"expected a JSON object, got {type(body).__name__}")
     return body
+
+
+def unreadable_body(status: int, headers: Any, content: bytes) -> ApiCallFailure:
+    """What to say about an answer whose body cannot be read, naming status and type."""
+    content_type = headers.get("content-type") or "none given"
+    start = content.lstrip()[:15].lower()
+    if not start:
+        what = "an empty body"
+    elif start.startswith((b"<!doctype html", b"<html", b"<")):
+        what = "an HTML page, not JSON"
+    else:
+        what = "a body that is not JSON"
+    return ApiCallFailure(
+        status=status,
+        error_type=UNREADABLE_RESPONSE,
+        message=f"{what} (content-type: {content_type}, {len(content)} bytes)",
+    )

@@ -7,6 +7,7 @@ ModelUnavailable naming what is missing. Adapters are built once per event loop 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 
 from assay.models.base import Provider
@@ -21,6 +22,7 @@ __all__ = [
     "register_provider",
     "registered_providers",
     "resolve_model",
+    "unknown_provider",
 ]
 
 ProviderFactory = Callable[[], Provider]
@@ -37,6 +39,27 @@ def register_provider(name: str, factory: ProviderFactory) -> None:
 
 def registered_providers() -> list[str]:
     return sorted(_factories)
+
+
+def unknown_provider(model: str) -> str | None:
+    """Why `model` names no registered provider, or None when it does.
+
+    `provider/name` must name a registered provider: a typo (`antropic/...`) would
+    otherwise quietly become an OpenAI-compatible model and fail for want of the wrong key.
+    A bare name stays what it always was (`claude-*` Anthropic, else OpenAI-compatible).
+    """
+    text = model.strip()
+    prefix, sep, rest = text.partition("/")
+    if not sep or prefix in _factories:
+        return None
+    known = registered_providers()
+    close = difflib.get_close_matches(prefix, known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}/{rest}? " if close else ""
+    return (
+        f"unknown model provider {prefix!r} in {text!r}: {hint}known providers: "
+        f"{', '.join(known)} (an OpenAI-compatible model whose own name holds a slash is "
+        f"written openai/{text})"
+    )
 
 
 def resolve_model(model: str) -> tuple[str, str]:

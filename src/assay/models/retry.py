@@ -2,9 +2,10 @@
 
 Provider adapters turn their SDK's errors into `ApiCallFailure`; this module alone decides
 what is worth another attempt. Transient failures (429, 529 overloaded, 5xx, 408,
-connection errors, timeouts) are retried until `max_attempts` or `max_total_s` runs out;
-anything else (400, 401, 403, 404...) becomes a `ModelError` at once. A `retry-after` /
-`retry-after-ms` header from the provider replaces the computed backoff.
+connection errors, timeouts, a body that is empty, HTML or not JSON) are retried until
+`max_attempts` or `max_total_s` runs out; anything else (400, 401, 403, 404...) becomes
+a `ModelError` at once. A `retry-after` / `retry-after-ms` header from the provider
+replaces the computed backoff.
 
 Every wait goes through the module-level `sleep`, which tests patch so nothing waits.
 """
@@ -28,6 +29,7 @@ from assay.models.limiter import AdaptiveLimiter
 __all__ = [
     "ApiCallFailure",
     "RetryPolicy",
+    "UNREADABLE_RESPONSE",
     "backoff_delay",
     "call_with_retries",
     "parse_retry_after",
@@ -41,6 +43,9 @@ T = TypeVar("T")
 # Statuses that mean "too much traffic": they also lower the provider's concurrency.
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 _RETRYABLE_STATUSES = frozenset({408, 429, 529})
+UNREADABLE_RESPONSE = "unreadable_response"
+"""The error type of an answer whose body is empty, HTML or not JSON, whatever its status
+(a proxy's error page sent with 200): as transient as the 5xx it usually stands for."""
 _jitter = random.Random()
 
 
@@ -78,6 +83,8 @@ class ApiCallFailure(Exception):
 
     @property
     def retryable(self) -> bool:
+        if self.error_type == UNREADABLE_RESPONSE:
+            return True
         if self.status is None:
             return self.error_type in {"connection_error", "timeout"}
         return self.status in _RETRYABLE_STATUSES or 500 <= self.status <= 599

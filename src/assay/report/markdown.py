@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from assay.report.model import CaseResult, Check, Report
+from assay.report.stats import incomplete_reason
 
 __all__ = ["escape_markdown", "neutralise_mentions", "render_summary"]
 
@@ -124,8 +125,12 @@ def _head(report: Report, title: str) -> str:
     )
     if summary.score_ci:
         counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"
+    headline = f"## {icon} {escape_markdown(title)}"
+    incomplete = incomplete_reason(report.cases)
+    if incomplete is not None:  # said first: a partial report must not read as a result
+        headline += f" ({escape_markdown(incomplete)})"
     lines = [
-        f"## {icon} {escape_markdown(title)}",
+        headline,
         "",
         f"**Score {_fmt_score(summary.score)}** (threshold {report.run.threshold:.2f}) · {gate}",
         "",

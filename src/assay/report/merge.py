@@ -90,12 +90,14 @@ def merge_reports(
         git_sha=_common([r.git_sha for r in runs]),
         max_errors=max_errors if max_errors is not None else min(r.max_errors for r in runs),
         interrupted=any(r.interrupted for r in runs),
+        require_all=any(r.require_all for r in runs),
     )
     summary = summarize(
         cases,
         threshold=info.threshold,
         max_errors=info.max_errors,
         duration_s=sum(i.report.summary.duration_s for i in inputs),
+        require_all=info.require_all,
     )
     return Report(run=info, summary=summary, cases=cases)
 

@@ -145,6 +145,8 @@ class RunInfo(_Model):
     git_sha: str | None = None
     max_errors: Count = 0
     interrupted: bool = False
+    require_all: bool = False
+    """`--require-all`: a skipped case fails the gate."""
 
 
 class Tokens(_Model):

@@ -14,7 +14,9 @@ __all__ = [
     "budget_reason",
     "combine_attempts",
     "confidence_interval",
-    "not_run_notes",
+    "incomplete_reason",
+    "not_run_counts",
+    "skipped_note",
     "summarize",
 ]
 
@@ -78,8 +80,8 @@ def budget_reason(limit_usd: float) -> str:
     return f"budget of ${limit_usd:g} reached"
 
 
-def not_run_notes(cases: Sequence[CaseResult]) -> list[str]:
-    """Gate-reason notes for the cases a run cut short (interrupted, budget reached).
+def not_run_counts(cases: Sequence[CaseResult]) -> dict[str, int]:
+    """How many cases the run cut short (interrupted, budget reached), by reason.
 
     Derived from the cases themselves, so a merged report says the same as its shards.
     """
@@ -89,7 +91,37 @@ def not_run_notes(cases: Sequence[CaseResult]) -> list[str]:
             case.reason == INTERRUPTED or _BUDGET_REASON.fullmatch(case.reason)
         ):
             counts[case.reason] = counts.get(case.reason, 0) + 1
-    return [f"{reason}: {count} case(s) not run" for reason, count in counts.items()]
+    return counts
+
+
+def incomplete_reason(cases: Sequence[CaseResult]) -> str | None:
+    """`incomplete: 12 of 33 case(s) not run (interrupted: 12)`, or None for a complete run.
+
+    A report with cases the run never reached is a gate failure whatever the score of the
+    rest: the cases left out may be exactly the ones that fail.
+    """
+    counts = not_run_counts(cases)
+    if not counts:
+        return None
+    detail = ", ".join(f"{reason}: {count}" for reason, count in counts.items())
+    return f"incomplete: {sum(counts.values())} of {len(cases)} case(s) not run ({detail})"
+
+
+def skipped_note(cases: Sequence[CaseResult]) -> str | None:
+    """`29 of 33 case(s) skipped (no credentials for ...: 29)`: every skip the run chose
+    (no key, an --offline cache miss), grouped by reason, in one line; None without any.
+    Cases the run never reached are counted by `incomplete_reason` instead."""
+    not_run = not_run_counts(cases)
+    counts: dict[str, int] = {}
+    for case in cases:
+        if case.status == "skipped" and case.reason not in not_run:
+            reason = case.reason or "no reason given"
+            counts[reason] = counts.get(reason, 0) + 1
+    if not counts:
+        return None
+    ordered = sorted(counts.items(), key=lambda item: -item[1])
+    detail = "; ".join(f"{reason}: {count}" for reason, count in ordered)
+    return f"{sum(counts.values())} of {len(cases)} case(s) skipped ({detail})"
 
 
 def _wilson(successes: float, n: int) -> tuple[float, float]:
@@ -117,11 +149,13 @@ def summarize(
     max_errors: int,
     duration_s: float,
     shard: str | None = None,
+    require_all: bool = False,
 ) -> Summary:
     """The report summary: counts, aggregate score and interval, gate, tokens and cost.
 
     `shard` (`I/N`) names the shard the cases are: a shard that got no cases at all (more
     shards than cases) passes with a note, since the merge of all shards gates the run.
+    `require_all` makes any skipped case a gate failure (`--require-all`).
     """
     counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
     for case in cases:
@@ -141,9 +175,20 @@ def summarize(
             score, counts["error"], threshold=threshold, max_errors=max_errors
         )
         gate_reason = "; ".join(problems) or _passed(score, threshold)
+        incomplete = incomplete_reason(cases)
+        if incomplete is not None:
+            if not problems:
+                gate_reason += " over the cases that ran"
+            problems.insert(0, incomplete)
+            gate_reason = f"{incomplete}; {gate_reason}"
+        skipped = skipped_note(cases)
+        if skipped is not None and require_all:
+            problems.append(f"{skipped} and --require-all is set")
+            gate_reason = f"{gate_reason}; {problems[-1]}"
+        elif skipped is not None:
+            gate_reason = f"{gate_reason}; {skipped}"
     if score is not None and not _is_unit_score(score):
         score, interval = None, None  # the gate failed on it; the report cannot hold it
-    gate_reason = "; ".join([gate_reason, *not_run_notes(cases)])
 
     known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
     return Summary(

@@ -41,14 +41,14 @@ def _label(result: CaseResult) -> str:
     return f"{result.id} [{result.model}]" if result.model else result.id
 
 
-def case_line(result: CaseResult) -> str:
+def case_line(result: CaseResult, *, reason: bool = True) -> str:
     """`PASS  suite/case [model]  1.00  3.2s`, with the reason for anything but a pass."""
     parts = [f"{_LABELS[result.status]:<5} {clean(_label(result))}"]
     if result.status != "skipped":
         if result.score is not None:
             parts.append(f"{result.score:.2f}")
         parts.append(f"{result.duration_s:.1f}s")
-    if result.status != "pass" and result.reason:
+    if reason and result.status != "pass" and result.reason:
         parts.append(clean(result.reason))
     if result.flaky:
         parts.append("(flaky)")
@@ -60,6 +60,7 @@ class PlainProgress:
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self._skip_reasons: set[str] = set()
 
     def run_started(self, total: int) -> None:
         self._stream.write(f"running {total} case(s)\n")
@@ -69,7 +70,14 @@ class PlainProgress:
         pass
 
     def case_finished(self, result: CaseResult) -> None:
-        self._stream.write(case_line(result) + "\n")
+        line = case_line(result)
+        if result.status == "skipped":
+            # Thirty cases skipped for want of one key are one reason, said once here and
+            # counted in the gate line, not thirty copies of it.
+            if result.reason in self._skip_reasons:
+                line = case_line(result, reason=False) + "  (same reason)"
+            self._skip_reasons.add(result.reason)
+        self._stream.write(line + "\n")
         self._stream.flush()
 
     def run_finished(self) -> None:
@@ -81,10 +89,10 @@ class LiveProgress:
 
     _SHOWN_RUNNING = 4
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, *, width: int | None = None) -> None:
         from rich.console import Console
 
-        self._console = Console(file=stream)
+        self._console = Console(file=stream, width=width, highlight=False)
         self._counts: Counter[str] = Counter()
         self._running: dict[str, None] = {}
         self._live: Any = None
@@ -122,7 +130,10 @@ class LiveProgress:
         if self._bar is not None:
             self._bar.advance(self._task)
         if result.status in ("fail", "error") and self._live is not None:
-            self._live.console.print(case_line(result), markup=False, highlight=False)
+            # One screen line each: a wrapped line is a broken table to the eye.
+            self._live.console.print(
+                _styled_line(case_line(result)), no_wrap=True, overflow="ellipsis"
+            )
         self._refresh()
 
     def run_finished(self) -> None:
@@ -153,9 +164,9 @@ class LiveProgress:
         more = len(running) - self._SHOWN_RUNNING
         if more > 0:
             shown += f" (+{more})"
-        lines = [self._bar, Text(counts)]
+        lines = [self._bar, Text(counts, no_wrap=True, overflow="ellipsis")]
         if running:
-            lines.append(Text(f"running: {shown}", style="dim"))
+            lines.append(Text(f"running: {shown}", style="dim", no_wrap=True, overflow="ellipsis"))
         return Group(*lines)
 
 
@@ -196,8 +207,29 @@ def summary_table(cases: Iterable[CaseResult]) -> str:
     )
 
 
-def print_summary(report: Report, *, report_dir: str, stream: TextIO) -> None:
-    """The table, flaky cases, the gate line and where the reports are."""
+_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold yellow", "SKIP": "dim"}
+_LEADING_LABEL = re.compile(r"^(?:gate: )?(PASS|FAIL|ERROR|SKIP)\b")
+
+
+def _styled_line(line: str) -> Any:
+    """`line` as rich Text with its PASS/FAIL/ERROR/SKIP label coloured (no markup read)."""
+    from rich.text import Text
+
+    text = Text(line, no_wrap=True, overflow="ellipsis")
+    match = _LEADING_LABEL.match(line)
+    if match:
+        text.stylize(_STYLES[match[1]], match.start(1), match.end(1))
+    return text
+
+
+def print_summary(
+    report: Report, *, report_dir: str, stream: TextIO, colour: bool | None = None
+) -> None:
+    """The table, flaky cases, the gate line and where the reports are.
+
+    On a terminal (or with `colour`) the gate verdict is coloured through rich, which
+    honours NO_COLOR; elsewhere the text is plain, as CI logs and pipes want it.
+    """
     summary = report.summary
     lines = ["", summary_table(report.cases)]
     flaky = [_label(c) for c in report.cases if c.flaky]
@@ -207,5 +239,16 @@ def print_summary(report: Report, *, report_dir: str, stream: TextIO) -> None:
         lines.append("interrupted: the report covers the cases that finished")
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
-    stream.write("\n".join(lines) + "\n")
+    if not (stream.isatty() if colour is None else colour):
+        stream.write("\n".join(lines) + "\n")
+        stream.flush()
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
+    for line in lines:
+        styled = _styled_line(line) if line.startswith("gate: ") else Text(line)
+        styled.no_wrap = False  # the summary may wrap; only progress lines must not
+        console.print(styled)
     stream.flush()

@@ -9,6 +9,7 @@ line per case).
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 import re
@@ -19,7 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import AttemptContext, agent_for
-from assay.errors import AgentError, AssayError, JudgeError, ModelUnavailable
+from assay.errors import (
+    AssayError,
+    AttemptTimeout,
+    JudgeError,
+    ModelUnavailable,
+    output_error,
+)
 from assay.grading import grader_for
 from assay.report.model import Attempt, Usage
 from assay.runner.combine import total_usage
@@ -37,6 +44,8 @@ BACKSTOP_GRACE_S = 5.0
 """The command agent kills its process group at the timeout itself; the runner's own
 timer fires this much later, only for an agent that failed to stop."""
 
+_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+"""Write failures that are the machine's, not the case's: the run stops with exit 4."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RAW_JUDGE_CHARS = 4000
 """How much of a broken judge answer the report keeps (the whole of it is in the file)."""
@@ -103,16 +112,26 @@ async def run_attempt(
             env=dict(options.extra_env),
         )
         agent = agent_for(run.case, runtime=run.runtime, options=options)
+        grader = grader_for(run.case, options=options)
+        # --timeout bounds the whole attempt, agent and grading alike: a judge that never
+        # answers must not hold a case longer than an agent may.
+        phase = "agent"
+        attempt_ends = time.monotonic() + options.timeout_s
         try:
             async with asyncio.timeout(options.timeout_s + BACKSTOP_GRACE_S) as deadline:
                 output = await agent.run(ctx)
+                usage.append(output.usage)
+                findings = output.findings
+                phase = grading_phase(run)
+                # The agent's own timer kills it at the timeout; grading gets what is left.
+                deadline.reschedule(asyncio.get_running_loop().time() + _left(attempt_ends))
+                grade = await grader.grade(ctx, output)
         except TimeoutError:
             if not deadline.expired():
                 raise
-            raise AgentError(f"agent timed out after {options.timeout_s:g}s") from None
-        usage.append(output.usage)
-        findings = output.findings
-        grade = await grader_for(run.case, options=options).grade(ctx, output)
+            raise AttemptTimeout(
+                f"timeout after {options.timeout_s:g}s in {phase}", usage=total_usage(usage)
+            ) from None
         usage.append(grade.usage)
         transcript = output.transcript or output.stdout_path
         attempt = Attempt(
@@ -127,6 +146,10 @@ async def run_attempt(
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
     except ModelUnavailable as exc:
         status, reason, judge = "skipped", str(exc), {}
+    except AttemptTimeout as exc:
+        # What the agent spent before the grading ran out is paid for all the same.
+        status, reason, judge = "error", str(exc), {}
+        usage = [exc.usage]
     except JudgeError as exc:
         status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
         if exc.usage is not None:
@@ -134,14 +157,18 @@ async def run_attempt(
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
-        artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
-        trace_file = artifacts / "traceback.txt"
-        trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        if isinstance(exc, OSError) and exc.errno in _OUT_OF_SPACE:
+            # Not this case's fault: every case after it would fail the same way.
+            raise output_error(exc, what=str(artifacts), report_dir=report_dir) from None
         status, judge = "error", {}
-        reason = (
-            f"internal error: {type(exc).__name__}: {exc} "
-            f"(traceback in {_relative(trace_file, report_dir)})"
-        )
+        reason = f"internal error: {type(exc).__name__}: {exc}"
+        try:
+            artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
+            trace_file = artifacts / "traceback.txt"
+            trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        except OSError as write_failure:
+            raise output_error(write_failure, what=str(artifacts), report_dir=report_dir) from None
+        reason += f" (traceback in {_relative(trace_file, report_dir)})"
     finally:
         if sandbox is not None and not options.keep_workspaces:
             await asyncio.to_thread(remove_sandbox, sandbox)
@@ -152,6 +179,19 @@ async def run_attempt(
         usage=total_usage(usage),
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
+
+
+def grading_phase(run: PlannedRun) -> str:
+    """What grades the case, as a timeout names it: `judge`, `checks` or `grading`."""
+    from assay.runner.resolve import needs_judge
+
+    if needs_judge(run.case):
+        return "judge"
+    return "checks" if run.case.kind == "task" else "grading"
+
+
+def _left(ends: float) -> float:
+    return max(ends - time.monotonic(), 0.0)
 
 
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:

@@ -7,6 +7,8 @@ results.jsonl. Its `repeat` attempts are the units the executor schedules.
 from __future__ import annotations
 
 import math
+import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -109,8 +111,20 @@ def check_options(options: RunOptions) -> None:
         problems.append("--offline replays recorded model calls: it needs --cache DIR")
     if options.shard is not None:
         parse_shard(format_shard(options.shard) or "")
+    problems += _unknown_providers(options)
     if problems:
         raise ConfigError("; ".join(problems))
+
+
+def _unknown_providers(options: RunOptions) -> list[str]:
+    named = [("--model", m) for m in options.models if "/" in m]
+    if options.judge_model and "/" in options.judge_model:
+        named.append(("--judge-model", options.judge_model))
+    if not named:
+        return []
+    from assay.models.registry import unknown_provider
+
+    return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
 
 
 def plan_runs(
@@ -148,4 +162,48 @@ def plan_runs(
             runs.append(PlannedRun(case, model, runtime, command, judge, reason))
     if unknown:
         raise ConfigErrors(unknown)
+    _check_agent_commands(runs, options=options)
     return runs
+
+
+def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunOptions) -> None:
+    """An agent command that no case will run, or whose program does not exist, is the
+    user's mistake: said now, before a sandbox is built, not once per case as `error`."""
+    commands = [run for run in runs if run.runtime == "command"]
+    if options.agent_command and options.runtime and not commands:
+        suites = _some(list(dict.fromkeys(run.case.suite for run in runs)))
+        raise ConfigError(
+            f"--agent-command is never used: --runtime {options.runtime} runs every selected "
+            f"case (suites {suites}) with assay's own agent; drop --runtime to run the agent "
+            "command, or drop --agent-command (or ASSAY_AGENT_COMMAND)"
+        )
+    missing: dict[str, list[str]] = {}
+    for run in commands:
+        program = run.agent_command[0] if run.agent_command else None
+        if program is not None and not _runnable(program):
+            missing.setdefault(program, []).append(run.case.id)
+    problems = [
+        ConfigError(
+            f"agent command {program!r} not found"
+            + (" on PATH" if os.sep not in program else "")
+            + f" (needed by {_some(ids)}): install it or fix --agent-command / agent_command"
+        )
+        for program, ids in missing.items()
+    ]
+    if problems:
+        raise ConfigErrors(problems)
+
+
+def _runnable(program: str) -> bool:
+    if "{" in program:  # filled in per attempt (`{workspace}/agent.sh`): known only then
+        return True
+    if os.path.isabs(program):
+        return os.path.isfile(program) and os.access(program, os.X_OK)
+    if os.sep in program or (os.altsep and os.altsep in program):
+        return True  # relative to the sandbox the agent runs in, which does not exist yet
+    return shutil.which(program) is not None
+
+
+def _some(ids: Sequence[str]) -> str:
+    shown = ", ".join(dict.fromkeys(ids[:3]))
+    return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")

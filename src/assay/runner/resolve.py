@@ -3,9 +3,10 @@
 The precedence rules live here and nowhere else (the command line wins, then the case,
 then the `[tool.assay]` config, then built-in defaults):
 
-- runtime: task cases always `command`. Others: `--runtime` > the case's runtime >
-  the config's runtime > `command` when `--agent-command` was given > `builtin`.
-  Warden's `claude` and `pi` mean `builtin`.
+- runtime: task cases always `command`. Others: `--runtime` > `command` when
+  `--agent-command` (or ASSAY_AGENT_COMMAND) was given > the case's runtime > the
+  config's runtime > `builtin`. Warden's `claude` and `pi` mean `builtin`: a suite's
+  `runtime: pi` is its default, and an agent named on the command line beats it.
 - agent command: `--agent-command` > the case's > the config's.
 - subject models: the `--model` matrix > the case's model > (builtin only) the config's
   model > DEFAULT_MODEL. A command-runtime case without any of them gets no model.
@@ -52,12 +53,15 @@ def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 def resolve_runtime(case: Case, *, options: RunOptions, config: AssayConfig | None) -> str:
     if case.kind == "task":
         return "command"
-    chosen = options.runtime or case.runtime or (config.runtime if config else None)
-    if chosen:
-        return canonical_runtime(chosen)
-    # Only an explicit --agent-command switches review cases to the command runtime: a
-    # config-level agent command usually exists for the task suites alone.
-    return "command" if options.agent_command else "builtin"
+    if options.runtime:
+        return canonical_runtime(options.runtime)
+    # An agent named on the command line is the agent under test, whatever runtime the
+    # suite defaults to. A config-level agent command does not switch review cases: it
+    # usually exists for the task suites alone.
+    if options.agent_command:
+        return "command"
+    chosen = case.runtime or (config.runtime if config else None)
+    return canonical_runtime(chosen) if chosen else "builtin"
 
 
 def resolve_agent_command(

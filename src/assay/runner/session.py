@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
-from assay.errors import ConfigError
+from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
 from assay.report.model import Report, RunInfo
 from assay.runner.events import NullListener, RunListener
@@ -74,7 +74,7 @@ async def run_async(
     if cases is None:
         from assay.suites import load_suites
 
-        loaded = load_suites(list(options.paths), strict=options.strict)
+        loaded = load_suites(list(options.paths), strict=options.strict, root=options.root)
         cases, config = loaded.cases, config or loaded.config
     selected = list(cases)
     if options.patterns:
@@ -92,13 +92,17 @@ async def run_async(
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
         report = await _run_planned(options, runs, report_dir=report_dir, listener=listener)
-        write_report_dir(
-            report,
-            report_dir,
-            cases=selected,
-            pvyai=options.pvyai_report,
-            cassandra=options.cassandra_report,
-        )
+        try:
+            write_report_dir(
+                report,
+                report_dir,
+                cases=selected,
+                pvyai=options.pvyai_report,
+                cassandra=options.cassandra_report,
+            )
+        except OSError as exc:
+            # Every result is in results.jsonl already: --resume writes the report.
+            raise output_error(exc, what=str(report_dir), report_dir=report_dir) from None
     return report
 
 
@@ -124,7 +128,11 @@ async def _run_planned(
     work_root = private_work_root(options.work_root)
     try:
         # A resumed stream keeps every earlier line, including other selections' results.
-        with ResultsStream(results_path, append=options.resume_dir is not None) as stream:
+        try:
+            stream = ResultsStream(results_path, append=options.resume_dir is not None)
+        except OSError as exc:
+            raise output_error(exc, what=str(results_path), report_dir=report_dir) from None
+        with stream:
             executor = Executor(
                 remaining,
                 options=options,
@@ -171,6 +179,7 @@ def _report(
         max_errors=options.max_errors,
         duration_s=duration_s,
         shard=format_shard(options.shard),
+        require_all=options.require_all,
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
@@ -186,6 +195,7 @@ def _report(
         git_sha=_git_sha(),
         max_errors=options.max_errors,
         interrupted=interrupted,
+        require_all=options.require_all,
     )
     return Report(run=info, summary=summary, cases=results)
 

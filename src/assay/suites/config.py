@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay._util.paths import resolve_inside
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.command import parse_agent_command
-from assay.suites.validation import describe
+from assay.suites.validation import describe, did_you_mean
 from assay.suites.wire_common import AgentCommandValue, Runtime
 
 __all__ = ["AssayConfig", "ConfigFile", "load_config"]
@@ -49,6 +49,8 @@ class ConfigFile(BaseModel):
     """Errored cases tolerated before the gate fails."""
     timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
     """Per-case agent timeout in seconds."""
+    require_all: bool | None = None
+    """A skipped case (no key, an --offline cache miss) fails the gate."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
 
@@ -69,6 +71,7 @@ class AssayConfig:
     concurrency: int | None = None
     max_errors: int | None = None
     timeout: float | None = None
+    require_all: bool | None = None
     report_dir: Path | None = None
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
@@ -122,12 +125,16 @@ def _load(path: Path, data: Any, *, table: str | None) -> AssayConfig:
         key = error["loc"][0] if error["loc"] else None
         where = _key_location(path, text, table, key)
         if error["type"] == "extra_forbidden":
-            warnings.append(ConfigError(f"unknown configuration key {key!r}", where))
+            guess = did_you_mean(key, ConfigFile.model_fields)
+            warnings.append(ConfigError(f"unknown configuration key {key!r}{guess}", where))
             cleaned.pop(key, None)
         else:
             errors.append(ConfigError(describe(error, tuple(error["loc"])), where))
     if errors:
-        raise ConfigErrors(errors)
+        failure = ConfigErrors(errors)
+        # Said too, as warnings: one pass shows everything wrong with the file.
+        failure.warnings = tuple(warnings)
+        raise failure
     return _resolve(path, text, table, ConfigFile.model_validate(cleaned), tuple(warnings))
 
 
@@ -165,6 +172,7 @@ def _resolve(
         concurrency=model.concurrency,
         max_errors=model.max_errors,
         timeout=model.timeout,
+        require_all=model.require_all,
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
         warnings=warnings,

@@ -72,9 +72,17 @@ class _Candidate:
 
 
 def load_suites(
-    paths: Sequence[str | Path], *, strict: bool = False, config: AssayConfig | None = None
+    paths: Sequence[str | Path],
+    *,
+    strict: bool = False,
+    config: AssayConfig | None = None,
+    root: str | Path | None = None,
 ) -> LoadedSuites:
-    """Discover, parse and validate suites; raise SuiteLoadErrors (a ConfigErrors) on any error."""
+    """Discover, parse and validate suites; raise SuiteLoadErrors (a ConfigErrors) on any error.
+
+    `root` (`--root`) is the eval root, beating `[tool.assay] root`; without either, each
+    PATH implies its own (a directory is one).
+    """
     problems = Problems(strict=strict)
     targets = [Path(os.path.realpath(p)) for p in paths]
     if config is None:
@@ -82,6 +90,15 @@ def load_suites(
             config = load_config(targets[0] if targets else Path.cwd())
         except ConfigError as exc:
             problems.add(exc)
+            for warning in exc.warnings if isinstance(exc, ConfigErrors) else ():
+                problems.unknown_key(warning.message, warning.location or Location("[tool.assay]"))
+    if root is not None:
+        chosen = Path(os.path.realpath(root))
+        if not chosen.is_dir():
+            raise SuiteLoadErrors([ConfigError(f"--root {root}: not a directory")], [])
+        config = dataclasses.replace(config, root=chosen) if config else _root_only(chosen)
+        if not targets and not config.paths:
+            targets = [chosen]
     if config is not None:
         for warning in config.warnings:
             problems.unknown_key(warning.message, warning.location or Location(config.path))
@@ -107,9 +124,11 @@ def load_suites(
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
     cases = [case for c in suite_files for case in c.cases]
     _check_unique_ids(suite_files, problems)
+    _check_model_names(cases, config, problems)
     warnings = _in_reading_order(problems.warnings)
     if problems.errors:
-        raise SuiteLoadErrors(_in_reading_order(problems.errors), warnings)
+        errors = [_with_root_hint(e, config, root) for e in problems.errors]
+        raise SuiteLoadErrors(_in_reading_order(errors), warnings)
     return LoadedSuites(
         cases=tuple(cases),
         warnings=tuple(warnings),
@@ -125,6 +144,28 @@ def load_suites(
             )
         ),
     )
+
+
+def _root_only(root: Path) -> AssayConfig:
+    """A configuration that says nothing but the eval root (`--root` without a config file)."""
+    return AssayConfig(path=root / "pyproject.toml", root=root)
+
+
+def _with_root_hint(
+    error: ConfigError, config: AssayConfig | None, root: str | Path | None
+) -> ConfigError:
+    """A path "not found under the eval root" says where that root came from and how to
+    choose another: the same suite is valid or not depending on the root it is read with."""
+    if "under the eval root" not in error.message:
+        return error
+    if root is not None:
+        origin = "given by --root"
+    elif config is not None and config.root is not None:
+        origin = f"set by `root` in {config.path}"
+    else:
+        origin = "the PATH given"
+    how = "choose another with --root DIR or `root` under [tool.assay] in pyproject.toml"
+    return ConfigError(f"{error.message} ({origin}; {how})", error.location)
 
 
 def _load_fixture_owners(candidates: list[_Candidate], ctx: LoadContext) -> list[Path]:
@@ -205,6 +246,31 @@ def _gather(
             target_kind = candidate.kind
         roots.append(configured_root or _root_for(target, target_kind))
     return candidates, roots
+
+
+def _check_model_names(
+    cases: Sequence[Case], config: AssayConfig | None, problems: Problems
+) -> None:
+    """A model a suite or the config names must have a known provider (`antropic/x` is
+    a typo, not an OpenAI-compatible model): one error per file and model."""
+    named: dict[tuple[str, str], Location] = {}
+    if config is not None:
+        for key in ("model", "judge_model"):
+            value = getattr(config, key)
+            if value and "/" in value:
+                named.setdefault((str(config.path), value), Location(config.path))
+    for case in cases:
+        if case.model and "/" in case.model:
+            where = Location(case.source_path, case.source_line)
+            named.setdefault((str(case.source_path), case.model), where)
+    if not named:
+        return
+    from assay.models.registry import unknown_provider
+
+    for (_, model), where in named.items():
+        reason = unknown_provider(model)
+        if reason is not None:
+            problems.error(reason, where)
 
 
 def _root_for(target: Path, kind: FileKind | None) -> Path:

@@ -8,14 +8,23 @@ formats that reject unknown fields, like PVYai task suites) they are errors.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any, TypeVar
+import difflib
+import types
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from assay.suites.document import Document, Problems
 
-__all__ = ["describe", "dotted", "validate_model", "validate_quietly"]
+__all__ = [
+    "describe",
+    "did_you_mean",
+    "dotted",
+    "known_keys",
+    "validate_model",
+    "validate_quietly",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -64,8 +73,9 @@ def validate_model(
     for error in unknown:
         loc = base + tuple(error["loc"])
         where = f" in {dotted(loc[:-1])}" if len(loc) > 1 else ""
+        guess = did_you_mean(loc[-1], known_keys(model, tuple(error["loc"])[:-1]))
         problems.unknown_key(
-            f"unknown key {loc[-1]!r}{where} ({unknown_key_hint})",
+            f"unknown key {loc[-1]!r}{where}{guess} ({unknown_key_hint})",
             doc.location(loc),
             always_error=unknown_keys_are_errors,
         )
@@ -101,6 +111,46 @@ def describe(error: Any, loc: tuple[Any, ...]) -> str:
     elif kind in {"literal_error", "enum"}:
         message = f"{message}, got {error.get('input')!r}"
     return f"{dotted(loc)}: {message}" if loc else message
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """` (did you mean 'should_find'?)` for a near miss among `choices`, else ``."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def known_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The keys the mapping at `loc` inside `model` may hold, as a user writes them."""
+    current: list[Any] = [model]
+    for element in loc:
+        following: list[Any] = []
+        for candidate in current:
+            for inner in _unwrapped(candidate):
+                if isinstance(element, int):
+                    origin = get_origin(inner)
+                    if origin in (list, tuple, set, frozenset) or inner in (list, tuple):
+                        following += [a for a in get_args(inner) if a is not Ellipsis]
+                elif isinstance(inner, type) and issubclass(inner, BaseModel):
+                    for name, info in inner.model_fields.items():
+                        if element in (name, info.alias):
+                            following.append(info.annotation)
+        current = following
+    keys: list[str] = []
+    for candidate in current:
+        for inner in _unwrapped(candidate):
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                keys += [info.alias or name for name, info in inner.model_fields.items()]
+    return keys
+
+
+def _unwrapped(annotation: Any) -> list[Any]:
+    """`A | B | None`, `Annotated[A, ...]` -> the types inside."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _unwrapped(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return [t for arg in get_args(annotation) for t in _unwrapped(arg)]
+    return [annotation]
 
 
 def _without_keys(data: Any, locs: list[tuple[Any, ...]]) -> Any:
