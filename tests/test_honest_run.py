@@ -212,7 +212,8 @@ def test_skips_are_one_gate_line_and_require_all_fails_the_gate(
         (root / "pyproject.toml").write_text("[tool.assay]\nrequire_all = true\n")
     code = main(argv)
     out = capsys.readouterr().out
-    reason = "no credentials for anthropic/claude-sonnet-4-6: set ANTHROPIC_API_KEY"
+    # `runtime: pi` with no model is Warden's default model, an OpenRouter one.
+    reason = "no credentials for openrouter/anthropic/claude-sonnet-4.6: set OPENROUTER_API_KEY"
     assert out.count(reason) == 2  # the first SKIP line and the gate line, not four copies
     (gate,) = [line for line in out.splitlines() if line.startswith("gate:")]
     assert f"4 of 5 case(s) skipped ({reason}: 4)" in gate
