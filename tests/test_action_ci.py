@@ -280,7 +280,8 @@ def test_pr_without_eval_changes_is_skipped(
         "ran": "false",
         "reason": (
             "PR #7 changes no file matching trigger-paths (evals/**, fixtures/**, assay.toml, "
-            ".github/workflows/*eval*) and does not carry the 'run-evals' label"
+            ".github/workflows/*eval*, skills/**, prompts/**, **/SKILL.md, AGENTS.md, CLAUDE.md) "
+            "and does not carry the 'run-evals' label"
         ),
     }
     assert _commands(out) == [f"::add-mask::{TOKEN}"]

@@ -1,0 +1,110 @@
+"""Read-only GitHub REST calls with the standard library, for the run/skip decision.
+
+The decision runs before assay's dependencies are installed (decide.py), so it cannot
+use PyGithub; publishing still does (github_api.py). Like that client, a 5xx answer or
+a dropped connection is retried a few times with backoff, a rate limit is not waited
+for, and the token is sent only to the API's own origin (a `Link: next` elsewhere is
+refused rather than followed).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.message import Message
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["RestError", "RestReader"]
+
+TIMEOUT_S = 20
+RETRIES = 3
+BACKOFF_S = 1.0
+"""Seconds before the first retry, doubled for each further one."""
+PER_PAGE = 100
+_USER_AGENT = "assay-action"
+
+
+class RestError(Exception):
+    """GitHub said no (`status` set) or could not be reached (`status` None)."""
+
+    def __init__(self, detail: str, status: int | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class RestReader:
+    api_url: str
+    """`https://api.github.com`, or a GitHub Enterprise Server's `/api/v3`."""
+    token: str | None
+
+    def get(self, path: str) -> Any:
+        """The JSON answer of `GET <api_url><path>`."""
+        data, _ = self._get(self.api_url.rstrip("/") + path)
+        return data
+
+    def pages(self, path: str) -> Iterator[Any]:
+        """Each item of a paginated listing, following `Link: rel="next"`."""
+        sep = "&" if "?" in path else "?"
+        url: str | None = f"{self.api_url.rstrip('/')}{path}{sep}per_page={PER_PAGE}"
+        while url is not None:
+            data, headers = self._get(url)
+            if not isinstance(data, list):
+                raise RestError(f"GET {path} answered {type(data).__name__}, not a list")
+            yield from data
+            url = _next_link(headers.get("Link", ""))
+
+    def _same_origin(self, url: str) -> bool:
+        ours, theirs = urlsplit(self.api_url), urlsplit(url)
+        return (ours.scheme, ours.netloc) == (theirs.scheme, theirs.netloc)
+
+    def _get(self, url: str) -> tuple[Any, Message]:
+        if not self._same_origin(url):
+            raise RestError(f"refusing to send the token to {urlsplit(url).netloc}")
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "User-Agent": _USER_AGENT,
+        }
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(url, headers=headers, method="GET")
+        for attempt in range(RETRIES + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+                    body = response.read()
+                    return json.loads(body or b"null"), response.headers
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500 or attempt == RETRIES:
+                    raise RestError(_http_detail(exc), exc.code) from None
+            except (urllib.error.URLError, OSError) as exc:
+                if attempt == RETRIES:
+                    reason = getattr(exc, "reason", exc)
+                    raise RestError(f"{type(exc).__name__}: {reason}") from None
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise RestError(f"GET {urlsplit(url).path} answered with no JSON") from None
+            time.sleep(BACKOFF_S * 2**attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _http_detail(exc: urllib.error.HTTPError) -> str:
+    """`403 Resource not accessible by integration`: the status and GitHub's message."""
+    try:
+        message = json.loads(exc.read() or b"{}").get("message")
+    except (ValueError, AttributeError, OSError):
+        message = None
+    return f"{exc.code} {message if isinstance(message, str) and message else exc.reason}"
+
+
+def _next_link(header: str) -> str | None:
+    """The `rel="next"` URL of a Link header (RFC 8288), None on the last page."""
+    for part in header.split(","):
+        url, _, params = part.partition(";")
+        if 'rel="next"' in params.replace(" ", ""):
+            return url.strip().removeprefix("<").removesuffix(">")
+    return None
