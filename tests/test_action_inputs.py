@@ -135,4 +135,3 @@ def test_every_model_input_is_bridged_to_its_provider_variable() -> None:
     }
     for secret in ("sk-ant", "sk-openai", "sk-or"):
         assert secret not in repr(inputs)
-
