@@ -289,6 +289,34 @@ def test_pr_without_eval_changes_is_skipped(
     assert not (ci.root / "runner-temp" / "assay-report").exists()
 
 
+def test_every_model_key_input_is_masked_first_and_not_left_behind(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = {
+        "INPUT_ANTHROPIC_API_KEY": "sk-ant-mask-1",
+        "INPUT_OPENAI_API_KEY": "sk-openai-mask-2",
+        "INPUT_OPENROUTER_API_KEY": "sk-or-mask-3",
+    }
+    ci.environ.update(keys, INPUT_OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    ci.use_event("push", "push.json")
+    ci.environ["INPUT_THRESHOLD"] = "0"
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    assert _commands(out)[:4] == [
+        *(f"::add-mask::{value}" for value in keys.values()),
+        f"::add-mask::{TOKEN}",
+    ]
+    # The run had them (the key-free task suite ran); nothing is left behind in the process.
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+        assert name not in os.environ
+    outputs = (ci.root / "runner-temp" / "assay-report").rglob("*")
+    for path in [p for p in outputs if p.is_file()]:
+        text = path.read_text(errors="replace")
+        assert not any(value in text for value in keys.values()), path
+
+
 def test_fork_pr_is_skipped_with_one_notice(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -347,6 +375,27 @@ def test_missing_model_key_is_one_clear_error(
     assert "review/null-access" in errors[0] and "ANTHROPIC_API_KEY" in errors[0]
     assert ci.outputs == {"ran": "true", "reason": "workflow_dispatch event"}
     assert "Traceback" not in out + err
+
+
+def test_a_missing_openai_key_names_the_openai_input(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_workspace(ci.root / "with-review", review=True)
+    ci.workspace = ci.root / "with-review" / "workspace"
+    monkeypatch.chdir(ci.workspace)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ASSAY_OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    ci.environ.update(
+        GITHUB_WORKSPACE=str(ci.workspace),
+        INPUT_MODEL="openai/gpt-4o",
+        INPUT_ANTHROPIC_API_KEY="sk-ant-present",
+    )
+    ci.use_event("workflow_dispatch", "workflow_dispatch.json")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 2
+    (error,) = [line for line in _commands(out) if line.startswith("::error")]
+    assert "set the openai-api-key input from a secret" in error
+    assert "secrets.OPENAI_API_KEY" in error and "anthropic-api-key" not in error
 
 
 def test_forbidden_check_run_only_warns(

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay.models.names import missing_credentials
+from assay.models.names import missing_credentials, parse_model
 from assay.options import RunOptions
 from assay.suites.case import Case
 
@@ -23,20 +23,32 @@ if TYPE_CHECKING:
 __all__ = ["MissingModelKey", "find_missing_model_key", "models_needed"]
 
 
+_KEY_INPUTS = {
+    "anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"),
+    "openai": ("openai-api-key", "OPENAI_API_KEY"),
+    "openrouter": ("openrouter-api-key", "OPENROUTER_API_KEY"),
+}
+"""The Action input (and the secret it usually comes from) for each provider's key."""
+
+
 @dataclass(frozen=True)
 class MissingModelKey:
     reason: str
     """What missing_credentials said for the first model that cannot be called."""
     cases: tuple[str, ...]
     """Ids of the cases that need a model the run cannot call."""
+    model: str = ""
+    """The first model that cannot be called."""
 
     def message(self) -> str:
         shown = ", ".join(self.cases[:3])
         if len(self.cases) > 3:
             shown += f" and {len(self.cases) - 3} more"
+        provider = parse_model(self.model).provider if self.model else "anthropic"
+        name, secret = _KEY_INPUTS.get(provider, _KEY_INPUTS["anthropic"])
         return (
-            "this run needs a model key: set the anthropic-api-key input from a secret "
-            "(anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}), or point `paths` at "
+            f"this run needs a model key: set the {name} input from a secret "
+            f"({name}: ${{{{ secrets.{secret} }}}}), or point `paths` at "
             f"suites that need no model ({self.reason}; needed by {shown})"
         )
 
@@ -69,6 +81,7 @@ def find_missing_model_key(
 ) -> MissingModelKey | None:
     """None when every model the cases need can be called; else what is missing, for whom."""
     first_reason: str | None = None
+    first_model = ""
     blocked: list[str] = []
     verdicts: dict[str, str | None] = {}
     for case in cases:
@@ -77,7 +90,8 @@ def find_missing_model_key(
                 verdicts[model] = missing_credentials(model, environ)
             reason = verdicts[model]
             if reason is not None:
-                first_reason = first_reason or reason
+                if first_reason is None:
+                    first_reason, first_model = reason, model
                 blocked.append(case.id)
                 break
-    return MissingModelKey(first_reason, tuple(blocked)) if first_reason else None
+    return MissingModelKey(first_reason, tuple(blocked), first_model) if first_reason else None
