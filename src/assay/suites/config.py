@@ -51,6 +51,8 @@ class ConfigFile(BaseModel):
     """Per-case agent timeout in seconds."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
+    scaffold_without_license: bool | None = None
+    """`assay scaffold` copies no license (this repository's code is under none)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class AssayConfig:
     max_errors: int | None = None
     timeout: float | None = None
     report_dir: Path | None = None
+    scaffold_without_license: bool = False
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
 
@@ -167,6 +170,7 @@ def _resolve(
         timeout=model.timeout,
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
+        scaffold_without_license=bool(model.scaffold_without_license),
         warnings=warnings,
     )
 
