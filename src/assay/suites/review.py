@@ -186,7 +186,7 @@ def _scenario_case(
         kind=kind,
         format="review-json" if kind == "review" else "verification",
         source_path=doc.path,
-        source_line=doc.location(()).line,
+        source_line=_first_key_line(doc),
         spec=spec,
         model=scenario.model or defaults.model,
         runtime=scenario.runtime or defaults.runtime,
@@ -194,6 +194,12 @@ def _scenario_case(
         or defaults.agent_command,
         root=root,
     )
+
+
+def _first_key_line(doc: Document) -> int:
+    """Where a JSON scenario's case starts: its first key, not the `{` above it (line 1)."""
+    first = next(iter(doc.data), None) if isinstance(doc.data, dict) else None
+    return doc.location(() if first is None else (first,)).line
 
 
 def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:
