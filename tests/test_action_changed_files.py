@@ -1,4 +1,4 @@
-"""PR files through the stdlib REST reader against the fake (paginated, capped), and the git fallback."""
+"""PR files through the stdlib REST reader against the fake (paginated, capped); git fallback."""
 
 from __future__ import annotations
 
