@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,6 +44,7 @@ from assay.errors import ConfigError
 if TYPE_CHECKING:
     from assay.action.baseline import Baseline
     from assay.report.model import Report
+    from assay.suites.case import Case
 
 __all__ = ["command", "run_ci"]
 
@@ -160,6 +161,7 @@ def _run_and_publish(
     options = build_options(args, loaded.config)
     check_options(options)
     selected = select_cases(list(loaded.cases), list(options.patterns))
+    _warn_about_trigger_paths(loaded.cases, inputs, options.agent_command, target.env.workspace)
 
     from assay.action.preflight import find_missing_model_key
 
@@ -175,6 +177,22 @@ def _run_and_publish(
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     return _exit_code(report, runner_files_written=not broken)
+
+
+def _warn_about_trigger_paths(
+    cases: Sequence[Case],
+    inputs: ActionInputs,
+    agent_command: tuple[str, ...] | None,
+    workspace: Path,
+) -> None:
+    from assay.action.coverage import uncovered_inputs, uncovered_warning
+
+    uncovered = uncovered_inputs(
+        cases, trigger_paths=inputs.trigger_paths, workspace=workspace, agent_command=agent_command
+    )
+    warning = uncovered_warning(uncovered)
+    if warning is not None:
+        commands.warning(warning, title="assay: trigger-paths")
 
 
 def _exit_code(report: Report, *, runner_files_written: bool) -> int:
