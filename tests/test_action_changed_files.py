@@ -160,3 +160,31 @@ def test_git_fallback_refuses_a_base_that_is_not_a_sha(tmp_path: Path) -> None:
     assert not listed.complete
     assert "no usable base commit" in listed.problems[-1]
     assert not Path("/tmp/pwned").exists()
+
+
+def test_a_redirect_is_followed_with_the_token_only_within_the_api(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(REPO, 7, files=_files(["evals/x.yaml"]))
+    fake.repos[REPO].private = True  # answers 404 without the token
+    # A renamed repository: GitHub answers 301 to the same API, which still needs the token.
+    fake.inject(
+        Reply(301, headers={"Location": f"{fake.url}/repos/{REPO}/pulls/7/files?per_page=100"}),
+        path=r"/repos/acme/old-name/pulls/7/files",
+    )
+    listed = list_changed_files(
+        _pull(7), api=RestReader(fake.url, TOKEN), repository="acme/old-name", workspace=tmp_path
+    )
+    assert listed.complete and listed.paths == ("evals/x.yaml",)
+
+    with FakeGitHub() as elsewhere:
+        fake.inject(
+            Reply(302, headers={"Location": f"{elsewhere.url}/steal"}),
+            path=rf"/repos/{REPO}/pulls/7/files",
+        )
+        listed = list_changed_files(
+            _pull(7), api=RestReader(fake.url, TOKEN), repository=REPO, workspace=tmp_path
+        )
+        assert elsewhere.count() == 0  # never asked, so never handed the token
+    assert not listed.complete
+    assert "refusing a redirect to 127.0.0.1:" in listed.problems[0]

@@ -3,8 +3,9 @@
 The decision runs before assay's dependencies are installed (decide.py), so it cannot
 use PyGithub; publishing still does (github_api.py). Like that client, a 5xx answer or
 a dropped connection is retried a few times with backoff, a rate limit is not waited
-for, and the token is sent only to the API's own origin (a `Link: next` elsewhere is
-refused rather than followed).
+for, and the token is sent only to the API's own origin: a `Link: next` or a redirect
+elsewhere is refused rather than followed (urllib would otherwise carry the
+Authorization header along to any host a redirect names).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import Message
+from http.client import HTTPMessage
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +29,11 @@ BACKOFF_S = 1.0
 """Seconds before the first retry, doubled for each further one."""
 PER_PAGE = 100
 _USER_AGENT = "assay-action"
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme, parts.netloc
 
 
 class RestError(Exception):
@@ -59,24 +66,22 @@ class RestReader:
             yield from data
             url = _next_link(headers.get("Link", ""))
 
-    def _same_origin(self, url: str) -> bool:
-        ours, theirs = urlsplit(self.api_url), urlsplit(url)
-        return (ours.scheme, ours.netloc) == (theirs.scheme, theirs.netloc)
-
     def _get(self, url: str) -> tuple[Any, Message]:
-        if not self._same_origin(url):
+        if _origin(url) != _origin(self.api_url):
             raise RestError(f"refusing to send the token to {urlsplit(url).netloc}")
         headers = {
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": "2022-11-28",
             "User-Agent": _USER_AGENT,
         }
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(url, headers=headers, method="GET")
+        if self.token:
+            # Unredirected: urllib drops it on a redirect; _SameOrigin puts it back there only.
+            request.add_unredirected_header("Authorization", f"Bearer {self.token}")
+        opener = urllib.request.build_opener(_SameOrigin(_origin(self.api_url)))
         for attempt in range(RETRIES + 1):
             try:
-                with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+                with opener.open(request, timeout=TIMEOUT_S) as response:
                     body = response.read()
                     return json.loads(body or b"null"), response.headers
             except urllib.error.HTTPError as exc:
@@ -90,6 +95,30 @@ class RestReader:
                 raise RestError(f"GET {urlsplit(url).path} answered with no JSON") from None
             time.sleep(BACKOFF_S * 2**attempt)
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect within the API's origin, token included; refuse any other."""
+
+    def __init__(self, origin: tuple[str, str]) -> None:
+        self.origin = origin
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if _origin(newurl) != self.origin:
+            raise RestError(f"refusing a redirect to {urlsplit(newurl).netloc}")
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        token = req.unredirected_hdrs.get("Authorization")
+        if new is not None and token is not None:
+            new.add_unredirected_header("Authorization", token)
+        return new
 
 
 def _http_detail(exc: urllib.error.HTTPError) -> str:
