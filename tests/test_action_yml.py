@@ -175,6 +175,34 @@ def test_the_sandbox_step_does_nothing_when_isolation_is_none(
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+_PROBE = [
+    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "true",
+]  # fmt: skip
+
+
+def test_a_working_bwrap_is_left_alone(action: dict[str, Any], tmp_path: Path) -> None:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None or subprocess.run([bwrap, *_PROBE], capture_output=True).returncode != 0:
+        pytest.skip("bwrap cannot build a sandbox here")
+    # PATH holds bwrap alone: reaching for apt-get, sudo or apparmor_parser would fail.
+    (tmp_path / "bwrap").symlink_to(bwrap)
+    done = _bash(_sandbox_step(action)["run"], {"ISOLATION": "auto", "PATH": str(tmp_path)})
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "assay: bwrap can build its sandbox\n"
+
+
+def test_no_way_to_install_bwrap_is_a_warning_not_a_failure(
+    action: dict[str, Any], tmp_path: Path
+) -> None:
+    done = _bash(_sandbox_step(action)["run"], {"ISOLATION": "bwrap", "PATH": str(tmp_path)})
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [
+        "assay: installing bubblewrap for the agent sandbox",
+        "::warning title=assay: sandbox::could not install bubblewrap with apt-get",
+    ]
+
+
 def test_the_sandbox_step_prefers_a_bwrap_profile_to_the_global_sysctl(
     action: dict[str, Any],
 ) -> None:
