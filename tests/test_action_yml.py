@@ -115,6 +115,18 @@ def test_python_is_private_and_assay_is_installed_from_the_lock(action: dict[str
     assert "requirements.lock" in key["run"] and "requirements-uv.lock" in key["run"]
 
 
+def test_no_python_step_imports_from_the_prs_checkout(action: dict[str, Any]) -> None:
+    """The working directory is the PR's checkout: `python -`, `-c` and `-m` would put it
+    first on sys.path, so each step either runs with -P or somewhere else."""
+    calls = 0
+    for step in _steps(action):
+        elsewhere = step.get("working-directory") == "${{ runner.temp }}"
+        for call in re.findall(r'"\$(?:PYTHON|venv/bin/python)" (\S+)', step.get("run", "")):
+            calls += 1
+            assert call == "-P" or elsewhere, (step["name"], call)
+    assert calls >= 5
+
+
 def test_the_decision_comes_before_anything_is_installed(action: dict[str, Any]) -> None:
     steps = _steps(action)
     names = [s.get("id") or s.get("name") for s in steps]
