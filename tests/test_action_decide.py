@@ -7,6 +7,7 @@ the PR's files come from the loopback GitHub fake over real HTTP through urllib.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -157,3 +158,47 @@ def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
 
     with ci_environment(tmp_path, monkeypatch, token=TOKEN) as env:
         yield env
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module `path` imports at run time, lazily inside functions too (what
+    `if TYPE_CHECKING:` guards never runs, so it does not count)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for child in ast.walk(node))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_everything_the_decision_imports_is_standard_library() -> None:
+    src = ROOT / "src"
+    seen: set[Path] = set()
+    pending = [src / "assay" / "action" / "decide.py"]
+    foreign: set[str] = set()
+    while pending:
+        path = pending.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for module in _imports(path):
+            top = module.split(".")[0]
+            if top == "assay":
+                candidate = src.joinpath(*module.split("."))
+                for found in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+                    if found.is_file():
+                        pending.append(found)
+            elif top not in sys.stdlib_module_names and top != "__future__":
+                foreign.add(f"{path.relative_to(src)}: {module}")
+    assert foreign == set()
+    names = {p.relative_to(src).as_posix() for p in seen}
+    assert "assay/action/rest.py" in names and "assay/action/changed_files.py" in names
