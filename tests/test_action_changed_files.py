@@ -188,3 +188,16 @@ def test_a_redirect_is_followed_with_the_token_only_within_the_api(
         assert elsewhere.count() == 0  # never asked, so never handed the token
     assert not listed.complete
     assert "refusing a redirect to 127.0.0.1:" in listed.problems[0]
+
+
+def test_at_the_cap_the_payloads_count_stands_in_for_an_unanswered_pull(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(REPO, 9, files=_files([f"src/f{i}.py" for i in range(MAX_PR_FILES + 5)]))
+    fake.inject(Reply(500, {"message": "boom"}), path=rf"/repos/{REPO}/pulls/9$", times=10)
+    listed = list_changed_files(
+        _pull(9, changed_files=4000), api=RestReader(fake.url, TOKEN), repository=REPO,
+        workspace=tmp_path,
+    )  # fmt: skip
+    assert len(listed.paths) == MAX_PR_FILES and not listed.complete
+    assert "changes 4000 files; the GitHub API lists only the first 3000" in listed.problems[0]

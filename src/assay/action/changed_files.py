@@ -16,6 +16,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 from urllib.parse import quote
 
 from assay.action.event import PullRequestRef
@@ -88,15 +89,24 @@ def _from_api(
             paths.extend(_names(changed))
             if listed >= MAX_PR_FILES:
                 break
-        if listed < MAX_PR_FILES:
-            return tuple(paths), None  # fewer than the cap: that is every file
-        # At the cap: ask how many there are now (the payload's count may be older).
-        total = _field_of(api.get(base), "changed_files")
     except RestError as exc:
         raise _Unavailable(f"the GitHub API could not list the PR's files ({exc})") from None
-    if isinstance(total, int) and not isinstance(total, bool):
+    if listed < MAX_PR_FILES:
+        return tuple(paths), None  # fewer than the cap: that is every file
+    # At the cap: how many are there now? The payload's count may be older than the list.
+    current: object = None
+    try:
+        current = _field_of(api.get(base), "changed_files")
+    except RestError:
+        pass
+    total = current if _is_count(current) else pull.changed_files
+    if _is_count(total):
         return tuple(paths), (str(total) if total > listed else None)
     return tuple(paths), f"over {MAX_PR_FILES}"
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _names(changed: object) -> list[str]:
