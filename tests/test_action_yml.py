@@ -165,15 +165,23 @@ def test_windows_runners_get_a_clear_error(action: dict[str, Any]) -> None:
     assert done.stdout.startswith("::error title=assay::assay runs on Linux and macOS runners")
 
 
+PREPARE_BWRAP = ROOT / "scripts" / "prepare-bwrap.sh"
+
+
 def _sandbox_step(action: dict[str, Any]) -> dict[str, Any]:
     (step,) = [s for s in _steps(action) if s.get("name") == "Prepare the bubblewrap sandbox"]
     return step
+
+
+def _prepare_bwrap(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return _bash(f'source "{PREPARE_BWRAP}"', env)
 
 
 def test_the_sandbox_step_runs_on_linux_unless_isolation_is_none(action: dict[str, Any]) -> None:
     step = _sandbox_step(action)
     assert "runner.os == 'Linux'" in step["if"] and "inputs.isolation != 'none'" in step["if"]
     assert step["env"] == {"ISOLATION": "${{ inputs.isolation }}"}
+    assert step["run"] == 'bash "$GITHUB_ACTION_PATH/scripts/prepare-bwrap.sh"'
     names = [s.get("name") for s in _steps(action)]
     assert names.index("Install assay") < names.index(step["name"]) < names.index("Run the evals")
     assert action["inputs"]["isolation"]["default"] == "auto"
@@ -183,7 +191,7 @@ def test_the_sandbox_step_does_nothing_when_isolation_is_none(
     action: dict[str, Any], tmp_path: Path
 ) -> None:
     # An empty PATH: any command the script tried (bwrap, sudo, apt-get) would fail loudly.
-    done = _bash(_sandbox_step(action)["run"], {"ISOLATION": "none", "PATH": str(tmp_path)})
+    done = _prepare_bwrap({"ISOLATION": "none", "PATH": str(tmp_path)})
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
@@ -199,7 +207,7 @@ def test_a_working_bwrap_is_left_alone(action: dict[str, Any], tmp_path: Path) -
         pytest.skip("bwrap cannot build a sandbox here")
     # PATH holds bwrap alone: reaching for apt-get, sudo or apparmor_parser would fail.
     (tmp_path / "bwrap").symlink_to(bwrap)
-    done = _bash(_sandbox_step(action)["run"], {"ISOLATION": "auto", "PATH": str(tmp_path)})
+    done = _prepare_bwrap({"ISOLATION": "auto", "PATH": str(tmp_path)})
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "assay: bwrap can build its sandbox\n"
 
@@ -207,7 +215,7 @@ def test_a_working_bwrap_is_left_alone(action: dict[str, Any], tmp_path: Path) -
 def test_no_way_to_install_bwrap_is_a_warning_not_a_failure(
     action: dict[str, Any], tmp_path: Path
 ) -> None:
-    done = _bash(_sandbox_step(action)["run"], {"ISOLATION": "bwrap", "PATH": str(tmp_path)})
+    done = _prepare_bwrap({"ISOLATION": "bwrap", "PATH": str(tmp_path)})
     assert done.returncode == 0
     assert done.stdout.splitlines() == [
         "assay: installing bubblewrap for the agent sandbox",
@@ -215,10 +223,8 @@ def test_no_way_to_install_bwrap_is_a_warning_not_a_failure(
     ]
 
 
-def test_the_sandbox_step_prefers_a_bwrap_profile_to_the_global_sysctl(
-    action: dict[str, Any],
-) -> None:
-    script = _sandbox_step(action)["run"]
+def test_the_sandbox_step_prefers_a_bwrap_profile_to_the_global_sysctl() -> None:
+    script = PREPARE_BWRAP.read_text()
     assert "apt-get install -y -qq bubblewrap" in script
     profile = script.index("apparmor_parser -r")
     sysctl = script.index("kernel.apparmor_restrict_unprivileged_userns=0")
@@ -258,6 +264,8 @@ def test_ci_workflow_is_read_only_and_runs_every_check() -> None:
     )
     for tool in ("ruff check", "ruff format --check", "mypy", "pytest", "actionlint", "zizmor"):
         assert tool in commands
+    tests = "\n".join(step.get("run", "") for step in workflow["jobs"]["tests"]["steps"])
+    assert tests.index("bash scripts/prepare-bwrap.sh") < tests.index("pytest")
 
 
 def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
