@@ -16,6 +16,7 @@ this script was not run again. Needs uv (in the dev extra) and PyPI.
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -45,7 +46,7 @@ def uv_requirements(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
     """The dev extra's uv requirement: the Action bootstraps the uv that developers use."""
     data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     dev = data["project"]["optional-dependencies"]["dev"]
-    return [req for req in dev if req.split(">")[0].split("=")[0].strip() == "uv"]
+    return [req for req in dev if re.split(r"[\s<>=!~;\[]", req, maxsplit=1)[0].lower() == "uv"]
 
 
 def digest(requirements: list[str]) -> str:
