@@ -1,6 +1,6 @@
 """`assay ci`: the GitHub Action's entry point - decide, run, publish, gate.
 
-1. Mask the model key and token before anything else is printed.
+1. Mask the model keys and the token before anything else is printed.
 2. Read the inputs and the event; decide whether this job runs the evals (outputs
    `ran` and `reason`; assay.action.decide). A skip exits 0. In the Action that decision
    is its own first step, before assay is installed, and hands its reason on in
