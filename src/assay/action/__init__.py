@@ -3,7 +3,7 @@
 ```
 environment   GITHUB_* / RUNNER_* variables        inputs       the Action's inputs (validated)
 event         the payload and the run/skip decision changed_files PR files (API, git fallback)
-decide        the decision as the Action's first step (standard library only)
+decide        the decision as the Action's first step, before anything is installed
 rest          read-only REST calls over urllib     input_text   raw input values, defaults
 globs         trigger-paths matching               coverage     what trigger-paths misses
 preflight     is there a key for the models?       problems     config errors as annotations
@@ -15,33 +15,7 @@ baseline      the report a run is compared with (a path, or the default branch's
 ```
 
 The decision (decide, event, changed_files, rest, globs, input_text, environment, outputs,
-commands, problems) imports only the standard library: it runs before assay's
-dependencies are installed. Publishing uses PyGithub.
-environment   GITHUB_* / RUNNER_* variables        inputs       the Action's inputs
-event         the payload and the run/skip decision changed_files PR files (API, git fallback)
-globs         trigger-paths matching               preflight    is there a key for the models?
-commands      the only writer of workflow commands (escaping, masking, output guard)
-outputs       $GITHUB_OUTPUT and the job summary    annotations  failed cases on their suite file
-comment       the sticky PR comment                 check_run    the "Evaluation Results" check
-publish       all of the above for one report       github_api   the PyGithub client and its errors
-baseline      the report a run is compared with (a path, or the default branch's artifact)
-```
-environment   GITHUB_* / RUNNER_* variables        inputs       the Action's inputs (validated)
-event         the payload and the run/skip decision changed_files PR files (API, git fallback)
-decide        the decision as the Action's first step (standard library only)
-rest          read-only REST calls over urllib     input_text   raw input values, defaults
-globs         trigger-paths matching               coverage     what trigger-paths misses
-preflight     is there a key for the models?       problems     config errors as annotations
-commands      the only writer of workflow commands (escaping, masking, output guard)
-outputs       $GITHUB_OUTPUT and the job summary    annotations  failed cases on their suite file
-comment       the sticky PR comment                 check_run    the "Evaluation Results" check
-publish       all of the above for one report       github_api   the PyGithub client and its errors
-baseline      the report a run is compared with (a path, or the default branch's artifact)
-```
-
-The decision (decide, event, changed_files, rest, globs, input_text, environment, outputs,
-commands, problems) imports only the standard library: it runs before assay's
-dependencies are installed. Publishing uses PyGithub.
-
-Nothing else in assay prints `::` workflow commands.
+commands, problems) imports only the standard library, since it runs before assay's
+dependencies are installed; publishing uses PyGithub. Nothing else in assay prints `::`
+workflow commands.
 """
