@@ -1,4 +1,4 @@
-"""PR files through PyGithub against the fake (paginated, capped), and the git fallback."""
+"""PR files through the stdlib REST reader against the fake (paginated, capped); git fallback."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.action import github_api
+from assay.action import rest
 from assay.action.changed_files import MAX_PR_FILES, list_changed_files
 from assay.action.event import PullRequestRef
-from assay.action.github_api import github_client
+from assay.action.rest import RestReader
 from tests.fakes.github import FakeGitHub
 from tests.fakes.loopback import Reply
 
@@ -28,7 +28,7 @@ def fake() -> Iterator[FakeGitHub]:
 
 @pytest.fixture(autouse=True)
 def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(github_api, "BACKOFF_S", 0.0)
+    monkeypatch.setattr(rest, "BACKOFF_S", 0.0)
 
 
 def _files(names: list[str]) -> list[dict[str, object]]:
@@ -95,7 +95,7 @@ def test_lists_every_page_and_renamed_files(fake: FakeGitHub, tmp_path: Path) ->
     fake.add_pull(REPO, 7, files=files)
     listed = list_changed_files(
         _pull(7),
-        client=github_client(api_url=fake.url, token=TOKEN),
+        api=RestReader(fake.url, TOKEN),
         repository=REPO,
         workspace=tmp_path,
     )
@@ -106,16 +106,16 @@ def test_lists_every_page_and_renamed_files(fake: FakeGitHub, tmp_path: Path) ->
 
 def test_capped_listing_warns_and_falls_back_to_git(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(REPO, 9, files=_files([f"src/f{i}.py" for i in range(MAX_PR_FILES + 100)]))
-    client = github_client(api_url=fake.url, token=TOKEN)
+    api = RestReader(fake.url, TOKEN)
 
-    listed = list_changed_files(_pull(9), client=client, repository=REPO, workspace=tmp_path)
+    listed = list_changed_files(_pull(9), api=api, repository=REPO, workspace=tmp_path)
     assert not listed.complete and len(listed.paths) == MAX_PR_FILES
     assert "changes 3100 files; the GitHub API lists only the first 3000" in listed.problems[0]
     assert "git diff" in listed.problems[1]
 
     checkout, base = _git_repo(tmp_path)
     listed = list_changed_files(
-        _pull(9, base_sha=base), client=client, repository=REPO, workspace=checkout
+        _pull(9, base_sha=base), api=api, repository=REPO, workspace=checkout
     )
     assert listed.complete and listed.source == "git diff"
     assert sorted(listed.paths) == ["evals/new.yaml", "src/app.py"]
@@ -128,7 +128,7 @@ def test_api_failure_falls_back_to_git(fake: FakeGitHub, tmp_path: Path) -> None
     fake.inject(Reply(500, {"message": "boom"}), path=rf"/repos/{REPO}/pulls/7/files", times=10)
     listed = list_changed_files(
         _pull(7, base_sha=base),
-        client=github_client(api_url=fake.url, token=TOKEN),
+        api=RestReader(fake.url, TOKEN),
         repository=REPO,
         workspace=checkout,
     )
@@ -139,14 +139,14 @@ def test_api_failure_falls_back_to_git(fake: FakeGitHub, tmp_path: Path) -> None
 def test_no_token_uses_git_and_nothing_works_says_why(tmp_path: Path) -> None:
     checkout, base = _git_repo(tmp_path)
     listed = list_changed_files(
-        _pull(7, base_sha=base), client=None, repository=REPO, workspace=checkout
+        _pull(7, base_sha=base), api=None, repository=REPO, workspace=checkout
     )
     assert listed.complete and "evals/new.yaml" in listed.paths
     assert listed.problems == ("no github-token to list the PR's files",)
 
     # A shallow checkout without the base commit: git cannot answer either.
     listed = list_changed_files(
-        _pull(7, base_sha="3" * 40), client=None, repository=REPO, workspace=checkout
+        _pull(7, base_sha="3" * 40), api=None, repository=REPO, workspace=checkout
     )
     assert not listed.complete and listed.paths == ()
     assert "fetch-depth: 0" in listed.problems[-1]
@@ -155,8 +155,49 @@ def test_no_token_uses_git_and_nothing_works_says_why(tmp_path: Path) -> None:
 def test_git_fallback_refuses_a_base_that_is_not_a_sha(tmp_path: Path) -> None:
     checkout, _ = _git_repo(tmp_path)
     listed = list_changed_files(
-        _pull(7, base_sha="--output=/tmp/pwned"), client=None, repository=REPO, workspace=checkout
+        _pull(7, base_sha="--output=/tmp/pwned"), api=None, repository=REPO, workspace=checkout
     )
     assert not listed.complete
     assert "no usable base commit" in listed.problems[-1]
     assert not Path("/tmp/pwned").exists()
+
+
+def test_a_redirect_is_followed_with_the_token_only_within_the_api(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(REPO, 7, files=_files(["evals/x.yaml"]))
+    fake.repos[REPO].private = True  # answers 404 without the token
+    # A renamed repository: GitHub answers 301 to the same API, which still needs the token.
+    fake.inject(
+        Reply(301, headers={"Location": f"{fake.url}/repos/{REPO}/pulls/7/files?per_page=100"}),
+        path=r"/repos/acme/old-name/pulls/7/files",
+    )
+    listed = list_changed_files(
+        _pull(7), api=RestReader(fake.url, TOKEN), repository="acme/old-name", workspace=tmp_path
+    )
+    assert listed.complete and listed.paths == ("evals/x.yaml",)
+
+    with FakeGitHub() as elsewhere:
+        fake.inject(
+            Reply(302, headers={"Location": f"{elsewhere.url}/steal"}),
+            path=rf"/repos/{REPO}/pulls/7/files",
+        )
+        listed = list_changed_files(
+            _pull(7), api=RestReader(fake.url, TOKEN), repository=REPO, workspace=tmp_path
+        )
+        assert elsewhere.count() == 0  # never asked, so never handed the token
+    assert not listed.complete
+    assert "refusing a redirect to 127.0.0.1:" in listed.problems[0]
+
+
+def test_at_the_cap_the_payloads_count_stands_in_for_an_unanswered_pull(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(REPO, 9, files=_files([f"src/f{i}.py" for i in range(MAX_PR_FILES + 5)]))
+    fake.inject(Reply(500, {"message": "boom"}), path=rf"/repos/{REPO}/pulls/9$", times=10)
+    listed = list_changed_files(
+        _pull(9, changed_files=4000), api=RestReader(fake.url, TOKEN), repository=REPO,
+        workspace=tmp_path,
+    )  # fmt: skip
+    assert len(listed.paths) == MAX_PR_FILES and not listed.complete
+    assert "changes 4000 files; the GitHub API lists only the first 3000" in listed.problems[0]

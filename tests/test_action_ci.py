@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from assay.action import github_api
+from assay.action.input_text import DEFAULT_TRIGGER_PATHS
 from assay.cli import main
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_publish import BOT_LOGIN, add_publish_routes, check_runs, comments
@@ -28,6 +29,7 @@ EVENTS = Path(__file__).parent / "data" / "events"
 REPO = "acme/widgets"
 TOKEN = "ghs_ci_token_5e3f"
 MODEL_KEY = "sk-ant-test-9f8e7d6c5b4a"
+TRIGGER_PATHS = (*DEFAULT_TRIGGER_PATHS, "agent.py")
 REPORT_KEYS = {"ran", "reason", "score", "passed", "total", "failed", "errors", "report-path"}
 HOSTILE = (
     "x\n::error::pwned\r\n::set-output name=x::y\n::add-mask::\n::stop-commands::token\n"
@@ -199,6 +201,8 @@ def ci_environment(
             "RUNNER_TEMP": str(tmp_path / "runner-temp"),
             "INPUT_GITHUB_TOKEN": token,
             "INPUT_PATHS": "evals",
+            # The agent's own script, as a workflow lists it (else assay warns that it is not).
+            "INPUT_TRIGGER_PATHS": "\n".join(TRIGGER_PATHS),
             "ASSAY_AGENT_COMMAND": f"{sys.executable} {ws / 'agent.py'} {{case_id}} {{workspace}}",
             **(inputs or {}),
         }
@@ -280,12 +284,57 @@ def test_pr_without_eval_changes_is_skipped(
         "ran": "false",
         "reason": (
             "PR #7 changes no file matching trigger-paths (evals/**, fixtures/**, assay.toml, "
-            ".github/workflows/*eval*) and does not carry the 'run-evals' label"
+            ".github/workflows/*eval*, skills/**, prompts/**, **/SKILL.md, AGENTS.md, CLAUDE.md, "
+            "agent.py) and does not carry the 'run-evals' label"
         ),
     }
     assert _commands(out) == [f"::add-mask::{TOKEN}"]
     assert ci.summary == "" and comments(ci.fake, REPO) == []
     assert not (ci.root / "runner-temp" / "assay-report").exists()
+
+
+def test_every_model_key_input_is_masked_first_and_not_left_behind(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = {
+        "INPUT_ANTHROPIC_API_KEY": "sk-ant-mask-1",
+        "INPUT_OPENAI_API_KEY": "sk-openai-mask-2",
+        "INPUT_OPENROUTER_API_KEY": "sk-or-mask-3",
+    }
+    ci.environ.update(keys, INPUT_OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    ci.use_event("push", "push.json")
+    ci.environ["INPUT_THRESHOLD"] = "0"
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    assert _commands(out)[:4] == [
+        *(f"::add-mask::{value}" for value in keys.values()),
+        f"::add-mask::{TOKEN}",
+    ]
+    # The run had them (the key-free task suite ran); nothing is left behind in the process.
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+        assert name not in os.environ
+    outputs = (ci.root / "runner-temp" / "assay-report").rglob("*")
+    for path in [p for p in outputs if p.is_file()]:
+        text = path.read_text(errors="replace")
+        assert not any(value in text for value in keys.values()), path
+
+
+def test_files_the_results_depend_on_outside_trigger_paths_get_one_warning(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ci.use_event("push", "push.json")
+    ci.environ.update(INPUT_TRIGGER_PATHS="fixtures/**", INPUT_THRESHOLD="0")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    (warning,) = [line for line in _commands(out) if "trigger-paths" in line]
+    assert warning == (
+        "::warning title=assay%3A trigger-paths::trigger-paths does not cover agent.py "
+        "(the agent command), evals/tasks.json (suite demo): a pull request that changes only "
+        "these skips the evals. Add them (or their directories) to the trigger-paths input; "
+        "see docs/github-action.md#trigger-paths"
+    )
 
 
 def test_fork_pr_is_skipped_with_one_notice(
@@ -346,6 +395,27 @@ def test_missing_model_key_is_one_clear_error(
     assert "bugs/null-access" in errors[0] and "ANTHROPIC_API_KEY" in errors[0]
     assert ci.outputs == {"ran": "true", "reason": "workflow_dispatch event"}
     assert "Traceback" not in out + err
+
+
+def test_a_missing_openai_key_names_the_openai_input(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_workspace(ci.root / "with-review", review=True)
+    ci.workspace = ci.root / "with-review" / "workspace"
+    monkeypatch.chdir(ci.workspace)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ASSAY_OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    ci.environ.update(
+        GITHUB_WORKSPACE=str(ci.workspace),
+        INPUT_MODEL="openai/gpt-4o",
+        INPUT_ANTHROPIC_API_KEY="sk-ant-present",
+    )
+    ci.use_event("workflow_dispatch", "workflow_dispatch.json")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 2
+    (error,) = [line for line in _commands(out) if line.startswith("::error")]
+    assert "set the openai-api-key input from a secret" in error
+    assert "secrets.OPENAI_API_KEY" in error and "anthropic-api-key" not in error
 
 
 def test_forbidden_check_run_only_warns(

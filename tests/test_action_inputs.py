@@ -17,7 +17,7 @@ def test_defaults_without_any_input() -> None:
     assert inputs.trigger_paths == DEFAULT_TRIGGER_PATHS
     assert inputs.comment is True and inputs.check_run is False and inputs.max_annotations == 10
     assert inputs.concurrency is None and inputs.repeat is None and inputs.max_errors is None
-    assert inputs.api_key is None and inputs.token is None and inputs.report_dir is None
+    assert inputs.model_environment == {} and inputs.token is None and inputs.report_dir is None
 
 
 def test_every_spelling_is_accepted_in_order() -> None:
@@ -52,7 +52,8 @@ def test_lists_booleans_and_secrets() -> None:
     assert inputs.model == ("anthropic/claude-sonnet-4-6", "openai/gpt-4o")
     assert inputs.trigger_paths == ("src/**", "!src/**/*.md")
     assert inputs.comment is False and inputs.check_run is True
-    assert inputs.api_key == "sk-secret" and "sk-secret" not in repr(inputs)
+    assert inputs.model_environment == {"ANTHROPIC_API_KEY": "sk-secret"}
+    assert "sk-secret" not in repr(inputs)
     assert inputs.token == "ghs_env_token"
 
 
@@ -115,3 +116,22 @@ def test_an_invalid_trigger_path_is_reported_where_it_is_set(tmp_path: Path) -> 
         f"{workflow}:3:7: input `trigger-paths`: invalid pattern 'evals/[z-a]*': "
         "bad character range z-a"
     )
+
+
+def test_every_model_input_is_bridged_to_its_provider_variable() -> None:
+    inputs = read_inputs(
+        {
+            "INPUT_ANTHROPIC_API_KEY": " sk-ant ",
+            "INPUT_OPENAI_API_KEY": "sk-openai",
+            "INPUT_OPENAI_BASE_URL": "http://127.0.0.1:8000/v1",
+            "INPUT_OPENROUTER_API_KEY": "sk-or",
+        }
+    )
+    assert inputs.model_environment == {
+        "ANTHROPIC_API_KEY": "sk-ant",
+        "OPENAI_API_KEY": "sk-openai",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1",
+        "OPENROUTER_API_KEY": "sk-or",
+    }
+    for secret in ("sk-ant", "sk-openai", "sk-or"):
+        assert secret not in repr(inputs)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +67,11 @@ def test_defaults_match_the_python_defaults(action: dict[str, Any]) -> None:
     assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
 
 
-def test_outputs_come_from_the_assay_step(action: dict[str, Any]) -> None:
+def test_outputs_come_from_the_decision_and_the_assay_step(action: dict[str, Any]) -> None:
     assert set(action["outputs"]) == OUTPUTS
     for name, spec in action["outputs"].items():
-        assert spec["value"] == f"${{{{ steps.assay.outputs.{name} }}}}"
+        step = "decide" if name in ("ran", "reason") else "assay"
+        assert spec["value"] == f"${{{{ steps.{step}.outputs.{name} }}}}"
         assert spec["description"]
     assert action["branding"]["icon"] and action["branding"]["color"]
 
@@ -77,6 +81,8 @@ def test_every_input_reaches_assay_through_the_environment(action: dict[str, Any
     env = step["env"]
     for name in input_names():
         assert env[f"INPUT_{name.upper().replace('-', '_')}"] == f"${{{{ inputs.{name} }}}}"
+    assert env["ASSAY_ISOLATION"] == "${{ inputs.isolation }}"
+    assert env["ASSAY_RUN_REASON"] == "${{ steps.decide.outputs.reason }}"
     assert step["run"].strip() == '"$RUNNER_TEMP/assay-venv/bin/assay" ci'
 
 
@@ -88,13 +94,146 @@ def test_run_steps_use_bash_and_never_expand_expressions(action: dict[str, Any])
         assert "${{" not in step["run"], step["name"]
 
 
-def test_python_is_private_and_assay_is_installed_from_the_action(action: dict[str, Any]) -> None:
+def test_python_is_private_and_assay_is_installed_from_the_lock(action: dict[str, Any]) -> None:
     (setup,) = [s for s in _steps(action) if "setup-python" in s.get("uses", "")]
     assert setup["with"]["update-environment"] is False
     (install,) = [s for s in _steps(action) if s.get("name") == "Install assay"]
-    assert '"$GITHUB_ACTION_PATH"' in install["run"] and "$RUNNER_TEMP/assay-venv" in install["run"]
+    script = install["run"]
+    assert '"$GITHUB_ACTION_PATH"' in script and "$RUNNER_TEMP/assay-venv" in script
+    # Both installers take only hash-pinned packages, and assay itself pulls in nothing.
+    installs = [line.strip() for line in script.splitlines() if " install " in line]
+    with_lock = [line for line in installs if "-r " in line]
+    assert len(with_lock) == 2 and all("--require-hashes" in line for line in with_lock)
+    assert sum("$lock" in line for line in with_lock) == 2
+    own = [line for line in installs if line.endswith('"$GITHUB_ACTION_PATH"')]
+    assert len(own) == 2 and all("--no-deps --no-build-isolation" in line for line in own)
+    assert "requirements-uv.lock" in script and "--require-hashes" in script
+    assert install["env"]["UV_NO_CONFIG"] == "1"  # a uv.toml in the PR cannot steer it
     (cache,) = [s for s in _steps(action) if "actions/cache" in s.get("uses", "")]
     assert "steps.deps.outputs.hash" in cache["with"]["key"]
+    (key,) = [s for s in _steps(action) if s.get("id") == "deps"]
+    assert "requirements.lock" in key["run"] and "requirements-uv.lock" in key["run"]
+
+
+def test_no_python_step_imports_from_the_prs_checkout(action: dict[str, Any]) -> None:
+    """The working directory is the PR's checkout: `python -`, `-c` and `-m` would put it
+    first on sys.path, so each step either runs with -P or somewhere else."""
+    calls = 0
+    for step in _steps(action):
+        elsewhere = step.get("working-directory") == "${{ runner.temp }}"
+        for call in re.findall(r'"\$(?:PYTHON|venv/bin/python)" (\S+)', step.get("run", "")):
+            calls += 1
+            assert call == "-P" or elsewhere, (step["name"], call)
+    assert calls >= 5
+
+
+def test_the_decision_comes_before_anything_is_installed(action: dict[str, Any]) -> None:
+    steps = _steps(action)
+    names = [s.get("id") or s.get("name") for s in steps]
+    decide = names.index("decide")
+    assert names.index("python") < decide
+    before = steps[:decide]
+    assert not any("actions/cache" in s.get("uses", "") for s in before)
+    assert not any("install" in s.get("run", "") for s in before)
+    # The bare interpreter, with neither the checkout nor any site-packages on sys.path.
+    run = steps[decide]["run"]
+    assert '"$PYTHON" -P -S -m assay.action.decide' in run
+    assert 'PYTHONPATH="$GITHUB_ACTION_PATH/src"' in run
+    assert set(steps[decide]["env"]) == {
+        "PYTHON",
+        "INPUT_LABEL",
+        "INPUT_TRIGGER_PATHS",
+        "INPUT_GITHUB_TOKEN",
+    }  # no model key reaches the decision
+    for step in steps[decide + 1 :]:
+        assert step["if"].startswith("steps.decide.outputs.ran == 'true'"), step["name"]
+
+
+def _bash(script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    bash = shutil.which("bash")
+    assert bash is not None
+    return subprocess.run(
+        [bash, "-c", script], env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+
+
+def test_windows_runners_get_a_clear_error(action: dict[str, Any]) -> None:
+    first = _steps(action)[0]
+    assert first["if"] == "runner.os == 'Windows'"
+    done = _bash(first["run"], {"PATH": os.environ["PATH"]})
+    assert done.returncode == 1
+    assert done.stdout.startswith("::error title=assay::assay runs on Linux and macOS runners")
+
+
+PREPARE_BWRAP = ROOT / "scripts" / "prepare-bwrap.sh"
+
+
+def _sandbox_step(action: dict[str, Any]) -> dict[str, Any]:
+    (step,) = [s for s in _steps(action) if s.get("name") == "Prepare the bubblewrap sandbox"]
+    return step
+
+
+def _prepare_bwrap(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return _bash(f'source "{PREPARE_BWRAP}"', env)
+
+
+def test_the_sandbox_step_runs_on_linux_unless_isolation_is_none(action: dict[str, Any]) -> None:
+    step = _sandbox_step(action)
+    assert "runner.os == 'Linux'" in step["if"] and "inputs.isolation != 'none'" in step["if"]
+    assert step["env"] == {"ISOLATION": "${{ inputs.isolation }}"}
+    assert step["run"] == 'bash "$GITHUB_ACTION_PATH/scripts/prepare-bwrap.sh"'
+    names = [s.get("name") for s in _steps(action)]
+    assert names.index("Install assay") < names.index(step["name"]) < names.index("Run the evals")
+    assert action["inputs"]["isolation"]["default"] == "auto"
+
+
+def test_the_sandbox_step_does_nothing_when_isolation_is_none(
+    action: dict[str, Any], tmp_path: Path
+) -> None:
+    # An empty PATH: any command the script tried (bwrap, sudo, apt-get) would fail loudly.
+    done = _prepare_bwrap({"ISOLATION": "none", "PATH": str(tmp_path)})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+_PROBE = [
+    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "true",
+]  # fmt: skip
+
+
+def test_a_working_bwrap_is_left_alone(action: dict[str, Any], tmp_path: Path) -> None:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None or subprocess.run([bwrap, *_PROBE], capture_output=True).returncode != 0:
+        pytest.skip("bwrap cannot build a sandbox here")
+    # PATH holds bwrap alone: reaching for apt-get, sudo or apparmor_parser would fail.
+    (tmp_path / "bwrap").symlink_to(bwrap)
+    done = _prepare_bwrap({"ISOLATION": "auto", "PATH": str(tmp_path)})
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "assay: bwrap can build its sandbox\n"
+
+
+def test_no_way_to_install_bwrap_is_a_warning_not_a_failure(
+    action: dict[str, Any], tmp_path: Path
+) -> None:
+    done = _prepare_bwrap({"ISOLATION": "bwrap", "PATH": str(tmp_path)})
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [
+        "assay: installing bubblewrap for the agent sandbox",
+        "::warning title=assay: sandbox::could not install bubblewrap with apt-get",
+    ]
+
+
+def test_the_sandbox_step_prefers_a_bwrap_profile_to_the_global_sysctl() -> None:
+    script = PREPARE_BWRAP.read_text()
+    assert "apt-get install -y -qq bubblewrap" in script
+    profile = script.index("apparmor_parser -r")
+    sysctl = script.index("kernel.apparmor_restrict_unprivileged_userns=0")
+    assert profile < sysctl
+    assert "'  userns,'" in script and "flags=(unconfined)" in script
+    notice = script[sysctl:].splitlines()[1]
+    assert notice.strip().startswith('echo "::notice title=assay: sandbox::')
+    # It prepares and never fails the job: assay decides what auto and bwrap mean.
+    assert "exit 1" not in script
 
 
 @pytest.mark.parametrize(
@@ -125,6 +264,8 @@ def test_ci_workflow_is_read_only_and_runs_every_check() -> None:
     )
     for tool in ("ruff check", "ruff format --check", "mypy", "pytest", "actionlint", "zizmor"):
         assert tool in commands
+    tests = "\n".join(step.get("run", "") for step in workflow["jobs"]["tests"]["steps"])
+    assert tests.index("bash scripts/prepare-bwrap.sh") < tests.index("pytest")
 
 
 def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
@@ -144,6 +285,8 @@ def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
     assert job["concurrency"]["cancel-in-progress"] == "${{ github.event.action == 'synchronize' }}"
     (evals,) = [s for s in job["steps"] if s.get("uses") == "./"]
     assert evals["with"]["anthropic-api-key"] == "${{ secrets.ANTHROPIC_API_KEY }}"
+    # The key is an environment's secret: only jobs that name the environment get it.
+    assert job["environment"] == "evals"
 
 
 def test_no_source_file_hands_text_to_a_shell() -> None:

@@ -414,8 +414,9 @@ def test_duplicate_case_ids_across_files(cli, tmp_path: Path) -> None:
     (root / "security-review/b.json").write_text(json.dumps(data))
     code, _, err = cli("validate", "warden")
     assert code == 2
+    # A JSON scenario's case starts at its first key (line 2), not at the `{` above it.
     assert (
-        "warden/security-review/sentry-replay-delete-read-scope.json:1:1: duplicate case id "
+        "warden/security-review/sentry-replay-delete-read-scope.json:2:3: duplicate case id "
         "'security-review/sentry-replay-delete-read-scope' (also defined at "
     ) in err
     assert "(also defined at warden/security-review/b.json:1:1)" in err

@@ -506,3 +506,17 @@ def test_an_answer_that_is_not_the_github_api_is_one_clear_line(
         f"({what}); check GITHUB_API_URL, or the host of the pull request URL\n"
     )
     assert snapshot(tmp_path) == {}
+
+
+def test_no_license_is_not_looked_up_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"src/app.py": "old\n"})
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(tmp_path), "--no-license")
+        assert fake.count(rf"/repos/{REPOSITORY}/license") == 0
+        assert fake.count(rf"/repos/{REPOSITORY}/contents/LICENSE.*") == 0
+    assert (code, err) == (0, "")
+    scenario = _scenario(tmp_path)
+    assert scenario["supporting_files"] == []
+    assert scenario["notes"]["license"].startswith("none copied: --no-license")

@@ -305,3 +305,48 @@ def test_a_root_below_a_regular_file_is_a_clear_error(
         "",
         "assay: error: cannot write under afile/x: Not a directory\n",
     )
+
+
+def test_no_license_scaffolds_private_code_and_says_so_in_the_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"a.py": "a\n"}, {"a.py": "b\n"})
+    code, _, err = _local(capsys, repo, base, head, tmp_path / "refused")
+    assert code == 2 and "pass --no-license or set [tool.assay] scaffold_without_license" in err
+    assert not (tmp_path / "refused").exists()
+
+    code, out, err = _local(capsys, repo, base, head, tmp_path / "evals", "--no-license")
+    assert (code, err) == (0, "")
+    scenario = json.loads((tmp_path / "evals" / "security-review" / f"{NAME}.json").read_text())
+    assert scenario["supporting_files"] == []
+    assert [f["sourcePath"] for f in scenario["notes"]["source_files"]] == ["a.py"]
+    assert scenario["notes"]["license"].startswith("none copied: --no-license")
+    assert "assay validate" in out
+
+
+@pytest.mark.parametrize("fmt", ["review", "rubric"])
+def test_the_config_key_waives_the_license_for_every_format(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fmt: str,
+) -> None:
+    repo = tmp_path / "clone"
+    base, head = make_repo(repo, {"a.py": "a\n"}, {"a.py": "b\n"})
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.assay]\nscaffold_without_license = true\n")
+    monkeypatch.chdir(project)
+    code, _, err = _local(capsys, repo, base, head, project / "evals", "--format", fmt)
+    assert (code, err) == (0, "")
+    if fmt == "review":
+        notes = json.loads((project / "evals" / "security-review" / f"{NAME}.json").read_text())[
+            "notes"
+        ]
+    else:
+        case = project / "evals" / "rubric" / "cases" / NAME
+        notes = json.loads((case / "source.json").read_text())
+        assert sorted(p.name for p in (case / "base").iterdir()) == ["a.py"]
+    expected = "none copied: [tool.assay] scaffold_without_license = true in pyproject.toml"
+    assert notes["license"].startswith(expected)

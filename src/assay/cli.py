@@ -188,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-file-size", type=int, default=256 * 1024, help="skip files larger than this (bytes)"
     )
     p.add_argument("--force", action="store_true", help="overwrite existing files")
+    p.add_argument(
+        "--no-license",
+        action="store_true",
+        help="copy no license: the code is your own and under none (a private repository);"
+        " recorded in the case's notes ([tool.assay] scaffold_without_license = true)",
+    )
 
     p = sub.add_parser(
         "ci",

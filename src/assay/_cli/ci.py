@@ -1,8 +1,10 @@
 """`assay ci`: the GitHub Action's entry point - decide, run, publish, gate.
 
-1. Mask the model key and token before anything else is printed.
+1. Mask the model keys and the token before anything else is printed.
 2. Read the inputs and the event; decide whether this job runs the evals (outputs
-   `ran` and `reason`). A skip exits 0.
+   `ran` and `reason`; assay.action.decide). A skip exits 0. In the Action that decision
+   is its own first step, before assay is installed, and hands its reason on in
+   ASSAY_RUN_REASON: then it is not taken twice.
 3. Run exactly what `assay run` would with the inputs as its options (same option
    precedence, same runner, same exit codes), after checking that every model the
    selected cases need has a key.
@@ -22,29 +24,33 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util.secrets import secret_values
 from assay.action import commands
-from assay.action.changed_files import list_changed_files
+from assay.action.decide import announce, decide_event
 from assay.action.environment import RunnerEnvironment
-from assay.action.event import Decision, GitHubEvent, decide, load_event
+from assay.action.event import load_event
 from assay.action.inputs import ActionInputs, raw_input, read_inputs
 from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
+from assay.action.problems import annotate_config_problem, report_config_error
 from assay.action.publish import PublishTarget, publish_report
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
-from assay.errors import ConfigError, ConfigErrors
+from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.action.baseline import Baseline
     from assay.report.model import Report
+    from assay.suites.case import Case
 
 __all__ = ["command", "run_ci"]
 
-_SECRET_INPUTS = ("anthropic-api-key", "github-token")
+_SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "openrouter-api-key", "github-token")
+RUN_REASON_VARIABLE = "ASSAY_RUN_REASON"
+"""Set by action.yml from its decision step: the evals run, for this reason."""
 
 
 def command(args: argparse.Namespace) -> int:
@@ -52,7 +58,7 @@ def command(args: argparse.Namespace) -> int:
         try:
             return run_ci(os.environ)
         except ConfigError as exc:
-            _report_config_error(exc, Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd()))
+            report_config_error(exc, Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd()))
             return EXIT_USAGE
 
 
@@ -60,29 +66,29 @@ def run_ci(environ: Mapping[str, str]) -> int:
     _mask_secrets(environ)
     env = RunnerEnvironment.from_environ(environ)
     inputs = read_inputs(environ, workflow_file=env.workflow_file)
-    event = load_event(env.event_name, env.event_path)
     client = None
     if inputs.token:
         from assay.action.github_api import github_client
 
         client = github_client(api_url=env.api_url, token=inputs.token)
 
-    decision = decide(
-        event,
-        label=inputs.label,
-        trigger_paths=inputs.trigger_paths,
-        changed_files=lambda pull: list_changed_files(
-            pull, client=client, repository=env.repository, workspace=env.workspace
-        ),
-    )
-    _announce(event, decision)
+    decided = environ.get(RUN_REASON_VARIABLE, "").strip()
     broken: list[RunnerFileError] = []
-    with report_and_continue(broken):
-        write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
-    if not decision.run:
-        return EXIT_USAGE if broken else EXIT_PASS
+    if decided:
+        # The Action's decision step said run (and wrote `ran`/`reason` itself).
+        event = load_event(env.event_name, env.event_path)
+    else:
+        event, decision = decide_event(
+            env, label=inputs.label, trigger_paths=inputs.trigger_paths, token=inputs.token
+        )
+        announce(event, decision)
+        with report_and_continue(broken):
+            outputs = {"ran": str(decision.run).lower(), "reason": decision.reason}
+            write_outputs(env.output, outputs)
+        if not decision.run:
+            return EXIT_USAGE if broken else EXIT_PASS
     target = PublishTarget(env=env, inputs=inputs, pull_request=event.pull_request, client=client)
-    with _model_key(inputs.api_key):
+    with _model_environment(inputs.model_environment):
         return _run_and_publish(inputs, target, broken=broken)
 
 
@@ -94,33 +100,19 @@ def _mask_secrets(environ: Mapping[str, str]) -> None:
         commands.add_mask(value)
 
 
-def _announce(event: GitHubEvent, decision: Decision) -> None:
-    pull = event.pull_request
-    if pull is not None:
-        commands.log(f"assay: {event.name} ({event.action}) on PR #{pull.number}: {pull.title}")
-    verdict = "running the evals" if decision.run else "skipping the evals"
-    commands.log(f"assay: {verdict}: {decision.reason}")
-    for text in decision.warnings:
-        commands.warning(text)
-    for text in decision.notices:
-        commands.notice(text, title="assay: evals skipped")
-
-
 @contextmanager
-def _model_key(key: str | None) -> Iterator[None]:
-    """The anthropic-api-key input as ANTHROPIC_API_KEY, for this run only."""
-    if not key:
-        yield
-        return
-    saved = os.environ.get("ANTHROPIC_API_KEY")
-    os.environ["ANTHROPIC_API_KEY"] = key.strip()
+def _model_environment(values: Mapping[str, str]) -> Iterator[None]:
+    """The model inputs (anthropic-api-key, ...) as the providers' variables, for this run only."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if saved is None:
-            os.environ.pop("ANTHROPIC_API_KEY", None)
-        else:
-            os.environ["ANTHROPIC_API_KEY"] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespace:
@@ -165,10 +157,11 @@ def _run_and_publish(
     check_options(build_options(args, None))
     loaded = load_suites(list(args.paths), strict=args.strict, root=args.root)
     for problem in loaded.warnings:
-        _annotate_config_problem(problem, target.env.workspace, level="warning")
+        annotate_config_problem(problem, target.env.workspace, level="warning")
     options = build_options(args, loaded.config)
     check_options(options)
     selected = select_cases(list(loaded.cases), list(options.patterns))
+    _warn_about_trigger_paths(loaded.cases, inputs, options.agent_command, target.env.workspace)
 
     from assay.action.preflight import find_missing_model_key
 
@@ -184,6 +177,22 @@ def _run_and_publish(
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     return _exit_code(report, runner_files_written=not broken)
+
+
+def _warn_about_trigger_paths(
+    cases: Sequence[Case],
+    inputs: ActionInputs,
+    agent_command: tuple[str, ...] | None,
+    workspace: Path,
+) -> None:
+    from assay.action.coverage import uncovered_inputs, uncovered_warning
+
+    uncovered = uncovered_inputs(
+        cases, trigger_paths=inputs.trigger_paths, workspace=workspace, agent_command=agent_command
+    )
+    warning = uncovered_warning(uncovered)
+    if warning is not None:
+        commands.warning(warning, title="assay: trigger-paths")
 
 
 def _exit_code(report: Report, *, runner_files_written: bool) -> int:
@@ -210,29 +219,3 @@ def _baseline(inputs: ActionInputs, target: PublishTarget) -> Baseline | None:
         artifact_name=inputs.baseline_artifact,
         allow_http=env.api_url.startswith("http://"),
     )
-
-
-def _relative(path: Path | str, workspace: Path) -> str:
-    try:
-        return Path(os.path.realpath(path)).relative_to(os.path.realpath(workspace)).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _annotate_config_problem(problem: ConfigError, workspace: Path, *, level: str) -> None:
-    where = problem.location
-    emit = commands.error if level == "error" else commands.warning
-    emit(
-        problem.message,
-        file=_relative(where.path, workspace) if where else None,
-        line=where.line if where and where.line else None,
-        title="assay: configuration" if level == "error" else "assay: warning",
-    )
-
-
-def _report_config_error(exc: ConfigError, workspace: Path) -> None:
-    if isinstance(exc, ConfigErrors):
-        for problem in exc.errors:
-            _report_config_error(problem, workspace)
-    else:
-        _annotate_config_problem(exc, workspace, level="error")

@@ -21,6 +21,7 @@ from assay.scaffold import (
     parse_pull_request_url,
     scaffold,
 )
+from assay.scaffold.license import NO_LICENSE_FLAG, NO_LICENSE_KEY
 from assay.suites.config import load_config
 
 __all__ = ["command"]
@@ -48,6 +49,7 @@ def command(args: argparse.Namespace) -> int:
         )
     options = ScaffoldOptions(
         root=_root(args.root),
+        license_waived=_license_waived(args.no_license),
         format=args.fmt,
         category=args.category,
         name=args.name,
@@ -65,6 +67,16 @@ def command(args: argparse.Namespace) -> int:
         )
     _print_result(result, options)
     return 0
+
+
+def _license_waived(flag: bool) -> str | None:
+    """Who said this code needs no license: the flag, else the configuration; None: nobody."""
+    if flag:
+        return NO_LICENSE_FLAG
+    config = load_config(Path.cwd())
+    if config is not None and config.scaffold_without_license:
+        return f"[tool.assay] {NO_LICENSE_KEY} = true in {config.path.name}"
+    return None
 
 
 def _root(raw: str | None) -> Path:

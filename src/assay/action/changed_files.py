@@ -1,9 +1,12 @@
 """The files a pull request changes: from the GitHub API, else from git in the workspace.
 
-The API (`pull.get_files()`, paginated) lists at most 3000 files of a PR. When a PR is
-bigger, or the API fails, `git diff --name-only <base>...HEAD` in the checkout is tried:
-it has no cap but needs the base commit fetched (`fetch-depth: 0`). When neither works
-the caller is told why (`paths` None) and decides what that means.
+The API (`GET /repos/{repo}/pulls/{number}/files`, paginated) lists at most 3000 files
+of a PR. When a PR is bigger, or the API fails, `git diff --name-only <base>...HEAD` in
+the checkout is tried: it has no cap but needs the base commit fetched (`fetch-depth: 0`).
+When neither works the caller is told why (`paths` None) and decides what that means.
+
+Standard library only: the run/skip decision uses this before assay's dependencies are
+installed (decide.py).
 """
 
 from __future__ import annotations
@@ -13,13 +16,11 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TypeGuard
+from urllib.parse import quote
 
 from assay.action.event import PullRequestRef
-from assay.action.github_api import describe_error, github_errors
-
-if TYPE_CHECKING:
-    from github import Github
+from assay.action.rest import RestError, RestReader
 
 __all__ = ["MAX_PR_FILES", "ChangedFiles", "list_changed_files"]
 
@@ -47,18 +48,18 @@ class _Unavailable(Exception):
 def list_changed_files(
     pull: PullRequestRef,
     *,
-    client: Github | None,
+    api: RestReader | None,
     repository: str,
     workspace: Path,
 ) -> ChangedFiles:
     """The API's list; git's when the API fails or is capped; the best partial list otherwise."""
     problems: list[str] = []
     partial: tuple[str, ...] = ()
-    if client is None:
+    if api is None:
         problems.append("no github-token to list the PR's files")
     else:
         try:
-            partial, total = _from_api(client, repository, pull)
+            partial, total = _from_api(api, repository, pull)
         except _Unavailable as exc:
             problems.append(str(exc))
         else:
@@ -76,28 +77,48 @@ def list_changed_files(
 
 
 def _from_api(
-    client: Github, repository: str, pull: PullRequestRef
+    api: RestReader, repository: str, pull: PullRequestRef
 ) -> tuple[tuple[str, ...], str | None]:
     """The listed paths, and None when that is all of them (else how many there are)."""
+    base = f"/repos/{quote(repository, safe='/')}/pulls/{pull.number}"
     try:
-        api_pull = client.get_repo(repository).get_pull(pull.number)
         paths: list[str] = []
         listed = 0
-        for changed in api_pull.get_files():
+        for changed in api.pages(f"{base}/files"):
             listed += 1
-            paths.append(changed.filename)
-            if changed.previous_filename:
-                paths.append(changed.previous_filename)
+            paths.extend(_names(changed))
             if listed >= MAX_PR_FILES:
                 break
-        total = api_pull.changed_files
-    except github_errors() as exc:
-        raise _Unavailable(
-            f"the GitHub API could not list the PR's files ({describe_error(exc)})"
-        ) from None
-    if isinstance(total, int):
+    except RestError as exc:
+        raise _Unavailable(f"the GitHub API could not list the PR's files ({exc})") from None
+    if listed < MAX_PR_FILES:
+        return tuple(paths), None  # fewer than the cap: that is every file
+    # At the cap: how many are there now? The payload's count may be older than the list.
+    current: object = None
+    try:
+        current = _field_of(api.get(base), "changed_files")
+    except RestError:
+        pass
+    total = current if _is_count(current) else pull.changed_files
+    if _is_count(total):
         return tuple(paths), (str(total) if total > listed else None)
-    return tuple(paths), (f"over {MAX_PR_FILES}" if listed >= MAX_PR_FILES else None)
+    return tuple(paths), f"over {MAX_PR_FILES}"
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _names(changed: object) -> list[str]:
+    """A listed file's path, and its old path when it was renamed."""
+    if not isinstance(changed, dict) or not isinstance(changed.get("filename"), str):
+        raise RestError("the files API answered an entry without a filename")
+    previous = changed.get("previous_filename")
+    return [changed["filename"], *([previous] if isinstance(previous, str) and previous else [])]
+
+
+def _field_of(data: object, key: str) -> object:
+    return data.get(key) if isinstance(data, dict) else None
 
 
 def _git_env() -> dict[str, str]:

@@ -20,12 +20,10 @@ Decision rules (docs/github-action.md explains the why):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay.errors import ConfigError, Location
 
@@ -39,43 +37,52 @@ RUN_ACTIONS = ("opened", "synchronize", "reopened", "labeled")
 ALWAYS_RUN_EVENTS = ("push", "workflow_dispatch")
 FORK_DOCS = "docs/github-action.md#fork-pull-requests"
 
-
-# GitHub's payloads carry hundreds of fields we do not use; these models read the few we
-# need and ignore the rest (the payload is GitHub's contract, not ours).
-class _Payload(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+_T = TypeVar("_T")
 
 
-class _Repo(_Payload):
-    full_name: str
+class _BadPayload(Exception):
+    """A field of the payload is missing or of the wrong type; args: (dotted path, problem)."""
 
 
-class _Label(_Payload):
-    name: str
+# GitHub's payloads carry hundreds of fields we do not use; these readers take the few we
+# need and ignore the rest (the payload is GitHub's contract, not ours). Plain dicts, not
+# pydantic: the decision runs before assay's dependencies are installed (decide.py).
+_REQUIRED: Any = object()
 
 
-class _Ref(_Payload):
-    sha: str
-    ref: str = ""
-    repo: _Repo | None = None
-    """None when the head repository (a fork) has been deleted."""
+def _field(
+    data: Mapping[str, Any], where: str, key: str, kind: type[_T], default: Any = _REQUIRED
+) -> _T:
+    """`data[key]`, checked to be a `kind`; `default` when absent (or null, if it is None)."""
+    if key not in data or (data[key] is None and default is None):
+        if default is _REQUIRED:
+            raise _BadPayload(f"{where}{key}", "Field required")
+        return default  # type: ignore[no-any-return]
+    value = data[key]
+    # bool is an int to isinstance; a payload saying `"number": true` is still wrong.
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _BadPayload(f"{where}{key}", f"expected {kind.__name__}, got {type(value).__name__}")
+    return value
 
 
-class _PullRequest(_Payload):
-    number: int
-    title: str = ""
-    labels: list[_Label] = []
-    head: _Ref
-    base: _Ref
-    changed_files: int | None = None
-    """How many files the PR changes in total (the files API lists at most 3000)."""
+def _object(data: Mapping[str, Any], where: str, key: str) -> Mapping[str, Any] | None:
+    return _field(data, where, key, dict, None)
 
 
-class _EventPayload(_Payload):
-    action: str | None = None
-    pull_request: _PullRequest | None = None
-    label: _Label | None = None
-    """The label just added or removed (labeled / unlabeled actions)."""
+def _label_names(pull: Mapping[str, Any]) -> tuple[str, ...]:
+    labels = _field(pull, "pull_request.", "labels", list, [])
+    names = []
+    for index, label in enumerate(labels):
+        if not isinstance(label, dict):
+            raise _BadPayload(f"pull_request.labels.{index}", "expected dict")
+        names.append(_field(label, f"pull_request.labels.{index}.", "name", str))
+    return tuple(names)
+
+
+def _repo_name(ref: Mapping[str, Any], where: str) -> str | None:
+    """None when the repository (a fork) has been deleted."""
+    repo = _object(ref, where, "repo")
+    return None if repo is None else _field(repo, f"{where}repo.", "full_name", str)
 
 
 @dataclass(frozen=True)
@@ -127,33 +134,38 @@ def load_event(name: str, path: Path | None) -> GitHubEvent:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"unreadable event payload: {exc}", Location(path)) from None
-    try:
-        payload = _EventPayload.model_validate(data)
-    except ValidationError as exc:
-        where = ".".join(str(p) for p in exc.errors()[0]["loc"])
-        raise ConfigError(
-            f"unexpected event payload at `{where}`: {exc.errors()[0]['msg']}", Location(path)
-        ) from None
-    if payload.pull_request is None:
+    if not isinstance(data, dict):
+        raise ConfigError("unexpected event payload: not a JSON object", Location(path))
+    if not isinstance(data.get("pull_request"), dict):
         raise ConfigError(f"the {name} payload has no pull_request", Location(path))
+    try:
+        return _read_pull_event(name, data)
+    except _BadPayload as exc:
+        where, problem = exc.args
+        raise ConfigError(
+            f"unexpected event payload at `{where}`: {problem}", Location(path)
+        ) from None
+
+
+def _read_pull_event(name: str, data: Mapping[str, Any]) -> GitHubEvent:
+    pull = _field(data, "", "pull_request", dict)
+    label = _object(data, "", "label")
+    base = _field(pull, "pull_request.", "base", dict)
+    head = _field(pull, "pull_request.", "head", dict)
     return GitHubEvent(
         name=name,
-        action=payload.action,
-        pull_request=_pull_ref(payload.pull_request),
-        label_added=payload.label.name if payload.label else None,
-    )
-
-
-def _pull_ref(pull: _PullRequest) -> PullRequestRef:
-    return PullRequestRef(
-        number=pull.number,
-        title=pull.title,
-        labels=tuple(label.name for label in pull.labels),
-        base_repo=pull.base.repo.full_name if pull.base.repo else "",
-        head_repo=pull.head.repo.full_name if pull.head.repo else None,
-        base_sha=pull.base.sha,
-        head_sha=pull.head.sha,
-        changed_files=pull.changed_files,
+        action=_field(data, "", "action", str, None),
+        pull_request=PullRequestRef(
+            number=_field(pull, "pull_request.", "number", int),
+            title=_field(pull, "pull_request.", "title", str, ""),
+            labels=_label_names(pull),
+            base_repo=_repo_name(base, "pull_request.base.") or "",
+            head_repo=_repo_name(head, "pull_request.head."),
+            base_sha=_field(base, "pull_request.base.", "sha", str),
+            head_sha=_field(head, "pull_request.head.", "sha", str),
+            changed_files=_field(pull, "pull_request.", "changed_files", int, None),
+        ),
+        label_added=None if label is None else _field(label, "label.", "name", str),
     )
 
 

@@ -1,51 +1,52 @@
-"""The Action's inputs, read from the environment and validated.
-
-A JavaScript action sees input `max-errors` as `INPUT_MAX-ERRORS`; a composite action sees
-no inputs at all unless its steps pass them on, which action.yml does as `INPUT_MAX_ERRORS`.
-`assay ci` accepts both spellings and `ASSAY_MAX_ERRORS` (the same variable `assay run`
-reads), in that order. An empty value means "not given", as GitHub passes unset inputs.
+"""The Action's inputs, read from the environment (input_text.py) and validated.
 
 The defaults here are the defaults in action.yml; tests/test_action_yml.py keeps them equal.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from assay.errors import ConfigError, ConfigErrors, Location
+from assay.action.input_text import (
+    DEFAULT_LABEL,
+    DEFAULT_TRIGGER_PATHS,
+    input_location,
+    raw_input,
+    split_list,
+)
+from assay.errors import ConfigError, ConfigErrors
 from assay.options import RunOptions
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
-__all__ = ["ACTION_ONLY_INPUTS", "DEFAULT_TRIGGER_PATHS", "ActionInputs", "read_inputs"]
+__all__ = [
+    "ACTION_ONLY_INPUTS",
+    "DEFAULT_TRIGGER_PATHS",
+    "MODEL_KEY_VARIABLES",
+    "ActionInputs",
+    "raw_input",
+    "read_inputs",
+]
 
 _RUN_DEFAULTS = RunOptions()
 
-DEFAULT_TRIGGER_PATHS: tuple[str, ...] = (
-    "evals/**",
-    "fixtures/**",
-    "assay.toml",
-    ".github/workflows/*eval*",
-)
-"""Eval suites, their fixtures, assay's own config file and the workflow that runs the evals."""
+ACTION_ONLY_INPUTS = ("python-version", "isolation")
+"""Inputs consumed by action.yml itself, never read by `assay ci` as inputs: the interpreter,
+and `isolation`, which action.yml both acts on (the bwrap step) and passes on as
+ASSAY_ISOLATION, the `assay run --isolation` option."""
 
-ACTION_ONLY_INPUTS = ("python-version",)
-"""Inputs consumed by action.yml itself (interpreter, pass-through), never by `assay ci`."""
-
-_SEPARATORS = re.compile(r"[\n,]")
-
-
-def split_list(value: Any) -> tuple[str, ...]:
-    """`a, b` or one item per line -> ("a", "b"); blanks dropped."""
-    if isinstance(value, str):
-        return tuple(item.strip() for item in _SEPARATORS.split(value) if item.strip())
-    return tuple(value)
+MODEL_KEY_VARIABLES = {
+    "anthropic_api_key": "ANTHROPIC_API_KEY",
+    "openai_api_key": "OPENAI_API_KEY",
+    "openai_base_url": "OPENAI_BASE_URL",
+    "openrouter_api_key": "OPENROUTER_API_KEY",
+}
+"""Each model input and the variable the providers read it from (bridged for the run)."""
 
 
 class ActionInputs(BaseModel):
@@ -55,12 +56,18 @@ class ActionInputs(BaseModel):
     """Suite files or directories, comma- or newline-separated; empty = the configured paths."""
     threshold: float = Field(default=_RUN_DEFAULTS.threshold, ge=0.0, le=1.0)
     """The gate: the run fails when the aggregate score is below this."""
-    label: str = Field(default="run-evals", min_length=1)
+    label: str = Field(default=DEFAULT_LABEL, min_length=1)
     """A pull request carrying this label runs the evals whatever files it changes."""
     trigger_paths: tuple[str, ...] = DEFAULT_TRIGGER_PATHS
     """Globs (`**` spans directories); a pull request changing a matching file runs the evals."""
     anthropic_api_key: SecretStr | None = None
-    """The model key; bridged to ANTHROPIC_API_KEY for this run only."""
+    """Anthropic's key; bridged to ANTHROPIC_API_KEY for this run only."""
+    openai_api_key: SecretStr | None = None
+    """A key for OpenAI or any OpenAI-compatible server; bridged to OPENAI_API_KEY."""
+    openai_base_url: str | None = None
+    """An OpenAI-compatible server (vLLM, Ollama, a gateway); bridged to OPENAI_BASE_URL."""
+    openrouter_api_key: SecretStr | None = None
+    """OpenRouter's key; bridged to OPENROUTER_API_KEY."""
     github_token: SecretStr | None = None
     """Token for listing PR files, the sticky comment and the check run."""
     model: tuple[str, ...] = ()
@@ -111,6 +118,7 @@ class ActionInputs(BaseModel):
 
     @field_validator(
         "judge_model",
+        "openai_base_url",
         "report_dir",
         "concurrency",
         "repeat",
@@ -136,8 +144,16 @@ class ActionInputs(BaseModel):
             raise ValueError("must look like I/N with 1 <= I <= N, e.g. 2/4") from None
 
     @property
-    def api_key(self) -> str | None:
-        return self.anthropic_api_key.get_secret_value() if self.anthropic_api_key else None
+    def model_environment(self) -> dict[str, str]:
+        """The model inputs that were given, as the variables the providers read."""
+        values: dict[str, str] = {}
+        for field, variable in MODEL_KEY_VARIABLES.items():
+            value = getattr(self, field)
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value()
+            if value and value.strip():
+                values[variable] = value.strip()
+        return values
 
     @property
     def token(self) -> str | None:
@@ -147,20 +163,6 @@ class ActionInputs(BaseModel):
 def input_names() -> tuple[str, ...]:
     """Every input `assay ci` reads, kebab-case as in action.yml."""
     return tuple(name.replace("_", "-") for name in ActionInputs.model_fields)
-
-
-def raw_input(env: Mapping[str, str], name: str) -> str | None:
-    """The value of input `name` (kebab-case) from the environment; None when unset or empty."""
-    upper = name.upper()
-    for variable in (f"INPUT_{upper}", f"INPUT_{upper.replace('-', '_')}", _assay_variable(name)):
-        value = env.get(variable)
-        if value is not None and value.strip():
-            return value
-    return None
-
-
-def _assay_variable(name: str) -> str:
-    return "ASSAY_" + name.upper().replace("-", "_")
 
 
 def read_inputs(env: Mapping[str, str], *, workflow_file: Path | None = None) -> ActionInputs:
@@ -185,7 +187,7 @@ def read_inputs(env: Mapping[str, str], *, workflow_file: Path | None = None) ->
             problems.append(
                 ConfigError(
                     f"input `{name}`: {_problem(err)}{shown}",
-                    _input_location(workflow_file, name),
+                    input_location(workflow_file, name),
                 )
             )
         raise ConfigErrors(problems) from None
@@ -196,19 +198,3 @@ def _problem(err: ErrorDetails) -> str:
     if err["type"] == "value_error" and "error" in err.get("ctx", {}):
         return str(err["ctx"]["error"])
     return err["msg"]
-
-
-def _input_location(workflow_file: Path | None, name: str) -> Location | None:
-    """The line setting input `name` in the workflow file, if it can be found."""
-    if workflow_file is None:
-        return None
-    try:
-        lines = workflow_file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    pattern = re.compile(rf"^(\s*){re.escape(name)}\s*:")
-    for number, line in enumerate(lines, start=1):
-        match = pattern.match(line)
-        if match:
-            return Location(workflow_file, number, len(match.group(1)) + 1)
-    return None

@@ -23,12 +23,20 @@ if TYPE_CHECKING:
 __all__ = ["MissingModelKey", "find_missing_model_key", "models_needed"]
 
 
+_KEY_INPUTS = {
+    "anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"),
+    "openai": ("openai-api-key", "OPENAI_API_KEY"),
+    "openrouter": ("openrouter-api-key", "OPENROUTER_API_KEY"),
+}
+"""The Action input (and the secret it usually comes from) for each provider's key."""
+
+
 @dataclass(frozen=True)
 class MissingModelKey:
     reason: str
     """What missing_credentials said for the first model that cannot be called."""
     model: str
-    """That model: its provider decides which key to ask for."""
+    """That model: its provider decides which key (and which input) to ask for."""
     cases: tuple[str, ...]
     """Ids of the cases that need a model the run cannot call."""
 
@@ -36,17 +44,12 @@ class MissingModelKey:
         shown = ", ".join(self.cases[:3])
         if len(self.cases) > 3:
             shown += f" and {len(self.cases) - 3} more"
-        if parse_model(self.model).provider == "anthropic":
-            where = (
-                "set the anthropic-api-key input from a secret "
-                "(anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }})"
-            )
-        else:  # the anthropic-api-key input cannot help: name the provider's own variable
-            variable = self.reason.rsplit("set ", 1)[-1]
-            where = f"set {variable} in the step's env from a secret"
+        provider = parse_model(self.model).provider
+        name, secret = _KEY_INPUTS.get(provider, _KEY_INPUTS["anthropic"])
         return (
-            f"this run needs a model key: {where}, or point `paths` at suites that need "
-            f"no model ({self.reason}; needed by {shown})"
+            f"this run needs a model key: set the {name} input from a secret "
+            f"({name}: ${{{{ secrets.{secret} }}}}), or point `paths` at "
+            f"suites that need no model ({self.reason}; needed by {shown})"
         )
 
 
@@ -77,7 +80,8 @@ def find_missing_model_key(
     environ: Mapping[str, str] | None = None,
 ) -> MissingModelKey | None:
     """None when every model the cases need can be called; else what is missing, for whom."""
-    first: tuple[str, str] | None = None
+    first_reason: str | None = None
+    first_model = ""
     blocked: list[str] = []
     verdicts: dict[str, str | None] = {}
     for case in cases:
@@ -86,7 +90,8 @@ def find_missing_model_key(
                 verdicts[model] = missing_credentials(model, environ)
             reason = verdicts[model]
             if reason is not None:
-                first = first or (reason, model)
+                if first_reason is None:
+                    first_reason, first_model = reason, model
                 blocked.append(case.id)
                 break
-    return MissingModelKey(first[0], first[1], tuple(blocked)) if first else None
+    return MissingModelKey(first_reason, first_model, tuple(blocked)) if first_reason else None

@@ -1,8 +1,15 @@
 """junit.xml: one testsuite per suite, one testcase per case (per model in a matrix).
 
-CI systems read `file` and `line` of a testcase to point at the suite file that holds
-the case. Text from agents may hold characters XML 1.0 cannot carry at all (most C0
-controls, lone surrogates); they are removed, everything else is escaped by ElementTree.
+A case that fails is a `<failure>`, one that could not be run or graded an `<error>`,
+one that was skipped a `<skipped>`: never a bare testcase, which every reader takes as a
+pass. CI systems read `file` and `line` of a testcase to point at the suite file that
+holds the case. dorny/test-reporter's `java-junit` parser does not: it finds the file
+and line in the failure text, in a Java stack frame `at pkg.Class(File.java:12)` whose
+package names the file's directories. So each failure and error opens with such a frame
+for the suite file (`at evals.security-review.AssayCase(api.json:3)`).
+
+Text from agents may hold characters XML 1.0 cannot carry at all (most C0 controls,
+lone surrogates); they are removed, everything else is escaped by ElementTree.
 """
 
 from __future__ import annotations
@@ -29,9 +36,49 @@ def _seconds(value: float) -> str:
     return f"{value:.3f}"
 
 
+_FRAME_UNSAFE = re.compile(r"[.()\s:]")
+"""What a directory or file name in a frame may not hold: the parser splits on `.` and
+on `(`, `:`, `)`; whitespace would not survive the line match."""
+
+
+def _frame_part(part: str) -> bool:
+    # java-junit ends the package at the first name starting with `Z` or lower (a class).
+    return bool(part) and part[0] > "Z" and not _FRAME_UNSAFE.search(part)
+
+
+def stack_frame(path: str, line: int) -> str | None:
+    """A Java-style frame that points dorny/test-reporter's java-junit parser at `path`.
+
+    The package is the longest run of `path`'s directories, counted from the file, that
+    the parser can read as package names; the parser matches it against the last
+    directories of the repository's files. None when no directory qualifies (a suite
+    file at the root, say), or the file name cannot be read back.
+    """
+    parts = path.replace("\\", "/").split("/")
+    name, directories = parts[-1], parts[:-1]
+    if path.startswith("/"):
+        # Outside the checkout's relative names: the file's own directory is all that can
+        # match the last directory of a tracked file.
+        directories = directories[-1:]
+    if not name or "(" in name or ")" in name or ":" in name or line < 1:
+        return None
+    package: list[str] = []
+    for directory in reversed(directories):
+        if directory in ("", ".", "..") or not _frame_part(directory):
+            break
+        package.insert(0, directory)
+    if not package:
+        return None
+    return f"at {'.'.join(package)}.AssayCase({name}:{line})"
+
+
 def _details(case: CaseResult) -> str:
-    """The body of a failure/error element: the reason and every check that did not pass."""
-    lines = [case.reason] if case.reason else []
+    """The body of a failure/error element: where the case is, its reason and every check
+    that did not pass. The frame comes first: the parser takes the first one it can place."""
+    frame = stack_frame(case.source.path, case.source.line)
+    lines = [frame] if frame else []
+    if case.reason:
+        lines.append(case.reason)
     for check in case.checks:
         if check.status != "pass":
             lines.append(f"[{check.status}] {check.id} ({check.kind}): {check.message}")
@@ -54,14 +101,16 @@ def _testcase(case: CaseResult, *, matrix: bool) -> ET.Element:
         },
     )
     message = _xml_text(case.reason.splitlines()[0] if case.reason else case.status)
-    if case.status == "fail":
-        failure = ET.SubElement(element, "failure", {"message": message, "type": "fail"})
-        failure.text = _details(case)
-    elif case.status == "error":
-        error = ET.SubElement(element, "error", {"message": message, "type": "error"})
-        error.text = _details(case)
-    elif case.status == "skipped":
+    if case.status == "pass":
+        return element
+    if case.status == "skipped":
         ET.SubElement(element, "skipped", {"message": message})
+        return element
+    # `fail` is an assertion that did not hold; everything else (`error`, or a status
+    # added later) is an `<error>`: a testcase without either would read as a pass.
+    tag = "failure" if case.status == "fail" else "error"
+    problem = ET.SubElement(element, tag, {"message": message, "type": str(case.status)})
+    problem.text = _details(case)
     return element
 
 

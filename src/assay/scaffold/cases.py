@@ -64,12 +64,15 @@ def plan_review_case(
     name: str,
     side: Side,
     max_file_size: int,
+    license_waived: str | None = None,
 ) -> PlannedCase:
-    """Fixtures under `fixtures/<name>/github/<owner>/<repo>/` and `<category>/<name>.json`."""
+    """Fixtures under `fixtures/<name>/github/<owner>/<repo>/` and `<category>/<name>.json`.
+
+    `license_waived` (why no license is needed) skips the license; see license.py."""
     capture = capture_side(source, change, side=side, max_file_size=max_file_size)
     if not capture.files:
         raise _nothing_usable(change, capture, hint=" (try --side head)" * (side == "base"))
-    license = find_license(source, change, ref=capture.ref, captured=capture.files)
+    license = _license(source, change, capture, license_waived)
     fixture_dir = fixture_repo_dir(name, change.repository)
     places = PathAllocator()
     files: dict[str, bytes] = {}
@@ -80,13 +83,18 @@ def plan_review_case(
         mapping.append((rel, captured.source_path))
     fixture_files = [rel for rel, _ in mapping]
     supporting: list[str] = []
-    if license.path not in {f.source_path for f in capture.files}:
+    if license is not None and license.path not in {f.source_path for f in capture.files}:
         rel = (fixture_dir / places.place(license.path)).as_posix()
         files[rel] = license.content
         mapping.append((rel, license.path))
         supporting.append(rel)
     notes = provenance(
-        change, side=side, ref=capture.ref, source_files=mapping, skipped=capture.skipped
+        change,
+        side=side,
+        ref=capture.ref,
+        source_files=mapping,
+        skipped=capture.skipped,
+        license_waived=license_waived,
     )
     scenario = review_scenario(
         change, files=fixture_files, supporting_files=supporting, notes=notes
@@ -110,6 +118,7 @@ def plan_rubric_case(
     name: str,
     max_file_size: int,
     force: bool,
+    license_waived: str | None = None,
 ) -> PlannedCase:
     """`<category>/cases/<name>/{base/, input.diff, source.json}` plus an entry in
     `<category>/<category>.json`. The base is always the base side: the diff applies to it."""
@@ -126,8 +135,9 @@ def plan_rubric_case(
     entries, diff_skipped = _diff_entries(source, change, capture, places)
     if not entries:
         raise _nothing_usable(change, capture, extra=diff_skipped)
-    license = find_license(source, change, ref=capture.ref, captured=capture.files)
-    base.setdefault(places.place(license.path), license.content)
+    license = _license(source, change, capture, license_waived)
+    if license is not None:
+        base.setdefault(places.place(license.path), license.content)
 
     case_dir = PurePosixPath(category, "cases", name)
     files = {(case_dir / "base" / rel).as_posix(): content for rel, content in base.items()}
@@ -135,10 +145,15 @@ def plan_rubric_case(
     all_skipped = tuple(skipped + diff_skipped)
     mapping = [
         ((case_dir / "base" / places.place(f.source_path)).as_posix(), f.source_path)
-        for f in (*capture.files, _as_captured(license))
+        for f in (*capture.files, *([_as_captured(license)] if license else []))
     ]
     notes = provenance(
-        change, side="base", ref=capture.ref, source_files=_unique(mapping), skipped=all_skipped
+        change,
+        side="base",
+        ref=capture.ref,
+        source_files=_unique(mapping),
+        skipped=all_skipped,
+        license_waived=license_waived,
     )
     files[(case_dir / PROVENANCE_NAME).as_posix()] = dump_json(notes)
 
@@ -214,6 +229,15 @@ def _nothing_usable(
         f"{change.source}: no usable files on the {capture.side} side{hint}, nothing was "
         f"written; every file was skipped ({shown or 'the change lists no files'}{more})"
     )
+
+
+def _license(
+    source: ChangeSource, change: Change, capture: SideCapture, waived: str | None
+) -> License | None:
+    """The license to carry, or None when the user waived it (not even looked up then)."""
+    if waived is not None:
+        return None
+    return find_license(source, change, ref=capture.ref, captured=capture.files)
 
 
 def _as_captured(license: License) -> CapturedFile:

@@ -1,7 +1,10 @@
 """The source repository's license, which every scaffolded fixture carries with it.
 
 Fixtures are copies of someone else's code; checking them in without their license is
-not an option, so a scaffold with no license found is refused.
+not an option, so a scaffold with no license found is refused - unless the code is the
+user's own and published under no license (a private repository): then `--no-license`
+(or `[tool.assay] scaffold_without_license = true`) skips the license, and the case's
+notes say so.
 """
 
 from __future__ import annotations
@@ -12,7 +15,11 @@ from assay.errors import ConfigError
 from assay.scaffold.capture import CapturedFile
 from assay.scaffold.model import Change, ChangeSource, License, Unavailable
 
-__all__ = ["LICENSE_NAMES", "find_license"]
+__all__ = ["LICENSE_NAMES", "NO_LICENSE_FLAG", "NO_LICENSE_KEY", "find_license"]
+
+NO_LICENSE_FLAG = "--no-license"
+NO_LICENSE_KEY = "scaffold_without_license"
+"""The `[tool.assay]` key that makes --no-license the default for a repository."""
 
 LICENSE_NAMES = (
     "LICENSE",
@@ -47,5 +54,7 @@ def find_license(
     raise ConfigError(
         f"no license file found in {change.repository} at {ref[:12]} (looked for "
         f"{', '.join(LICENSE_NAMES)} and asked the source to detect one); fixtures copied "
-        "from a repository must carry its license, so nothing was written"
+        "from a repository must carry its license, so nothing was written (for your own "
+        f"unlicensed code, e.g. a private repository, pass {NO_LICENSE_FLAG} or set "
+        f"[tool.assay] {NO_LICENSE_KEY} = true)"
     )

@@ -39,6 +39,9 @@ class ScaffoldOptions:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     force: bool = False
     """Replace existing files instead of refusing."""
+    license_waived: str | None = None
+    """Why the case needs no license (`--no-license`, or the `[tool.assay]` key); None:
+    the repository's license is required and copied (license.py)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
     """Capture `source`'s change as a new case under `options.root`.
 
     Raises ConfigError (nothing written) for a bad name, a change without files or with no
-    usable files, no license, a source failure, or existing files without `force`.
+    usable files, no license (unless waived), a source failure, or existing files without `force`.
     """
     category = check_name(
         options.category or DEFAULT_CATEGORIES[options.format], option="--category"
@@ -84,6 +87,7 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
             name=name,
             max_file_size=options.max_file_size,
             force=options.force,
+            license_waived=options.license_waived,
         )
     else:
         planned = plan_review_case(
@@ -94,6 +98,7 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
             name=name,
             side=options.side,
             max_file_size=options.max_file_size,
+            license_waived=options.license_waived,
         )
     written = write_plan(planned.plan, force=options.force)
     return ScaffoldResult(

@@ -43,17 +43,27 @@ def provenance(
     ref: str,
     source_files: Sequence[tuple[str, str]],
     skipped: Sequence[SkippedFile],
+    license_waived: str | None = None,
 ) -> dict[str, Any]:
-    """Warden's `notes`: where the fixtures came from, so a maintainer can recreate them."""
-    return {
+    """Warden's `notes`: where the fixtures came from, so a maintainer can recreate them.
+
+    `license_waived` says why no license was copied (the flag or key that said so).
+    """
+    notes: dict[str, Any] = {
         "source": change.source,
         "repository": change.repository,
         "source_ref": ref,
         "source_files": [{"path": path, "sourcePath": src} for path, src in source_files],
         "side": side,
         "skipped_files": [s.as_json() for s in skipped],
-        "body": _truncated(change.body),
     }
+    if license_waived is not None:
+        notes["license"] = (
+            f"none copied: {license_waived} (the code is the repository owner's own, "
+            "published under no license)"
+        )
+    notes["body"] = _truncated(change.body)
+    return notes
 
 
 def review_scenario(

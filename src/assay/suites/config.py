@@ -53,6 +53,8 @@ class ConfigFile(BaseModel):
     """A skipped case (no key, an --offline cache miss) fails the gate."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
+    scaffold_without_license: bool | None = None
+    """`assay scaffold` copies no license (this repository's code is under none)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class AssayConfig:
     timeout: float | None = None
     require_all: bool | None = None
     report_dir: Path | None = None
+    scaffold_without_license: bool = False
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
 
@@ -175,6 +178,7 @@ def _resolve(
         require_all=model.require_all,
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
+        scaffold_without_license=bool(model.scaffold_without_license),
         warnings=warnings,
     )
 

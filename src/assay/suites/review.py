@@ -161,7 +161,7 @@ def _scenario_case(
         kind=kind,
         format="review-json" if kind == "review" else "verification",
         source_path=doc.path,
-        source_line=doc.location(()).line,
+        source_line=_first_key_line(doc),
         spec=spec,
         model=scenario.model or defaults.model or _pi_default(scenario.runtime or defaults.runtime),
         runtime=scenario.runtime or defaults.runtime,
@@ -179,6 +179,12 @@ def _pi_default(runtime: str | None) -> str | None:
 
 def _aliases(old_id: str, prefix: str, name: str) -> tuple[str, ...]:
     return () if old_id == f"{prefix}/{name}" else (old_id,)
+
+
+def _first_key_line(doc: Document) -> int:
+    """Where a JSON scenario's case starts: its first key, not the `{` above it (line 1)."""
+    first = next(iter(doc.data), None) if isinstance(doc.data, dict) else None
+    return doc.location(() if first is None else (first,)).line
 
 
 def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:

@@ -1,0 +1,44 @@
+"""Configuration problems as annotations on the file and line they name.
+
+Shared by `assay ci` and the decision step (decide.py), so standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from assay.action import commands
+from assay.errors import ConfigError, ConfigErrors
+
+__all__ = ["annotate_config_problem", "report_config_error"]
+
+
+def _relative(path: Path | str, workspace: Path) -> str:
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(workspace)).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def annotate_config_problem(
+    problem: ConfigError, workspace: Path, *, level: Literal["error", "warning"]
+) -> None:
+    where = problem.location
+    emit = commands.error if level == "error" else commands.warning
+    emit(
+        problem.message,
+        file=_relative(where.path, workspace) if where else None,
+        line=where.line if where and where.line else None,
+        title="assay: configuration" if level == "error" else "assay: warning",
+    )
+
+
+def report_config_error(exc: ConfigError, workspace: Path) -> None:
+    """Each problem of `exc` (one, or every one of a ConfigErrors) as an error annotation."""
+    if isinstance(exc, ConfigErrors):
+        for problem in exc.errors:
+            report_config_error(problem, workspace)
+    else:
+        annotate_config_problem(exc, workspace, level="error")
