@@ -147,7 +147,7 @@ def test_ci_names_the_key_of_the_provider_that_is_missing(
         code, out, _ = ci.run(monkeypatch, capsys)
         assert code == 2
         (error,) = [line for line in out.splitlines() if line.startswith("::error")]
-        assert "set OPENAI_API_KEY in the step's env" in error
+        assert "set the openai-api-key input from a secret" in error
         assert "anthropic-api-key" not in error
 
         ci.environ["INPUT_JUDGE_MODEL"] = "antropic/claude-sonnet-4-6"
