@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from assay.agents import AttemptContext, agent_for
 from assay.errors import AgentError, AssayError, JudgeError, ModelUnavailable
 from assay.grading import grader_for
-from assay.report.model import Attempt, Usage
+from assay.report.model import Attempt, Check, Usage
 from assay.runner.combine import total_usage
+from assay.suites.case import Case, TaskSpec
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -88,6 +89,7 @@ async def run_attempt(
     sandbox: Sandbox | None = None
     status: FailedStatus
     judge: dict[str, Any]
+    checks: list[Check] = []
     try:
         sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
         ctx = AttemptContext(
@@ -133,6 +135,8 @@ async def run_attempt(
             usage.append(exc.usage)
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
+        if isinstance(exc, AgentError):
+            checks = agent_failure_checks(run.case, reason)
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
         artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
         trace_file = artifacts / "traceback.txt"
@@ -150,8 +154,16 @@ async def run_attempt(
         reason=reason,
         duration_s=time.monotonic() - started,
         usage=total_usage(usage),
+        checks=checks,
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
+
+
+def agent_failure_checks(case: Case, reason: str) -> list[Check]:
+    """A task whose agent could not run or finish has every check `blocked` (PVYai)."""
+    from assay.grading.task_checks import blocked_checks
+
+    return blocked_checks(case.spec, reason) if isinstance(case.spec, TaskSpec) else []
 
 
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
