@@ -85,7 +85,7 @@ async def score_workspace(
         with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
             checks = await _command_checks(spec.commands, workspace, Path(scratch))
     changes = await workspace_changes(workspace, baseline=baseline)
-    changed = list(normalize_files(changes.changed))
+    changed = list(normalize_files(changes.changed, from_disk=True))
     checks.append(_changed_files_check(spec.expected_changed_files, changed))
     if spec.forbidden_changed_files:
         checks.append(_forbidden_files_check(spec.forbidden_changed_files, changed))

@@ -19,9 +19,13 @@ BAD_PATH = "must be a relative workspace path"
 """PVYai's words for a path it refuses."""
 
 
-def normalize_eval_path(raw: str) -> str | None:
-    """The cleaned path; `""` when it is blank; None when PVYai refuses it."""
-    text = raw.replace("\\", "/").strip()
+def normalize_eval_path(raw: str, *, from_disk: bool = False) -> str | None:
+    """The cleaned path; `""` when it is blank; None when PVYai refuses it.
+
+    `from_disk`: a name read from the workspace, where a backslash is part of the name
+    (and of assay's `\\xNN` escapes for bytes that are not UTF-8), not a separator.
+    """
+    text = (raw if from_disk else raw.replace("\\", "/")).strip()
     if not text:
         return ""
     if text.startswith("/") or ":" in text:
@@ -34,9 +38,9 @@ def normalize_eval_path(raw: str) -> str | None:
     return clean
 
 
-def normalize_files(files: Iterable[str]) -> tuple[str, ...]:
+def normalize_files(files: Iterable[str], *, from_disk: bool = False) -> tuple[str, ...]:
     """Every usable path of `files`, normalised, without duplicates, sorted."""
-    kept = {path for raw in files if (path := normalize_eval_path(raw))}
+    kept = {path for raw in files if (path := normalize_eval_path(raw, from_disk=from_disk))}
     return tuple(sorted(kept))
 
 
