@@ -385,7 +385,12 @@ def test_trace_keys() -> None:
     assert trace_key({"event": "verify", "name": "build"}) == "verify:build"
     assert trace_key({"type": "done"}) == "done"
     assert trace_key({"type": "tool", "name": ""}) == "tool"
-    assert trace_key({"type": "step", "name": 3}) == "step:3"
+    # PVYai: a name that is not a string is left out; type and name are trimmed; `event`
+    # stands in for a type that is blank or not a string.
+    assert trace_key({"type": "step", "name": 3}) == "step"
+    assert trace_key({"type": " tool ", "name": " read_file "}) == "tool:read_file"
+    assert trace_key({"type": " ", "event": "verify", "name": "t"}) == "verify:t"
+    assert trace_key({"type": 5, "event": "done"}) == "done"
     assert trace_key({"name": "no-type"}) is None
     assert trace_key({"type": 5}) is None
     assert trace_key(["type", "tool"]) is None
