@@ -120,10 +120,14 @@ def test_pvyai_suite_end_to_end_gate_fails_and_reports_validate(
     assert set(by_name) == {"calc/solves", "calc/gives-up"}
     assert by_name["calc/gives-up"].find("failure") is not None
     assert all(t.get("file", "").endswith("calc.json") and t.get("line") for t in by_name.values())
-    pvyai = json.loads((report_dir / "pvyai-report.json").read_text())
+    pvyai = json.loads((report_dir / "agent-eval-report.json").read_text())
     assert pvyai["contract"] == "pvyai.agenteval.report.v1"
-    assert pvyai["suite"] == {"id": "calc", "name": "calc suite"}
-    assert pvyai["summary"]["passed"] == 1 and pvyai["summary"]["failed"] == 1
+    assert (pvyai["suiteId"], pvyai["ok"]) == ("calc", False)
+    assert pvyai["summary"]["passedTasks"] == 1 and pvyai["summary"]["failedTasks"] == 1
+    assert {t["taskId"]: t["agent"]["exitCode"] for t in pvyai["tasks"]} == {
+        "gives-up": 0,
+        "solves": 0,
+    }
 
 
 def test_gate_passes_with_exit_0_and_json_prints_only_the_report(
