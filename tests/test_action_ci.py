@@ -84,6 +84,7 @@ def _task_suite(*, hostile: bool) -> dict[str, object]:
                         ],
                     }
                 ],
+                "expectedChangedFiles": ["greet.py"],
             },
         ],
     }
@@ -95,6 +96,8 @@ def make_workspace(root: Path, *, hostile: bool = False, review: bool = False) -
     (ws / "evals" / "fixtures" / "proj" / "greet.py").write_text(
         "def greet(name):\n    return 'hi ' + name\n"
     )
+    # The check imports greet.py: its bytecode is no change of the agent's (as in PVYai).
+    (ws / "evals" / "fixtures" / "proj" / ".gitignore").write_text("__pycache__/\n")
     (ws / "evals" / "tasks.json").write_text(
         json.dumps(_task_suite(hostile=hostile), indent=2) + "\n"
     )

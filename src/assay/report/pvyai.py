@@ -146,7 +146,7 @@ def _agent(result: CaseResult, report_dir: Path | None) -> tuple[dict[str, Any],
             streams[stream], cut = _read_capped(directory / f"agent.{stream}")
             truncated = truncated or cut
     exit_code = record.get("exitCode")
-    agent: dict[str, Any] = {"exitCode": exit_code if isinstance(exit_code, int) else -1}
+    agent: dict[str, Any] = {"exitCode": _go_exit_code(exit_code)}
     agent.update({name: text for name, text in streams.items() if text})
     if not isinstance(exit_code, int) and result.status in ("error", "skipped") and result.reason:
         agent["error"] = result.reason
@@ -154,6 +154,11 @@ def _agent(result: CaseResult, report_dir: Path | None) -> tuple[dict[str, Any],
         agent["truncated"] = True
     workspace = record.get("workspacePath")
     return agent, workspace if isinstance(workspace, str) else ""
+
+
+def _go_exit_code(code: object) -> int:
+    """As Go reports it: -1 for a process a signal ended (assay: -signal) or that never ran."""
+    return code if isinstance(code, int) and code >= 0 else -1
 
 
 def _shown_attempt(result: CaseResult) -> int | None:
@@ -199,7 +204,7 @@ def _result(check: Check) -> dict[str, Any]:
     for key in _RESULT_FIELDS:
         value = values.get(key)
         if key == "exitCode" and isinstance(value, int):
-            result[key] = value
+            result[key] = _go_exit_code(value)
         elif value:
             result[key] = value
     return result
