@@ -243,7 +243,8 @@ def test_push_runs_the_suite_and_publishes(
     line = source_line(report_path.parent, "demo/broken")
     assert _commands(out) == [
         f"::add-mask::{TOKEN}",
-        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1",
+        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1; "
+        "changed_files: missing: greet.py",
     ]
     assert "gate: PASS" in out
     assert comments(ci.fake, REPO) == []
@@ -484,6 +485,7 @@ def test_subprocess_run(ci: Ci, tmp_path: Path) -> None:
     assert ci.outputs["ran"] == "true" and ci.outputs["score"] == "0.5000"
     assert [line for line in done.stdout.splitlines() if line.startswith("::")] == [
         f"::add-mask::{TOKEN}",
-        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1",
+        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1; "
+        "changed_files: missing: greet.py",
     ]
     assert "gate: FAIL" in done.stdout and "Traceback" not in done.stderr

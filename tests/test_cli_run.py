@@ -213,19 +213,12 @@ def test_sandboxes_cannot_be_made_inside_a_fixture(
     assert not inside.exists()
 
 
-@pytest.mark.parametrize(
-    ("template", "message"),
-    [
-        ("/bin/echo {nope}", "unknown placeholder {nope}; known: {workspace} {prompt}"),
-        ("/bin/echo {prompt", "expected '}' before end of string (write {{ and }}"),
-    ],
-)
-def test_a_bad_agent_command_template_stops_before_anything_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], template: str, message: str
+def test_a_bad_agent_command_stops_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = project(tmp_path, {"t": {}})
-    assert main([*run_args(root)[:-2], "--agent-command", template]) == 2
-    assert message in capsys.readouterr().err
+    assert main([*run_args(root)[:-2], "--agent-command", "/bin/echo 'unclosed"]) == 2
+    assert "No closing quotation" in capsys.readouterr().err
     assert not (root / "report").exists()
 
 

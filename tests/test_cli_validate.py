@@ -270,11 +270,6 @@ evals:
         ),
         (
             "x.yaml",
-            SUITE + "    agent_command: 'my-agent --cwd {workdir}'\n",
-            "x.yaml:8:5: agent_command: unknown placeholder {workdir}; known: {workspace}",
-        ),
-        (
-            "x.yaml",
             SUITE + "    agent_command: []\n",
             "x.yaml:8:5: evals[0].agent_command: must be a command line string or a non-empty list",
         ),

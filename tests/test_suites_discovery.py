@@ -245,7 +245,8 @@ def test_an_id_cannot_start_a_workflow_command(tmp_path: Path) -> None:
     write(tmp_path / "ws/a.py", "x = 1\n")
     write(
         tmp_path / "suite.json",
-        '{"id": "::error title=x::y", "name": "n", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '{"id": "::error title=x::y", "name": "n", '
+        '"tasks": [{"id": "t", "name": "t", "prompt": "p", '
         '"workspaceFixture": "ws", "expectedChangedFiles": ["a.py"], '
         '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
     )

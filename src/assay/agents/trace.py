@@ -5,8 +5,9 @@ trace event, keyed `type` plus `:name` when it has a `name` (`{"type": "tool", "
 "read_file"}` -> `tool:read_file`). Both are trimmed; `event` is used when `type` is
 missing, blank or not a string; a `name` that is not a non-blank string is left out of
 the key. Lines that Go's JSON decoder refuses (`NaN`, `Infinity`) are no events. Other
-lines are the agent's prose and are ignored here. A line carrying `findings` or `verdict` is the agent's answer when it did not
-write one to its findings file; the last such line wins.
+lines are the agent's prose and are ignored here. A line carrying `findings` or
+`verdict` is the agent's answer when it did not write one to its findings file; the
+last such line wins.
 """
 
 from __future__ import annotations

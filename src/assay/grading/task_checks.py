@@ -79,6 +79,9 @@ async def score_workspace(
     """
     from assay.sandbox import workspace_changes
 
+    if not workspace.is_dir() or workspace.is_symlink():
+        # PVYai's runner blocks a task whose workspace is not a directory: nothing to score.
+        return grade_of(blocked_checks(spec, "workspace is not a directory", trace_events))
     if log_dir is not None:
         checks = await _command_checks(spec.commands, workspace, log_dir)
     else:  # nobody keeps the logs: they only feed the checks' output
@@ -267,7 +270,7 @@ async def _command_check(command: VerificationCommand, workspace: Path, log_dir:
     except LaunchError as exc:
         return _check(command.id, command.name, "command", "error", str(exc), exitCode=-1, **base)
     stdout, stderr = redact(result.stdout_tail), redact(result.stderr_tail)
-    fields = {
+    fields: dict[str, Any] = {
         **base,
         "exitCode": result.exit_code,
         "stdout": stdout,

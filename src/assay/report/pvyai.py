@@ -65,7 +65,9 @@ def task_report(
         "errors": statuses.count("error"),
     }
     status = pvyai_status(checks) if checks else "error" if error else "pass"
-    changed = next((c for c in checks if c.id == "changed_files" and c.kind == "changed_files"), None)
+    changed = next(
+        (c for c in checks if c.id == "changed_files" and c.kind == "changed_files"), None
+    )
     actual = (changed.model_extra or {}).get("actualFiles", []) if changed else []
     report: dict[str, Any] = {
         "contract": PVYAI_CONTRACT,
@@ -125,7 +127,9 @@ def _task(
     if result.model:
         entry["model"] = result.model
     entry["workspacePath"] = result.workspace or workspace
-    entry["fixturePath"] = str(case.spec.workspace) if case and isinstance(case.spec, TaskSpec) else ""
+    entry["fixturePath"] = (
+        str(case.spec.workspace) if case and isinstance(case.spec, TaskSpec) else ""
+    )
     entry["agent"] = agent
     entry["report"] = task_report(suite_id, task_id, checks, error=error)
     return entry

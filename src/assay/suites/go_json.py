@@ -23,7 +23,9 @@ _SPECIAL_FOLDS = {"\u017f": "S", "\u212a": "K"}
 
 def go_fold(key: str) -> str:
     """The form under which Go matches a JSON key to a field name."""
-    return "".join(_SPECIAL_FOLDS.get(char, char.upper() if char.isascii() else char) for char in key)
+    return "".join(
+        _SPECIAL_FOLDS.get(char, char.upper() if char.isascii() else char) for char in key
+    )
 
 
 def go_struct(
@@ -41,7 +43,8 @@ def go_struct(
     if not isinstance(value, Mapping):
         return value
     by_fold = {go_fold(name): name for name in fields}
-    zero_of = {name: "" for name in string_lists} | {name: {} for name in object_lists}
+    zero_of: dict[str, Any] = {name: "" for name in string_lists}
+    zero_of.update({name: {} for name in object_lists})
     result: dict[str, Any] = {}
     for key, item in value.items():
         name = by_fold.get(go_fold(key), key) if isinstance(key, str) else key

@@ -208,8 +208,7 @@ def _check_list(
             ctx.problems.error(f"{field}[{number}] must not be empty", where)
         elif value in seen:
             ctx.problems.error(
-                f"{field}[{number}] {raw!r} duplicates {field}[{seen[value]}] "
-                f"(both are {value!r})",
+                f"{field}[{number}] {raw!r} duplicates {field}[{seen[value]}] (both are {value!r})",
                 where,
             )
         else:
