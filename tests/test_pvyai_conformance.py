@@ -320,7 +320,9 @@ def _score_report(tmp_path: Path, rule: Rule, capsys: pytest.CaptureFixture[str]
     return report
 
 
-def _run_report(tmp_path: Path, rule: Rule, agent: list[str] | None = None) -> tuple[dict, dict]:
+def _run_report(
+    tmp_path: Path, rule: Rule, agent: list[str] | None = None, *extra: str
+) -> tuple[dict, dict]:
     """PVYai's eval bench through `assay run`: its task report and assay's case result."""
     suite = _suite(tmp_path, rule)
     report_dir = tmp_path / "report"
@@ -335,6 +337,7 @@ def _run_report(tmp_path: Path, rule: Rule, agent: list[str] | None = None) -> t
         "--work-root",
         str(tmp_path / "work"),
         "--pvyai-report",
+        *extra,
     ]
     code = main(argv)
     benchmark = json.loads((report_dir / "agent-eval-report.json").read_text())
@@ -392,6 +395,17 @@ def test_an_agent_that_cannot_start_blocks_every_check(tmp_path: Path) -> None:
     assert {r["status"] for r in report["results"]} == {"blocked"}
     assert task["agent"]["exitCode"] == -1 and "not found" in task["agent"]["error"]
     assert case["status"] == "error"
+
+
+def test_an_agent_that_runs_out_of_time_blocks_every_check(tmp_path: Path) -> None:
+    """PVYai: the task's deadline cancels the agent and the task is blocked; in assay
+    `--timeout` is the agent's deadline (docs/pvyai.md, Timeouts)."""
+    rule = Rule("slow", EDIT_APP + "import time; time.sleep(30)\n", "blocked", {})
+    task, case = _run_report(tmp_path, rule, None, "--timeout", "1")
+    assert task["report"]["status"] == "blocked"
+    assert {r["status"] for r in task["report"]["results"]} == {"blocked"}
+    assert task["agent"]["exitCode"] == -1 and "timed out after 1s" in task["agent"]["error"]
+    assert case["status"] == "error" and {c["status"] for c in case["checks"]} == {"blocked"}
 
 
 def test_a_crashed_agent_is_never_a_pass_even_when_its_work_is_done(tmp_path: Path) -> None:
