@@ -136,6 +136,12 @@ RULES = [
         task={"expectedChangedFiles": ["app.py", "trace.log"]},
     ),
     Rule(
+        "a-changed-file-pvyai-cannot-name-is-no-change",
+        EDIT_APP + "pathlib.Path('odd:name.txt').write_text('x')\n",
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py"]}},
+    ),
+    Rule(
         "an-unstaged-rename-counts-both-names",
         EDIT_APP + "os.rename('old.txt', 'new.txt')\n",
         "pass",

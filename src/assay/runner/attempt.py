@@ -136,7 +136,7 @@ async def run_attempt(
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
         if isinstance(exc, AgentError):
-            checks = agent_failure_checks(run.case, reason)
+            checks = _agent_failure_checks(run.case, reason)
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
         artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
         trace_file = artifacts / "traceback.txt"
@@ -159,7 +159,7 @@ async def run_attempt(
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
 
 
-def agent_failure_checks(case: Case, reason: str) -> list[Check]:
+def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
     """A task whose agent could not run or finish has every check `blocked` (PVYai)."""
     from assay.grading.task_checks import blocked_checks
 
