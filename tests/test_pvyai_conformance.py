@@ -577,3 +577,15 @@ def test_unknown_placeholders_stay_as_written() -> None:
         "{unclosed",
         "{x}",
     ]
+
+
+def test_a_mistyped_placeholder_warns_and_is_passed_as_written(tmp_path: Path) -> None:
+    from assay.suites.command import placeholder_typos
+
+    assert placeholder_typos(["agent", "{workspce}", "{task_id}", "{nope}"]) == [
+        "{workspce} is no placeholder and is passed as written; did you mean {workspace}?"
+    ]
+    rule = RULES[0]
+    agent = [sys.executable, str(tmp_path / "agent.py"), "{workspce}"]
+    task, _ = _run_report(tmp_path, rule, agent)
+    assert task["report"]["status"] == "pass"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["PLACEHOLDERS", "fill_placeholders", "parse_agent_command"]
+__all__ = ["PLACEHOLDERS", "fill_placeholders", "parse_agent_command", "placeholder_typos"]
 
 PLACEHOLDERS = ("workspace", "prompt", "task_id", "case_id", "model", "diff_file")
 """The `{name}`s an agent command may hold; the command runtime fills in each one."""
@@ -47,3 +48,20 @@ def fill_placeholders(element: str, values: Mapping[str, str]) -> str:
         return values.get(name, token)
 
     return _TOKEN.sub(replace, element)
+
+
+def placeholder_typos(argv: tuple[str, ...] | list[str]) -> list[str]:
+    """A warning for each `{name}` that is no placeholder but looks like one mistyped."""
+    warnings = []
+    for element in argv:
+        for match in _TOKEN.finditer(element):
+            name = match.group(1)
+            if name is None or name in PLACEHOLDERS:
+                continue
+            close = difflib.get_close_matches(name, PLACEHOLDERS, n=1, cutoff=0.75)
+            if close:
+                warnings.append(
+                    f"{{{name}}} is no placeholder and is passed as written; "
+                    f"did you mean {{{close[0]}}}?"
+                )
+    return warnings
