@@ -353,7 +353,7 @@ def test_context_checks_and_escaping_paths(tmp_path: Path) -> None:
     )
     check = _check(_score(_spec(workspace, context=context), workspace), "context_checks")
     assert (check["status"], check["missingFiles"]) == ("fail", ["link"])
-    assert check["expectedFiles"] == ["pkg/core.py", "pkg", "link"]
+    assert check["expectedFiles"] == ["link", "pkg", "pkg/core.py"]  # normalised, sorted
 
     (workspace / "node_modules").mkdir()
     (workspace / "node_modules" / "cache.txt").write_text("")

@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from assay._util.paths import PathEscape, safe_relative
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
+from assay.errors import SandboxError
 from assay.grading.base import Grade
 from assay.report.model import Check
 from assay.suites.case import TaskSpec, VerificationCommand
-from assay.suites.pvyai_paths import normalize_files
+from assay.suites.pvyai_paths import normalize_files, normalize_strings
 
 if TYPE_CHECKING:
     from assay.agents.base import AgentOutput, AttemptContext
@@ -81,7 +82,7 @@ async def score_workspace(
 
     if not workspace.is_dir() or workspace.is_symlink():
         # PVYai's runner blocks a task whose workspace is not a directory: nothing to score.
-        return grade_of(blocked_checks(spec, "workspace is not a directory", trace_events))
+        return _grade_of(blocked_checks(spec, "workspace is not a directory", trace_events))
     if log_dir is not None:
         checks = await _command_checks(spec.commands, workspace, log_dir)
     else:  # nobody keeps the logs: they only feed the checks' output
@@ -89,17 +90,20 @@ async def score_workspace(
             checks = await _command_checks(spec.commands, workspace, Path(scratch))
     changes = await workspace_changes(workspace, baseline=baseline)
     changed = list(normalize_files(changes.changed, from_disk=True))
-    checks.append(_changed_files_check(spec.expected_changed_files, changed))
+    # PVYai normalises the task's lists again when it scores (the loader did already).
+    checks.append(_changed_files_check(normalize_files(spec.expected_changed_files), changed))
     if spec.forbidden_changed_files:
-        checks.append(_forbidden_files_check(spec.forbidden_changed_files, changed))
+        forbidden = normalize_files(spec.forbidden_changed_files)
+        checks.append(_forbidden_files_check(forbidden, changed))
     if spec.context.required_files or spec.context.forbidden_files:
         checks.append(await asyncio.to_thread(_context_check, spec, workspace))
     if spec.required_trace_events:
-        checks.append(_trace_check(spec.required_trace_events, trace_events))
-    return grade_of(checks)
+        required = normalize_strings(spec.required_trace_events)
+        checks.append(_trace_check(required, normalize_strings(trace_events)))
+    return _grade_of(checks)
 
 
-def grade_of(checks: list[Check]) -> Grade:
+def _grade_of(checks: list[Check]) -> Grade:
     """The assay grade of a task's checks: a blocked or errored task is an assay `error`."""
     status = pvyai_status(checks)
     problems = [check for check in checks if check.status != "pass"]
@@ -138,7 +142,7 @@ def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()
             "changed_files",
             "blocked",
             message,
-            expectedFiles=list(spec.expected_changed_files),
+            expectedFiles=list(normalize_files(spec.expected_changed_files)),
         )
     )
     if spec.forbidden_changed_files:
@@ -149,7 +153,7 @@ def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()
                 "changed_files",
                 "blocked",
                 message,
-                expectedFiles=list(spec.forbidden_changed_files),
+                expectedFiles=list(normalize_files(spec.forbidden_changed_files)),
             )
         )
     if spec.context.required_files or spec.context.forbidden_files:
@@ -160,7 +164,7 @@ def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()
                 "context",
                 "blocked",
                 message,
-                expectedFiles=list(spec.context.required_files),
+                expectedFiles=list(normalize_files(spec.context.required_files)),
             )
         )
     if spec.required_trace_events:
@@ -171,8 +175,8 @@ def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()
                 "trace",
                 "blocked",
                 message,
-                expectedEvents=list(spec.required_trace_events),
-                actualEvents=sorted(set(trace_events)),
+                expectedEvents=list(normalize_strings(spec.required_trace_events)),
+                actualEvents=list(normalize_strings(trace_events)),
             )
         )
     return checks
@@ -211,10 +215,8 @@ class TaskGrader:
         _write_agent_result(ctx, output)
         if output.exit_code not in (0, None):
             reason = f"agent exited with code {output.exit_code}"
-            return grade_of(blocked_checks(spec, reason, output.trace_events))
+            return _grade_of(blocked_checks(spec, reason, output.trace_events))
         if ctx.sandbox.baseline is None:
-            from assay.errors import SandboxError
-
             raise SandboxError(f"the sandbox of task case {ctx.case.id} kept no baseline")
         return await score_workspace(
             spec,
@@ -330,16 +332,16 @@ def _context_check(spec: TaskSpec, workspace: Path) -> Check:
     Existence follows symlinks (a dangling link is no file), but never out of the
     workspace: a path that would leave it counts as missing, and as present when forbidden.
     """
-    missing = [path for path in spec.context.required_files if not _exists(workspace, path)]
-    present = [
-        path for path in spec.context.forbidden_files if _exists(workspace, path, escaped=True)
-    ]
+    required = normalize_files(spec.context.required_files)
+    forbidden = normalize_files(spec.context.forbidden_files)
+    missing = [path for path in required if not _exists(workspace, path)]
+    present = [path for path in forbidden if _exists(workspace, path, escaped=True)]
     return _check(
         "context_checks",
         "Context quality checks",
         "context",
         "fail" if missing or present else "pass",
-        expectedFiles=list(spec.context.required_files),
+        expectedFiles=list(required),
         missingFiles=missing,
         unexpectedFiles=present,
     )
