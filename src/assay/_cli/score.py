@@ -121,7 +121,7 @@ def _print_table(result: CaseResult) -> None:
 
 
 def _row(check: Check) -> tuple[str, str, str, str]:
-    from assay.grading.task_checks import check_summary
+    from assay.grading.task_results import check_summary
 
     message = _plain(check.message if check.status == "pass" else check_summary(check))
     duration = (check.model_extra or {}).get("durationS")

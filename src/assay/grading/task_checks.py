@@ -14,10 +14,10 @@ PVYai's rules, followed here:
 - `changed_files` fails when an expected file did not change **or any other file
   changed**; `forbidden_changed_files` fails when a forbidden file changed;
 - when the agent exits non-zero, crashes or cannot start, no check runs: every check is
-  `blocked` (`blocked_checks`), and so is the task.
+  `blocked` (`task_results.blocked_checks`), and so is the task.
 A task's status is `blocked` if any check is, else `error` if any is, else `fail` if
-any is, else `pass` (`pvyai_status`). assay's case status has no `blocked`: a blocked or
-errored task is an assay `error`, never a pass.
+any is, else `pass` (`task_results.pvyai_status`). assay's case status has no
+`blocked`: a blocked or errored task is an assay `error`, never a pass.
 """
 
 from __future__ import annotations
@@ -28,13 +28,15 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from assay._util.paths import PathEscape, safe_relative
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
 from assay.errors import SandboxError
 from assay.grading.base import Grade
+from assay.grading.task_results import blocked_checks, check_summary, pvyai_status
+from assay.grading.task_results import task_check as _check
 from assay.report.model import Check
 from assay.suites.case import TaskSpec, VerificationCommand
 from assay.suites.pvyai_paths import normalize_files, normalize_strings
@@ -44,22 +46,13 @@ if TYPE_CHECKING:
     from assay.options import RunOptions
     from assay.sandbox import Baseline
 
-__all__ = [
-    "AGENT_RESULT_FILE",
-    "TaskGrader",
-    "blocked_checks",
-    "check_summary",
-    "pvyai_status",
-    "score_workspace",
-]
+__all__ = ["AGENT_RESULT_FILE", "TaskGrader", "score_workspace"]
 
 OUTPUT_TAIL_CHARS = 2000
 COMMAND_LOG_CAP_BYTES = 16 * 1024 * 1024
 """A verification command's log (each stream) is cut here on disk."""
 AGENT_RESULT_FILE = "agent-result.json"
 """Beside an attempt's transcripts: the agent's exit code and workspace (PVYai's `agent`)."""
-
-PvyaiStatus = Literal["pass", "fail", "blocked", "error"]
 
 
 async def score_workspace(
@@ -119,87 +112,6 @@ def _grade_of(checks: list[Check]) -> Grade:
     )
 
 
-def pvyai_status(checks: Sequence[Check]) -> PvyaiStatus:
-    """PVYai's task status from its checks (its `finishSummary`)."""
-    statuses = {check.status for check in checks}
-    for status in ("blocked", "error", "fail"):
-        if status in statuses:
-            return status  # type: ignore[return-value]
-    return "pass"
-
-
-def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()) -> list[Check]:
-    """Every check of `spec`, `blocked` because the agent did not finish: nothing is scored."""
-    message = f"run blocked: {reason}" if reason else "run blocked"
-    checks = [
-        _check(c.id, c.name, "command", "blocked", message, command=list(c.argv))
-        for c in spec.commands
-    ]
-    checks.append(
-        _check(
-            "changed_files",
-            "Expected changed files",
-            "changed_files",
-            "blocked",
-            message,
-            expectedFiles=list(normalize_files(spec.expected_changed_files)),
-        )
-    )
-    if spec.forbidden_changed_files:
-        checks.append(
-            _check(
-                "forbidden_changed_files",
-                "Forbidden changed files",
-                "changed_files",
-                "blocked",
-                message,
-                expectedFiles=list(normalize_files(spec.forbidden_changed_files)),
-            )
-        )
-    if spec.context.required_files or spec.context.forbidden_files:
-        checks.append(
-            _check(
-                "context_checks",
-                "Context quality checks",
-                "context",
-                "blocked",
-                message,
-                expectedFiles=list(normalize_files(spec.context.required_files)),
-            )
-        )
-    if spec.required_trace_events:
-        checks.append(
-            _check(
-                "trace_events",
-                "Required agent trace events",
-                "trace",
-                "blocked",
-                message,
-                expectedEvents=list(normalize_strings(spec.required_trace_events)),
-                actualEvents=list(normalize_strings(trace_events)),
-            )
-        )
-    return checks
-
-
-def check_summary(check: Check) -> str:
-    """One line saying why a check did not pass (PVYai leaves most messages empty)."""
-    if check.message:
-        return check.message
-    fields = check.model_extra or {}
-    parts = []
-    for key, label in (
-        ("missingFiles", "missing"),
-        ("unexpectedFiles", "unexpected"),
-        ("missingEvents", "missing events"),
-    ):
-        if fields.get(key):
-            parts.append(f"{label}: {', '.join(fields[key])}")
-    if not parts and "exitCode" in fields:
-        parts.append(f"exit code {fields['exitCode']}")
-    return "; ".join(parts) or check.status
-
-
 class TaskGrader:
     """The grader of task cases: score_workspace on the attempt's sandbox."""
 
@@ -232,14 +144,6 @@ def _write_agent_result(ctx: AttemptContext, output: AgentOutput) -> None:
     ctx.artifacts_dir.mkdir(parents=True, exist_ok=True)
     record = {"exitCode": output.exit_code, "workspacePath": str(ctx.sandbox.path)}
     (ctx.artifacts_dir / AGENT_RESULT_FILE).write_text(json.dumps(record), encoding="utf-8")
-
-
-def _check(
-    check_id: str, name: str, kind: str, status: str, message: str = "", **fields: Any
-) -> Check:
-    return Check.model_validate(
-        {"id": check_id, "name": name, "kind": kind, "status": status, "message": message, **fields}
-    )
 
 
 async def _command_checks(

@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.grading.task_checks import AGENT_RESULT_FILE, blocked_checks, pvyai_status
+from assay.grading.task_checks import AGENT_RESULT_FILE
+from assay.grading.task_results import blocked_checks, pvyai_status
 from assay.report.model import CaseResult, Check, Report
 from assay.suites.case import Case, TaskSpec
 

@@ -161,7 +161,7 @@ async def run_attempt(
 
 def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
     """A task whose agent could not run or finish has every check `blocked` (PVYai)."""
-    from assay.grading.task_checks import blocked_checks
+    from assay.grading.task_results import blocked_checks
 
     return blocked_checks(case.spec, reason) if isinstance(case.spec, TaskSpec) else []
 
