@@ -86,6 +86,7 @@ def _task_suite(*, hostile: bool) -> dict[str, object]:
                         ],
                     }
                 ],
+                "expectedChangedFiles": ["greet.py"],
             },
         ],
     }
@@ -97,6 +98,8 @@ def make_workspace(root: Path, *, hostile: bool = False, review: bool = False) -
     (ws / "evals" / "fixtures" / "proj" / "greet.py").write_text(
         "def greet(name):\n    return 'hi ' + name\n"
     )
+    # The check imports greet.py: its bytecode is no change of the agent's (as in PVYai).
+    (ws / "evals" / "fixtures" / "proj" / ".gitignore").write_text("__pycache__/\n")
     (ws / "evals" / "tasks.json").write_text(
         json.dumps(_task_suite(hostile=hostile), indent=2) + "\n"
     )
@@ -244,7 +247,8 @@ def test_push_runs_the_suite_and_publishes(
     line = source_line(report_path.parent, "demo/broken")
     assert _commands(out) == [
         f"::add-mask::{TOKEN}",
-        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1",
+        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1; "
+        "changed_files: missing: greet.py",
     ]
     assert "gate: PASS" in out
     assert comments(ci.fake, REPO) == []
@@ -551,6 +555,7 @@ def test_subprocess_run(ci: Ci, tmp_path: Path) -> None:
     assert ci.outputs["ran"] == "true" and ci.outputs["score"] == "0.5000"
     assert [line for line in done.stdout.splitlines() if line.startswith("::")] == [
         f"::add-mask::{TOKEN}",
-        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1",
+        f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1; "
+        "changed_files: missing: greet.py",
     ]
     assert "gate: FAIL" in done.stdout and "Traceback" not in done.stderr

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
-from assay.report.model import CaseResult
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -36,6 +35,7 @@ def suite(tmp_path: Path) -> Path:
     fixture.mkdir(parents=True)
     (fixture / "adder.py").write_text("def add(a, b):\n    return a - b\n")
     (fixture / "setup.cfg").write_text("[metadata]\nname = adder\n")
+    (fixture / ".gitignore").write_text("__pycache__/\n")  # what the commands leave behind
     check = "import sys; from adder import add; sys.exit(0 if add(2, 3) == 5 else 1)"
     document = {
         "id": "python-tasks",
@@ -61,6 +61,7 @@ def suite(tmp_path: Path) -> Path:
                 "verificationCommands": [
                     {"id": "noop", "name": "No-op", "command": [sys.executable, "-c", "pass"]}
                 ],
+                "expectedChangedFiles": ["adder.py"],
             },
         ],
     }
@@ -96,35 +97,36 @@ def test_a_solved_task_exits_0_with_a_check_table(
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == "PASS  python-tasks/fix-add  score 1.00"
-    assert lines[1].split()[:4] == ["PASS", "command", "test", "exit"]
-    assert any(line.split()[:3] == ["PASS", "changed_files", "changed-files"] for line in lines)
-    assert any(line.split()[:3] == ["PASS", "trace", "trace"] for line in lines)
+    assert lines[1].split()[:3] == ["PASS", "command", "test"]
+    assert any(line.split()[:3] == ["PASS", "changed_files", "changed_files"] for line in lines)
+    assert any(line.split()[:3] == ["PASS", "trace", "trace_events"] for line in lines)
 
 
-def test_an_unsolved_task_exits_1_and_json_is_the_case_result(
+def test_an_unsolved_task_exits_1_and_json_is_pvyais_task_report(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     workspace = _workspace(suite, tmp_path, solve=False)
     (workspace / "setup.cfg").write_text("changed\n")
     argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
     assert main([*argv, "--json"]) == 1
-    result = CaseResult.model_validate_json(capsys.readouterr().out)
-    assert (result.id, result.suite, result.kind, result.status) == (
-        "python-tasks/fix-add",
-        "python-tasks",
-        "task",
-        "fail",
-    )
-    assert result.score == 0.0
-    assert result.source.path.endswith("python-tasks.json") and result.source.line > 1
-    statuses = {check.id: check.status for check in result.checks}
-    assert statuses == {
-        "test": "fail",
-        "changed-files": "fail",
-        "forbidden-files": "fail",
-        "trace": "fail",
+    report = json.loads(capsys.readouterr().out)
+    assert {k: report[k] for k in ("contract", "suiteId", "taskId", "status", "ok")} == {
+        "contract": "pvyai.agenteval.report.v1",
+        "suiteId": "python-tasks",
+        "taskId": "fix-add",
+        "status": "fail",
+        "ok": False,
     }
-    assert "test: exit code 1" in result.reason
+    assert report["summary"] == {"total": 4, "passed": 0, "failed": 4, "blocked": 0, "errors": 0}
+    assert report["changedFiles"] == ["setup.cfg"]
+    assert [(r["id"], r["kind"], r["status"]) for r in report["results"]] == [
+        ("test", "command", "fail"),
+        ("changed_files", "changed_files", "fail"),
+        ("forbidden_changed_files", "changed_files", "fail"),
+        ("trace_events", "trace", "fail"),
+    ]
+    changed = report["results"][1]
+    assert (changed["missingFiles"], changed["unexpectedFiles"]) == (["adder.py"], ["setup.cfg"])
 
 
 def test_unknown_task_exits_2_listing_the_ids(

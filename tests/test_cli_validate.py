@@ -284,11 +284,6 @@ evals:
         ),
         (
             "x.yaml",
-            SUITE + "    agent_command: 'my-agent --cwd {workdir}'\n",
-            "x.yaml:8:5: agent_command: unknown placeholder {workdir}; known: {workspace}",
-        ),
-        (
-            "x.yaml",
             SUITE + "    agent_command: []\n",
             "x.yaml:8:5: evals[0].agent_command: must be a command line string or a non-empty list",
         ),
@@ -574,12 +569,16 @@ def _task(root: Path, mutate) -> None:
             "regression.json:11:7: workspaceFixture 'fixtures/missing' is not a directory",
         ),
         (
+            lambda d: d["tasks"][0].update(workspaceFixture="../outside"),
+            "regression.json:11:7: workspace fixture must stay within suite directory",
+        ),
+        (
             lambda d: d["tasks"][0].update(prompt=" "),
             "regression.json:10:7: tasks[0].prompt: must not be empty",
         ),
         (
-            lambda d: d["tasks"][0].update(difficulty="extreme"),
-            "regression.json:9:7: tasks[0].difficulty: Input should be 'easy', 'medium' or 'hard'",
+            lambda d: d["tasks"][0].update(difficulty=3),
+            "regression.json:9:7: tasks[0].difficulty: Input should be a valid string",
         ),
         (
             lambda d: d["tasks"][0].update(timeout=5),
@@ -596,11 +595,12 @@ def _task(root: Path, mutate) -> None:
         ),
         (
             lambda d: d["tasks"][0].update(expectedChangedFiles=["/abs/file.go"]),
-            "regression.json:24:9: '/abs/file.go' is absolute",
+            "regression.json:24:9: expectedChangedFiles[0] '/abs/file.go' must be a relative "
+            "workspace path",
         ),
         (
             lambda d: d["tasks"][1]["verificationCommands"][1].update(id="build"),
-            "regression.json:49:11: duplicate verification command id 'build'",
+            "regression.json:49:11: verificationCommands[1] id duplicates verificationCommands[0]",
         ),
         (
             lambda d: d["tasks"][1].update(id="add-format-function"),

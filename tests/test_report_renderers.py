@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 from assay.report.junit import render_junit
 from assay.report.markdown import escape_markdown, neutralise_mentions, render_summary
 from assay.report.model import Attempt, CaseResult, Check, Report, RunInfo, Source, Usage
-from assay.report.pvyai import to_pvyai
+from assay.report.pvyai import benchmark_report
 from assay.report.stats import summarize
+from assay.suites.case import Case, TaskSpec, VerificationCommand
 
 
 def _case(id: str, status: str, **fields: Any) -> CaseResult:
@@ -57,7 +59,7 @@ COMMAND_FAIL = Check.model_validate(
 )
 CHANGED_OK = Check.model_validate(
     {
-        "id": "changed-files",
+        "id": "changed_files",
         "name": "Changed files",
         "kind": "changed_files",
         "status": "pass",
@@ -215,40 +217,88 @@ def test_junit_names_matrix_cases_by_model() -> None:
 # --- pvyai -------------------------------------------------------------------------------
 
 
-def test_pvyai_report_shape() -> None:
-    report = to_pvyai(
-        _mixed_report(),
-        suite_id="tasks",
-        suite_name="Task suite",
-        task_names={"add-health": "Add Health Endpoint"},
+def _task_spec_case(case_id: str, tmp: str = "/fixtures/app") -> Case:
+    spec = TaskSpec(
+        prompt="p",
+        workspace=Path(tmp),
+        commands=(VerificationCommand(id="test", name="Run tests", argv=("go", "test")),),
+        expected_changed_files=("a.py",),
     )
-    assert report["contract"] == "pvyai.agenteval.report.v1"
-    assert report["suite"] == {"id": "tasks", "name": "Task suite"}
-    assert report["summary"] == {"total": 3, "passed": 1, "failed": 1, "blocked": 1, "errors": 0}
-    results = {r["id"]: r for r in report["results"]}
-    assert set(results) == {"add-health", "fix-nil", "slow"}
-    assert results["add-health"]["name"] == "Add Health Endpoint"
-    assert results["fix-nil"]["name"] == "fix-nil"
-    assert results["slow"]["status"] == "blocked"
-    assert results["slow"]["message"] == "agent timed out after 600s"
-    assert results["add-health"]["checks"] == [
+    return Case(
+        id=case_id,
+        suite="tasks",
+        name=case_id,
+        kind="task",
+        format="task-suite",
+        source_path=Path("evals/tasks.json"),
+        source_line=7,
+        spec=spec,
+    )
+
+
+def test_pvyai_benchmark_report_layout() -> None:
+    cases = [_task_spec_case(f"tasks/{name}") for name in ("add-health", "fix-nil", "slow")]
+    report = benchmark_report(_mixed_report(), cases, suite_id="tasks")
+    assert list(report) == ["contract", "suiteId", "ok", "summary", "tasks"]
+    assert (report["contract"], report["suiteId"], report["ok"]) == (
+        "pvyai.agenteval.report.v1",
+        "tasks",
+        False,
+    )
+    assert report["summary"] == {
+        "totalTasks": 3,
+        "passedTasks": 1,
+        "failedTasks": 1,
+        "blockedTasks": 0,
+        "errorTasks": 1,
+    }
+    tasks = {t["taskId"]: t for t in report["tasks"]}
+    assert list(tasks["add-health"]) == [
+        "taskId",
+        "workspacePath",
+        "fixturePath",
+        "agent",
+        "report",
+    ]
+    assert tasks["add-health"]["fixturePath"] == "/fixtures/app"
+    assert tasks["add-health"]["agent"] == {"exitCode": -1}
+    passed = tasks["add-health"]["report"]
+    assert list(passed) == [
+        "contract",
+        "suiteId",
+        "taskId",
+        "status",
+        "ok",
+        "summary",
+        "changedFiles",
+        "results",
+    ]
+    assert passed["changedFiles"] == ["a.py"]
+    assert passed["results"] == [
         {
-            "id": "changed-files",
+            "id": "changed_files",
             "name": "Changed files",
             "kind": "changed_files",
             "status": "pass",
             "message": "all expected changed",
             "expectedFiles": ["a.py"],
             "actualFiles": ["a.py"],
-            "missingFiles": [],
-            "unexpectedFiles": [],
         }
     ]
-    command = results["fix-nil"]["checks"][0]
+    command = tasks["fix-nil"]["report"]["results"][0]
     assert (command["id"], command["kind"], command["exitCode"]) == ("test", "command", 1)
+    assert "outputTail" not in command  # assay's own fields stay in report.json
+    # No checks: the sandbox could not be built (PVYai: materialisation failed).
+    slow = tasks["slow"]
+    assert slow["report"]["status"] == "error" and slow["report"]["results"] == []
+    assert slow["report"]["error"] == slow["agent"]["error"] == "agent timed out after 600s"
 
 
 def test_pvyai_skipped_task_is_blocked_with_its_reason() -> None:
     report = _report([_case("tasks/a", "skipped", reason="interrupted")])
-    (result,) = to_pvyai(report, suite_id="tasks", suite_name="T")["results"]
-    assert (result["status"], result["message"]) == ("blocked", "interrupted")
+    (task,) = benchmark_report(report, [_task_spec_case("tasks/a")], suite_id="tasks")["tasks"]
+    assert task["report"]["status"] == "blocked"
+    assert [(r["id"], r["status"], r["message"]) for r in task["report"]["results"]] == [
+        ("test", "blocked", "run blocked: interrupted"),
+        ("changed_files", "blocked", "run blocked: interrupted"),
+    ]

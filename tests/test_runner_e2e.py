@@ -248,8 +248,10 @@ def test_a_timed_out_agent_is_an_error_and_the_others_go_on(tmp_path: Path) -> N
     assert by_id["calc/slow"].status == "error"
     assert "timed out after 1s" in by_id["calc/slow"].reason
     assert by_id["calc/fine"].status == "pass"
-    # A crashing task agent fails its task (the checks decide); it stops nothing else.
-    assert by_id["calc/crash"].status == "fail"
+    # A crashing task agent blocks its task (PVYai): an error, and it stops nothing else.
+    crash = by_id["calc/crash"]
+    assert crash.status == "error" and crash.reason.startswith("run blocked: agent exited")
+    assert {check.status for check in crash.checks} == {"blocked"}
 
 
 def test_keep_workspaces_records_the_sandbox(tmp_path: Path) -> None:

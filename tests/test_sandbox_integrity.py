@@ -115,7 +115,7 @@ def test_an_honest_fix_passes(tmp_path: Path) -> None:
     grade = _run_agent(tmp_path, 'write("tests/__pycache__/test_calc.pyc", "cache")\n')
     assert (grade.status, grade.reason) == ("pass", "")
     # What the fixture's .gitignore names stays out of the list, as in `git status`.
-    assert _check(grade, "changed-files")["actualFiles"] == ["calc.py"]
+    assert _check(grade, "changed_files")["actualFiles"] == ["calc.py"]
 
 
 def test_commands_in_the_workspace_git_config_never_run(tmp_path: Path) -> None:
@@ -135,15 +135,13 @@ append(".git/info/attributes", "* filter=pwn\\n")
     assert time.monotonic() - started < 30
     assert not list((tmp_path / "outside").glob("ran*"))
     assert grade.status == "pass", grade.reason
-    assert _check(grade, "changed-files")["actualFiles"] == ["calc.py"]
+    assert _check(grade, "changed_files")["actualFiles"] == ["calc.py"]
 
 
 HIDING = {  # trick -> (the forbidden file it touches, the agent's code)
     "skip-worktree": (TEST, WEAKEN_TEST + 'git("update-index", "--skip-worktree", TEST)'),
     "assume-unchanged": (TEST, WEAKEN_TEST + 'git("update-index", "--assume-unchanged", TEST)'),
     "info-exclude": (CONFTEST, ADD_CONFTEST + 'append(".git/info/exclude", "tests/conftest.py")'),
-    "edited-gitignore": (CONFTEST, ADD_CONFTEST + 'append(".gitignore", "tests/\\n")'),
-    "ignored-by-the-fixture": (LOG, 'write("debug.log", "left behind\\n")'),
     "replace-ref": (
         TEST,
         'base = git("rev-parse", "HEAD")\n'
@@ -175,9 +173,21 @@ def test_nothing_under_git_hides_a_forbidden_change(tmp_path: Path, trick: str) 
     or missing `.git`: the forbidden change still fails the task (never `error`)."""
     touched, agent = HIDING[trick]
     grade = _run_agent(tmp_path, agent)
-    assert (grade.status, grade.reason) == ("fail", f"forbidden-files: changed: {touched}")
-    assert _check(grade, "forbidden-files")["touchedFiles"] == [touched]
-    assert _check(grade, "changed-files")["status"] == "pass"
+    assert (grade.status, grade.reason) == (
+        "fail",
+        f"changed_files: unexpected: {touched}; forbidden_changed_files: unexpected: {touched}",
+    )
+    assert _check(grade, "forbidden_changed_files")["unexpectedFiles"] == [touched]
+
+
+def test_ignore_rules_hide_only_what_git_status_hides(tmp_path: Path) -> None:
+    """PVYai's `git status`: a file the rules ignore is no change, even a forbidden one;
+    the rules the agent edited are a change of their own, so hiding fails all the same."""
+    grade = _run_agent(tmp_path, ADD_CONFTEST + 'append(".gitignore", "tests/\\n")\n')
+    assert (grade.status, grade.reason) == ("fail", "changed_files: unexpected: .gitignore")
+    assert _check(grade, "forbidden_changed_files")["status"] == "pass"
+    grade = _run_agent(tmp_path / "log", 'write("debug.log", "left behind\\n")\n')
+    assert grade.status == "pass", grade.reason  # debug.log is ignored by the fixture
 
 
 @pytest.mark.parametrize("fix", [True, False])
@@ -188,13 +198,14 @@ def test_deleting_git_changes_no_verdict(tmp_path: Path, fix: bool) -> None:
     grade = _run_agent(tmp_path, undo + 'shutil.rmtree(".git")\n')
     assert grade.status == ("pass" if fix else "fail")
     if not fix:
-        assert grade.reason == "test: exit code 1; changed-files: not changed: calc.py"
+        assert grade.reason == "test: exit code 1; changed_files: missing: calc.py"
 
 
-def test_a_removed_workspace_fails(tmp_path: Path) -> None:
+def test_a_removed_workspace_is_blocked(tmp_path: Path) -> None:
     grade = _run_agent(tmp_path, "os.chdir(outside); shutil.rmtree(workspace)\n")
-    assert grade.status == "fail"
-    assert set(_check(grade, "forbidden-files")["touchedFiles"]) == {"go.mod", "tests/test_calc.py"}
+    # PVYai blocks a task whose workspace is gone: an error for the gate, never a pass.
+    assert (grade.status, grade.reason) == ("error", "run blocked: workspace is not a directory")
+    assert {check.status for check in grade.checks} == {"blocked"}
 
 
 def test_git_in_a_repository_the_user_hands_over_is_bounded(

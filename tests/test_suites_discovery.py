@@ -158,8 +158,8 @@ def test_files_inside_a_task_workspace_are_fixture_data(tmp_path: Path) -> None:
     write(tmp_path / "ws/todo/app.py", "x = 1\n")
     write(
         tmp_path / "suite.json",
-        '{"id": "todo", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
-        '"workspaceFixture": "ws/todo", '
+        '{"id": "todo", "name": "Todo", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '"workspaceFixture": "ws/todo", "expectedChangedFiles": ["app.py"], '
         '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
     )
     loaded = load_suites([tmp_path], strict=True)
@@ -182,8 +182,8 @@ def test_validate_refuses_a_workspace_the_sandbox_could_not_copy(
         os.symlink("../../secret", tmp_path / "ws/link")
     write(
         tmp_path / "suite.json",
-        '{"id": "s", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
-        '"workspaceFixture": "ws", '
+        '{"id": "s", "name": "S", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '"workspaceFixture": "ws", "expectedChangedFiles": ["a.py"], '
         '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
     )
     expected = "points outside the fixture" if hazard != "fifo" else "not a regular file"
@@ -246,8 +246,9 @@ def test_an_id_cannot_start_a_workflow_command(tmp_path: Path) -> None:
     write(tmp_path / "ws/a.py", "x = 1\n")
     write(
         tmp_path / "suite.json",
-        '{"id": "::error title=x::y", "tasks": [{"id": "t", "name": "t", "prompt": "p", '
-        '"workspaceFixture": "ws", '
+        '{"id": "::error title=x::y", "name": "n", '
+        '"tasks": [{"id": "t", "name": "t", "prompt": "p", '
+        '"workspaceFixture": "ws", "expectedChangedFiles": ["a.py"], '
         '"verificationCommands": [{"id": "v", "name": "v", "command": ["true"]}]}]}',
     )
     with pytest.raises(ConfigErrors, match="would start a GitHub workflow command"):

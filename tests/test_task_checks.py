@@ -48,8 +48,9 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _fixture(root: Path) -> Path:
-    """A tiny project like a PVYai workspace fixture."""
+    """A tiny project like a PVYai workspace fixture (bytecode ignored, as projects do)."""
     root.mkdir(parents=True)
+    (root / ".gitignore").write_text("__pycache__/\n")
     (root / "pkg").mkdir()
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "core.py").write_text("def answer():\n    return 41\n")
@@ -68,14 +69,10 @@ def _workspace(tmp_path: Path) -> tuple[Path, str]:
     return workspace, _git(workspace, "rev-parse", "HEAD")
 
 
-def _solve(workspace: Path, *, rename_staged: bool = True) -> None:
-    """What a good agent does: fix core.py, add a test file, rename a module."""
+def _solve(workspace: Path) -> None:
+    """What a good agent does: fix core.py and add a test file."""
     (workspace / "pkg" / "core.py").write_text("def answer():\n    return 42\n")
     (workspace / "pkg" / "test_core.py").write_text("from pkg.core import answer\n")
-    if rename_staged:
-        _git(workspace, "mv", "pkg/old_name.py", "pkg/new_name.py")
-    else:
-        (workspace / "pkg" / "old_name.py").rename(workspace / "pkg" / "new_name.py")
 
 
 def _py(code: str) -> tuple[str, ...]:
@@ -99,7 +96,7 @@ def _spec(workspace: Path, **overrides: Any) -> TaskSpec:
         "context": ContextChecks(
             required_files=("pkg/core.py", "pkg/test_core.py"), forbidden_files=("debug.log",)
         ),
-        "required_trace_events": ("tool:read_file", "tool:edit_file", "verify:test"),
+        "required_trace_events": ("tool:edit_file", "tool:read_file", "verify:test"),
     }
     fields.update(overrides)
     return TaskSpec(**fields)
@@ -136,18 +133,27 @@ def test_a_solved_task_passes_every_check(tmp_path: Path) -> None:
     assert (grade.status, grade.score, grade.reason) == ("pass", 1.0, "")
     assert [(c.id, c.kind, c.status) for c in grade.checks] == [
         ("test", "command", "pass"),
-        ("changed-files", "changed_files", "pass"),
-        ("forbidden-files", "forbidden_files", "pass"),
-        ("context", "context", "pass"),
-        ("trace", "trace", "pass"),
+        ("changed_files", "changed_files", "pass"),
+        ("forbidden_changed_files", "changed_files", "pass"),
+        ("context_checks", "context", "pass"),
+        ("trace_events", "trace", "pass"),
     ]
     command = _check(grade, "test")
     assert command["exitCode"] == 0 and command["name"] == "Run test"
     assert (tmp_path / "logs" / "test.log").exists()
-    changed = _check(grade, "changed-files")
-    assert changed["missingFiles"] == []
-    # Other changes are reported, not failed (PVYai semantics); renames show both names.
-    assert changed["unexpectedFiles"] == ["pkg/new_name.py", "pkg/old_name.py"]
+    changed = _check(grade, "changed_files")
+    assert (changed["missingFiles"], changed["unexpectedFiles"]) == ([], [])
+    assert changed["name"] == "Expected changed files"
+
+
+def test_any_other_change_fails_the_changed_files_check(tmp_path: Path) -> None:
+    workspace, baseline = _workspace(tmp_path)
+    _solve(workspace)
+    (workspace / "notes.txt").write_text("scratch")
+    grade = _score(_spec(workspace), workspace, baseline=baseline)
+    changed = _check(grade, "changed_files")
+    assert (changed["status"], changed["unexpectedFiles"]) == ("fail", ["notes.txt"])
+    assert grade.reason == "changed_files: unexpected: notes.txt"
 
 
 def test_command_logs_use_a_temporary_directory_only_when_nobody_keeps_them(
@@ -165,9 +171,6 @@ def test_command_logs_use_a_temporary_directory_only_when_nobody_keeps_them(
     monkeypatch.setattr(task_checks.tempfile, "TemporaryDirectory", counting)
     kept = _score(_spec(workspace), workspace, baseline=baseline, log_dir=tmp_path / "kept")
     assert made == [] and (tmp_path / "kept" / "test.log").exists()
-    no_commands = _spec(workspace, commands=())
-    assert _score(no_commands, workspace, baseline=baseline, log_dir=tmp_path / "none").checks
-    assert made == [] and not (tmp_path / "none").exists()  # nothing to log, no directory
     dropped = _score(_spec(workspace), workspace, baseline=baseline)
     assert made == ["temporary"]
     timeless = [
@@ -185,24 +188,31 @@ def test_an_unsolved_task_fails_with_a_reason_per_failed_check(tmp_path: Path) -
     assert [c.status for c in grade.checks] == ["fail"] * 5
     assert grade.reason == (
         "test: exit code 1; "
-        "changed-files: not changed: pkg/core.py, pkg/test_core.py; "
-        "forbidden-files: changed: go.mod; "
-        "context: missing required: pkg/test_core.py; forbidden present: debug.log; "
-        "trace: missing events: tool:edit_file, verify:test"
+        "changed_files: missing: pkg/core.py, pkg/test_core.py; "
+        "unexpected: debug.log, go.mod; "
+        "forbidden_changed_files: unexpected: go.mod; "
+        "context_checks: missing: pkg/test_core.py; unexpected: debug.log; "
+        "trace_events: missing events: tool:edit_file, verify:test"
     )
 
 
 # --- command checks ----------------------------------------------------------------------
 
 
-def test_command_failure_records_exit_code_and_output_tail(tmp_path: Path) -> None:
+def test_command_failure_records_exit_code_and_output(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path)
-    code = "import sys; print('x' * 5000); print('assertion failed: 41 != 42'); sys.exit(3)"
+    code = (
+        "import sys; print('x' * 5000); print('assertion failed: 41 != 42');"
+        "print('oops', file=sys.stderr); sys.exit(3)"
+    )
     grade = _score(_spec(workspace, commands=(_command("test", code),)), workspace)
     check = _check(grade, "test")
-    assert (check["status"], check["message"], check["exitCode"]) == ("fail", "exit code 3", 3)
+    assert (check["status"], check["message"], check["exitCode"]) == ("fail", "", 3)
+    assert check["command"] == list(_py(code))
+    assert check["stdout"].endswith("assertion failed: 41 != 42\n")
+    assert check["stderr"] == "oops\n"
     # The last ~2 KB, cut at a line boundary: the 5000-character line is dropped whole.
-    assert check["outputTail"] == "assertion failed: 41 != 42\n"
+    assert check["outputTail"] == "assertion failed: 41 != 42\noops\n"
     assert check["durationS"] >= 0
 
 
@@ -217,7 +227,9 @@ def test_command_timeout_kills_its_process_group(tmp_path: Path) -> None:
     grade = _score(_spec(workspace, commands=(_command("hang", code, timeout_s=1),)), workspace)
     assert time.monotonic() - started < 15
     check = _check(grade, "hang")
-    assert (check["status"], check["message"]) == ("fail", "timed out after 1s")
+    # PVYai reports a command its deadline stopped as an error, not a failure.
+    assert (check["status"], check["message"]) == ("error", "timed out after 1s")
+    assert grade.status == "error"
     child = int((workspace / "child.pid").read_text())
     deadline = time.monotonic() + 5
     while Path(f"/proc/{child}").exists() and "State:\tZ" not in _proc_status(child):
@@ -232,24 +244,38 @@ def _proc_status(pid: int) -> str:
         return "State:\tZ"
 
 
-def test_missing_program_fails_the_check_and_later_commands_still_run(tmp_path: Path) -> None:
+def test_a_program_that_cannot_start_is_an_error_and_later_commands_still_run(
+    tmp_path: Path,
+) -> None:
     workspace, _ = _workspace(tmp_path)
     missing = VerificationCommand(id="lint", name="Lint", argv=("golangci-lint-absent", "run"))
     commands = (missing, _command("test", "print('ran')"))
     grade = _score(_spec(workspace, commands=commands), workspace)
-    assert _check(grade, "lint")["message"] == "command not found: golangci-lint-absent"
-    assert _check(grade, "lint")["status"] == "fail"
+    lint = _check(grade, "lint")
+    assert (lint["status"], lint["message"]) == ("error", "command not found: golangci-lint-absent")
+    assert lint["exitCode"] == -1
     assert _check(grade, "test")["status"] == "pass"
+    assert grade.status == "error"
 
 
-def test_commands_run_in_order_in_the_workspace(tmp_path: Path) -> None:
+def test_argv_elements_are_trimmed_before_the_command_runs(tmp_path: Path) -> None:
+    workspace, _ = _workspace(tmp_path)
+    argv = (f" {sys.executable} ", "-c", " import sys; sys.exit(0) ")
+    command = VerificationCommand(id="t", name="T", argv=argv)
+    grade = _score(_spec(workspace, commands=(command,)), workspace)
+    check = _check(grade, "t")
+    assert check["status"] == "pass"
+    assert check["command"] == list(argv)  # reported as the suite wrote it
+
+
+def test_files_the_commands_write_are_changes(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path)
     build = _command("build", "import pathlib; pathlib.Path('build.out').write_text('built')")
     test = _command("test", "import pathlib; assert pathlib.Path('build.out').read_text()")
     grade = _score(_spec(workspace, commands=(build, test)), workspace)
     assert [_check(grade, i)["status"] for i in ("build", "test")] == ["pass", "pass"]
-    # The workspace state was read before the commands: build output is not a change.
-    assert "build.out" not in _check(grade, "changed-files")["actualFiles"]
+    # Changed files are collected after the commands, as PVYai does.
+    assert "build.out" in _check(grade, "changed_files")["unexpectedFiles"]
 
 
 def test_verification_commands_never_see_credentials(
@@ -280,45 +306,41 @@ def test_verification_commands_never_see_credentials(
 # --- file checks -------------------------------------------------------------------------
 
 
-def test_changed_files_counts_untracked_and_unstaged_renames(tmp_path: Path) -> None:
+def test_an_unstaged_rename_counts_both_names(tmp_path: Path) -> None:
     workspace, baseline = _workspace(tmp_path)
-    _solve(workspace, rename_staged=False)
-    spec = _spec(workspace, expected_changed_files=("pkg/test_core.py", "./pkg/new_name.py"))
-    check = _check(_score(spec, workspace, baseline=baseline), "changed-files")
+    _solve(workspace)
+    (workspace / "pkg" / "old_name.py").rename(workspace / "pkg" / "new_name.py")
+    expected = ("pkg/test_core.py", "pkg/core.py", "pkg/new_name.py", "pkg/old_name.py")
+    check = _check(
+        _score(_spec(workspace, expected_changed_files=expected), workspace), "changed_files"
+    )
     assert check["status"] == "pass"
-    assert check["expectedFiles"] == ["pkg/new_name.py", "pkg/test_core.py"]
-    assert set(check["actualFiles"]) == {
-        "pkg/core.py",
-        "pkg/new_name.py",
-        "pkg/old_name.py",
-        "pkg/test_core.py",
-    }
+    assert check["actualFiles"] == sorted(expected)
 
 
-def test_changes_the_agent_committed_still_count(tmp_path: Path) -> None:
+def test_changes_the_agent_committed_are_judged_from_the_baseline(tmp_path: Path) -> None:
     workspace, baseline = _workspace(tmp_path)
     _solve(workspace)
     _git(workspace, "add", "-A")
     _git(workspace, "commit", "-q", "-m", "agent commit")
     (workspace / "go.mod").unlink()
-    grade = _score(_spec(workspace), workspace, baseline=baseline)
-    assert _check(grade, "changed-files")["status"] == "pass"
-    forbidden = _check(grade, "forbidden-files")
-    assert (forbidden["status"], forbidden["touchedFiles"]) == ("fail", ["go.mod"])
+    for given in (baseline, None):  # None: the root commit, the baseline of a PVYai workspace
+        grade = _score(_spec(workspace), workspace, baseline=given)
+        assert _check(grade, "changed_files")["unexpectedFiles"] == ["go.mod"]
+        forbidden = _check(grade, "forbidden_changed_files")
+        assert (forbidden["status"], forbidden["unexpectedFiles"]) == ("fail", ["go.mod"])
 
 
-def test_a_named_file_counts_even_when_ignore_rules_match_it(tmp_path: Path) -> None:
+def test_ignored_files_are_no_changes_even_when_named(tmp_path: Path) -> None:
     workspace, baseline = _workspace(tmp_path)
     _solve(workspace)
-    (workspace / ".gitignore").write_text("*.log\nbuild/\n")  # rules the agent wrote
+    (workspace / ".gitignore").write_text("__pycache__/\n*.log\n")
     (workspace / "debug.log").write_text("")
-    (workspace / "build").mkdir()
-    (workspace / "build" / "out.o").write_text("")
-    spec = _spec(workspace, forbidden_changed_files=("go.mod", "debug.log"))
-    forbidden = _check(_score(spec, workspace, baseline=baseline), "forbidden-files")
-    assert (forbidden["status"], forbidden["touchedFiles"]) == ("fail", ["debug.log"])
-    # Ignored files nobody named stay out of the list, as `git status` leaves them out.
-    assert "build/out.o" not in forbidden["actualFiles"]
+    expected = ("pkg/core.py", "pkg/test_core.py", ".gitignore", "debug.log")
+    spec = _spec(workspace, expected_changed_files=expected)
+    changed = _check(_score(spec, workspace, baseline=baseline), "changed_files")
+    # As `git status` shows it: the ignored file did not change, so it is missing.
+    assert (changed["status"], changed["missingFiles"]) == ("fail", ["debug.log"])
 
 
 def test_context_checks_and_escaping_paths(tmp_path: Path) -> None:
@@ -326,21 +348,20 @@ def test_context_checks_and_escaping_paths(tmp_path: Path) -> None:
     (tmp_path / "outside.txt").write_text("not in the workspace")
     (workspace / "link").symlink_to(tmp_path / "outside.txt")
     context = ContextChecks(
-        required_files=("pkg/core.py", "pkg", "../outside.txt", "link"),
+        required_files=("pkg/core.py", "pkg", "link"),
         forbidden_files=("node_modules/cache.txt",),
     )
-    check = _check(_score(_spec(workspace, context=context), workspace), "context")
-    assert check["status"] == "fail"
-    assert check["message"] == "outside the workspace: ../outside.txt, link"
-    assert check["missingFiles"] == []
+    check = _check(_score(_spec(workspace, context=context), workspace), "context_checks")
+    assert (check["status"], check["missingFiles"]) == ("fail", ["link"])
+    assert check["expectedFiles"] == ["link", "pkg", "pkg/core.py"]  # normalised, sorted
 
     (workspace / "node_modules").mkdir()
     (workspace / "node_modules" / "cache.txt").write_text("")
     context = ContextChecks(
         required_files=("pkg/core.py",), forbidden_files=("node_modules/cache.txt",)
     )
-    check = _check(_score(_spec(workspace, context=context), workspace), "context")
-    assert (check["status"], check["presentForbiddenFiles"]) == ("fail", ["node_modules/cache.txt"])
+    check = _check(_score(_spec(workspace, context=context), workspace), "context_checks")
+    assert (check["status"], check["unexpectedFiles"]) == ("fail", ["node_modules/cache.txt"])
 
 
 def test_trace_events_come_from_the_agent_only(tmp_path: Path) -> None:
@@ -349,15 +370,22 @@ def test_trace_events_come_from_the_agent_only(tmp_path: Path) -> None:
     _solve(workspace)
     grade = _score(_spec(workspace), workspace, trace=["tool:read_file", "tool:edit_file"])
     assert _check(grade, "test")["status"] == "pass"
-    trace = _check(grade, "trace")
+    trace = _check(grade, "trace_events")
     assert (trace["status"], trace["missingEvents"]) == ("fail", ["verify:test"])
+    assert trace["actualEvents"] == ["tool:edit_file", "tool:read_file"]
 
 
-def test_only_asserted_checks_are_reported(tmp_path: Path) -> None:
+def test_only_the_checks_a_task_asks_for_are_reported(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path)
-    spec = TaskSpec(prompt="p", workspace=workspace, commands=(_command("ok", "pass"),))
+    (workspace / "a.txt").write_text("")
+    spec = TaskSpec(
+        prompt="p",
+        workspace=workspace,
+        commands=(_command("ok", "pass"),),
+        expected_changed_files=("a.txt",),
+    )
     grade = _score(spec, workspace, trace=[])
-    assert [c.id for c in grade.checks] == ["ok"] and grade.status == "pass"
+    assert [c.id for c in grade.checks] == ["ok", "changed_files"] and grade.status == "pass"
 
 
 def test_not_a_git_repository_is_a_config_error(tmp_path: Path) -> None:
@@ -426,19 +454,30 @@ def test_command_agent_and_task_grader_on_a_real_sandbox(tmp_path: Path) -> None
     assert (tmp_path / "report" / "attempt-1" / "checks" / "test.log").exists()
 
 
-def test_a_failed_task_mentions_the_agent_exit_code(tmp_path: Path) -> None:
-    output, grade = _attempt(tmp_path, "import sys\nsys.exit(2)\n")
+def test_an_agent_that_exits_non_zero_blocks_every_check(tmp_path: Path) -> None:
+    agent = GOOD_AGENT + "sys.exit(2)\n"
+    output, grade = _attempt(tmp_path, agent)
     assert output.exit_code == 2
-    assert grade.status == "fail"
-    assert grade.reason.endswith("(the agent exited with code 2)")
+    assert grade.status == "error" and grade.score == 0.0
+    assert grade.reason == "run blocked: agent exited with code 2"
+    assert {c.status for c in grade.checks} == {"blocked"}
+    assert [c.id for c in grade.checks] == [
+        "test",
+        "changed_files",
+        "forbidden_changed_files",
+        "context_checks",
+        "trace_events",
+    ]
+    record = json.loads((tmp_path / "report" / "attempt-1" / "agent-result.json").read_text())
+    assert record["exitCode"] == 2
 
 
 def test_a_file_name_that_is_not_utf8_is_scored_and_serialised(tmp_path: Path) -> None:
     """os.fsdecode gives such names lone surrogates, which no report can hold."""
     agent = GOOD_AGENT + 'open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "wb")\n'
     output, grade = _attempt(tmp_path, agent.replace("import json,", "import json, os,"))
-    assert grade.status == "pass", grade.reason
-    changed = json.loads(_check_json(grade, "changed-files"))
+    assert grade.status == "fail", grade.reason
+    changed = json.loads(_check_json(grade, "changed_files"))
     assert changed["unexpectedFiles"] == ["bad\\xffname.txt"]
 
 

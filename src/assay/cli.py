@@ -158,7 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", required=True, help="the task id")
     p.add_argument("--workspace", required=True, help="the git workspace the agent changed")
     p.add_argument("--trace", help="a file of JSON-line trace events (the agent's stdout)")
-    _json(p, "the result")
+    p.add_argument(
+        "--baseline",
+        help="the commit the agent started from (default: the repository's root commit)",
+    )
+    _json(p, "PVYai's task report")
 
     p = sub.add_parser(
         "scaffold", help="turn a PR (URL or two local refs) into fixtures and a stub case"
@@ -344,7 +348,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pvyai-report",
         action="store_true",
-        help="also write task results as pvyai.agenteval.report.v1 (pvyai-report.json)",
+        help="also write task results as PVYai's benchmark report (agent-eval-report.json)",
     )
     p.add_argument(
         "--judge-prompt",

@@ -20,7 +20,7 @@ from assay.options import RunOptions
 from assay.runner.plan import check_options, parse_shard, shard_cases
 from assay.runner.resolve import parse_models
 from assay.suites.case import Case, TaskSpec
-from assay.suites.command import parse_agent_command
+from assay.suites.command import parse_agent_command, placeholder_typos
 from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
@@ -165,9 +165,12 @@ def _agent_command(text: str | None) -> tuple[str, ...] | None:
         return None
     try:
         # `./agent.sh` on the command line means beside the caller, as in a shell.
-        return parse_agent_command(text, base_dir=Path.cwd())
+        argv = parse_agent_command(text, base_dir=Path.cwd())
     except ValueError as exc:
         raise ConfigError(f"--agent-command {text!r}: {exc}") from None
+    for typo in placeholder_typos(argv):
+        print(f"warning: --agent-command: {typo}", file=sys.stderr)
+    return argv
 
 
 def _existing(raw: str | None, flag: str) -> Path | None:

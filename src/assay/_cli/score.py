@@ -2,13 +2,18 @@
 
 No sandbox and no agent: the user copied the task's fixture, committed it (the
 baseline, as PVYai expects), ran their agent, and now asks whether the result passes.
-Exit 0 when the task passes, 1 when it fails, 2 for a usage or configuration error.
+The baseline is the repository's root commit (PVYai's workspace has no other) unless
+`--baseline` names one, so an agent that committed its work is judged on all of it, as in
+`assay run`. `--json` prints PVYai's per-task report. Exit 0 when the task passes, 1
+when it does not (PVYai's own `eval run` exits 3 then), 2 for a usage or configuration
+error.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
 import sys
 import time
@@ -43,16 +48,27 @@ def command(args: argparse.Namespace) -> int:
     trace_events = read_trace_file(Path(args.trace)) if args.trace else []
 
     started = time.monotonic()
-    # baseline None = HEAD: the commit the user made right after copying the fixture.
     grade = asyncio.run(
-        score_workspace(case.spec, workspace, baseline=None, trace_events=trace_events)
+        score_workspace(
+            case.spec, workspace, baseline=_baseline(args.baseline), trace_events=trace_events
+        )
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
     if args.json:
-        print(result.model_dump_json(indent=2))
+        from assay.report.pvyai import task_report
+
+        print(json.dumps(task_report(case.suite, case.local_id, grade.checks), indent=2))
     else:
         _print_table(result)
     return 0 if result.status == "pass" else 1
+
+
+def _baseline(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    if not raw.strip() or raw.startswith("-"):
+        raise ConfigError(f"--baseline {raw!r} is not a commit")
+    return raw.strip()
 
 
 def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
@@ -105,7 +121,9 @@ def _print_table(result: CaseResult) -> None:
 
 
 def _row(check: Check) -> tuple[str, str, str, str]:
-    message = _plain(check.message)
+    from assay.grading.task_results import check_summary
+
+    message = _plain(check.message if check.status == "pass" else check_summary(check))
     duration = (check.model_extra or {}).get("durationS")
     if isinstance(duration, int | float):
         message += f" ({duration:.1f}s)"

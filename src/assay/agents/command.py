@@ -30,7 +30,7 @@ from assay.agents.trace import StdoutReader, parse_json_object
 from assay.errors import AgentError
 from assay.report.model import Finding
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
-from assay.suites.command import unknown_placeholder
+from assay.suites.command import fill_placeholders
 
 __all__ = ["PLACEHOLDERS", "CommandAgent", "build_prompt", "render_argv"]
 
@@ -51,16 +51,8 @@ _ANSWER_HINT = (
 
 
 def render_argv(template: Sequence[str], values: Mapping[str, str]) -> list[str]:
-    """Substitute `{name}` placeholders in each element; `{{` and `}}` are literal braces."""
-    for element in template:
-        try:
-            unknown = unknown_placeholder(element, values)
-        except ValueError as exc:
-            raise AgentError(f"agent command element {exc}") from None
-        if unknown is not None:
-            known = " ".join("{" + name + "}" for name in values)
-            raise AgentError(f"unknown placeholder {unknown} in agent command; known: {known}")
-    return [element.format_map(values) for element in template]
+    """Substitute `{name}` placeholders in each element (others stay, as in PVYai)."""
+    return [fill_placeholders(element, values) for element in template]
 
 
 def build_prompt(case: Case, *, diff: str, diff_file: Path) -> str:

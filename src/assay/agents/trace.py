@@ -2,9 +2,12 @@
 
 PVYai's rule: every stdout line that is a JSON object with a `type` (or `event`) is a
 trace event, keyed `type` plus `:name` when it has a `name` (`{"type": "tool", "name":
-"read_file"}` -> `tool:read_file`). Other lines are the agent's prose and are ignored
-here. A line carrying `findings` or `verdict` is the agent's answer when it did not
-write one to its findings file; the last such line wins.
+"read_file"}` -> `tool:read_file`). Both are trimmed; `event` is used when `type` is
+missing, blank or not a string; a `name` that is not a non-blank string is left out of
+the key. Lines that Go's JSON decoder refuses (`NaN`, `Infinity`) are no events. Other
+lines are the agent's prose and are ignored here. A line carrying `findings` or
+`verdict` is the agent's answer when it did not write one to its findings file; the
+last such line wins.
 """
 
 from __future__ import annotations
@@ -22,29 +25,38 @@ MAX_TRACE_EVENTS = 10_000
 agent printing millions of events must not grow memory without bound."""
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_json_object(line: str) -> dict[str, Any] | None:
     """The JSON object on this line, or None when the line is anything else."""
     text = line.strip()
     if not text.startswith("{"):
         return None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_refuse_constant)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _text(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip()
 
 
 def trace_key(obj: object) -> str | None:
     """The event key of one parsed JSON line, or None when it is not a trace event."""
     if not isinstance(obj, dict):
         return None
-    kind = obj.get("type", obj.get("event"))
-    if not isinstance(kind, str) or not kind:
+    kind = _text(obj, "type") or _text(obj, "event")
+    if kind is None:
         return None
-    name = obj.get("name")
-    if isinstance(name, bool) or not isinstance(name, str | int | float) or name == "":
-        return kind
-    return f"{kind}:{name}"
+    name = _text(obj, "name")
+    return kind if name is None else f"{kind}:{name}"
 
 
 class StdoutReader:

@@ -1,41 +1,58 @@
-"""Deterministic checks of a PVYai task: commands, changed files, context and trace.
+"""Deterministic checks of a PVYai task, with PVYai's verdicts, ids and fields.
 
-A task passes when every check passes. The workspace's state (changed files, context
-files) is read before the verification commands run, so build output they write into
-the workspace is never mistaken for the agent's work; in a sandbox, changes are judged
-against the baseline assay kept, never against the workspace's `.git` (the agent's).
-Commands run one after another, in the suite's order (a test step may need the build
-step's output), with an environment stripped of credentials: they run code the agent
-wrote.
+The checks, in PVYai's order: one per verification command (id = the command's id), then
+`changed_files`, and when the task has them `forbidden_changed_files`, `context_checks`
+and `trace_events`. Each check carries PVYai's result fields (`expectedFiles`,
+`missingFiles`, `unexpectedFiles`, ...), so `report/pvyai.py` renders it as PVYai would.
+
+PVYai's rules, followed here:
+- the commands run first, one after another in the suite's order, with an environment
+  stripped of credentials (they run code the agent wrote); the workspace's changed files
+  and context files are read **after** them, so files the commands write count;
+- a command that cannot start (not found, not executable), or that hits its timeout, is
+  `error`; one that exits non-zero is `fail`;
+- `changed_files` fails when an expected file did not change **or any other file
+  changed**; `forbidden_changed_files` fails when a forbidden file changed;
+- when the agent exits non-zero, crashes or cannot start, no check runs: every check is
+  `blocked` (`task_results.blocked_checks`), and so is the task.
+A task's status is `blocked` if any check is, else `error` if any is, else `fail` if
+any is, else `pass` (`task_results.pvyai_status`). assay's case status has no
+`blocked`: a blocked or errored task is an assay `error`, never a pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from assay._util.paths import PathEscape, resolve_inside, safe_relative
+from assay._util.paths import PathEscape, safe_relative
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
-from assay.errors import ConfigError, SandboxError
+from assay.errors import SandboxError
 from assay.grading.base import Grade
+from assay.grading.task_results import blocked_checks, check_summary, pvyai_status
+from assay.grading.task_results import task_check as _check
 from assay.report.model import Check
 from assay.suites.case import TaskSpec, VerificationCommand
+from assay.suites.pvyai_paths import normalize_files, normalize_strings
 
 if TYPE_CHECKING:
     from assay.agents.base import AgentOutput, AttemptContext
     from assay.options import RunOptions
-    from assay.sandbox import Baseline, WorkspaceChanges
+    from assay.sandbox import Baseline
 
-__all__ = ["TaskGrader", "score_workspace"]
+__all__ = ["AGENT_RESULT_FILE", "TaskGrader", "score_workspace"]
 
 OUTPUT_TAIL_CHARS = 2000
 COMMAND_LOG_CAP_BYTES = 16 * 1024 * 1024
-"""A verification command's log (stdout and stderr interleaved) is cut here on disk."""
+"""A verification command's log (each stream) is cut here on disk."""
+AGENT_RESULT_FILE = "agent-result.json"
+"""Beside an attempt's transcripts: the agent's exit code and workspace (PVYai's `agent`)."""
 
 
 async def score_workspace(
@@ -49,38 +66,48 @@ async def score_workspace(
     """Run every check of `spec` against `workspace`.
 
     `baseline` is what the agent started from: its sandbox's Baseline, or a commit of the
-    workspace's own repository (None: HEAD; `assay score`). `trace_events` are the keys
-    parsed from the agent's stdout. Command logs go to `log_dir/<command id>.log` when
-    given. Raises ConfigError when a commit baseline is asked of a workspace that is not
-    a git repository.
+    workspace's own repository (None: its root commit, see `sandbox.changes`; `assay
+    score`). `trace_events` are the keys parsed from the agent's stdout. Command logs go
+    to `log_dir/<command id>.log` (stderr: `.stderr.log`) when given. Raises ConfigError
+    when a commit baseline is asked of a workspace that is not a git repository.
     """
     from assay.sandbox import workspace_changes
 
-    changes = await workspace_changes(workspace, baseline=baseline)
-    changed = _changed_view(changes, spec)
-    state_checks = []
-    if spec.expected_changed_files:
-        state_checks.append(_changed_files_check(spec.expected_changed_files, changed))
-    if spec.forbidden_changed_files:
-        state_checks.append(_forbidden_files_check(spec.forbidden_changed_files, changed))
-    if spec.context.required_files or spec.context.forbidden_files:
-        state_checks.append(await asyncio.to_thread(_context_check, spec, workspace))
-    if spec.required_trace_events:
-        state_checks.append(_trace_check(spec.required_trace_events, trace_events))
-
-    command_checks: list[Check] = []
-    if spec.commands and log_dir is not None:
-        command_checks = await _command_checks(spec.commands, workspace, log_dir)
-    elif spec.commands:  # nobody keeps the logs: they only feed the checks' output tails
+    if not workspace.is_dir() or workspace.is_symlink():
+        # PVYai's runner blocks a task whose workspace is not a directory: nothing to score.
+        return _grade_of(blocked_checks(spec, "workspace is not a directory", trace_events))
+    if log_dir is not None:
+        checks = await _command_checks(spec.commands, workspace, log_dir)
+    else:  # nobody keeps the logs: they only feed the checks' output
         with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
-            command_checks = await _command_checks(spec.commands, workspace, Path(scratch))
+            checks = await _command_checks(spec.commands, workspace, Path(scratch))
+    changes = await workspace_changes(workspace, baseline=baseline)
+    changed = list(normalize_files(changes.changed, from_disk=True))
+    # PVYai normalises the task's lists again when it scores (the loader did already).
+    checks.append(_changed_files_check(normalize_files(spec.expected_changed_files), changed))
+    if spec.forbidden_changed_files:
+        forbidden = normalize_files(spec.forbidden_changed_files)
+        checks.append(_forbidden_files_check(forbidden, changed))
+    if spec.context.required_files or spec.context.forbidden_files:
+        checks.append(await asyncio.to_thread(_context_check, spec, workspace))
+    if spec.required_trace_events:
+        required = normalize_strings(spec.required_trace_events)
+        checks.append(_trace_check(required, normalize_strings(trace_events)))
+    return _grade_of(checks)
 
-    checks = command_checks + state_checks
-    failed = [check for check in checks if check.status != "pass"]
+
+def _grade_of(checks: list[Check]) -> Grade:
+    """The assay grade of a task's checks: a blocked or errored task is an assay `error`."""
+    status = pvyai_status(checks)
+    problems = [check for check in checks if check.status != "pass"]
+    if status == "blocked":
+        reason = checks[0].message if checks else "run blocked"
+    else:
+        reason = "; ".join(f"{check.id}: {check_summary(check)}" for check in problems)
     return Grade(
-        status="fail" if failed else "pass",
-        score=0.0 if failed else 1.0,
-        reason="; ".join(f"{check.id}: {check.message}" for check in failed),
+        status="pass" if status == "pass" else "fail" if status == "fail" else "error",
+        score=1.0 if status == "pass" else 0.0,
+        reason=reason,
         checks=checks,
     )
 
@@ -97,19 +124,26 @@ class TaskGrader:
         spec = ctx.case.spec
         if not isinstance(spec, TaskSpec):
             raise TypeError(f"TaskGrader grades task cases, not {ctx.case.kind} case {ctx.case.id}")
+        _write_agent_result(ctx, output)
+        if output.exit_code not in (0, None):
+            reason = f"agent exited with code {output.exit_code}"
+            return _grade_of(blocked_checks(spec, reason, output.trace_events))
         if ctx.sandbox.baseline is None:
             raise SandboxError(f"the sandbox of task case {ctx.case.id} kept no baseline")
-        grade = await score_workspace(
+        return await score_workspace(
             spec,
             Path(ctx.sandbox.path),
             baseline=ctx.sandbox.baseline,
             trace_events=output.trace_events,
             log_dir=ctx.artifacts_dir / "checks",
         )
-        if grade.status == "fail" and output.exit_code not in (0, None):
-            # Not a check (the workspace decides), but the first thing to look at.
-            grade.reason += f" (the agent exited with code {output.exit_code})"
-        return grade
+
+
+def _write_agent_result(ctx: AttemptContext, output: AgentOutput) -> None:
+    """What PVYai's report says of the agent run, which assay's report.json does not keep."""
+    ctx.artifacts_dir.mkdir(parents=True, exist_ok=True)
+    record = {"exitCode": output.exit_code, "workspacePath": str(ctx.sandbox.path)}
+    (ctx.artifacts_dir / AGENT_RESULT_FILE).write_text(json.dumps(record), encoding="utf-8")
 
 
 async def _command_checks(
@@ -117,46 +151,44 @@ async def _command_checks(
 ) -> list[Check]:
     """One check per verification command, in order; each logs to `log_dir/<id>.log`."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    return [
-        await _command_check(command, workspace, log_dir / f"{_log_name(command.id)}.log")
-        for command in commands
-    ]
+    return [await _command_check(command, workspace, log_dir) for command in commands]
 
 
 def _log_name(command_id: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in command_id) or "command"
 
 
-async def _command_check(command: VerificationCommand, workspace: Path, log: Path) -> Check:
-    base = {"id": command.id, "name": command.name, "kind": "command"}
+async def _command_check(command: VerificationCommand, workspace: Path, log_dir: Path) -> Check:
+    base = {"command": list(command.argv)}
+    name = _log_name(command.id)
+    # PVYai trims each argv element before it runs the command.
+    argv = [element.strip() for element in command.argv]
     try:
         result = await run_command(
-            command.argv,
+            argv,
             cwd=workspace,
             env=scrubbed_environ(),
             timeout_s=command.timeout_s,
-            stdout_path=log,
-            stderr_path=None,
+            stdout_path=log_dir / f"{name}.log",
+            stderr_path=log_dir / f"{name}.stderr.log",
             max_capture_bytes=COMMAND_LOG_CAP_BYTES,
         )
     except LaunchError as exc:
-        return Check.model_validate({**base, "status": "fail", "message": str(exc)})
+        return _check(command.id, command.name, "command", "error", str(exc), exitCode=-1, **base)
+    stdout, stderr = redact(result.stdout_tail), redact(result.stderr_tail)
+    fields: dict[str, Any] = {
+        **base,
+        "exitCode": result.exit_code,
+        "stdout": stdout,
+        "stderr": stderr,
+        "durationS": round(result.duration_s, 3),
+        "outputTail": _tail(stdout + stderr),
+    }
     if result.timed_out:
         message = f"timed out after {command.timeout_s:g}s"
-    elif result.exit_code != 0:
-        message = f"exit code {result.exit_code}"
-    else:
-        message = "exit code 0"
-    return Check.model_validate(
-        {
-            **base,
-            "status": "pass" if message == "exit code 0" else "fail",
-            "message": message,
-            "exitCode": result.exit_code,
-            "durationS": round(result.duration_s, 3),
-            "outputTail": redact(_tail(result.stdout_tail)),
-        }
-    )
+        return _check(command.id, command.name, "command", "error", message, **fields)
+    status = "pass" if result.exit_code == 0 else "fail"
+    return _check(command.id, command.name, "command", status, **fields)
 
 
 def _tail(output: str) -> str:
@@ -168,121 +200,78 @@ def _tail(output: str) -> str:
     return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
 
 
-def _changed_view(changes: WorkspaceChanges, spec: TaskSpec) -> list[str]:
-    """PVYai's changed files, plus every file the suite names that changed although ignored.
-
-    Like `git status`, the view leaves out new files ignore rules match (build output,
-    caches); but no ignore rule, least of all one the agent wrote, may hide a file the
-    suite expects or forbids.
-    """
-    named = {
-        _normalise(path) for path in (*spec.expected_changed_files, *spec.forbidden_changed_files)
-    }
-    return sorted({*changes.changed, *named.intersection(changes.ignored)})
-
-
 def _changed_files_check(expected: Sequence[str], changed: Sequence[str]) -> Check:
-    """PVYai semantics: every expected file changed; other changes are reported, not failed."""
-    wanted = sorted({_normalise(path) for path in expected})
-    missing = [path for path in wanted if path not in changed]
-    unexpected = [path for path in changed if path not in wanted]
-    return Check.model_validate(
-        {
-            "id": "changed-files",
-            "name": "Changed files",
-            "kind": "changed_files",
-            "status": "fail" if missing else "pass",
-            "message": f"not changed: {', '.join(missing)}" if missing else "all expected changed",
-            "expectedFiles": wanted,
-            "actualFiles": list(changed),
-            "missingFiles": missing,
-            "unexpectedFiles": unexpected,
-        }
+    """Every expected file changed, and nothing else did (PVYai's `unexpectedFiles`)."""
+    wanted = set(expected)
+    missing = sorted(wanted.difference(changed))
+    unexpected = sorted(set(changed) - wanted)
+    return _check(
+        "changed_files",
+        "Expected changed files",
+        "changed_files",
+        "fail" if missing or unexpected else "pass",
+        expectedFiles=list(expected),
+        actualFiles=list(changed),
+        missingFiles=missing,
+        unexpectedFiles=unexpected,
     )
 
 
 def _forbidden_files_check(forbidden: Sequence[str], changed: Sequence[str]) -> Check:
-    rules = sorted({_normalise(path) for path in forbidden})
-    touched = [path for path in rules if path in changed]
-    return Check.model_validate(
-        {
-            "id": "forbidden-files",
-            "name": "Forbidden files",
-            "kind": "forbidden_files",
-            "status": "fail" if touched else "pass",
-            "message": f"changed: {', '.join(touched)}" if touched else "none changed",
-            "forbiddenFiles": rules,
-            "actualFiles": list(changed),
-            "touchedFiles": touched,
-        }
+    touched = sorted(set(forbidden).intersection(changed))
+    return _check(
+        "forbidden_changed_files",
+        "Forbidden changed files",
+        "changed_files",
+        "fail" if touched else "pass",
+        expectedFiles=list(forbidden),
+        actualFiles=list(changed),
+        unexpectedFiles=touched,
     )
 
 
 def _context_check(spec: TaskSpec, workspace: Path) -> Check:
-    missing: list[str] = []
-    present: list[str] = []
-    escaping: list[str] = []
-    for raw in spec.context.required_files:
-        path = _inside(workspace, raw)
-        if path is None:
-            escaping.append(raw)
-        elif not path.exists():
-            missing.append(raw)
-    for raw in spec.context.forbidden_files:
-        path = _inside(workspace, raw)
-        if path is None:
-            escaping.append(raw)
-        elif os.path.lexists(workspace / _normalise(raw)):
-            present.append(raw)
-    problems = []
-    if missing:
-        problems.append(f"missing required: {', '.join(missing)}")
-    if present:
-        problems.append(f"forbidden present: {', '.join(present)}")
-    if escaping:
-        problems.append(f"outside the workspace: {', '.join(escaping)}")
-    return Check.model_validate(
-        {
-            "id": "context",
-            "name": "Context files",
-            "kind": "context",
-            "status": "fail" if problems else "pass",
-            "message": "; ".join(problems) if problems else "required present, forbidden absent",
-            "requiredFiles": list(spec.context.required_files),
-            "forbiddenFiles": list(spec.context.forbidden_files),
-            "missingFiles": missing,
-            "presentForbiddenFiles": present,
-        }
+    """Required files exist and forbidden files do not, after the commands ran.
+
+    Existence follows symlinks (a dangling link is no file), but never out of the
+    workspace: a path that would leave it counts as missing, and as present when forbidden.
+    """
+    required = normalize_files(spec.context.required_files)
+    forbidden = normalize_files(spec.context.forbidden_files)
+    missing = [path for path in required if not _exists(workspace, path)]
+    present = [path for path in forbidden if _exists(workspace, path, escaped=True)]
+    return _check(
+        "context_checks",
+        "Context quality checks",
+        "context",
+        "fail" if missing or present else "pass",
+        expectedFiles=list(required),
+        missingFiles=missing,
+        unexpectedFiles=present,
     )
+
+
+def _exists(workspace: Path, raw: str, *, escaped: bool = False) -> bool:
+    try:
+        relative = safe_relative(raw)
+    except PathEscape:
+        return escaped
+    real_root = os.path.realpath(workspace)
+    target = os.path.realpath(os.path.join(real_root, relative))
+    if os.path.commonpath([real_root, target]) != real_root:
+        return escaped
+    return os.path.exists(target)
 
 
 def _trace_check(required: Sequence[str], events: Sequence[str]) -> Check:
-    seen = set(events)
-    missing = [key for key in required if key not in seen]
-    return Check.model_validate(
-        {
-            "id": "trace",
-            "name": "Trace events",
-            "kind": "trace",
-            "status": "fail" if missing else "pass",
-            "message": f"missing events: {', '.join(missing)}" if missing else "all events seen",
-            "requiredEvents": list(required),
-            "missingEvents": missing,
-        }
+    actual = sorted(set(events))
+    missing = sorted(set(required).difference(actual))
+    return _check(
+        "trace_events",
+        "Required agent trace events",
+        "trace",
+        "fail" if missing else "pass",
+        expectedEvents=list(required),
+        actualEvents=actual,
+        missingEvents=missing,
     )
-
-
-def _normalise(path: str) -> str:
-    """A suite path as git prints it: forward slashes, no `./`, no trailing slash."""
-    try:
-        return safe_relative(path).as_posix()
-    except PathEscape:
-        return path  # never equal to a changed file; the loader rejects such paths anyway
-
-
-def _inside(workspace: Path, raw: str) -> Path | None:
-    """`raw` resolved inside the workspace, or None when it would escape it."""
-    try:
-        return resolve_inside(workspace, raw)
-    except ConfigError:
-        return None

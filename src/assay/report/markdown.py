@@ -196,7 +196,8 @@ def _problem_block(case: CaseResult) -> str:
 
 
 def _check_lines(check: Check) -> list[str]:
-    line = f"- {_STATUS_ICON[check.status]} {_code(check.id)} ({escape_markdown(check.kind)})"
+    icon = _STATUS_ICON.get(check.status, "⛔")  # a task check can be `blocked`
+    line = f"- {icon} {_code(check.id)} ({escape_markdown(check.kind)})"
     if check.message:
         line += f": {escape_markdown(check.message)}"
     lines = [line]

@@ -71,9 +71,10 @@ class Check(_Model):
     model_config = ConfigDict(extra="allow")
     id: str
     kind: str
-    """command | changed_files | forbidden_files | context | trace | should_find |
-    should_not_find | severity | verdict | rubric"""
-    status: Literal["pass", "fail", "error", "skipped"]
+    """command | changed_files | context | trace | should_find | should_not_find |
+    severity | verdict | rubric"""
+    status: Literal["pass", "fail", "error", "skipped", "blocked"]
+    """`blocked`: a task check that never ran because the agent failed (PVYai's word)."""
     message: str = ""
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import AttemptContext, agent_for
 from assay.errors import (
+    AgentError,
     AssayError,
     AttemptTimeout,
     JudgeError,
@@ -28,8 +29,9 @@ from assay.errors import (
     output_error,
 )
 from assay.grading import grader_for
-from assay.report.model import Attempt, Usage
+from assay.report.model import Attempt, Check, Usage
 from assay.runner.combine import total_usage
+from assay.suites.case import Case, TaskSpec
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -97,6 +99,7 @@ async def run_attempt(
     sandbox: Sandbox | None = None
     status: FailedStatus
     judge: dict[str, Any]
+    checks: list[Check] = []
     try:
         sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
         ctx = AttemptContext(
@@ -156,6 +159,8 @@ async def run_attempt(
             usage.append(exc.usage)
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
+        if isinstance(exc, AgentError):
+            checks = _agent_failure_checks(run.case, reason)
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
         if isinstance(exc, OSError) and exc.errno in _OUT_OF_SPACE:
             # Not this case's fault: every case after it would fail the same way.
@@ -177,6 +182,7 @@ async def run_attempt(
         reason=reason,
         duration_s=time.monotonic() - started,
         usage=total_usage(usage),
+        checks=checks,
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
 
@@ -192,6 +198,13 @@ def grading_phase(run: PlannedRun) -> str:
 
 def _left(ends: float) -> float:
     return max(ends - time.monotonic(), 0.0)
+
+
+def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
+    """A task whose agent could not run or finish has every check `blocked` (PVYai)."""
+    from assay.grading.task_results import blocked_checks
+
+    return blocked_checks(case.spec, reason) if isinstance(case.spec, TaskSpec) else []
 
 
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:

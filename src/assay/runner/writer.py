@@ -1,7 +1,7 @@
 """The report directory: checked before the run, filled after it.
 
 `report.json` is the contract; summary.md, junit.xml and (for task suites, on request)
-pvyai-report.json are renderings of it. Every file is written to a temporary name and
+agent-eval-report.json are renderings of it. Every file is written to a temporary name and
 renamed, so a reader never sees half a report.
 """
 
@@ -32,7 +32,8 @@ __all__ = [
 REPORT_FILE = "report.json"
 SUMMARY_FILE = "summary.md"
 JUNIT_FILE = "junit.xml"
-PVYAI_FILE = "pvyai-report.json"
+PVYAI_FILE = "agent-eval-report.json"
+"""PVYai's own name for its benchmark report (`--report-dir` of `pvyai eval bench`)."""
 
 
 def prepare_report_dir(path: Path) -> Path:
@@ -55,7 +56,7 @@ def write_report_dir(
     pvyai: bool = False,
     cassandra: bool = False,
 ) -> list[Path]:
-    """Write report.json, summary.md, junit.xml (and pvyai-report.json,
+    """Write report.json, summary.md, junit.xml (and agent-eval-report.json,
     cassandra-results.json); return the paths."""
     from assay.report.junit import render_junit
     from assay.report.markdown import render_summary
@@ -66,7 +67,7 @@ def write_report_dir(
         _write(path / JUNIT_FILE, render_junit(report)),
     ]
     if pvyai:
-        documents = pvyai_reports(report, cases)
+        documents = pvyai_reports(report, cases, report_dir=path)
         if documents:
             body: Any = documents[0] if len(documents) == 1 else documents
             written.append(_write(path / PVYAI_FILE, json.dumps(body, indent=2) + "\n"))
@@ -79,26 +80,16 @@ def write_report_dir(
     return written
 
 
-def pvyai_reports(report: Report, cases: Sequence[Case]) -> list[dict[str, Any]]:
-    """One `pvyai.agenteval.report.v1` document per task suite that has results."""
-    from assay.report.pvyai import to_pvyai
+def pvyai_reports(
+    report: Report, cases: Sequence[Case], *, report_dir: Path | None = None
+) -> list[dict[str, Any]]:
+    """One PVYai benchmark report per task suite that has results, in the order run."""
+    from assay.report.pvyai import benchmark_report
 
-    suites_with_results = {c.suite for c in report.cases if c.kind == "task"}
-    names: dict[str, str] = {}
-    for case in cases:
-        if case.kind == "task" and case.suite in suites_with_results and case.suite not in names:
-            names[case.suite] = _suite_name(case.source_path) or case.suite
-    return [to_pvyai(report, suite_id=suite, suite_name=name) for suite, name in names.items()]
-
-
-def _suite_name(suite_file: Path) -> str | None:
-    """The human name a PVYai suite file gives itself (Case keeps only the id)."""
-    try:
-        data = json.loads(suite_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    name = data.get("name") if isinstance(data, dict) else None
-    return name if isinstance(name, str) and name else None
+    suites = dict.fromkeys(c.suite for c in report.cases if c.kind == "task")
+    return [
+        benchmark_report(report, cases, suite_id=suite, report_dir=report_dir) for suite in suites
+    ]
 
 
 def _write(target: Path, text: str) -> Path:

@@ -2,11 +2,19 @@
 
 The agent controls everything under its workspace, `.git` included: repo-local config
 can make `git status` run any command (a `filter` driver, an fsmonitor), and the index,
-`info/exclude`, `replace` refs, `core.worktree` or a gitfile can hide any change from
-it. So assay keeps the baseline (each file's mode, blob id and size, and the fixture's
-`.gitignore` files) in its own memory while the sandbox is built, and afterwards reads
-the work tree itself and compares. The workspace's `.git` is never read, and git runs
-only on a scratch copy of the fixture's ignore rules.
+`replace` refs, `core.worktree` or a gitfile can hide any change from it. So assay keeps
+the baseline (each tracked file's mode, blob id and size) in its own memory while the
+sandbox is built, and afterwards reads the work tree itself and compares. The
+workspace's `.git` is never read.
+
+What counts follows `git status --porcelain --untracked-files=all`, PVYai's source: a
+new file that the work tree's `.gitignore` files ignore is no change (pytest's
+`.pytest_cache/.gitignore` hides that directory, as it does from git), and a fixture file
+the fixture's own rules ignore is never tracked (`git add .` skips it), so changing it is
+no change either. git decides what the rules match, on a scratch copy of them
+(`check-ignore --no-index`), so nothing else the agent wrote takes part. Unlike git,
+`.git/info/exclude` and a user's global excludes count for nothing: they are not the
+suite's.
 """
 
 from __future__ import annotations
@@ -23,7 +31,10 @@ from assay.sandbox.changeset import ChangeCollector, WorkspaceChanges
 from assay.sandbox.gitenv import git_message, run_git
 from assay.sandbox.objects import EXECUTABLE_MODE, FILE_MODE, SYMLINK_MODE, Snapshot, object_id
 
-__all__ = ["Baseline", "BaselineFile", "baseline_changes", "capture_baseline"]
+__all__ = ["Baseline", "BaselineFile", "baseline_changes", "capture_baseline", "ignored_paths"]
+
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
+"""A larger `.gitignore` in the work tree is not read (git would; no suite needs one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,26 +52,22 @@ class Baseline:
     """A task workspace as assay built it, kept where the agent cannot reach it."""
 
     files: Mapping[str, BaselineFile]
-    ignore_rules: Mapping[str, bytes]
-    """Each `.gitignore` of the fixture: repo-relative path -> content."""
+    """The tracked files (those of the baseline commit)."""
 
 
-def capture_baseline(
-    snapshot: Snapshot, *, stats: Mapping[str, os.stat_result], ignore_rules: Mapping[str, bytes]
-) -> Baseline:
+def capture_baseline(snapshot: Snapshot, *, stats: Mapping[str, os.stat_result]) -> Baseline:
     """The baseline of a work tree just written as `snapshot` (`stats`: each path's stat)."""
     files = {
         path: BaselineFile(entry.mode, entry.sha, stats[path].st_size)
         for path, entry in snapshot.items()
     }
-    return Baseline(files=files, ignore_rules=dict(ignore_rules))
+    return Baseline(files=files)
 
 
 def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
     """The changes in the work tree at `workspace` since `baseline`.
 
-    New files the fixture's own ignore rules match are `ignored`, not `added`; rules the
-    agent wrote (a new or edited `.gitignore`, `.git/info/exclude`) count for nothing.
+    New files the work tree's `.gitignore` files match are `ignored`, not `added`.
     A file replaced by one with the same content is unchanged; renames are exact-content
     moves. Never raises for anything the agent did: a missing or unreadable workspace
     is a workspace whose files are gone.
@@ -73,7 +80,7 @@ def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
         elif _content_id(workspace / path, sizes={known.size}) != (known.mode, known.sha):
             collector.modified.add(path)
     new = [path for path in present if path not in baseline.files]
-    collector.ignored = _ignored(new, baseline.ignore_rules)
+    collector.ignored = ignored_paths(new, _ignore_rules(workspace, present))
     collector.added = set(new) - collector.ignored
     _pair_renames(collector, workspace, baseline)
     return collector.result()
@@ -174,12 +181,31 @@ def _pair_renames(collector: ChangeCollector, workspace: Path, baseline: Baselin
             collector.renamed.add((old, path))
 
 
-def _ignored(paths: list[str], rules: Mapping[str, bytes]) -> set[str]:
-    """Which of `paths` the ignore `rules` match, as git would decide it.
+def _ignore_rules(workspace: Path, present: Iterable[str]) -> dict[str, bytes]:
+    """Every `.gitignore` regular file of the work tree: path -> content (git skips links)."""
+    rules = {}
+    for path in present:
+        if path.rsplit("/", 1)[-1] != ".gitignore":
+            continue
+        try:
+            st = os.lstat(workspace / path)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IGNORE_FILE_BYTES:
+                continue
+            fd = os.open(workspace / path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with open(fd, "rb") as handle:
+                rules[path] = handle.read(MAX_IGNORE_FILE_BYTES)
+        except OSError:
+            continue
+    return rules
+
+
+def ignored_paths(paths: Iterable[str], rules: Mapping[str, bytes]) -> set[str]:
+    """Which of `paths` the ignore `rules` (`.gitignore` path -> content) match, as git would.
 
     git answers for a scratch tree holding only the rules (check-ignore needs no files,
-    only their names), so nothing the agent wrote can take part.
+    only their names), so nothing else of the work tree can take part.
     """
+    paths = list(paths)
     if not paths or not rules:
         return set()
     with tempfile.TemporaryDirectory(prefix="assay-ignore-") as scratch:

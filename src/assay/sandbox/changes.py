@@ -9,8 +9,13 @@ after the fixture was copied. Two kinds of baseline, two readers:
 - a commit in the workspace's own repository (`assay score`, where the user made the
   baseline and hands assay the result): git reads it, as PVYai does, through
   `run_git_bounded`, because that repository's config can name commands git runs.
+  Without one named, the baseline is the repository's root commit (PVYai's workspace
+  has exactly one commit, the baseline). While HEAD is the baseline this is PVYai's own
+  reading of `git status --porcelain --untracked-files=all`: ignored files are no
+  change, and a staged rename counts its new name only, as PVYai's parser takes it.
   When the agent committed (HEAD moved off the baseline), status alone would hide those
-  commits, so the work tree is compared with the baseline instead, untracked files added.
+  commits, so the work tree is compared with the baseline instead, untracked files
+  added, a rename counting both names (as in a sandbox: the same verdict in `run`).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from assay.sandbox.gitenv import git_message, run_git_bounded
 
 __all__ = ["WorkspaceChanges", "workspace_changes"]
 
-_STATUS = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"]
+_STATUS = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
 
 
 async def workspace_changes(
@@ -36,8 +41,9 @@ async def workspace_changes(
 ) -> WorkspaceChanges:
     """The changes in the work tree at `path` since `baseline`.
 
-    `baseline` is a task sandbox's Baseline, a commit id, or None (HEAD); the last two
-    trust the repository at `path` (see the module docstring). Against a Baseline this
+    `baseline` is a task sandbox's Baseline, a commit id, or None (the root commit when
+    there is exactly one, else HEAD); the last two trust the repository at `path` (see
+    the module docstring). Against a Baseline this
     never raises for what the agent did (a workspace it removed lost every file).
     Otherwise raises ConfigError when `path` is not the top of a git work tree or git
     hangs there, SandboxError when git fails otherwise (e.g. the commit is gone).
@@ -46,7 +52,10 @@ async def workspace_changes(
         return await asyncio.to_thread(baseline_changes, path, baseline)
     if not path.is_dir():
         raise ConfigError("the workspace is not a directory", Location(path))
-    if baseline is not None and baseline != await _head(path):
+    head = await _head(path)
+    if baseline is None:
+        baseline = await _root_commit(path) if head is not None else None
+    if baseline is not None and baseline != head:
         return await _changes_since(path, baseline)
     status = await _git(path, _STATUS)
     collector = ChangeCollector()
@@ -81,6 +90,13 @@ async def _head(path: Path) -> str | None:
     return result.stdout.decode("ascii").strip() if result.returncode == 0 else None  # 1: none
 
 
+async def _root_commit(path: Path) -> str | None:
+    """HEAD's root commit when its history has exactly one, else None."""
+    result = await _git(path, ["rev-list", "--max-parents=0", "HEAD", "--"])
+    roots = result.stdout.decode("ascii").split()
+    return roots[0] if len(roots) == 1 else None
+
+
 def _read_status(raw: bytes, collector: ChangeCollector) -> None:
     """Parse `git status --porcelain=v1 -z`: `XY path\\0`, renames as `XY new\\0old\\0`."""
     records = raw.split(b"\x00")
@@ -93,14 +109,8 @@ def _read_status(raw: bytes, collector: ChangeCollector) -> None:
         code, name = record[:2].decode("ascii"), os.fsdecode(record[3:])
         staged = code[0]
         if staged in "RC":
-            old = os.fsdecode(records[index])
-            index += 1
-            if staged == "R":
-                collector.renamed.add((old, name))
-            else:
-                collector.added.add(name)
-        elif code == "!!":
-            collector.ignored.add(name)
+            index += 1  # the old name: PVYai reads `R  old -> new` as the new name only
+            collector.added.add(name)
         elif code == "??" or staged == "A":
             collector.added.add(name)
         elif "D" in code:
@@ -134,8 +144,8 @@ async def _changes_since(path: Path, baseline: str) -> WorkspaceChanges:
             collector.deleted.add(name)
         else:
             collector.modified.add(name)
-    # Only what is untracked or ignored: what is tracked came from the diff above.
+    # Only what is untracked: what is tracked came from the diff above.
     listing = await _git(path, [*_STATUS, "--no-renames"])
-    untracked = (r for r in listing.stdout.split(b"\x00") if r[:3] in (b"?? ", b"!! "))
+    untracked = (r for r in listing.stdout.split(b"\x00") if r[:3] == b"?? ")
     _read_status(b"".join(record + b"\x00" for record in untracked), collector)
     return collector.result()

@@ -1,5 +1,6 @@
 """Task sandboxes, PVYai's recipe: the workspace fixture copied, a baseline commit on
-`main` made right after the copy, HEAD = main. `git status` is then empty, as the agent
+`main` made right after the copy (of what `git add .` takes: not the files the fixture's
+`.gitignore` files ignore), HEAD = main. `git status` is then empty, as the agent
 expects. What the agent changed is judged against the `Baseline` kept beside it in
 memory, never against that repository, which the agent controls (see `baseline`).
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.sandbox.baseline import capture_baseline
+from assay.sandbox.baseline import capture_baseline, ignored_paths
 from assay.sandbox.model import Sandbox
 from assay.sandbox.repo import BASE_BRANCH, RepoBuilder
 from assay.suites.case import TaskSpec
@@ -19,12 +20,14 @@ __all__ = ["build_task_sandbox"]
 def build_task_sandbox(spec: TaskSpec, repo: Path) -> Sandbox:
     """Build the task repo in the empty directory `repo`.
 
-    Every file of the fixture is tracked, including ones its `.gitignore` names, so a
-    change the agent makes to any of them shows up.
+    A fixture file its own ignore rules match is on disk but untracked, as in PVYai's
+    workspace: what the agent does to it is no change.
     """
     builder = RepoBuilder(repo, head_branch=BASE_BRANCH)
     work = builder.work
-    snapshot = work.copy_tree(spec.workspace)
+    copied = work.copy_tree(spec.workspace)
+    ignored = ignored_paths(copied, work.ignore_rules)
+    snapshot = {path: entry for path, entry in copied.items() if path not in ignored}
     commit = builder.commit(snapshot, message="assay: baseline")
     builder.check_out({BASE_BRANCH: commit}, snapshot=snapshot)
     return Sandbox(
@@ -35,5 +38,5 @@ def build_task_sandbox(spec: TaskSpec, repo: Path) -> Sandbox:
         diff="",
         changed_files=(),
         repository=None,
-        baseline=capture_baseline(snapshot, stats=work.stats, ignore_rules=work.ignore_rules),
+        baseline=capture_baseline(snapshot, stats=work.stats),
     )

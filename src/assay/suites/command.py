@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 import shlex
-import string
-from collections.abc import Collection
+from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["PLACEHOLDERS", "parse_agent_command", "unknown_placeholder"]
+__all__ = ["PLACEHOLDERS", "fill_placeholders", "parse_agent_command", "placeholder_typos"]
 
 PLACEHOLDERS = ("workspace", "prompt", "task_id", "case_id", "model", "diff_file")
 """The `{name}`s an agent command may hold; the command runtime fills in each one."""
@@ -19,32 +20,48 @@ def parse_agent_command(value: str | list[str], *, base_dir: Path | None) -> tup
     An element starting with `./` names a script beside the file that configured it, so it
     is made absolute against `base_dir`: the agent runs with the sandbox as its working
     directory, where the relative path would mean nothing. Raises ValueError for a string
-    shlex cannot split, that holds no words, or whose placeholders are not all known:
-    a template mistake is the user's, found before anything runs.
+    shlex cannot split or that holds no words. A `{...}` that is no placeholder stays as
+    written, as PVYai leaves it (`fill_placeholders`).
     """
     argv = shlex.split(value) if isinstance(value, str) else list(value)
     if not argv:
         raise ValueError("the agent command is empty")
-    for element in argv:
-        unknown = unknown_placeholder(element, PLACEHOLDERS)
-        if unknown is not None:
-            known = " ".join("{" + name + "}" for name in PLACEHOLDERS)
-            raise ValueError(f"unknown placeholder {unknown}; known: {known}")
     if base_dir is not None:
         argv = [str(base_dir / arg[2:]) if arg.startswith("./") else arg for arg in argv]
     return tuple(argv)
 
 
-def unknown_placeholder(element: str, known: Collection[str]) -> str | None:
-    """The first `{...}` in `element` that is not a plain `{name}` from `known`, or None.
+_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
-    ValueError for braces that do not pair up (`{{` and `}}` are literal braces).
+
+def fill_placeholders(element: str, values: Mapping[str, str]) -> str:
+    """`element` with each `{name}` of `values` replaced, in one pass (no value is rescanned).
+
+    Any other `{...}`, and a brace that does not pair up, is left as is, as PVYai's
+    replacer leaves it; `{{` and `}}` stand for literal braces (assay's escape).
     """
-    try:
-        parts = list(string.Formatter().parse(element))
-    except ValueError as exc:
-        raise ValueError(f"{element!r}: {exc} (write {{{{ and }}}} for literal braces)") from None
-    for _, field, spec, conversion in parts:
-        if field is not None and (field not in known or spec or conversion):
-            return element[element.find("{" + field) :].split("}", 1)[0] + "}"
-    return None
+
+    def replace(match: re.Match[str]) -> str:
+        token, name = match.group(0), match.group(1)
+        if name is None:
+            return token[0]
+        return values.get(name, token)
+
+    return _TOKEN.sub(replace, element)
+
+
+def placeholder_typos(argv: tuple[str, ...] | list[str]) -> list[str]:
+    """A warning for each `{name}` that is no placeholder but looks like one mistyped."""
+    warnings = []
+    for element in argv:
+        for match in _TOKEN.finditer(element):
+            name = match.group(1)
+            if name is None or name in PLACEHOLDERS:
+                continue
+            close = difflib.get_close_matches(name, PLACEHOLDERS, n=1, cutoff=0.75)
+            if close:
+                warnings.append(
+                    f"{{{name}}} is no placeholder and is passed as written; "
+                    f"did you mean {{{close[0]}}}?"
+                )
+    return warnings

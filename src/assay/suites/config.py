@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay._util.paths import resolve_inside
 from assay.errors import ConfigError, ConfigErrors, Location
-from assay.suites.command import parse_agent_command
+from assay.suites.command import parse_agent_command, placeholder_typos
 from assay.suites.validation import describe, did_you_mean
 from assay.suites.wire_common import AgentCommandValue, Runtime
 
@@ -153,11 +153,13 @@ def _resolve(
 
     agent_command = None
     if model.agent_command is not None:
+        where = _key_location(path, text, table, "agent_command")
         try:
             agent_command = parse_agent_command(model.agent_command, base_dir=base)
         except ValueError as exc:
-            where = _key_location(path, text, table, "agent_command")
             raise ConfigError(f"agent_command: {exc}", where) from None
+        typos = placeholder_typos(agent_command)
+        warnings += tuple(ConfigError(f"agent_command: {typo}", where) for typo in typos)
     root = inside("root", model.root) if model.root is not None else None
     if root is not None and not root.is_dir():
         # Said here, not later as every skill and fixture "not found under" a missing root.

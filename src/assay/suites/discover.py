@@ -14,6 +14,7 @@ from typing import Literal
 
 from assay.errors import Location
 from assay.suites.document import Document, Problems
+from assay.suites.go_json import go_fold
 
 __all__ = ["DEFAULTS_FILE_NAMES", "FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
 
@@ -85,8 +86,8 @@ def classify(doc: Document) -> FileKind | None:
         return None
     if name == "metadata.json" and ("rubric" in data or (doc.path.parent / "input.diff").exists()):
         return "rubric-dir"
-    if "tasks" in data:
-        return "task-suite"
+    if any(isinstance(key, str) and go_fold(key) == "TASKS" for key in data):
+        return "task-suite"  # PVYai's Go decoder matches keys case-insensitively
     if "cases" in data and _looks_like_manifest(data):
         return "rubric-manifest"
     if "candidate" in data or "expect" in data:

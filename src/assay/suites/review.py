@@ -9,7 +9,7 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
 from assay.suites.category import load_category_defaults, yaml_suite_overrides
-from assay.suites.command import parse_agent_command
+from assay.suites.command import parse_agent_command, placeholder_typos
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import validate_model, validate_quietly
@@ -244,10 +244,13 @@ def _command(
     if value is None:
         return None
     try:
-        return parse_agent_command(value, base_dir=doc.path.parent)
+        argv = parse_agent_command(value, base_dir=doc.path.parent)
     except ValueError as exc:
         ctx.problems.error(f"agent_command: {exc}", doc.location(key_path))
         return None
+    for typo in placeholder_typos(argv):
+        ctx.problems.warn(f"agent_command: {typo}", doc.location(key_path))
+    return argv
 
 
 def _expectations(item: ReviewEval | ReviewScenario) -> tuple[Expectation, ...]:

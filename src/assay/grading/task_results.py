@@ -1,0 +1,108 @@
+"""PVYai's task results: the shape of a check, a blocked task's checks, the task status.
+
+Shared by the checks that produce them (`task_checks`), the runner that blocks a task
+whose agent never finished, and PVYai's report (`report/pvyai.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from assay.report.model import Check
+from assay.suites.case import TaskSpec
+from assay.suites.pvyai_paths import normalize_files, normalize_strings
+
+__all__ = ["PvyaiStatus", "blocked_checks", "check_summary", "pvyai_status", "task_check"]
+
+PvyaiStatus = Literal["pass", "fail", "blocked", "error"]
+
+
+def task_check(
+    check_id: str, name: str, kind: str, status: str, message: str = "", **fields: Any
+) -> Check:
+    """One check with PVYai's result fields (`expectedFiles`, `exitCode`, ...) beside it."""
+    return Check.model_validate(
+        {"id": check_id, "name": name, "kind": kind, "status": status, "message": message, **fields}
+    )
+
+
+def pvyai_status(checks: Sequence[Check]) -> PvyaiStatus:
+    """PVYai's task status from its checks (its `finishSummary`)."""
+    statuses = {check.status for check in checks}
+    for status in ("blocked", "error", "fail"):
+        if status in statuses:
+            return status  # type: ignore[return-value]
+    return "pass"
+
+
+def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()) -> list[Check]:
+    """Every check of `spec`, `blocked` because the agent did not finish: nothing is scored."""
+    message = f"run blocked: {reason}" if reason else "run blocked"
+    checks = [
+        task_check(c.id, c.name, "command", "blocked", message, command=list(c.argv))
+        for c in spec.commands
+    ]
+    checks.append(
+        task_check(
+            "changed_files",
+            "Expected changed files",
+            "changed_files",
+            "blocked",
+            message,
+            expectedFiles=list(normalize_files(spec.expected_changed_files)),
+        )
+    )
+    if spec.forbidden_changed_files:
+        checks.append(
+            task_check(
+                "forbidden_changed_files",
+                "Forbidden changed files",
+                "changed_files",
+                "blocked",
+                message,
+                expectedFiles=list(normalize_files(spec.forbidden_changed_files)),
+            )
+        )
+    if spec.context.required_files or spec.context.forbidden_files:
+        checks.append(
+            task_check(
+                "context_checks",
+                "Context quality checks",
+                "context",
+                "blocked",
+                message,
+                expectedFiles=list(normalize_files(spec.context.required_files)),
+            )
+        )
+    if spec.required_trace_events:
+        checks.append(
+            task_check(
+                "trace_events",
+                "Required agent trace events",
+                "trace",
+                "blocked",
+                message,
+                expectedEvents=list(normalize_strings(spec.required_trace_events)),
+                actualEvents=list(normalize_strings(trace_events)),
+            )
+        )
+    return checks
+
+
+def check_summary(check: Check) -> str:
+    """One line saying why a check did not pass (PVYai leaves most messages empty)."""
+    if check.message:
+        return check.message
+    fields = check.model_extra or {}
+    parts = []
+    for key, label in (
+        ("missingFiles", "missing"),
+        ("unexpectedFiles", "unexpected"),
+        ("missingEvents", "missing events"),
+    ):
+        if fields.get(key):
+            parts.append(f"{label}: {', '.join(fields[key])}")
+    if not parts and "exitCode" in fields:
+        parts.append(f"exit code {fields['exitCode']}")
+    return "; ".join(parts) or check.status

@@ -1,0 +1,591 @@
+"""PVYai parity: each rule of PVYai's scorer and validator as a case, in `score` and `run`.
+
+A case is a fixture workspace, what the agent does to it, and the status and check fields
+PVYai's `internal/agenteval` gives for it. `score` gets the workspace the way PVYai's
+`eval run` does (fixture copied, `git add .`, one baseline commit, the agent run in it);
+`run` builds its own sandbox and runs the same agent through `--agent-command`. Both
+answers are read as PVYai's task report (`score --json`, `agent-eval-report.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.agents.command import render_argv
+from assay.cli import main
+
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "PVYai Eval",
+    "GIT_AUTHOR_EMAIL": "pvyai-eval@example.invalid",
+    "GIT_COMMITTER_NAME": "PVYai Eval",
+    "GIT_COMMITTER_EMAIL": "pvyai-eval@example.invalid",
+}
+
+FIXTURE = {
+    ".gitignore": "__pycache__/\n*.log\n",
+    "app.py": "VALUE = 1\n",
+    "cache.log": "ignored by the fixture's own rules: never committed\n",
+    "docs/guide.md": "# guide\n",
+    "go.mod": "module example\n",
+    "old.txt": "content that moves\n",
+}
+
+EDIT_APP = "pathlib.Path('app.py').write_text('VALUE = 2\\n')\n"
+COMMIT = (
+    "subprocess.run(['git', '-c', 'user.name=a', '-c', 'user.email=a@example.invalid', "
+    "'-c', 'commit.gpgsign=false', 'commit', '-qam', 'agent work'], check=True)\n"
+)
+PASSING = [sys.executable, "-c", "pass"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One PVYai rule: the task, what the agent does, and PVYai's verdict."""
+
+    name: str
+    agent: str
+    """Python run in the workspace (json, os, pathlib, subprocess, sys are imported)."""
+    status: str
+    checks: dict[str, dict[str, Any]]
+    """check id -> fields its PVYai result must have (a None value: the field is absent)."""
+    task: dict[str, Any] = field(default_factory=dict)
+    modes: tuple[str, ...] = ("score", "run")
+
+
+RULES = [
+    Rule(
+        "solved",
+        EDIT_APP,
+        "pass",
+        {
+            "check": {"kind": "command", "status": "pass", "exitCode": 0},
+            "changed_files": {
+                "name": "Expected changed files",
+                "kind": "changed_files",
+                "status": "pass",
+                "actualFiles": ["app.py"],
+                "missingFiles": None,
+                "unexpectedFiles": None,
+            },
+            "forbidden_changed_files": {"kind": "changed_files", "status": "pass"},
+        },
+    ),
+    Rule(
+        "any-other-change-fails",
+        EDIT_APP + "pathlib.Path('notes.txt').write_text('scratch')\n",
+        "fail",
+        {"changed_files": {"status": "fail", "unexpectedFiles": ["notes.txt"]}},
+    ),
+    Rule(
+        "expected-file-missing",
+        "pass\n",
+        "fail",
+        {"changed_files": {"status": "fail", "missingFiles": ["app.py"], "actualFiles": None}},
+    ),
+    Rule(
+        "files-the-commands-write-count",
+        EDIT_APP,
+        "fail",
+        {
+            "build": {"status": "pass"},
+            "changed_files": {"status": "fail", "unexpectedFiles": ["out.txt"]},
+        },
+        task={
+            "verificationCommands": [
+                {
+                    "id": "build",
+                    "name": "Build",
+                    "command": [sys.executable, "-c", "open('out.txt', 'w').write('built')"],
+                }
+            ]
+        },
+    ),
+    Rule(
+        "an-agent-that-commits-is-judged-from-the-baseline",
+        EDIT_APP + COMMIT,
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py"]}},
+    ),
+    Rule(
+        "ignored-new-files-are-no-changes",
+        EDIT_APP + "pathlib.Path('debug.log').write_text('noise')\n",
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py"]}},
+    ),
+    Rule(
+        "an-ignored-fixture-file-is-not-in-the-baseline",
+        EDIT_APP + "pathlib.Path('cache.log').write_text('changed')\n",
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py"]}},
+    ),
+    Rule(
+        "an-expected-file-that-is-ignored-is-missing",
+        EDIT_APP + "pathlib.Path('trace.log').write_text('x')\n",
+        "fail",
+        {"changed_files": {"status": "fail", "missingFiles": ["trace.log"]}},
+        task={"expectedChangedFiles": ["app.py", "trace.log"]},
+    ),
+    Rule(
+        "a-changed-file-pvyai-cannot-name-is-no-change",
+        EDIT_APP + "pathlib.Path('odd:name.txt').write_text('x')\n",
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py"]}},
+    ),
+    Rule(
+        "an-unstaged-rename-counts-both-names",
+        EDIT_APP + "os.rename('old.txt', 'new.txt')\n",
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py", "new.txt", "old.txt"]}},
+        task={"expectedChangedFiles": ["./app.py", "new.txt", "d/../old.txt"]},
+    ),
+    Rule(
+        "a-staged-rename-counts-the-new-name-in-git-status",
+        EDIT_APP + "subprocess.run(['git', 'mv', 'old.txt', 'new.txt'], check=True)\n",
+        "pass",
+        {"changed_files": {"status": "pass", "actualFiles": ["app.py", "new.txt"]}},
+        task={"expectedChangedFiles": ["app.py", "new.txt"]},
+        modes=("score",),  # assay's sandbox never trusts the agent's index: both names there
+    ),
+    Rule(
+        "a-command-that-cannot-start-is-an-error",
+        EDIT_APP,
+        "error",
+        {
+            "lint": {
+                "status": "error",
+                "exitCode": -1,
+                "message": "command not found: no-such-linter",
+            },
+            "check": {"status": "pass"},
+            "changed_files": {"status": "pass"},
+        },
+        task={
+            "verificationCommands": [
+                {"id": "lint", "name": "Lint", "command": ["no-such-linter", "run"]},
+                {"id": "check", "name": "Check", "command": PASSING},
+            ]
+        },
+    ),
+    Rule(
+        "a-failing-command-fails",
+        EDIT_APP,
+        "fail",
+        {"test": {"status": "fail", "exitCode": 3, "message": None}},
+        task={
+            "verificationCommands": [
+                {"id": "test", "name": "Test", "command": [sys.executable, "-c", "exit(3)"]}
+            ]
+        },
+    ),
+    Rule(
+        "argv-elements-are-trimmed",
+        EDIT_APP,
+        "pass",
+        {"check": {"status": "pass", "command": [f" {sys.executable} ", "-c", " pass "]}},
+        task={
+            "verificationCommands": [
+                {"id": "check", "name": "Check", "command": [f" {sys.executable} ", "-c", " pass "]}
+            ]
+        },
+    ),
+    Rule(
+        "a-forbidden-file-fails-both-file-checks",
+        EDIT_APP + "pathlib.Path('go.mod').write_text('module changed\\n')\n",
+        "fail",
+        {
+            "changed_files": {"status": "fail", "unexpectedFiles": ["go.mod"]},
+            "forbidden_changed_files": {
+                "status": "fail",
+                "expectedFiles": ["go.mod"],
+                "unexpectedFiles": ["go.mod"],
+            },
+        },
+    ),
+    Rule(
+        "context-checks-after-the-commands",
+        EDIT_APP + "pathlib.Path('debug.log').write_text('leak')\n",
+        "fail",
+        {
+            "changed_files": {"status": "pass"},
+            "context_checks": {
+                "name": "Context quality checks",
+                "kind": "context",
+                "status": "fail",
+                "expectedFiles": ["docs/guide.md"],
+                "missingFiles": None,
+                "unexpectedFiles": ["debug.log"],
+            },
+        },
+        task={
+            "contextChecks": {"requiredFiles": ["docs/guide.md"], "forbiddenFiles": ["debug.log"]}
+        },
+    ),
+    Rule(
+        "trace-events-are-trimmed-with-event-as-fallback",
+        EDIT_APP
+        + "print(json.dumps({'type': ' tool ', 'name': ' read_file '}))\n"
+        + "print(json.dumps({'type': ' ', 'event': 'verify', 'name': 'check'}))\n"
+        + "print(json.dumps({'type': 'step', 'name': 5}))\n"
+        + 'print(\'{"type": "nan", "v": NaN}\')\n',
+        "pass",
+        {
+            "trace_events": {
+                "name": "Required agent trace events",
+                "kind": "trace",
+                "status": "pass",
+                "expectedEvents": ["tool:read_file", "verify:check"],
+                "actualEvents": ["step", "tool:read_file", "verify:check"],
+                "missingEvents": None,
+            }
+        },
+        task={"requiredTraceEvents": [" verify:check", "tool:read_file "]},
+    ),
+    Rule(
+        "an-agent-that-exits-non-zero-blocks-every-check",
+        EDIT_APP + "sys.exit(1)\n",
+        "blocked",
+        {
+            "check": {"status": "blocked", "message": "run blocked: agent exited with code 1"},
+            "changed_files": {"status": "blocked", "actualFiles": None},
+            "forbidden_changed_files": {"status": "blocked"},
+        },
+        modes=("run",),  # `score` runs no agent
+    ),
+    Rule(
+        "an-agent-that-crashes-blocks-every-check",
+        EDIT_APP + "os.kill(os.getpid(), 9)\n",
+        "blocked",
+        {"changed_files": {"status": "blocked"}, "check": {"status": "blocked"}},
+        modes=("run",),
+    ),
+]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def _suite(root: Path, rule: Rule) -> Path:
+    task = {
+        "id": rule.name,
+        "name": rule.name.replace("-", " "),
+        "prompt": "Set VALUE to 2 in app.py.",
+        "workspaceFixture": "fixtures/app",
+        "verificationCommands": [{"id": "check", "name": "Check", "command": PASSING}],
+        "expectedChangedFiles": ["app.py"],
+        "forbiddenChangedFiles": ["go.mod"],
+        **rule.task,
+    }
+    _write(root / "fixtures" / "app", FIXTURE)
+    path = root / "suite.json"
+    path.write_text(json.dumps({"id": "conformance", "name": "Conformance", "tasks": [task]}))
+    (root / "agent.py").write_text(
+        "import json, os, pathlib, subprocess, sys\n" + rule.agent, encoding="utf-8"
+    )
+    return path
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **GIT_ENV}, check=True)
+
+
+def _score_report(tmp_path: Path, rule: Rule, capsys: pytest.CaptureFixture[str]) -> dict:
+    """PVYai's eval run: the fixture materialised with one baseline commit, then scored."""
+    suite = _suite(tmp_path, rule)
+    workspace = tmp_path / "workspace"
+    _write(workspace, FIXTURE)
+    _git(workspace, "init", "-q")
+    _git(workspace, "add", ".")
+    _git(workspace, "commit", "-qm", "baseline")
+    agent = subprocess.run(
+        [sys.executable, str(tmp_path / "agent.py")],
+        cwd=workspace,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(agent.stdout)
+    argv = ["score", "--suite", str(suite), "--task", rule.name, "--workspace", str(workspace)]
+    code = main([*argv, "--trace", str(trace), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == (0 if report["status"] == "pass" else 1)
+    return report
+
+
+def _run_report(
+    tmp_path: Path, rule: Rule, agent: list[str] | None = None, *extra: str
+) -> tuple[dict, dict]:
+    """PVYai's eval bench through `assay run`: its task report and assay's case result."""
+    suite = _suite(tmp_path, rule)
+    report_dir = tmp_path / "report"
+    command = agent or [sys.executable, str(tmp_path / "agent.py")]
+    argv = [
+        "run",
+        str(suite),
+        "--agent-command",
+        " ".join(command),
+        "--report-dir",
+        str(report_dir),
+        "--work-root",
+        str(tmp_path / "work"),
+        "--pvyai-report",
+        *extra,
+    ]
+    code = main(argv)
+    benchmark = json.loads((report_dir / "agent-eval-report.json").read_text())
+    (case,) = json.loads((report_dir / "report.json").read_text())["cases"]
+    (task,) = benchmark["tasks"]
+    assert code == (0 if task["report"]["status"] == "pass" else 1)
+    assert benchmark["ok"] is (task["report"]["status"] == "pass")
+    return task, case
+
+
+def _assert_pvyai(report: dict, rule: Rule) -> None:
+    assert report["status"] == rule.status, report
+    assert report["ok"] is (rule.status == "pass")
+    results = {result["id"]: result for result in report["results"]}
+    for check_id, fields in rule.checks.items():
+        result = results[check_id]
+        for key, value in fields.items():
+            assert result.get(key) == value, (check_id, key, result)
+
+
+def _cases(mode: str) -> list[Any]:
+    return [pytest.param(rule, id=rule.name) for rule in RULES if mode in rule.modes]
+
+
+@pytest.mark.parametrize("rule", _cases("score"))
+def test_score_gives_pvyais_verdict(
+    rule: Rule, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _score_report(tmp_path, rule, capsys)
+    assert (report["contract"], report["suiteId"], report["taskId"]) == (
+        "pvyai.agenteval.report.v1",
+        "conformance",
+        rule.name,
+    )
+    _assert_pvyai(report, rule)
+
+
+@pytest.mark.parametrize("rule", _cases("run"))
+def test_run_gives_pvyais_verdict(rule: Rule, tmp_path: Path) -> None:
+    task, case = _run_report(tmp_path, rule)
+    _assert_pvyai(task["report"], rule)
+    # assay's own report: a blocked or errored task is an error for the gate, never a pass.
+    expected = {"pass": "pass", "fail": "fail"}.get(rule.status, "error")
+    assert case["status"] == expected
+    assert {c["id"]: c["status"] for c in case["checks"]} == {
+        r["id"]: r["status"] for r in task["report"]["results"]
+    }
+
+
+def test_an_agent_that_cannot_start_blocks_every_check(tmp_path: Path) -> None:
+    rule = RULES[0]
+    task, case = _run_report(tmp_path, rule, agent=[str(tmp_path / "no-such-agent")])
+    report = task["report"]
+    assert report["status"] == "blocked" and report["summary"]["blocked"] == 3
+    assert {r["status"] for r in report["results"]} == {"blocked"}
+    assert task["agent"]["exitCode"] == -1 and "not found" in task["agent"]["error"]
+    assert case["status"] == "error"
+
+
+def test_an_agent_that_runs_out_of_time_blocks_every_check(tmp_path: Path) -> None:
+    """PVYai: the task's deadline cancels the agent and the task is blocked; in assay
+    `--timeout` is the agent's deadline (docs/pvyai.md, Timeouts)."""
+    rule = Rule("slow", EDIT_APP + "import time; time.sleep(30)\n", "blocked", {})
+    task, case = _run_report(tmp_path, rule, None, "--timeout", "1")
+    assert task["report"]["status"] == "blocked"
+    assert {r["status"] for r in task["report"]["results"]} == {"blocked"}
+    assert task["agent"]["exitCode"] == -1 and "timed out after 1s" in task["agent"]["error"]
+    assert case["status"] == "error" and {c["status"] for c in case["checks"]} == {"blocked"}
+
+
+def test_a_crashed_agent_is_never_a_pass_even_when_its_work_is_done(tmp_path: Path) -> None:
+    rule = next(r for r in RULES if r.name == "an-agent-that-crashes-blocks-every-check")
+    task, case = _run_report(tmp_path, rule)
+    assert task["agent"]["exitCode"] == -1  # Go's ExitCode() for a process a signal ended
+    assert (task["report"]["status"], case["status"], case["score"]) == ("blocked", "error", None)
+
+
+# --- validation: exactly what PVYai's LoadSuite accepts -----------------------------------
+
+
+def _valid_suite() -> dict[str, Any]:
+    return {
+        "id": "suite",
+        "name": "Suite",
+        "tasks": [
+            {
+                "id": "task",
+                "name": "Task",
+                "prompt": "Do it",
+                "workspaceFixture": "fixtures/app",
+                "verificationCommands": [{"id": "test", "name": "Tests", "command": ["true"]}],
+                "expectedChangedFiles": ["app.py"],
+            }
+        ],
+    }
+
+
+def _task(**fields: Any) -> Any:
+    return lambda suite: suite["tasks"][0].update(fields)
+
+
+VALIDATION = [
+    # (name, change to a valid suite, PVYai accepts it)
+    ("valid", lambda s: None, True),
+    ("suite name is required", lambda s: s.pop("name"), False),
+    ("suite name null is blank", lambda s: s.update(name=None), False),
+    ("suite id is required", lambda s: s.update(id=" "), False),
+    ("tasks must not be empty", lambda s: s.update(tasks=[]), False),
+    ("task name is required", lambda s: s["tasks"][0].pop("name"), False),
+    ("prompt is required", _task(prompt=""), False),
+    ("verificationCommands must not be empty", _task(verificationCommands=[]), False),
+    ("expectedChangedFiles must not be empty", _task(expectedChangedFiles=[]), False),
+    (
+        "expectedChangedFiles is required",
+        lambda s: s["tasks"][0].pop("expectedChangedFiles"),
+        False,
+    ),
+    ("a blank file", _task(expectedChangedFiles=["app.py", " "]), False),
+    ("a null file is blank", _task(expectedChangedFiles=["app.py", None]), False),
+    ("duplicates after normalising", _task(expectedChangedFiles=["a.txt", "./a.txt"]), False),
+    ("duplicates via d/..", _task(forbiddenChangedFiles=["a.txt", "d/../a.txt"]), False),
+    ("d/../a.txt alone", _task(expectedChangedFiles=["d/../a.txt"]), True),
+    ("backslashes are separators", _task(expectedChangedFiles=["pkg\\app.py"]), True),
+    ("a colon in a path", _task(expectedChangedFiles=["a:b.txt"]), False),
+    ("a drive letter", _task(expectedChangedFiles=["C:\\tmp\\x.go"]), False),
+    ("an absolute path", _task(expectedChangedFiles=["/tmp/x.go"]), False),
+    ("a path above the workspace", _task(expectedChangedFiles=["../x.go"]), False),
+    ("the workspace itself", _task(expectedChangedFiles=["."]), False),
+    ("bad context path", _task(contextChecks={"requiredFiles": ["/etc/passwd"]}), False),
+    ("duplicate trace events", _task(requiredTraceEvents=["tool:x", " tool:x"]), False),
+    ("a blank trace event", _task(requiredTraceEvents=[" "]), False),
+    ("any difficulty", _task(difficulty="extreme"), True),
+    ("a slash in ids", lambda s: s.update(id="team/suite") or _task(id="a/b")(s), True),
+    ("expected and forbidden", _task(forbiddenChangedFiles=["app.py"]), True),
+    (
+        "required and forbidden context",
+        _task(contextChecks={"requiredFiles": ["a"], "forbiddenFiles": ["a"]}),
+        True,
+    ),
+    (
+        "a blank argv element beside a real one",
+        _task(verificationCommands=[{"id": "t", "name": "T", "command": ["echo", ""]}]),
+        True,
+    ),
+    (
+        "only blank argv elements",
+        _task(verificationCommands=[{"id": "t", "name": "T", "command": ["", " "]}]),
+        False,
+    ),
+    ("null tags and description", _task(tags=None, description=None, difficulty=None), True),
+    ("null contextChecks", _task(contextChecks=None), True),
+    ("a number for a string", _task(id=7), False),
+    (
+        "duplicate task ids",
+        lambda s: s["tasks"].append({**s["tasks"][0], "name": "Again"}),
+        False,
+    ),
+    (
+        "duplicate command ids",
+        _task(
+            verificationCommands=[
+                {"id": "t", "name": "A", "command": ["true"]},
+                {"id": "t", "name": "B", "command": ["true"]},
+            ]
+        ),
+        False,
+    ),
+    ("an unknown key", _task(timeout=5), False),
+    ("a fixture outside the suite's directory", _task(workspaceFixture="../elsewhere"), False),
+]
+
+
+def _check_suite(tmp_path: Path, text: str) -> tuple[int, str]:
+    _write(tmp_path / "fixtures" / "app", {"app.py": "x = 1\n"})
+    (tmp_path / "elsewhere").mkdir(exist_ok=True)
+    (tmp_path / "suite.json").write_text(text)
+    code = main(["validate", str(tmp_path / "suite.json")])
+    return code, ""
+
+
+@pytest.mark.parametrize(
+    ("change", "accepted"), [pytest.param(c, a, id=n) for n, c, a in VALIDATION]
+)
+def test_validate_accepts_what_pvyai_accepts(
+    tmp_path: Path, change: Any, accepted: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = _valid_suite()
+    change(suite)
+    root = tmp_path / "root"
+    code, _ = _check_suite(root, json.dumps(suite))
+    err = capsys.readouterr().err
+    assert code == (0 if accepted else 2), err
+
+
+def test_keys_match_case_insensitively_as_in_go(tmp_path: Path) -> None:
+    text = json.dumps(_valid_suite())
+    for key in ("id", "tasks", "workspaceFixture", "verificationCommands", "command"):
+        text = text.replace(f'"{key}"', f'"{key.upper()}"')
+    text = text.replace('"name": "Suite"', '"NAME": "first", "name": "Suite"')  # last one wins
+    code, _ = _check_suite(tmp_path, text)
+    assert code == 0
+    # The Kelvin sign folds to k as Go folds it: `tas\u212as` is `tasks`.
+    code, _ = _check_suite(tmp_path, text.replace('"TASKS"', '"tas\u212as"'))
+    assert code == 0
+
+
+def test_trailing_json_after_the_suite_is_refused(tmp_path: Path) -> None:
+    assert _check_suite(tmp_path, json.dumps(_valid_suite()) + "\n{}")[0] == 2
+
+
+def test_a_symlink_in_the_fixture_is_refused_saying_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path / "fixtures" / "app", {"app.py": "x = 1\n"})
+    (tmp_path / "fixtures" / "app" / "link.py").symlink_to("app.py")
+    assert _check_suite(tmp_path, json.dumps(_valid_suite()))[0] == 2
+    err = capsys.readouterr().err
+    assert "link.py is a symlink; PVYai copies only regular files and directories" in err
+    assert "PVYai only when it runs the task" in err
+
+
+def test_unknown_placeholders_stay_as_written() -> None:
+    values = {"workspace": "/w", "prompt": "{workspace}", "task_id": "t", "model": "m"}
+    argv = ["agent", "{nope}", "--cwd={workspace}", "{prompt}", "{unclosed", "{{x}}"]
+    # One pass, as PVYai's strings.Replacer: a value holding a placeholder is not rescanned.
+    assert render_argv(argv, values) == [
+        "agent",
+        "{nope}",
+        "--cwd=/w",
+        "{workspace}",
+        "{unclosed",
+        "{x}",
+    ]
+
+
+def test_a_mistyped_placeholder_warns_and_is_passed_as_written(tmp_path: Path) -> None:
+    from assay.suites.command import placeholder_typos
+
+    assert placeholder_typos(["agent", "{workspce}", "{task_id}", "{nope}"]) == [
+        "{workspce} is no placeholder and is passed as written; did you mean {workspace}?"
+    ]
+    rule = RULES[0]
+    agent = [sys.executable, str(tmp_path / "agent.py"), "{workspce}"]
+    task, _ = _run_report(tmp_path, rule, agent)
+    assert task["report"]["status"] == "pass"
