@@ -394,8 +394,13 @@ def test_run_gives_pvyais_verdict(rule: Rule, tmp_path: Path) -> None:
 
 
 def test_an_agent_that_cannot_start_blocks_every_check(tmp_path: Path) -> None:
+    """A program that is there but cannot be started (its interpreter is missing). A program
+    that is not there at all is the user's mistake, exit 2 before any sandbox (test_honest_run)."""
     rule = RULES[0]
-    task, case = _run_report(tmp_path, rule, agent=[str(tmp_path / "no-such-agent")])
+    agent = tmp_path / "agent-with-a-missing-interpreter"
+    agent.write_text("#!/no/such/interpreter\n")
+    agent.chmod(0o755)
+    task, case = _run_report(tmp_path, rule, agent=[str(agent)])
     report = task["report"]
     assert report["status"] == "blocked" and report["summary"]["blocked"] == 3
     assert {r["status"] for r in report["results"]} == {"blocked"}
