@@ -187,6 +187,7 @@ def ci_environment(
             add_routes(fake)
         fake.add_repo(REPO)
         environ = {
+            "GITHUB_ACTIONS": "true",
             "GITHUB_REPOSITORY": REPO,
             "GITHUB_API_URL": fake.url,
             "GITHUB_SHA": "4" * 40,

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._util.secrets import secret_values
+from assay._util.secrets import remember_secret, secret_values
 from assay.action import commands
 from assay.action.changed_files import list_changed_files
 from assay.action.environment import RunnerEnvironment
@@ -90,7 +90,13 @@ def _mask_secrets(environ: Mapping[str, str]) -> None:
     inputs = ((raw_input(environ, name) or "").strip() for name in _SECRET_INPUTS)
     variables = (value.strip() for value in secret_values(environ))
     # dict: each value masked once, in a stable order (the inputs first)
-    for value in dict.fromkeys(v for v in (*inputs, *variables) if v):
+    values = dict.fromkeys(v for v in (*inputs, *variables) if v)
+    if not commands.on_runner(environ):
+        # Not read by a runner, an add-mask line would only print the secret.
+        for value in values:
+            remember_secret(value)
+        return
+    for value in values:
         commands.add_mask(value)
 
 

@@ -15,18 +15,20 @@ import asyncio
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util.paths import PathEscape, resolve_inside, safe_relative
 from assay._util.proc import LaunchError, run_command
-from assay._util.secrets import redact, scrubbed_environ
+from assay._util.secrets import redact, redact_file, scrubbed_environ
 from assay.errors import ConfigError, SandboxError
 from assay.grading.base import Grade
 from assay.report.model import Check
 from assay.suites.case import TaskSpec, VerificationCommand
 
 if TYPE_CHECKING:
+    from assay._util.isolation import Sandboxing
     from assay.agents.base import AgentOutput, AttemptContext
     from assay.options import RunOptions
     from assay.sandbox import Baseline, WorkspaceChanges
@@ -45,13 +47,17 @@ async def score_workspace(
     baseline: Baseline | str | None,
     trace_events: Sequence[str],
     log_dir: Path | None = None,
+    sandboxing: Sandboxing | None = None,
+    pass_env: Sequence[str] = (),
 ) -> Grade:
     """Run every check of `spec` against `workspace`.
 
     `baseline` is what the agent started from: its sandbox's Baseline, or a commit of the
     workspace's own repository (None: HEAD; `assay score`). `trace_events` are the keys
     parsed from the agent's stdout. Command logs go to `log_dir/<command id>.log` when
-    given. Raises ConfigError when a commit baseline is asked of a workspace that is not
+    given. Commands run inside `sandboxing` (when given) with only the workspace writable,
+    and see no credential-shaped variable but those `pass_env` names. Raises ConfigError
+    when a commit baseline is asked of a workspace that is not
     a git repository.
     """
     from assay.sandbox import workspace_changes
@@ -69,11 +75,12 @@ async def score_workspace(
         state_checks.append(_trace_check(spec.required_trace_events, trace_events))
 
     command_checks: list[Check] = []
+    launch = _Launch(workspace, sandboxing, scrubbed_environ(pass_names=pass_env))
     if spec.commands and log_dir is not None:
-        command_checks = await _command_checks(spec.commands, workspace, log_dir)
+        command_checks = await _command_checks(spec.commands, launch, log_dir)
     elif spec.commands:  # nobody keeps the logs: they only feed the checks' output tails
         with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
-            command_checks = await _command_checks(spec.commands, workspace, Path(scratch))
+            command_checks = await _command_checks(spec.commands, launch, Path(scratch))
 
     checks = command_checks + state_checks
     failed = [check for check in checks if check.status != "pass"]
@@ -105,6 +112,8 @@ class TaskGrader:
             baseline=ctx.sandbox.baseline,
             trace_events=output.trace_events,
             log_dir=ctx.artifacts_dir / "checks",
+            sandboxing=self.options.sandboxing,
+            pass_env=self.options.pass_env,
         )
         if grade.status == "fail" and output.exit_code not in (0, None):
             # Not a check (the workspace decides), but the first thing to look at.
@@ -112,13 +121,22 @@ class TaskGrader:
         return grade
 
 
+@dataclass(frozen=True)
+class _Launch:
+    """Where and how verification commands run: the workspace, its sandbox, their env."""
+
+    workspace: Path
+    sandboxing: Sandboxing | None
+    env: dict[str, str]
+
+
 async def _command_checks(
-    commands: Sequence[VerificationCommand], workspace: Path, log_dir: Path
+    commands: Sequence[VerificationCommand], launch: _Launch, log_dir: Path
 ) -> list[Check]:
     """One check per verification command, in order; each logs to `log_dir/<id>.log`."""
     log_dir.mkdir(parents=True, exist_ok=True)
     return [
-        await _command_check(command, workspace, log_dir / f"{_log_name(command.id)}.log")
+        await _command_check(command, launch, log_dir / f"{_log_name(command.id)}.log")
         for command in commands
     ]
 
@@ -127,20 +145,23 @@ def _log_name(command_id: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in command_id) or "command"
 
 
-async def _command_check(command: VerificationCommand, workspace: Path, log: Path) -> Check:
+async def _command_check(command: VerificationCommand, launch: _Launch, log: Path) -> Check:
     base = {"id": command.id, "name": command.name, "kind": "command"}
+    sandboxing, workspace = launch.sandboxing, launch.workspace
     try:
         result = await run_command(
             command.argv,
             cwd=workspace,
-            env=scrubbed_environ(),
+            env=launch.env,
             timeout_s=command.timeout_s,
             stdout_path=log,
             stderr_path=None,
             max_capture_bytes=COMMAND_LOG_CAP_BYTES,
+            isolation=sandboxing.for_command(workspace, command.argv) if sandboxing else None,
         )
     except LaunchError as exc:
         return Check.model_validate({**base, "status": "fail", "message": str(exc)})
+    redact_file(log)  # the log is a CI artifact: no credential value assay knows reaches it
     if result.timed_out:
         message = f"timed out after {command.timeout_s:g}s"
     elif result.exit_code != 0:

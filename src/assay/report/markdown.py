@@ -124,9 +124,16 @@ def _head(report: Report, title: str) -> str:
     )
     if summary.score_ci:
         counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"
+    isolation = report.run.isolation
+    warning = (
+        [f"> [!WARNING]\n> {escape_markdown(isolation.warning)}", ""]
+        if (isolation is not None and isolation.warning)
+        else []
+    )
     lines = [
         f"## {icon} {escape_markdown(title)}",
         "",
+        *warning,
         f"**Score {_fmt_score(summary.score)}** (threshold {report.run.threshold:.2f}) · {gate}",
         "",
         counts,

@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -51,6 +51,14 @@ class ConfigFile(BaseModel):
     """Per-case agent timeout in seconds."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
+    isolation: Literal["auto", "bwrap", "none"] | None = None
+    """OS sandbox for agents and verification commands (default auto)."""
+    agent_network: bool | None = None
+    """Whether agents may use the network inside the sandbox (default true)."""
+    command_network: bool | None = None
+    """Whether verification commands may use the network inside the sandbox (default true)."""
+    pass_env: list[str] = []
+    """Credential-shaped variables that verification commands may see after all."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,10 @@ class AssayConfig:
     max_errors: int | None = None
     timeout: float | None = None
     report_dir: Path | None = None
+    isolation: str | None = None
+    agent_network: bool | None = None
+    command_network: bool | None = None
+    pass_env: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
 
@@ -167,6 +179,10 @@ def _resolve(
         timeout=model.timeout,
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
+        isolation=model.isolation,
+        agent_network=model.agent_network,
+        command_network=model.command_network,
+        pass_env=tuple(model.pass_env),
         warnings=warnings,
     )
 
