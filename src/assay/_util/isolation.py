@@ -22,6 +22,7 @@ With `bwrap` every such program gets:
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -232,9 +233,11 @@ def resolve_sandboxing(
     command_network: bool = True,
 ) -> Sandboxing:
     """The run's Sandboxing: `bwrap` that is unavailable is a ConfigError (exit 2)."""
-    network = {"agent_network": agent_network, "command_network": command_network}
+    network = functools.partial(
+        Sandboxing, agent_network=agent_network, command_network=command_network
+    )
     if requested == "none":
-        return Sandboxing(mode="none", requested=requested, **network)
+        return network(mode="none", requested=requested)
     bwrap, reason = probe_bwrap()
     if bwrap is None:
         if requested == "bwrap":
@@ -242,17 +245,16 @@ def resolve_sandboxing(
                 f"--isolation bwrap: {reason}; install bubblewrap (apt-get install bubblewrap) "
                 "and allow unprivileged user namespaces, or pass --isolation auto|none"
             )
-        return Sandboxing(mode="none", requested=requested, reason=reason, **network)
+        return network(mode="none", requested=requested, reason=reason)
     hidden = sorted(
         {Path(os.path.realpath(p)) for p in masked} - {Path(p) for p in _NEVER_MASKED},
     )
-    return Sandboxing(
+    return network(
         mode="bwrap",
         requested=requested,
         bwrap=bwrap,
         masked=tuple(hidden),
         exposed=tuple(_python_paths()),
-        **network,
     )
 
 

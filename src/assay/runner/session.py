@@ -104,10 +104,9 @@ async def _run_planned(
     options: RunOptions, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
-    from assay.sandbox import private_work_root
-
     from assay.runner.fingerprint import fingerprint
     from assay.runner.signing import load_key, new_key
+    from assay.sandbox import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
