@@ -53,7 +53,7 @@ def _mode(path: Path) -> Literal["r:gz", "r:"]:
 def _members(archive: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
     """The archive's members one at a time, without the list TarFile keeps of them."""
     while (member := archive.next()) is not None:
-        archive.members.clear()  # next() appends every member it reads; nothing needs them
+        archive.members.clear()  # type: ignore[attr-defined]  # next() keeps every member
         yield member
 
 
