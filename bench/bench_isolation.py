@@ -140,7 +140,8 @@ def tar_bomb(work: Path) -> str:
 
 
 def describe(times: list[float]) -> str:
-    return f"median {statistics.median(times) * 1000:.1f} ms, mean {statistics.mean(times) * 1000:.1f} ms"
+    median, mean = statistics.median(times) * 1000, statistics.mean(times) * 1000
+    return f"median {median:.1f} ms, mean {mean:.1f} ms"
 
 
 def main() -> None:
