@@ -188,6 +188,8 @@ def _run_and_publish(
     report = run(options, cases=selected, config=loaded.config, listener=make_listener(sys.stdout))
     report_dir = options.resume_dir or options.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
+    if report.run.isolation is not None and report.run.isolation.warning:
+        commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     return _exit_code(report, runner_files_written=not broken)
 
