@@ -353,3 +353,56 @@ def test_bwrap_is_on_the_ci_apt_line() -> None:
     ci = (Path(__file__).parents[1] / ".ci" / "run").read_text()
     assert "bubblewrap" in ci
     assert shutil.which("bash")
+
+
+def _sandboxed_agent_run(tmp_path: Path, kind: str, body: str, *, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from assay._util.isolation import resolve_sandboxing
+    from assay.agents.base import AttemptContext
+    from assay.agents.command import CommandAgent
+    from assay.options import RunOptions
+    from tests.test_command_agent import _agent, _case, _sandbox
+
+    script = _agent(tmp_path, body)
+    sandboxing = resolve_sandboxing("bwrap", masked=[tmp_path / "hidden"])
+    ctx = AttemptContext(
+        case=_case(kind, tmp_path),
+        sandbox=_sandbox(tmp_path, kind, diff="diff --git a/app.py b/app.py\n"),
+        model="test/model",
+        judge_model=None,
+        timeout_s=timeout_s,
+        attempt=0,
+        artifacts_dir=tmp_path / "artifacts",
+        agent_command=(sys.executable, str(script)),
+    )
+    agent = CommandAgent(options=RunOptions(sandboxing=sandboxing))
+    return asyncio.run(agent.run(ctx))
+
+
+@needs_bwrap
+def test_a_sandboxed_review_agent_reads_its_diff_and_writes_its_findings(tmp_path: Path) -> None:
+    body = """
+    diff = pathlib.Path(os.environ["ASSAY_DIFF_FILE"]).read_text()
+    finding = {"severity": "high", "title": diff.split()[2], "description": os.environ["HOME"]}
+    pathlib.Path(os.environ["ASSAY_FINDINGS_FILE"]).write_text(json.dumps({"findings": [finding]}))
+    """
+    output = _sandboxed_agent_run(tmp_path, "review", body)
+    assert output.findings[0]["title"] == "a/app.py"
+    assert output.findings[0]["description"] == os.environ["HOME"]  # a private tmpfs there
+
+
+@needs_bwrap
+def test_a_timed_out_sandboxed_agent_leaves_no_survivor(tmp_path: Path) -> None:
+    from assay.errors import AgentError
+
+    marker = f"33{uuid.uuid4().int % 1000}.75"
+    body = f"""
+    import subprocess, time
+    daemon = "import os, time\\nif os.fork(): os._exit(0)\\nos.setsid()\\ntime.sleep({marker})"
+    subprocess.Popen([sys.executable, "-c", daemon], start_new_session=True)
+    time.sleep(600)
+    """
+    with pytest.raises(AgentError, match="timed out"):
+        _sandboxed_agent_run(tmp_path, "task", body, timeout_s=1.0)
+    assert survivors(marker) == []
