@@ -406,3 +406,32 @@ def test_a_timed_out_sandboxed_agent_leaves_no_survivor(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match="timed out"):
         _sandboxed_agent_run(tmp_path, "task", body, timeout_s=1.0)
     assert survivors(marker) == []
+
+
+@needs_bwrap
+def test_a_case_sees_its_own_sandbox_not_the_others_beside_it(tmp_path: Path) -> None:
+    import asyncio
+
+    from assay._util.isolation import resolve_sandboxing
+    from assay._util.proc import run_command
+
+    work_root = tmp_path / "work-root"
+    mine, theirs = work_root / "case-a", work_root / "case-b"
+    for directory in (mine, theirs):
+        directory.mkdir(parents=True)
+        (directory / "answer.txt").write_text(directory.name)
+    sandboxing = resolve_sandboxing("bwrap", masked=[work_root])
+    script = f"import os; print(sorted(os.listdir({str(work_root)!r})))"
+    result = asyncio.run(
+        run_command(
+            [sys.executable, "-c", script],
+            cwd=mine,
+            env=dict(os.environ),
+            timeout_s=30,
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
+            isolation=sandboxing.for_agent(mine),
+        )
+    )
+    assert result.exit_code == 0, result.stderr_tail
+    assert (tmp_path / "out").read_text().strip() == "['case-a']"

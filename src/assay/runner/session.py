@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -186,6 +187,9 @@ def _sandboxed(options: RunOptions, cases: Sequence[Case]) -> RunOptions:
         return options
     masked = {checkout_root(case.source_path) for case in cases}
     masked.add(Path(os.path.realpath(options.resume_dir or options.report_dir)))
+    # Where every case's sandbox is made: a case sees its own (bound on top), not the
+    # concurrent cases' workspaces beside it.
+    masked.add(Path(os.path.realpath(options.work_root or tempfile.gettempdir())))
     cwd_checkout = checkout_root(Path.cwd())
     if (cwd_checkout / ".git").exists():
         masked.add(cwd_checkout)
