@@ -21,7 +21,7 @@ import os
 import tarfile
 import zlib
 from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from assay._util.display import human_size
@@ -190,4 +190,6 @@ def _resolve(parts: list[str] | tuple[str, ...], links: dict[str, str], depth: i
 
 
 def _normal(name: str) -> str:
-    return "/".join(p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", "."))
+    # Plain string splitting (not PurePosixPath): this runs twice per member, and members
+    # with absolute names are refused before their names are recorded.
+    return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
