@@ -39,3 +39,22 @@ def _offline_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
             monkeypatch.delenv(name, raising=False)
     for name in ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "RUNNER_TEMP"):
         monkeypatch.delenv(name, raising=False)
+    # Most tests' agents talk to the test through files beside the suite, which the OS
+    # sandbox hides by design; tests/test_isolation.py runs the sandbox itself.
+    monkeypatch.setenv("ASSAY_ISOLATION", "none")
+
+
+@pytest.fixture(autouse=True)
+def _private_state_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Signing keys of test runs' report directories go to a temp dir, not ~/.local/state."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
+def _forget_remembered_secrets() -> None:
+    """Secrets one test's Action run remembered are not redacted from the next test's text."""
+    from assay._util import secrets
+
+    secrets._remembered.clear()

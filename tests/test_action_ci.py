@@ -192,6 +192,7 @@ def ci_environment(
             add_routes(fake)
         fake.add_repo(REPO)
         environ = {
+            "GITHUB_ACTIONS": "true",
             "GITHUB_REPOSITORY": REPO,
             "GITHUB_API_URL": fake.url,
             "GITHUB_SHA": "4" * 40,
@@ -220,8 +221,26 @@ def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
         yield env
 
 
+SANDBOX_WARNING = "::warning title=assay%3A no OS sandbox::"
+"""Every test here runs with ASSAY_ISOLATION=none (tests/conftest.py), which warns."""
+
+
 def _commands(out: str) -> list[str]:
-    return [line for line in out.replace("\r", "\n").split("\n") if line.lstrip().startswith("::")]
+    lines = out.replace("\r", "\n").split("\n")
+    return [
+        line
+        for line in lines
+        if line.lstrip().startswith("::") and not line.startswith(SANDBOX_WARNING)
+    ]
+
+
+def test_a_run_without_the_os_sandbox_warns_in_the_log_and_the_summary(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ci.use_event("push", "push.json")
+    _, out, _ = ci.run(monkeypatch, capsys)
+    assert "> [!WARNING]" in ci.summary and "WITHOUT an OS sandbox" in ci.summary
+    assert f"{SANDBOX_WARNING}agents and verification commands run WITHOUT an OS sandbox" in out
 
 
 def test_push_runs_the_suite_and_publishes(

@@ -18,6 +18,7 @@ import pytest
 from assay.cli import main
 from assay.models.names import DEFAULT_MODEL
 from assay.report.model import CaseResult, Report
+from assay.runner.results import parse_result_line
 from tests.test_runner_e2e import agent_argv, set_plans, suite_json, write_project
 
 suites = pytest.importorskip("assay.suites")
@@ -55,7 +56,7 @@ def load_report(path: Path) -> Report:
 
 
 def result_lines(path: Path) -> list[CaseResult]:
-    return [CaseResult.model_validate_json(line) for line in path.read_text().splitlines()]
+    return [parse_result_line(line) for line in path.read_text().splitlines()]
 
 
 def outcome(report: Report) -> list[tuple[str, str, float | None]]:

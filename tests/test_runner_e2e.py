@@ -21,6 +21,7 @@ from assay.agents import AgentOutput, AttemptContext, register_agent
 from assay.errors import AgentError, ConfigError, JudgeError, ModelUnavailable
 from assay.options import RunOptions
 from assay.report.model import CaseResult, Report, Usage
+from assay.runner.results import parse_result_line
 from assay.suites.case import (
     Case,
     ContextChecks,
@@ -148,6 +149,8 @@ def options(root: Path, **changes: Any) -> RunOptions:
         "agent_command": agent_argv(root),
         "report_dir": root / "report",
         "work_root": root / "work",
+        # The agent reads its plan beside the suite, which the OS sandbox hides.
+        "isolation": "none",
     }
     values.update(changes)
     return RunOptions(**values)
@@ -158,7 +161,7 @@ def statuses(report: Report) -> dict[tuple[str, str | None], str]:
 
 
 def lines(path: Path) -> list[CaseResult]:
-    return [CaseResult.model_validate_json(line) for line in path.read_text().splitlines()]
+    return [parse_result_line(line) for line in path.read_text().splitlines()]
 
 
 # -- tests -----------------------------------------------------------------------------------
@@ -407,7 +410,9 @@ def test_model_cases_without_credentials_are_skipped_while_tasks_run(tmp_path: P
     )
     (task,) = task_cases(root, ["t"])
     task = Case(**{**task.__dict__, "agent_command": agent_argv(root)})
-    run_options = RunOptions(report_dir=tmp_path / "report", work_root=tmp_path / "work")
+    run_options = RunOptions(
+        report_dir=tmp_path / "report", work_root=tmp_path / "work", isolation="none"
+    )
     report = assay.run(run_options, cases=[review, task])
     by_id = {c.id: c for c in report.cases}
     assert by_id["security/eval"].status == "skipped"

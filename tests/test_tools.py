@@ -272,3 +272,30 @@ def test_sandbox_root_given_through_a_symlink(repo: Path, tmp_path: Path) -> Non
     alias = tmp_path / "alias"
     os.symlink(repo, alias)
     assert "def handler" in call(SandboxTools(alias), "read_file", path="src/app.py").content
+
+
+def test_grep_over_a_symlink_into_git_is_refused_like_read_file(
+    repo: Path, tools: SandboxTools
+) -> None:
+    (repo / "leak").symlink_to(".git/HEAD")
+    (repo / "cfg").symlink_to(".git", target_is_directory=True)
+    assert call(tools, "read_file", path="leak").is_error
+    assert call(tools, "grep", pattern="refs/heads").content == "no matches"
+    named = call(tools, "grep", pattern="refs/heads", path="leak")
+    assert named.is_error and ".git" in named.content
+
+
+def test_tool_errors_name_repository_paths_never_host_paths(
+    repo: Path, tools: SandboxTools, tmp_path: Path
+) -> None:
+    (repo / "out").symlink_to(tmp_path)
+    host = str(tmp_path)
+    for tool, arguments in [
+        ("read_file", {"path": "out/x.txt"}),
+        ("list_dir", {"path": "out"}),
+        ("grep", {"pattern": "x", "path": "out"}),
+        ("read_file", {"path": "../x"}),
+    ]:
+        result = call(tools, tool, **arguments)
+        assert result.is_error, (tool, arguments)
+        assert host not in result.content and str(repo) not in result.content, result.content

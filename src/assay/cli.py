@@ -362,6 +362,30 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="also write rubric results as Cassandra's results JSON (cassandra-results.json)",
     )
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
+    _isolation_options(p)
+
+
+def _isolation_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--isolation",
+        choices=["auto", "bwrap", "none"],
+        default=None,
+        help="OS sandbox for agents and verification commands (default auto: bwrap if it works)",
+    )
+    for who in ("agent", "command"):
+        p.add_argument(
+            f"--{who}-network",
+            choices=["on", "off"],
+            default=None,
+            help=f"network for {who}s inside the sandbox (default on)",
+        )
+    p.add_argument(
+        "--pass-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let verification commands see this credential-shaped variable (repeatable)",
+    )
 
 
 _BOOL_TRUE = {"1", "true", "yes", "on"}

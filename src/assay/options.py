@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from assay._util.isolation import IsolationMode, Sandboxing
 
 __all__ = ["RunOptions"]
 
@@ -48,3 +51,11 @@ class RunOptions:
     cassandra_report: bool = False
     json_output: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    isolation: IsolationMode = "auto"
+    """The OS sandbox for agents and verification commands: auto|bwrap|none."""
+    agent_network: bool = True
+    command_network: bool = True
+    pass_env: tuple[str, ...] = ()
+    """Credential-shaped variables verification commands may see after all (`--pass-env`)."""
+    sandboxing: Sandboxing | None = None
+    """`isolation` resolved by the runner at the start of a run (None: nothing sandboxed)."""

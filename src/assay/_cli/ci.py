@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._util.secrets import secret_values
+from assay._util.secrets import remember_secret, secret_values
 from assay.action import commands
 from assay.action.decide import announce, decide_event
 from assay.action.environment import RunnerEnvironment
@@ -96,7 +96,13 @@ def _mask_secrets(environ: Mapping[str, str]) -> None:
     inputs = ((raw_input(environ, name) or "").strip() for name in _SECRET_INPUTS)
     variables = (value.strip() for value in secret_values(environ))
     # dict: each value masked once, in a stable order (the inputs first)
-    for value in dict.fromkeys(v for v in (*inputs, *variables) if v):
+    values = dict.fromkeys(v for v in (*inputs, *variables) if v)
+    if not commands.on_runner(environ):
+        # Not read by a runner, an add-mask line would only print the secret.
+        for value in values:
+            remember_secret(value)
+        return
+    for value in values:
         commands.add_mask(value)
 
 
@@ -175,6 +181,8 @@ def _run_and_publish(
     report = run(options, cases=selected, config=loaded.config, listener=make_listener(sys.stdout))
     report_dir = options.resume_dir or options.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
+    if report.run.isolation is not None and report.run.isolation.warning:
+        commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     return _exit_code(report, runner_files_written=not broken)
 

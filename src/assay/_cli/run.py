@@ -157,7 +157,28 @@ def build_options(args: argparse.Namespace, config: AssayConfig | None) -> RunOp
             values[field_name] = value
     if "report_dir" in values:
         values["report_dir"] = _report_dir(values["report_dir"], given=report_dir, config=config)
+    values.update(_isolation_values(args, config))
     return RunOptions(**values)
+
+
+def _isolation_values(args: argparse.Namespace, config: AssayConfig | None) -> dict[str, Any]:
+    """--isolation, --agent-network, --command-network, --pass-env over [tool.assay]."""
+    values: dict[str, Any] = {}
+    isolation = getattr(args, "isolation", None) or getattr(config, "isolation", None)
+    if isolation is not None:
+        values["isolation"] = isolation
+    for name in ("agent_network", "command_network"):
+        given = getattr(args, name, None)
+        configured = getattr(config, name, None)
+        if given is not None:
+            values[name] = given == "on"
+        elif configured is not None:
+            values[name] = configured
+    given = getattr(args, "pass_env", None) or []
+    named = [name.strip() for entry in given for name in entry.split(",")]  # ASSAY_PASS_ENV=A,B
+    passed = [*getattr(config, "pass_env", ()), *named]
+    values["pass_env"] = tuple(dict.fromkeys(name for name in passed if name))
+    return values
 
 
 def _agent_command(text: str | None) -> tuple[str, ...] | None:

@@ -11,11 +11,38 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from assay._util.display import human_size
 from assay.errors import SandboxError
 
-__all__ = ["DIRECTORY", "FILE", "SYMLINK", "check_fixture_tree", "fixture_entries"]
+__all__ = [
+    "DIRECTORY",
+    "FILE",
+    "MAX_EXPANDED_BYTES",
+    "MAX_FIXTURE_FILE_BYTES",
+    "MAX_MEMBERS",
+    "SYMLINK",
+    "check_fixture_tree",
+    "fixture_entries",
+    "fixture_file_problem",
+]
 
 DIRECTORY, FILE, SYMLINK = "dir", "file", "symlink"
+MAX_EXPANDED_BYTES = 1024**3
+"""A base state (directory or tarball) larger than 1 GiB is not a code-review fixture."""
+MAX_MEMBERS = 100_000
+"""Entries of a fixture directory or members of a tarball."""
+MAX_FIXTURE_FILE_BYTES = 256 * 1024**2
+"""One fixture file larger than this is not code to review (copied once per attempt)."""
+
+
+def fixture_file_problem(path: Path, size: int, *, shown: Path | str) -> str | None:
+    """Why the fixture file of `size` bytes cannot be copied into a sandbox, or None."""
+    if size > MAX_FIXTURE_FILE_BYTES:
+        return (
+            f"{shown} is {human_size(size)}, over the {human_size(MAX_FIXTURE_FILE_BYTES)} "
+            "limit for a fixture file"
+        )
+    return None
 
 
 def fixture_entries(source: Path) -> Iterator[tuple[str, Path, str, str]]:
@@ -24,12 +51,14 @@ def fixture_entries(source: Path) -> Iterator[tuple[str, Path, str, str]]:
     The one walk behind both copying a fixture and checking it when suites are loaded,
     so `validate` refuses exactly what a sandbox build would. `.git` is left out;
     a symlink must stay inside `source`; anything but a file, directory or symlink
-    raises SandboxError.
+    raises SandboxError, as do the limits tarballs have (entries, bytes in all) and a
+    file over MAX_FIXTURE_FILE_BYTES.
     """
     real_root = os.path.realpath(source)
     if not os.path.isdir(real_root):
         raise SandboxError(f"{source} is not a directory")
     pending = [(real_root, "")]
+    entries = total = 0
     while pending:
         directory, rel_dir = pending.pop()
         with os.scandir(directory) as listing:
@@ -38,6 +67,9 @@ def fixture_entries(source: Path) -> Iterator[tuple[str, Path, str, str]]:
             if item.name.casefold() == ".git":
                 continue
             rel = rel_dir + item.name
+            entries += 1
+            if entries > MAX_MEMBERS:
+                raise SandboxError(f"{source} holds more than {MAX_MEMBERS} entries, the limit")
             if item.is_symlink():
                 target = _link_inside(Path(item.path), real_root, shown=source / rel)
                 yield SYMLINK, Path(item.path), rel, target
@@ -45,6 +77,14 @@ def fixture_entries(source: Path) -> Iterator[tuple[str, Path, str, str]]:
                 yield DIRECTORY, Path(item.path), rel, ""
                 pending.append((item.path, rel + "/"))
             elif item.is_file(follow_symlinks=False):
+                size = item.stat(follow_symlinks=False).st_size
+                problem = fixture_file_problem(Path(item.path), size, shown=source / rel)
+                if problem:
+                    raise SandboxError(problem)
+                total += size
+                if total > MAX_EXPANDED_BYTES:
+                    limit = human_size(MAX_EXPANDED_BYTES)
+                    raise SandboxError(f"{source} holds more than {limit}, the limit")
                 yield FILE, Path(item.path), rel, ""
             else:
                 raise SandboxError(

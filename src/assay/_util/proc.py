@@ -10,7 +10,9 @@ Output is streamed to files with a byte cap: past the cap assay keeps draining t
 (so the child never blocks) but stops writing, and only a small tail stays in memory.
 An agent that prints gigabytes therefore costs a few KiB of memory and at most the cap
 (64 MiB by default) of disk per stream and attempt. A program that leaves the group
-(`setsid`) escapes the kill: it is let go of, not waited for.
+(`setsid`) escapes the kill: it is let go of, not waited for. With an `isolation`
+(`assay._util.isolation.Confinement`) the command runs inside bubblewrap instead, whose
+PID namespace takes every such escapee with it when the command ends.
 
 Which variables are credentials is decided in `assay._util.secrets`.
 """
@@ -27,7 +29,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from assay._util.isolation import Confinement
 
 __all__ = [
     "CommandResult",
@@ -193,6 +198,7 @@ async def run_command(
     stderr_path: Path | None,
     max_capture_bytes: int = DEFAULT_MAX_CAPTURE_BYTES,
     on_stdout_line: Callable[[str], None] | None = None,
+    isolation: Confinement | None = None,
 ) -> CommandResult:
     """Run argv in its own process group; stream output to files; kill the group on timeout.
 
@@ -200,10 +206,14 @@ async def run_command(
     holds at most `max_capture_bytes`. `on_stdout_line` gets every complete stdout line
     (without the newline) as it arrives. Raises LaunchError when the program cannot start.
     If the caller is cancelled, the process group is killed before the cancellation goes on.
+    `isolation` runs argv inside that OS sandbox (None: as it is).
     """
     if not argv:
         raise LaunchError("", "is empty")
-    _check_program(argv[0], cwd=cwd, env=env)
+    program = argv[0]
+    _check_program(program, cwd=cwd, env=env)
+    if isolation is not None:
+        argv, env = isolation.wrap(argv, cwd=cwd, env=env)
     started = time.monotonic()
     with contextlib.ExitStack() as files:
         out_file = files.enter_context(open(stdout_path, "wb"))
@@ -219,15 +229,15 @@ async def run_command(
                 start_new_session=True,
             )
         except FileNotFoundError:
-            raise LaunchError(argv[0], "not found") from None
+            raise LaunchError(program, "not found") from None
         except PermissionError:
-            raise LaunchError(argv[0], "not executable") from None
+            raise LaunchError(program, "not executable") from None
         except OSError as exc:
             if exc.errno == errno.E2BIG:
                 size = sum(len(a) for a in argv) + sum(len(k) + len(v) for k, v in env.items())
-                raise LaunchError(argv[0], f"argument list too long ({size} bytes)") from None
+                raise LaunchError(program, f"argument list too long ({size} bytes)") from None
             if exc.errno == errno.ENOEXEC:
-                raise LaunchError(argv[0], "not executable (exec format error)") from None
+                raise LaunchError(program, "not executable (exec format error)") from None
             raise
         stdout = _Capture(out_file, limit=max_capture_bytes, on_line=on_stdout_line)
         stderr = _Capture(err_file, limit=max_capture_bytes, on_line=None) if err_file else None

@@ -4,13 +4,20 @@ Three uses, one rule: a child process that needs no credentials (a verification 
 must not see them; the agent under test, which needs its model's key but reads untrusted
 code, must not see what belongs to the CI job (its GitHub token, the Actions runtime, the
 files that steer later steps); and no text assay writes (error messages, agent output
-tails, transcripts, reports) may contain credential values.
+tails, transcripts, reports, the PR comment) may contain credential values.
+
+A variable is a credential by its name (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, the
+GitHub token names; `-` counts as `_`, so the Action's `INPUT_ANTHROPIC-API-KEY` is one)
+or by its value (a URL with a password, `postgres://user:pw@host/db`). Values assay learns
+otherwise (the Action's inputs) are added with `remember_secret` and redacted everywhere
+from then on.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 __all__ = [
@@ -19,12 +26,16 @@ __all__ = [
     "holds_credential",
     "redact",
     "redact_file",
+    "remember_secret",
     "scrubbed_environ",
     "secret_values",
 ]
 
 MASK = "[redacted]"
-_CREDENTIAL_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+_CREDENTIAL_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")
+_CREDENTIAL_PARTS = ("PASSWORD", "PASSWD")
+_URL_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
+"""`scheme://user:password@host...`: the value of a DATABASE_URL-style variable."""
 _CREDENTIAL_NAMES = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
 # What belongs to the CI job rather than to any program it runs: GitHub tokens, the
 # Actions runtime's tokens and endpoints, the Action's own inputs (its key and token as
@@ -53,10 +64,27 @@ _MIN_SECRET_LENGTH = 8
 mangle ordinary text."""
 
 
-def holds_credential(name: str) -> bool:
-    """Whether the variable's name says it holds a credential (its value is redacted)."""
-    upper = name.upper()
-    return upper in _CREDENTIAL_NAMES or upper.endswith(_CREDENTIAL_SUFFIXES)
+_remembered: set[str] = set()
+"""Secret values assay was told about (the Action's inputs), beyond its environment's."""
+
+
+def remember_secret(value: str) -> None:
+    """Redact `value` from every text assay writes from now on (when long enough)."""
+    value = value.strip()
+    if len(value) >= _MIN_SECRET_LENGTH:
+        _remembered.add(value)
+
+
+def holds_credential(name: str, value: str = "") -> bool:
+    """Whether the variable is a credential by its name, or by its value (a URL with a
+    password); its value is then redacted and kept from verification commands."""
+    upper = name.upper().replace("-", "_")
+    return (
+        upper in _CREDENTIAL_NAMES
+        or upper.endswith(_CREDENTIAL_SUFFIXES)
+        or any(part in upper for part in _CREDENTIAL_PARTS)
+        or _URL_PASSWORD.match(value) is not None
+    )
 
 
 def _belongs_to_the_job(name: str) -> bool:
@@ -74,38 +102,63 @@ def agent_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return {name: value for name, value in source.items() if not _belongs_to_the_job(name)}
 
 
-def scrubbed_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of `base` (default os.environ) for a child that needs no credentials."""
+def scrubbed_environ(
+    base: Mapping[str, str] | None = None, *, pass_names: Collection[str] = ()
+) -> dict[str, str]:
+    """A copy of `base` (default os.environ) for a child that needs no credentials.
+
+    `pass_names` are credential-shaped variables the user let through (`--pass-env`,
+    `[tool.assay] pass_env`); what belongs to the CI job never passes.
+    """
     source = os.environ if base is None else base
+    allowed = set(pass_names)
     return {
         name: value
         for name, value in source.items()
-        if not holds_credential(name)
-        and not name.upper().startswith(_WITHHELD_PREFIXES)
-        and not _belongs_to_the_job(name)
+        if not _belongs_to_the_job(name)
+        and (
+            name in allowed
+            or (
+                not holds_credential(name, value)
+                and not name.upper().startswith(_WITHHELD_PREFIXES)
+            )
+        )
     }
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of the credential variables of `environ` (default os.environ), longest first."""
+    """Values of the credential variables of `environ` (default os.environ, plus what was
+    remembered), longest first; for a URL with a password, the URL and the password."""
     env = os.environ if environ is None else environ
-    values = {
-        value
-        for name, value in env.items()
-        if holds_credential(name) and len(value) >= _MIN_SECRET_LENGTH
-    }
-    return sorted(values, key=len, reverse=True)
+    values = set(_remembered) if environ is None else set()
+    for name, value in env.items():
+        if not holds_credential(name, value):
+            continue
+        values.add(value)
+        match = _URL_PASSWORD.match(value)
+        if match:
+            values.add(match[1])
+    return sorted((v for v in values if len(v) >= _MIN_SECRET_LENGTH), key=len, reverse=True)
 
 
 def redact(text: str, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> str:
     """`text` with every credential value of `environ` replaced by `mask`.
 
+    assay's own secrets (its environment's and the remembered ones) are masked too: a
+    child's environment never holds the CI job's tokens, yet the child may have found them.
     Longest first, so a secret that contains another is replaced whole. Configuration such
     as ANTHROPIC_BASE_URL is not a credential and stays readable.
     """
-    for value in secret_values(environ):
+    for value in _known_secrets(environ):
         text = text.replace(value, mask)
     return text
+
+
+def _known_secrets(environ: Mapping[str, str] | None) -> list[str]:
+    own = secret_values()
+    if environ is None:
+        return own
+    return sorted({*own, *secret_values(environ)}, key=len, reverse=True)
 
 
 def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> None:
@@ -114,7 +167,7 @@ def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: s
     For transcripts an agent wrote: they are uploaded as CI artifacts. Read whole (they
     are capped well below memory sizes), written back only when something was masked.
     """
-    secrets = secret_values(environ)
+    secrets = _known_secrets(environ)
     if not secrets:
         return
     try:

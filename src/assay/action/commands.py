@@ -20,7 +20,7 @@ import io
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Literal, TextIO
 
@@ -33,6 +33,7 @@ __all__ = [
     "log",
     "neutralise",
     "notice",
+    "on_runner",
     "warning",
 ]
 
@@ -73,6 +74,12 @@ def neutralise(text: str) -> str:
     return "".join(parts)
 
 
+def _redact(text: str) -> str:
+    from assay._util.secrets import redact
+
+    return redact(text)
+
+
 class _NeutralisingStream(io.TextIOBase):
     """A text stream that passes whole lines to `raw` after `neutralise`.
 
@@ -103,14 +110,14 @@ class _NeutralisingStream(io.TextIOBase):
             cut = max(text.rfind("\n"), text.rfind("\r")) + 1
             self._pending = text[cut:]
             if cut:
-                self.raw.write(neutralise(text[:cut]))
+                self.raw.write(neutralise(_redact(text[:cut])))
         return len(s)
 
     def end_line(self) -> None:
         """Finish a held-back partial line so the next write starts a fresh line."""
         with self._lock:
             if self._pending:
-                self.raw.write(neutralise(self._pending) + "\n")
+                self.raw.write(neutralise(_redact(self._pending)) + "\n")
                 self._pending = ""
 
     def flush(self) -> None:
@@ -193,9 +200,22 @@ def notice(
 
 
 def add_mask(value: str) -> None:
-    """Ask the runner to replace `value` with *** in every later log line."""
+    """Ask the runner to replace `value` with *** in every later log line.
+
+    Callers emit it only on a GitHub runner (`on_runner`): anywhere else nothing reads
+    the command, and the line itself would print the secret. assay's own redaction covers
+    the value from now on either way (`remember_secret`).
+    """
+    from assay._util.secrets import remember_secret
+
+    remember_secret(value)
     if value.strip():
         _emit(f"::add-mask::{escape_data(value)}")
+
+
+def on_runner(environ: Mapping[str, str]) -> bool:
+    """Whether a GitHub Actions runner reads this process's output (GITHUB_ACTIONS=true)."""
+    return environ.get("GITHUB_ACTIONS") == "true"
 
 
 def log(text: str) -> None:
@@ -204,5 +224,5 @@ def log(text: str) -> None:
         if _guards:
             _guards[-1][0].end_line()
         stream = _guards[-1][0].raw if _guards else sys.stdout
-        stream.write(neutralise(text) + "\n")
+        stream.write(neutralise(_redact(text)) + "\n")
         stream.flush()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay._util.secrets import redact
 from assay.action import commands
 from assay.action.annotations import annotate_failures, case_annotations
 from assay.action.check_run import publish_check_run
@@ -114,7 +115,7 @@ def publish_report(
 def _write_step_summary(
     report: Report, report_dir: Path, path: Path | None, compared: _Compared | None
 ) -> None:
-    append_step_summary(path, _summary_markdown(report, report_dir))
+    append_step_summary(path, redact(_summary_markdown(report, report_dir)))
     if compared is not None:
         _append_comparison(path, compared)
 
@@ -176,7 +177,7 @@ def _publish_comment(
             repository=target.env.repository,
             number=pull.number,
             marker=marker,
-            body=body,
+            body=redact(body),  # the report is redacted; the comparison's baseline may not be
         )
     except github_errors() as exc:
         _refused(

@@ -40,7 +40,7 @@ def _builtin(options: RunOptions) -> Agent:
 
 def _command(options: RunOptions) -> Agent:
     module = importlib.import_module("assay.agents.command")
-    agent: Agent = module.CommandAgent()
+    agent: Agent = module.CommandAgent(options=options)
     return agent
 
 

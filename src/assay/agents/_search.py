@@ -24,9 +24,16 @@ BINARY_SNIFF_BYTES = 8192
 
 
 def is_inside(root_real: str, path: str) -> bool:
-    """Whether `path`, with every symlink resolved, stays inside `root_real` (already real)."""
+    """Whether `path`, with every symlink resolved, stays inside `root_real` (already real)
+    and out of its hidden directories: a symlink to `.git/config` is refused as read_file
+    refuses the path itself."""
     real = os.path.realpath(path)
-    return real == root_real or real.startswith(root_real + os.sep)
+    if real == root_real:
+        return True
+    if not real.startswith(root_real + os.sep):
+        return False
+    parts = real[len(root_real) + 1 :].split(os.sep)
+    return HIDDEN_DIRS.isdisjoint(parts)
 
 
 def walk_files(root_real: str, start: str) -> Iterator[str]:

@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from pydantic import ValidationError
 
@@ -31,6 +31,9 @@ from assay.errors import AgentError
 from assay.report.model import Finding
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
 
 __all__ = ["PLACEHOLDERS", "CommandAgent", "build_prompt", "render_argv"]
 
@@ -114,7 +117,11 @@ class _AttemptFiles:
 
 
 class CommandAgent:
-    """Runs the agent under test as an external command (the `command` runtime)."""
+    """Runs the agent under test as an external command (the `command` runtime), inside
+    the run's OS sandbox when it has one (`RunOptions.sandboxing`)."""
+
+    def __init__(self, *, options: RunOptions | None = None) -> None:
+        self.sandboxing = options.sandboxing if options is not None else None
 
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         template = ctx.agent_command
@@ -147,6 +154,7 @@ class CommandAgent:
         private_dir = workspace.parent
         entries_before = set(os.listdir(private_dir))
         reader = StdoutReader()
+        isolation = self.sandboxing.for_agent(Path(sandbox.root), argv) if self.sandboxing else None
         try:
             result = await run_command(
                 argv,
@@ -156,6 +164,7 @@ class CommandAgent:
                 stdout_path=files.stdout,
                 stderr_path=files.stderr,
                 on_stdout_line=reader,
+                isolation=isolation,
             )
         except LaunchError as exc:
             hint = ""
@@ -225,7 +234,8 @@ def _read_answer(
 def _assay_env(values: Mapping[str, str], case: Case, files: _AttemptFiles) -> dict[str, str]:
     """The placeholders as ASSAY_* variables, plus the answer file and a private TMPDIR.
 
-    HOME stays the user's: real agent CLIs find their configuration and login there.
+    HOME stays the user's without a sandbox (real agent CLIs find their configuration and
+    login there); inside one, HOME and TMPDIR are private tmpfs mounts instead.
     """
     env = {f"ASSAY_{name.upper()}": value for name, value in values.items()}
     if len(values["prompt"].encode()) > MAX_ENV_PROMPT_BYTES:

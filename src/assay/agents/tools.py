@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay._util.json_schema import describe_validation_error, tool_input_schema
-from assay._util.paths import resolve_inside
+from assay._util.paths import PathEscape, resolve_inside, safe_relative
 from assay.agents import _search
 from assay.errors import ConfigError
 from assay.models.base import ToolSpec
@@ -133,9 +133,15 @@ class SandboxTools:
             assert isinstance(parsed, ListDirInput)
             return self._list_dir(parsed)
         except _Refused as refused:
-            return ToolResult(str(refused), True)
+            return ToolResult(self._sandbox_relative(str(refused)), True)
         except OSError as exc:
-            return ToolResult(f"{name} failed: {exc.strerror or exc}", True)
+            return ToolResult(self._sandbox_relative(f"{name} failed: {exc.strerror or exc}"), True)
+
+    def _sandbox_relative(self, message: str) -> str:
+        """`message` with the sandbox's host path taken out: the model sees repository paths,
+        never where on the host the sandbox lives (or any other host path)."""
+        root = str(self.root)
+        return message.replace(root + os.sep, "").replace(root, ".")
 
     # -- path confinement -----------------------------------------------------------------
     def resolve(self, raw: str) -> Path:
@@ -144,9 +150,14 @@ class SandboxTools:
         if text in ("", ".", "./"):
             return self.root
         try:
+            safe_relative(text)
+        except PathEscape as exc:
+            raise _Refused(f"{OUTSIDE}: {exc}") from None
+        try:
             path = resolve_inside(self.root, text)
-        except ConfigError as exc:
-            raise _Refused(f"{OUTSIDE}: {raw!r} ({exc.message})") from None
+        except ConfigError:
+            # resolve_inside names the host paths; the model gets the repository's view only.
+            raise _Refused(f"{OUTSIDE}: {raw!r} (a symlink on the way leads out of it)") from None
         if _search.HIDDEN_DIRS.intersection(PurePosixPath(self._relative(path)).parts):
             raise _Refused(f"{raw!r} is inside .git, which is not part of the repository's files")
         return path
@@ -236,7 +247,7 @@ class SandboxTools:
         summary = outcome.summary
         if summary is None and not outcome.timed_out:
             last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
-            return ToolResult(f"grep failed: {last[0]}", True)
+            return ToolResult(self._sandbox_relative(f"grep failed: {last[0]}"), True)
         lines = [f"{r['path']}:{r['line']}: {r['text']}" for r in outcome.records]
         notes = []
         if summary is None:

@@ -27,12 +27,13 @@ import json
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._util.paths import PathEscape, safe_relative
 from assay._util.proc import LaunchError, run_command
-from assay._util.secrets import redact, scrubbed_environ
+from assay._util.secrets import redact, redact_file, scrubbed_environ
 from assay.errors import SandboxError
 from assay.grading.base import Grade
 from assay.grading.task_results import blocked_checks, check_summary, pvyai_status
@@ -42,6 +43,7 @@ from assay.suites.case import TaskSpec, VerificationCommand
 from assay.suites.pvyai_paths import normalize_files, normalize_strings
 
 if TYPE_CHECKING:
+    from assay._util.isolation import Sandboxing
     from assay.agents.base import AgentOutput, AttemptContext
     from assay.options import RunOptions
     from assay.sandbox import Baseline
@@ -62,25 +64,30 @@ async def score_workspace(
     baseline: Baseline | str | None,
     trace_events: Sequence[str],
     log_dir: Path | None = None,
+    sandboxing: Sandboxing | None = None,
+    pass_env: Sequence[str] = (),
 ) -> Grade:
     """Run every check of `spec` against `workspace`.
 
     `baseline` is what the agent started from: its sandbox's Baseline, or a commit of the
     workspace's own repository (None: its root commit, see `sandbox.changes`; `assay
     score`). `trace_events` are the keys parsed from the agent's stdout. Command logs go
-    to `log_dir/<command id>.log` (stderr: `.stderr.log`) when given. Raises ConfigError
-    when a commit baseline is asked of a workspace that is not a git repository.
+    to `log_dir/<command id>.log` (stderr: `.stderr.log`) when given. Commands run inside
+    `sandboxing` (when given) with only the workspace writable, and see no credential-shaped
+    variable but those `pass_env` names. Raises ConfigError when a commit baseline is asked
+    of a workspace that is not a git repository.
     """
     from assay.sandbox import workspace_changes
 
     if not workspace.is_dir() or workspace.is_symlink():
         # PVYai's runner blocks a task whose workspace is not a directory: nothing to score.
         return _grade_of(blocked_checks(spec, "workspace is not a directory", trace_events))
+    launch = _Launch(workspace, sandboxing, scrubbed_environ(pass_names=pass_env))
     if log_dir is not None:
-        checks = await _command_checks(spec.commands, workspace, log_dir)
+        checks = await _command_checks(spec.commands, launch, log_dir)
     else:  # nobody keeps the logs: they only feed the checks' output
         with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
-            checks = await _command_checks(spec.commands, workspace, Path(scratch))
+            checks = await _command_checks(spec.commands, launch, Path(scratch))
     changes = await workspace_changes(workspace, baseline=baseline)
     changed = list(normalize_files(changes.changed, from_disk=True))
     # PVYai normalises the task's lists again when it scores (the loader did already).
@@ -136,6 +143,8 @@ class TaskGrader:
             baseline=ctx.sandbox.baseline,
             trace_events=output.trace_events,
             log_dir=ctx.artifacts_dir / "checks",
+            sandboxing=self.options.sandboxing,
+            pass_env=self.options.pass_env,
         )
 
 
@@ -146,20 +155,30 @@ def _write_agent_result(ctx: AttemptContext, output: AgentOutput) -> None:
     (ctx.artifacts_dir / AGENT_RESULT_FILE).write_text(json.dumps(record), encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class _Launch:
+    """Where and how verification commands run: the workspace, its sandbox, their env."""
+
+    workspace: Path
+    sandboxing: Sandboxing | None
+    env: dict[str, str]
+
+
 async def _command_checks(
-    commands: Sequence[VerificationCommand], workspace: Path, log_dir: Path
+    commands: Sequence[VerificationCommand], launch: _Launch, log_dir: Path
 ) -> list[Check]:
     """One check per verification command, in order; each logs to `log_dir/<id>.log`."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    return [await _command_check(command, workspace, log_dir) for command in commands]
+    return [await _command_check(command, launch, log_dir) for command in commands]
 
 
 def _log_name(command_id: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in command_id) or "command"
 
 
-async def _command_check(command: VerificationCommand, workspace: Path, log_dir: Path) -> Check:
+async def _command_check(command: VerificationCommand, launch: _Launch, log_dir: Path) -> Check:
     base = {"command": list(command.argv)}
+    sandboxing, workspace = launch.sandboxing, launch.workspace
     name = _log_name(command.id)
     # PVYai trims each argv element before it runs the command.
     argv = [element.strip() for element in command.argv]
@@ -167,14 +186,17 @@ async def _command_check(command: VerificationCommand, workspace: Path, log_dir:
         result = await run_command(
             argv,
             cwd=workspace,
-            env=scrubbed_environ(),
+            env=launch.env,
             timeout_s=command.timeout_s,
             stdout_path=log_dir / f"{name}.log",
             stderr_path=log_dir / f"{name}.stderr.log",
             max_capture_bytes=COMMAND_LOG_CAP_BYTES,
+            isolation=sandboxing.for_command(workspace, argv) if sandboxing else None,
         )
     except LaunchError as exc:
         return _check(command.id, command.name, "command", "error", str(exc), exitCode=-1, **base)
+    for log in (log_dir / f"{name}.log", log_dir / f"{name}.stderr.log"):
+        redact_file(log)  # the logs are CI artifacts: no credential value assay knows reaches them
     stdout, stderr = redact(result.stdout_tail), redact(result.stderr_tail)
     fields: dict[str, Any] = {
         **base,

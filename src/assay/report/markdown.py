@@ -129,9 +129,16 @@ def _head(report: Report, title: str) -> str:
     incomplete = incomplete_reason(report.cases)
     if incomplete is not None:  # said first: a partial report must not read as a result
         headline += f" ({escape_markdown(incomplete)})"
+    isolation = report.run.isolation
+    warning = (
+        [f"> [!WARNING]\n> {escape_markdown(isolation.warning)}", ""]
+        if (isolation is not None and isolation.warning)
+        else []
+    )
     lines = [
         headline,
         "",
+        *warning,
         f"**Score {_fmt_score(summary.score)}** (threshold {report.run.threshold:.2f}) · {gate}",
         "",
         counts,

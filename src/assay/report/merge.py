@@ -19,7 +19,7 @@ from pathlib import Path
 
 from assay._version import __version__
 from assay.errors import ConfigError, Location
-from assay.report.model import CaseResult, Report, RunInfo
+from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
 from assay.report.stats import summarize
 
 __all__ = ["merge_reports"]
@@ -91,6 +91,7 @@ def merge_reports(
         max_errors=max_errors if max_errors is not None else min(r.max_errors for r in runs),
         interrupted=any(r.interrupted for r in runs),
         require_all=any(r.require_all for r in runs),
+        isolation=_weakest_isolation([r.isolation for r in runs]),
     )
     summary = summarize(
         cases,
@@ -243,6 +244,15 @@ def _format(value: object) -> str:
 def _common(values: Sequence[str | None]) -> str | None:
     """The value every report agrees on, else None."""
     return values[0] if values and all(v == values[0] for v in values) else None
+
+
+def _weakest_isolation(shards: list[IsolationInfo | None]) -> IsolationInfo | None:
+    """The merged run is only as isolated as its least isolated shard (its warning kept)."""
+    known = [info for info in shards if info is not None]
+    if not known:
+        return None
+    unsandboxed = [info for info in known if info.mode == "none"]
+    return unsandboxed[0] if unsandboxed else known[0]
 
 
 def _time_span(inputs: Sequence[_Input]) -> tuple[str, str | None]:

@@ -17,6 +17,7 @@ __all__ = [
     "CaseStatus",
     "Check",
     "Finding",
+    "IsolationInfo",
     "Location",
     "Report",
     "RunInfo",
@@ -132,6 +133,19 @@ class CaseResult(_Model):
     """Where the sandbox was kept (only with --keep-workspaces)."""
 
 
+class IsolationInfo(_Model):
+    """How agents and verification commands were sandboxed in this run."""
+
+    mode: Literal["bwrap", "none"]
+    """`bwrap`: an OS sandbox (own PID namespace, host read-only); `none`: no sandbox."""
+    requested: Literal["auto", "bwrap", "none"] = "auto"
+    """The `--isolation` asked for (`auto` falls back to `none` where bwrap does not work)."""
+    agent_network: bool = True
+    command_network: bool = True
+    warning: str | None = None
+    """Set when nothing was sandboxed, saying why."""
+
+
 class RunInfo(_Model):
     id: str
     started_at: str
@@ -148,6 +162,8 @@ class RunInfo(_Model):
     interrupted: bool = False
     require_all: bool = False
     """`--require-all`: a skipped case fails the gate."""
+    isolation: IsolationInfo | None = None
+    """The run's OS sandbox (absent in reports of assay versions before it)."""
 
 
 class Tokens(_Model):

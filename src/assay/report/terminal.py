@@ -237,6 +237,8 @@ def print_summary(
         lines.append(f"flaky ({len(flaky)}): " + ", ".join(clean(f, limit=80) for f in flaky))
     if report.run.interrupted:
         lines.append("interrupted: the report covers the cases that finished")
+    if report.run.isolation is not None and report.run.isolation.warning:
+        lines.append(f"WARNING: {report.run.isolation.warning}")
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
     if not (stream.isatty() if colour is None else colour):

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import os
 import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING
 from assay._version import __version__
 from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
-from assay.report.model import Report, RunInfo
+from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
@@ -87,6 +91,7 @@ async def run_async(
     runs = plan_runs(selected, options=options, config=config)
     if options.resume_dir is not None and not (options.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {options.resume_dir / RESULTS_FILE} not found")
+    options = _sandboxed(options, selected)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
@@ -110,12 +115,26 @@ async def _run_planned(
     options: RunOptions, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
+    from assay.runner.fingerprint import fingerprint
+    from assay.runner.signing import load_key, new_key
     from assay.sandbox import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
+    fingerprints = {run.key: fingerprint(run, options) for run in runs}
+    key = None
     if options.resume_dir is not None:
-        resumed = read_results(results_path, plan=runs, repair=True)
+        key = load_key(report_dir)
+        resumed = read_results(
+            results_path,
+            plan=runs,
+            repair=True,
+            verify=True,
+            key=key,
+            fingerprints=fingerprints,
+            notice=lambda message: print(f"assay: resume: {message}", file=sys.stderr),
+        )
+    key = key or new_key(report_dir)
 
     started_at, clock = _now(), time.monotonic()
     budget = Budget(
@@ -129,7 +148,12 @@ async def _run_planned(
     try:
         # A resumed stream keeps every earlier line, including other selections' results.
         try:
-            stream = ResultsStream(results_path, append=options.resume_dir is not None)
+            stream = ResultsStream(
+                results_path,
+                append=options.resume_dir is not None,
+                key=key,
+                fingerprints=fingerprints,
+            )
         except OSError as exc:
             raise output_error(exc, what=str(results_path), report_dir=report_dir) from None
         with stream:
@@ -159,6 +183,51 @@ async def _run_planned(
         started_at=started_at,
         duration_s=time.monotonic() - clock,
         interrupted=executor.interrupted,
+    )
+
+
+def _sandboxed(options: RunOptions, cases: Sequence[Case]) -> RunOptions:
+    """`options` with the run's isolation resolved (ConfigError: bwrap asked for, not there).
+
+    Every program the run starts must not see the suites (their expected answers, their
+    fixtures to overwrite) or the report directory (results to forge): their checkouts
+    are masked, as is the working directory's checkout. assay also stops being dumpable,
+    so even without a sandbox a process of the same user cannot read its environment.
+    """
+    from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
+
+    harden_process()
+    if options.sandboxing is not None:
+        return options
+    masked = {checkout_root(case.source_path) for case in cases}
+    masked.add(Path(os.path.realpath(options.resume_dir or options.report_dir)))
+    # Where every case's sandbox is made: a case sees its own (bound on top), not the
+    # concurrent cases' workspaces beside it.
+    masked.add(Path(os.path.realpath(options.work_root or tempfile.gettempdir())))
+    cwd_checkout = checkout_root(Path.cwd())
+    if (cwd_checkout / ".git").exists():
+        masked.add(cwd_checkout)
+    sandboxing = resolve_sandboxing(
+        options.isolation,
+        masked=masked,
+        agent_network=options.agent_network,
+        command_network=options.command_network,
+    )
+    if sandboxing.warning:
+        print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)
+    return dataclasses.replace(options, sandboxing=sandboxing)
+
+
+def _isolation_info(options: RunOptions) -> IsolationInfo | None:
+    sandboxing = options.sandboxing
+    if sandboxing is None:
+        return None
+    return IsolationInfo(
+        mode=sandboxing.mode,
+        requested=sandboxing.requested,
+        agent_network=sandboxing.agent_network,
+        command_network=sandboxing.command_network,
+        warning=sandboxing.warning,
     )
 
 
@@ -196,8 +265,19 @@ def _report(
         max_errors=options.max_errors,
         interrupted=interrupted,
         require_all=options.require_all,
+        isolation=_isolation_info(options),
     )
-    return Report(run=info, summary=summary, cases=results)
+    return _redacted(Report(run=info, summary=summary, cases=results))
+
+
+def _redacted(report: Report) -> Report:
+    """`report` without any secret value assay knows: everything published (files, the
+    terminal, the job summary, the PR comment, the check run) is rendered from it."""
+    from assay._util.secrets import redact
+
+    text = report.model_dump_json()
+    clean = redact(text)
+    return report if clean == text else Report.model_validate_json(clean)
 
 
 def _now() -> str:

@@ -93,6 +93,9 @@ def pvyai_reports(
 
 
 def _write(target: Path, text: str) -> Path:
+    from assay._util.secrets import redact
+
+    text = redact(text)  # the report was redacted already; renderings may add text of their own
     # A plain open (not mkstemp) so the file gets the user's umask, like any report.
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:

@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -55,6 +55,14 @@ class ConfigFile(BaseModel):
     """Where reports are written, relative to this file."""
     scaffold_without_license: bool | None = None
     """`assay scaffold` copies no license (this repository's code is under none)."""
+    isolation: Literal["auto", "bwrap", "none"] | None = None
+    """OS sandbox for agents and verification commands (default auto)."""
+    agent_network: bool | None = None
+    """Whether agents may use the network inside the sandbox (default true)."""
+    command_network: bool | None = None
+    """Whether verification commands may use the network inside the sandbox (default true)."""
+    pass_env: list[str] = []
+    """Credential-shaped variables that verification commands may see after all."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,10 @@ class AssayConfig:
     require_all: bool | None = None
     report_dir: Path | None = None
     scaffold_without_license: bool = False
+    isolation: str | None = None
+    agent_network: bool | None = None
+    command_network: bool | None = None
+    pass_env: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
 
@@ -181,6 +193,10 @@ def _resolve(
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
         scaffold_without_license=bool(model.scaffold_without_license),
+        isolation=model.isolation,
+        agent_network=model.agent_network,
+        command_network=model.command_network,
+        pass_env=tuple(model.pass_env),
         warnings=warnings,
     )
 

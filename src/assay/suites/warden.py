@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+from assay._util.fixture_tree import fixture_file_problem
 from assay._util.paths import resolve_inside, safe_relative
 from assay.errors import ConfigError, Location
 from assay.suites.case import FixtureFile
@@ -105,6 +106,10 @@ def resolve_fixtures(
             continue
         if not source.is_file():
             problems.error(f"{field}[{number}]: {raw!r} is not a file", location)
+            continue
+        too_big = fixture_file_problem(source, source.stat().st_size, shown=raw)
+        if too_big:
+            problems.error(f"{field}[{number}]: {too_big}", location)
             continue
         dest, repo = fixture_destination(safe_relative(raw), parent=source.parent.name)
         if dest in seen:

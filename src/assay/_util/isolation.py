@@ -1,0 +1,273 @@
+"""The OS sandbox around every program assay runs but does not trust (bubblewrap).
+
+A hostile pull request controls the agent command, the verification commands and the
+fixtures they read. Without a sandbox they run as assay's own user, in assay's process
+tree, on assay's filesystem: they can read `/proc/<assay>/environ` (the CI tokens), write a
+`.pth` into site-packages, rewrite the suite or the report, and leave a daemon behind.
+With `bwrap` every such program gets:
+
+- new PID, IPC and UTS namespaces and a fresh `/proc`: assay and every other process of the
+  host are invisible, and when the program's first process ends the kernel kills everything
+  left in its namespace (a double-forked daemon included); `--die-with-parent` does the same
+  when assay itself dies;
+- the host filesystem read-only, with `/tmp`, `$HOME`, `/run`, the suite checkouts and the
+  report directory replaced by empty tmpfs mounts (never mounted), and only the case's own
+  directory writable; `HOME` and `TMPDIR` point into those private tmpfs mounts;
+- a minimal `/dev`, no capabilities, `no_new_privs` (bwrap always sets it), a new session
+  (no terminal to inject keystrokes into), and optionally no network (`--unshare-net`).
+
+`none` runs programs as they are (process group and timeouts only): assay says so loudly.
+`auto` probes bwrap once per run and falls back to `none` with that warning.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from assay.errors import ConfigError
+
+__all__ = [
+    "ISOLATION_MODES",
+    "Confinement",
+    "IsolationMode",
+    "Sandboxing",
+    "checkout_root",
+    "harden_process",
+    "probe_bwrap",
+    "resolve_sandboxing",
+]
+
+IsolationMode = Literal["auto", "bwrap", "none"]
+ISOLATION_MODES: tuple[IsolationMode, ...] = ("auto", "bwrap", "none")
+_PROBE_TIMEOUT_S = 10.0
+_NEVER_MASKED = frozenset({"/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin", "/dev", "/proc"})
+"""Masking any of these would leave nothing to run; a suite living there is not hidden."""
+_RESOLVER_DIR = "/run/systemd/resolve"
+"""Where /etc/resolv.conf points on Ubuntu: kept readable when /run is masked, for DNS."""
+UNSANDBOXED_WARNING = (
+    "agents and verification commands run WITHOUT an OS sandbox: they can read this "
+    "process's files and the host as assay's own user"
+)
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How one program is confined: what it may write, what it must not see, its network."""
+
+    bwrap: str
+    writable: tuple[Path, ...]
+    """Directories bound read-write at their own path (the case's sandbox or workspace)."""
+    masked: tuple[Path, ...]
+    """Directories replaced by an empty tmpfs (suite checkouts, the report dir, HOME)."""
+    exposed: tuple[Path, ...] = ()
+    """Paths under a masked directory that stay readable (the interpreter, the program)."""
+    network: bool = True
+    home: str = "/tmp/home"
+
+    def wrap(
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
+    ) -> tuple[list[str], dict[str, str]]:
+        """The bwrap argv that runs `argv` confined in `cwd`, and its environment."""
+        args = [
+            self.bwrap,
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--cap-drop",
+            "ALL",
+        ]
+        if not self.network:
+            args.append("--unshare-net")
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if os.path.isdir("/run"):
+            args += ["--tmpfs", "/run", "--ro-bind-try", _RESOLVER_DIR, _RESOLVER_DIR]
+        # Parents before children, so a nested mount is not hidden by its parent's tmpfs.
+        for path in _by_depth(self.masked):
+            args += ["--tmpfs", str(path)]
+        for path in _by_depth(self.exposed):
+            args += ["--ro-bind-try", str(path), str(path)]
+        for path in _by_depth(self.writable):
+            args += ["--bind", str(path), str(path)]
+        args += ["--dir", self.home, "--chdir", str(cwd), "--", *argv]
+        inner_env = {**env, "HOME": self.home, "TMPDIR": "/tmp"}
+        return args, inner_env
+
+
+def _by_depth(paths: Iterable[Path]) -> list[Path]:
+    return sorted(set(paths), key=lambda p: (len(p.parts), str(p)))
+
+
+@dataclass(frozen=True)
+class Sandboxing:
+    """A run's isolation, resolved once: which mode, and what every confinement hides."""
+
+    mode: Literal["bwrap", "none"]
+    requested: IsolationMode = "auto"
+    reason: str = ""
+    """Why `auto` fell back to `none` (empty when it did not)."""
+    bwrap: str | None = None
+    masked: tuple[Path, ...] = ()
+    agent_network: bool = True
+    command_network: bool = True
+    exposed: tuple[Path, ...] = field(default_factory=tuple)
+
+    @property
+    def warning(self) -> str | None:
+        """The loud line for the terminal, the job summary and report.json; None when sandboxed."""
+        if self.mode == "bwrap":
+            return None
+        why = f" ({self.reason})" if self.reason else " (--isolation none)"
+        return UNSANDBOXED_WARNING + why
+
+    def for_agent(self, writable: Path, argv: Sequence[str] = ()) -> Confinement | None:
+        """The agent's confinement: `writable` is the sandbox's private directory."""
+        return self._confine(writable, network=self.agent_network, argv=argv)
+
+    def for_command(self, writable: Path, argv: Sequence[str] = ()) -> Confinement | None:
+        """A verification command's confinement: `writable` is the workspace."""
+        return self._confine(writable, network=self.command_network, argv=argv)
+
+    def _confine(self, writable: Path, *, network: bool, argv: Sequence[str]) -> Confinement | None:
+        if self.mode == "none" or self.bwrap is None:
+            return None
+        exposed = list(self.exposed)
+        if argv:
+            exposed += _program_paths(argv[0], self.masked)
+            exposed += _named_files(argv[1:])
+        home = os.environ.get("HOME", "")
+        masked = list(self.masked)
+        if home and os.path.isabs(home) and home not in _NEVER_MASKED and os.path.isdir(home):
+            masked.append(Path(home))
+            inner_home = home
+        else:
+            inner_home = "/tmp/home"
+        return Confinement(
+            bwrap=self.bwrap,
+            writable=(Path(os.path.realpath(writable)),),
+            masked=tuple(masked),
+            exposed=tuple(exposed),
+            network=network,
+            home=inner_home,
+        )
+
+
+def _program_paths(program: str, masked: Sequence[Path]) -> list[Path]:
+    """What must stay readable for `program` to start when it lives under a masked path:
+    its directory, or only the file itself when that directory is a masked root (an agent
+    script at the top of the suite checkout must not expose the suite)."""
+    found = shutil.which(program) if "/" not in program else program
+    if found is None:
+        return []
+    real = Path(os.path.realpath(found))
+    directory = real.parent
+    if any(directory == root or root.is_relative_to(directory) for root in masked):
+        return [real]
+    return [directory]
+
+
+def _named_files(arguments: Sequence[str]) -> list[Path]:
+    """Files an argument names by absolute path (`python /suite/agent.py`): readable, alone,
+    even when they live in a masked checkout."""
+    found = []
+    for argument in arguments:
+        if len(argument) > 4096 or "\n" in argument or not os.path.isabs(argument):
+            continue
+        if os.path.isfile(argument):
+            found.append(Path(os.path.realpath(argument)))
+    return found
+
+
+def _python_paths() -> list[Path]:
+    """assay's interpreter and libraries: verification commands often run `python -m pytest`
+    from the same virtualenv, which may sit inside the checkout or under HOME."""
+    paths = {Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return sorted(paths)
+
+
+def checkout_root(path: Path) -> Path:
+    """The git checkout holding `path` (the nearest ancestor with `.git`), else its directory."""
+    start = Path(os.path.realpath(path))
+    directory = start if start.is_dir() else start.parent
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return directory
+
+
+def probe_bwrap(bwrap: str | None = None) -> tuple[str | None, str]:
+    """(path to a working bwrap, "") or (None, why not): runs the namespaces assay asks for."""
+    if not sys.platform.startswith("linux"):
+        return None, f"no OS sandbox on {sys.platform}"
+    found = bwrap or shutil.which("bwrap")
+    if found is None:
+        return None, "bwrap (bubblewrap) is not installed"
+    probe = Confinement(bwrap=found, writable=(), masked=(), network=False)
+    argv, env = probe.wrap(["/bin/true"], cwd=Path("/"), env={"PATH": os.defpath})
+    try:
+        done = subprocess.run(
+            argv, env=env, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"bwrap cannot run: {exc}"
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        return None, f"bwrap does not work here: {detail}"
+    return found, ""
+
+
+def resolve_sandboxing(
+    requested: IsolationMode,
+    *,
+    masked: Iterable[Path],
+    agent_network: bool = True,
+    command_network: bool = True,
+) -> Sandboxing:
+    """The run's Sandboxing: `bwrap` that is unavailable is a ConfigError (exit 2)."""
+    network = functools.partial(
+        Sandboxing, agent_network=agent_network, command_network=command_network
+    )
+    if requested == "none":
+        return network(mode="none", requested=requested)
+    bwrap, reason = probe_bwrap()
+    if bwrap is None:
+        if requested == "bwrap":
+            raise ConfigError(
+                f"--isolation bwrap: {reason}; install bubblewrap (apt-get install bubblewrap) "
+                "and allow unprivileged user namespaces, or pass --isolation auto|none"
+            )
+        return network(mode="none", requested=requested, reason=reason)
+    hidden = sorted(
+        {Path(os.path.realpath(p)) for p in masked} - {Path(p) for p in _NEVER_MASKED},
+    )
+    return network(
+        mode="bwrap",
+        requested=requested,
+        bwrap=bwrap,
+        masked=tuple(hidden),
+        exposed=tuple(_python_paths()),
+    )
+
+
+def harden_process() -> bool:
+    """prctl(PR_SET_DUMPABLE, 0) on assay itself (Linux): a process of the same user can no
+    longer read its /proc/<pid>/environ or memory, nor ptrace it. True when it took."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_dumpable = 4
+        return bool(libc.prctl(pr_set_dumpable, 0, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
