@@ -36,7 +36,9 @@ ATTACK = r"""
 import json, os, subprocess, sys
 from pathlib import Path
 
-role, canary = sys.argv[1], sys.argv[2]
+# The canary comes reversed: the suite (and so the report, which records each command)
+# never holds it as written, only the environment of assay does.
+role, canary = sys.argv[1], sys.argv[2][::-1]
 found = []
 for pid in os.listdir("/proc"):
     if pid.isdigit():
@@ -106,7 +108,7 @@ def suite(root: Path, victims: dict[str, Path], *, canary: str, sleep: str) -> P
         str(victims["host_tmp"]): "escaped\n",
     }
     (root / "attempts.json").write_text(json.dumps(attempts))
-    argv = [str(root / "attack.py"), "command", canary, str(root / "attempts.json"), sleep]
+    argv = [str(root / "attack.py"), "command", canary[::-1], str(root / "attempts.json"), sleep]
     task = {
         "id": "attack",
         "name": "attack",
@@ -245,7 +247,7 @@ def test_bwrap_asked_for_but_missing_is_exit_2(tmp_path: Path) -> None:
     env["PATH"] = str(tmp_path / "empty-path")  # no bwrap on it
     command = [
         sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())",
-        "run", str(suite_file), "--agent-command", "true", "--isolation", "bwrap",
+        "run", str(suite_file), "--agent-command", shutil.which("true"), "--isolation", "bwrap",
         "--report-dir", str(tmp_path / "report"),
     ]  # fmt: skip
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
