@@ -18,11 +18,11 @@ import pytest
 
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.command import CommandAgent, render_argv
 from assay.agents.trace import StdoutReader, read_trace_file, trace_key
 from assay.errors import AgentError, ConfigError
 from assay.sandbox import Sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
 GIT_ENV = {

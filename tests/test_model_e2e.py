@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.builtin import TRANSCRIPT_NAME, BuiltinAgent
 from assay.errors import JudgeError
 from assay.grading.base import Grade
@@ -27,6 +26,7 @@ from assay.grading.verdict import VerdictGrader
 from assay.models import retry
 from assay.options import RunOptions
 from assay.sandbox.build import build_sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, RubricSpec, VerifySpec
 from tests.fakes.anthropic_api import (
     FakeAnthropic,

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from assay.report.model import Usage
+    from assay.core.usage import Usage
 
 __all__ = [
     "AgentError",

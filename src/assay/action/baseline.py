@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from assay._util.paths import PathEscape, safe_relative
 from assay.action import commands
 from assay.action.github_api import TIMEOUT_S, describe_error, github_errors, is_permission_error
+from assay.core.files import REPORT_FILE
 from assay.errors import ConfigError, ConfigErrors
 from assay.report.model import Report
 
@@ -43,7 +44,7 @@ AUTO = "auto"
 """The `baseline-report` value that fetches the default branch's latest report artifact."""
 MAX_BYTES = 50 * 1024 * 1024
 """Cap on the downloaded archive and on the report.json inside it."""
-REPORT_NAME = "report.json"
+REPORT_NAME = REPORT_FILE
 TRUSTED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})
 """Events whose runs execute the default branch's own code (no pull request's)."""
 MAX_CANDIDATES = 100

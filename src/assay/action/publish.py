@@ -33,6 +33,7 @@ from assay.action.outputs import (
     step_summary_size,
     write_outputs,
 )
+from assay.core.files import REPORT_FILE, SUMMARY_FILE
 from assay.report.model import Report
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def report_outputs(report: Report, report_path: Path) -> dict[str, str]:
 
 
 def _summary_markdown(report: Report, report_dir: Path) -> str:
-    written = report_dir / "summary.md"
+    written = report_dir / SUMMARY_FILE
     try:
         return written.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -97,7 +98,7 @@ def publish_report(
         _write_step_summary(report, report_dir, env.step_summary, compared)
     annotations = case_annotations(report, workspace=env.workspace)
     annotate_failures(annotations, limit=inputs.max_annotations)
-    outputs = report_outputs(report, report_dir.resolve() / "report.json")
+    outputs = report_outputs(report, report_dir.resolve() / REPORT_FILE)
     if compared is not None:
         outputs["regressions"] = str(len(compared.comparison.of("newly_failing")))
     with report_and_continue(broken):

@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assay._version import __version__
+from assay.core.shards import ShardSyntaxError, parse_shard
 from assay.errors import ConfigError, Location
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
-from assay.report.stats import summarize
+from assay.report.stats import gate_option_problems, summarize
 
 __all__ = ["merge_reports"]
 
@@ -104,20 +105,16 @@ def merge_reports(
 
 
 def _check_gate_options(threshold: float | None, max_errors: int | None) -> None:
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise ConfigError(f"--threshold must be between 0 and 1, got {threshold:g}")
-    if max_errors is not None and max_errors < 0:
-        raise ConfigError(f"--max-errors must be 0 or more, got {max_errors}")
+    if problems := gate_option_problems(threshold=threshold, max_errors=max_errors):
+        raise ConfigError("; ".join(problems))
 
 
 def _shard_of(report: Report, label: str) -> tuple[int, int] | None:
     if report.run.shard is None:
         return None
-    from assay.runner.plan import parse_shard
-
     try:
         return parse_shard(report.run.shard)
-    except ConfigError:
+    except ShardSyntaxError:
         message = f"run.shard must look like I/N with 1 <= I <= N, got {report.run.shard!r}"
         raise ConfigError(message, Location(label)) from None
 

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from assay._util.display import display_path
 from assay._util.textpos import json_positions
+from assay.core.files import REPORT_FILE
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.report.model import Report
 
@@ -104,7 +105,6 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
     only report it is - is a ConfigError: the merge would overwrite its own input. So
     is a path naming nothing, or a directory without any report.
     """
-    from assay.runner.writer import REPORT_FILE
 
     excluded = Path(os.path.realpath(exclude)) if exclude is not None else None
     found: dict[Path, Path] = {}

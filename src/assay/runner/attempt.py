@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import hashlib
 import os
-import re
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from assay.agents import AttemptContext, agent_for
+from assay.agents import agent_for
+from assay.core.files import artifacts_dir, safe_segment
 from assay.errors import (
     AgentError,
     AssayError,
@@ -31,6 +30,7 @@ from assay.errors import (
 from assay.grading import grader_for
 from assay.report.model import Attempt, Check, Usage
 from assay.runner.combine import total_usage
+from assay.subject import AttemptContext
 from assay.suites.case import Case, TaskSpec
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ timer fires this much later, only for an agent that failed to stop."""
 
 _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 """Write failures that are the machine's, not the case's: the run stops with exit 4."""
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RAW_JUDGE_CHARS = 4000
 """How much of a broken judge answer the report keeps (the whole of it is in the file)."""
 
@@ -65,25 +64,6 @@ class AttemptOutcome:
 
 def skipped_outcome(reason: str) -> AttemptOutcome:
     return AttemptOutcome(Attempt(status="skipped", reason=reason))
-
-
-def safe_segment(text: str) -> str:
-    """A directory name for `text`: unchanged when already safe, else cleaned plus a hash
-    of the original (so two ids that clean to the same name still get their own dirs)."""
-    cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
-    if cleaned == text:
-        return text
-    return f"{cleaned}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
-
-
-def artifacts_dir(report_dir: Path, case_id: str, model: str | None, index: int) -> Path:
-    """`<report-dir>/cases/<case id>[/<model>]/attempt-<n>/` (n counts from 1)."""
-    path = report_dir / "cases"
-    for part in case_id.split("/"):
-        path /= safe_segment(part)
-    if model is not None:
-        path /= safe_segment(model)
-    return path / f"attempt-{index + 1}"
 
 
 async def run_attempt(

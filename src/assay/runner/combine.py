@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._util.usage import sum_usage
+from assay.core.usage import sum_usage
 from assay.report.model import CaseResult, CaseStatus, Source, Usage
 
 if TYPE_CHECKING:

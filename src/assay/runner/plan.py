@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.agents import known_runtimes
+from assay.core import shards as core_shards
+from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.models.names import missing_credentials
+from assay.report.stats import gate_option_problems
 from assay.runner.resolve import (
     needs_judge,
     resolve_agent_command,
@@ -60,20 +63,10 @@ class PlannedRun:
 
 def parse_shard(text: str) -> tuple[int, int]:
     """`I/N` (1-based) -> (I, N); anything else is a usage error."""
-    index_text, sep, count_text = text.strip().partition("/")
     try:
-        if not sep:
-            raise ValueError
-        index, count = int(index_text), int(count_text)
-    except ValueError:
-        raise ConfigError(f"--shard must look like I/N (e.g. 2/4), got {text!r}") from None
-    if count < 1 or not 1 <= index <= count:
-        raise ConfigError(f"--shard {text}: need 1 <= I <= N, got I={index}, N={count}")
-    return index, count
-
-
-def format_shard(shard: tuple[int, int] | None) -> str | None:
-    return f"{shard[0]}/{shard[1]}" if shard else None
+        return core_shards.parse_shard(text)
+    except core_shards.ShardSyntaxError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Case]:
@@ -97,14 +90,12 @@ def check_options(options: RunOptions) -> None:
         problems.append(f"--concurrency must be at least 1, got {options.concurrency}")
     if options.repeat < 1:
         problems.append(f"--repeat must be at least 1, got {options.repeat}")
-    if not (0.0 <= options.threshold <= 1.0) or math.isnan(options.threshold):
-        problems.append(f"--threshold must be between 0 and 1, got {options.threshold:g}")
+    problems += gate_option_problems(threshold=options.threshold, max_errors=None)
     if not options.timeout_s > 0 or math.isinf(options.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {options.timeout_s:g}"
         )
-    if options.max_errors < 0:
-        problems.append(f"--max-errors must be 0 or more, got {options.max_errors}")
+    problems += gate_option_problems(threshold=None, max_errors=options.max_errors)
     if options.max_cost_usd is not None and not options.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {options.max_cost_usd:g}")
     if options.offline and options.cache_dir is None:

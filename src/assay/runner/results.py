@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from pydantic import ValidationError
 
 from assay._util.secrets import redact
+from assay.core.files import RESULTS_FILE
 from assay.errors import ConfigError, Location
 from assay.report.model import CaseResult
 from assay.report.read import json_path
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RESULTS_FILE", "ResultsStream", "parse_result_line", "read_results", "sign_line"]
 
-RESULTS_FILE = "results.jsonl"
 _FINGERPRINT, _SIGNATURE = "fingerprint", "signature"
 
 ResultKey = tuple[str, str | None]
