@@ -298,6 +298,15 @@ def test_findings_from_the_last_stdout_line(tmp_path: Path) -> None:
     assert output.trace_events == ["tool:grep"]
 
 
+def test_severity_words_agents_use_read_as_the_five_levels(tmp_path: Path) -> None:
+    # The same table the judge's severity check reads (assay.core.severities): an agent
+    # saying "major" or "Warning" is not an error.
+    findings = [{**FINDING, "severity": word} for word in ("major", " Warning ", "nit")]
+    body = f"print(json.dumps({{'findings': {findings!r}}}))"
+    output, _ = _run(tmp_path, "review", body)
+    assert [f["severity"] for f in output.findings] == ["high", "medium", "info"]
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [

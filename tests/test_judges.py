@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from assay.core.severities import normalise_severity
 from assay.errors import JudgeError
 from assay.grading.base import Grade
-from assay.grading.findings_judge import FindingsJudge, normalise_severity
+from assay.grading.findings_judge import FindingsJudge
 from assay.grading.rubric_judge import RubricJudge
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions

@@ -23,7 +23,7 @@ from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Expectation, ReviewSpec
 
-__all__ = ["PROMPT_VERSION", "FindingsJudge", "normalise_severity"]
+__all__ = ["PROMPT_VERSION", "FindingsJudge"]
 
 PROMPT_VERSION = "findings-judge.v2"
 _CALL = JudgeCall("record_verdict", FindingsVerdict)
