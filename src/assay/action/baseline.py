@@ -26,10 +26,10 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from assay._util.paths import PathEscape, safe_relative
 from assay.action import commands
 from assay.action.github_api import TIMEOUT_S, describe_error, github_errors, is_permission_error
 from assay.core.files import REPORT_FILE
+from assay.core.paths import PathEscape, safe_relative
 from assay.errors import ConfigError, ConfigErrors
 from assay.report.model import Report
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-__all__ = ["PathEscape", "is_inside", "real_path", "safe_relative"]
+__all__ = ["PathEscape", "is_inside", "real_path", "relative_inside", "safe_relative"]
 
 
 class PathEscape(ValueError):
@@ -22,10 +22,27 @@ def real_path(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path))
 
 
-def is_inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
-    """True when `path` is `root` or below it, after resolving symlinks in both."""
-    real, real_root = real_path(path), real_path(root)
+def is_inside(
+    path: str | os.PathLike[str], root: str | os.PathLike[str], *, resolved: bool = False
+) -> bool:
+    """True when `path` is `root` or below it, after resolving symlinks in both.
+
+    `resolved=True` says both are already real paths (from `real_path`), so a walk over
+    many files does not resolve the root again for each one.
+    """
+    if resolved:
+        real, real_root = Path(path), Path(root)
+    else:
+        real, real_root = real_path(path), real_path(root)
     return real == real_root or real_root in real.parents
+
+
+def relative_inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:
+    """`path` relative to `root` as a POSIX string (symlinks resolved), None when outside."""
+    real, real_root = real_path(path), real_path(root)
+    if not is_inside(real, real_root, resolved=True):
+        return None
+    return real.relative_to(real_root).as_posix()
 
 
 def safe_relative(raw: str) -> PurePosixPath:

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay._util.paths import PathEscape, safe_relative
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, redact_file, scrubbed_environ
 from assay.core.checks import Check
+from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 from assay.grading.base import Grade
 from assay.grading.task_results import blocked_checks, check_summary, pvyai_status

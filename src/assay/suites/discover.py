@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from assay.core.paths import is_inside, real_path
 from assay.errors import Location
 from assay.suites.document import Document, Problems
 from assay.suites.go_json import go_fold
@@ -107,5 +108,4 @@ def _looks_like_manifest(data: dict) -> bool:
 
 
 def _inside(path: Path, real_top: Path) -> bool:
-    real = Path(os.path.realpath(path))
-    return real == real_top or real_top in real.parents
+    return is_inside(real_path(path), real_top, resolved=True)

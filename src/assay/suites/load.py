@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay._util.display import display_location, displayed
+from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
@@ -379,8 +380,8 @@ def _in_reading_order(problems: list[ConfigError]) -> list[ConfigError]:
 
 
 def _inside_any(path: Path, directories: list[Path]) -> bool:
-    real = Path(os.path.realpath(path))
-    return any(d in real.parents for d in directories)
+    real = real_path(path)
+    return any(real != d and is_inside(real, d, resolved=True) for d in directories)
 
 
 def _common_root(roots: list[Path]) -> Path:

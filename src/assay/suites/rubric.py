@@ -18,6 +18,7 @@ from typing import Any
 from assay._util.diff_paths import escaping_diff_paths
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
+from assay.core.paths import is_inside
 from assay.errors import ConfigError, Location, SandboxError
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
@@ -59,8 +60,7 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
                 f"fixture_path {item.fixture_path!r} is not a directory under {manifest_dir}", where
             )
             continue
-        real_manifest_dir = Path(os.path.realpath(manifest_dir))
-        if fixture_dir == real_manifest_dir or fixture_dir in real_manifest_dir.parents:
+        if is_inside(manifest_dir, fixture_dir):
             # A fixture tree is never scanned for suites: this one would hide every suite
             # beside the manifest, the manifest included.
             ctx.problems.error(
