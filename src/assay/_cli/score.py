@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from assay.core.text import strip_control
 from assay.errors import ConfigError, Location
 from assay.grading.base import Grade
 from assay.report.model import Attempt, CaseResult, Check
@@ -28,7 +28,6 @@ from assay.suites.case import Case, TaskSpec
 
 __all__ = ["command"]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 """Stripped from untrusted text on the terminal (no escape sequences from agent output)."""
 
 
@@ -105,7 +104,7 @@ def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
 
 
 def _plain(text: str) -> str:
-    return _CONTROL.sub(" ", text)
+    return strip_control(text, " ")
 
 
 def _print_table(result: CaseResult) -> None:

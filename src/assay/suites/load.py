@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay._util.display import display_location, displayed
 from assay.core.paths import is_inside, real_path
+from assay.core.text import has_control
 from assay.errors import ConfigError, ConfigErrors, Location
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
@@ -329,11 +329,10 @@ def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems:
 
 # Ids reach terminals, CI logs, file names and reports. Names written in a suite are
 # checked by its model; these also cover ids taken from file and directory names.
-_UNPRINTABLE_ID = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _id_problem(case_id: str) -> str | None:
-    if _UNPRINTABLE_ID.search(case_id):
+    if has_control(case_id):
         return f"case id {case_id!r} has control characters; rename the file or directory"
     if case_id.startswith("::"):
         return f"case id {case_id!r} would start a GitHub workflow command; rename it"

@@ -19,6 +19,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from assay.core.text import CONTROL_CHARACTERS
+
 __all__ = [
     "AgentCommandValue",
     "CaseName",
@@ -66,7 +68,7 @@ def _not_a_scaffold_stub(value: str) -> str:
 FilledText = Annotated[Text, AfterValidator(_not_a_scaffold_stub)]
 """Text that must not be a scaffold stub's `TODO` placeholder (should_find, rubric)."""
 
-_BAD_NAME = re.compile(r"[/\x00-\x1f\x7f]")
+_BAD_NAME = re.compile(f"[/{CONTROL_CHARACTERS}]")
 
 
 def _check_name(value: str) -> str:
