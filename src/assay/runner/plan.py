@@ -33,9 +33,12 @@ if TYPE_CHECKING:
     from assay.suites.config import AssayConfig
 
 __all__ = [
+    "ModelCalls",
     "PlannedRun",
     "check_options",
     "format_shard",
+    "model_calls",
+    "models_needed",
     "parse_shard",
     "plan_runs",
     "shard_cases",
@@ -118,6 +121,44 @@ def _unknown_providers(options: RunOptions) -> list[str]:
     return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
 
 
+@dataclass(frozen=True)
+class ModelCalls:
+    """The models one (case, subject model) pair calls in this run."""
+
+    subject: str | None
+    """The agent's own model: only the builtin runtime calls it (a command agent brings its own)."""
+    judge: str | None
+    """None when the case is graded in code (verify, task)."""
+
+
+def model_calls(
+    case: Case,
+    *,
+    subject: str | None,
+    runtime: str,
+    options: RunOptions,
+    config: AssayConfig | None,
+) -> ModelCalls:
+    """Which models this case calls for this subject model: the one answer the planner's
+    credential check and the Action's key preflight share."""
+    judge = (
+        resolve_judge_model(case, subject=subject, options=options, config=config)
+        if needs_judge(case)
+        else None
+    )
+    return ModelCalls(subject if runtime == "builtin" else None, judge)
+
+
+def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None) -> set[str]:
+    """Every model `case` would call in this run (empty for a task case)."""
+    runtime = resolve_runtime(case, options=options, config=config)
+    needed: set[str] = set()
+    for subject in subject_models(case, runtime=runtime, options=options, config=config):
+        calls = model_calls(case, subject=subject, runtime=runtime, options=options, config=config)
+        needed.update(m for m in (calls.subject, calls.judge) if m)
+    return needed
+
+
 def plan_runs(
     cases: Sequence[Case], *, options: RunOptions, config: AssayConfig | None
 ) -> list[PlannedRun]:
@@ -139,18 +180,16 @@ def plan_runs(
             continue
         command = resolve_agent_command(case, options=options, config=config)
         for model in subject_models(case, runtime=runtime, options=options, config=config):
-            judge = (
-                resolve_judge_model(case, subject=model, options=options, config=config)
-                if needs_judge(case)
-                else None
+            calls = model_calls(
+                case, subject=model, runtime=runtime, options=options, config=config
             )
             reason = None
-            if check_keys and runtime == "builtin" and model is not None:
-                reason = missing_credentials(model)
-            if check_keys and reason is None and judge is not None:
-                missing = missing_credentials(judge)
+            if check_keys and calls.subject is not None:
+                reason = missing_credentials(calls.subject)
+            if check_keys and reason is None and calls.judge is not None:
+                missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
-            runs.append(PlannedRun(case, model, runtime, command, judge, reason))
+            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason))
     if unknown:
         raise ConfigErrors(unknown)
     _check_agent_commands(runs, options=options)
