@@ -22,13 +22,11 @@ from pathlib import Path
 from assay.core.text import strip_control
 from assay.errors import ConfigError, Location
 from assay.grading.base import Grade
-from assay.report.model import Attempt, CaseResult, Check
-from assay.runner.combine import source_of
+from assay.report.model import CaseResult, Check
+from assay.runner.combine import fold_attempts, graded_attempt
 from assay.suites.case import Case, TaskSpec
 
 __all__ = ["command"]
-
-"""Stripped from untrusted text on the terminal (no escape sequences from agent output)."""
 
 
 def command(args: argparse.Namespace) -> int:
@@ -80,27 +78,11 @@ def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
 
 
 def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
-    status = grade.status
-    return CaseResult(
-        id=case.id,
-        suite=case.suite,
-        kind="task",
-        source=source_of(case.source_path, case.source_line),
-        status=status,
-        score=grade.score,
-        reason=grade.reason,
-        checks=grade.checks,
-        duration_s=duration_s,
-        attempts=[
-            Attempt(
-                status=status,
-                score=grade.score,
-                reason=grade.reason,
-                duration_s=duration_s,
-                checks=grade.checks,
-            )
-        ],
-    )
+    from assay.runner.attempt import AttemptOutcome
+
+    attempt = graded_attempt(grade, duration_s=duration_s, usage=grade.usage)
+    outcome = AttemptOutcome(attempt, judge=grade.judge)
+    return fold_attempts(case, model=None, runtime=None, outcomes=[outcome])
 
 
 def _plain(text: str) -> str:

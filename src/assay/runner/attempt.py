@@ -29,7 +29,7 @@ from assay.errors import (
 )
 from assay.grading import grader_for
 from assay.report.model import Attempt, Check, Usage
-from assay.runner.combine import total_usage
+from assay.runner.combine import graded_attempt, total_usage
 from assay.subject import AttemptContext
 from assay.suites.case import Case, TaskSpec
 
@@ -117,13 +117,10 @@ async def run_attempt(
             ) from None
         usage.append(grade.usage)
         transcript = output.transcript or output.stdout_path
-        attempt = Attempt(
-            status=grade.status,
-            score=grade.score if grade.status != "error" else None,
-            reason=grade.reason,
+        attempt = graded_attempt(
+            grade,
             duration_s=time.monotonic() - started,
             usage=total_usage(usage),
-            checks=grade.checks,
             transcript=_relative(transcript, report_dir) if transcript else None,
         )
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
