@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from assay.core.text import strip_control
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 from assay.grading.base import Grade
 from assay.report.model import CaseResult, Check
 from assay.runner.combine import fold_attempts, graded_attempt
@@ -36,12 +36,12 @@ def command(args: argparse.Namespace) -> int:
 
     suite = Path(args.suite)
     if not suite.is_file():
-        raise ConfigError("task suite not found", Location(suite))
+        raise ConfigError("task suite not found", SourcePosition(suite))
     case = _find_task(load_suites([suite]).cases, args.task, suite)
     assert isinstance(case.spec, TaskSpec)
     workspace = Path(args.workspace)
     if not workspace.is_dir():
-        raise ConfigError("workspace is not a directory", Location(workspace))
+        raise ConfigError("workspace is not a directory", SourcePosition(workspace))
     trace_events = read_trace_file(Path(args.trace)) if args.trace else []
 
     started = time.monotonic()
@@ -74,7 +74,7 @@ def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
         if task in (case.local_id, case.id):
             return case
     known = ", ".join(case.local_id for case in tasks) or "none"
-    raise ConfigError(f"no task {task!r} in this suite; tasks: {known}", Location(suite))
+    raise ConfigError(f"no task {task!r} in this suite; tasks: {known}", SourcePosition(suite))
 
 
 def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:

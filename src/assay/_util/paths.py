@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.core.paths import PathEscape, is_inside, real_path, safe_relative
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 
 __all__ = ["resolve_inside"]
 
 
-def resolve_inside(root: Path, raw: str, *, location: Location | None = None) -> Path:
+def resolve_inside(root: Path, raw: str, *, location: SourcePosition | None = None) -> Path:
     """Join `raw` onto `root` and resolve symlinks; the result must stay inside `root`.
 
     Raises ConfigError (naming `location`) when the path is absolute, uses `..`, or a

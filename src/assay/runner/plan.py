@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from assay.agents import known_runtimes
 from assay.core import shards as core_shards
 from assay.core.shards import format_shard
-from assay.errors import ConfigError, ConfigErrors, Location
+from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
 from assay.report.stats import gate_option_problems
 from assay.runner.resolve import (
@@ -174,7 +174,7 @@ def plan_runs(
             unknown.append(
                 ConfigError(
                     f"{case.id}: unknown runtime {runtime!r} (known: {', '.join(runtimes)})",
-                    Location(case.source_path, case.source_line),
+                    SourcePosition(case.source_path, case.source_line),
                 )
             )
             continue
