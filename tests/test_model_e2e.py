@@ -22,7 +22,7 @@ from assay.errors import JudgeError
 from assay.grading.base import Grade
 from assay.grading.findings_judge import FindingsJudge
 from assay.grading.rubric_judge import RubricJudge
-from assay.grading.verdict import VerdictGrader
+from assay.grading.verify_grader import VerdictGrader
 from assay.models import retry
 from assay.options import RunOptions
 from assay.sandbox.build import build_sandbox

@@ -19,7 +19,7 @@ from assay.errors import ConfigError
 from assay.grading import task_checks
 from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader, score_workspace
-from assay.grading.verdict import VerdictGrader
+from assay.grading.verify_grader import VerdictGrader
 from assay.options import RunOptions
 from assay.sandbox import build_sandbox, remove_sandbox
 from assay.subject import AgentOutput, AttemptContext

@@ -16,8 +16,8 @@ from assay.core.checks import Check
 from assay.core.severities import normalise_severity, warden_severity
 from assay.errors import JudgeError
 from assay.grading.base import Grade
+from assay.grading.judge_verdicts import FindingsVerdict, findings_verdict_problems
 from assay.grading.judging import JudgeCall, load_judge_prompt
-from assay.grading.verdicts import FindingsVerdict, findings_verdict_problems
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
