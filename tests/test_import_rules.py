@@ -113,7 +113,7 @@ ASSAY_IMPORTS = [i for i in IMPORTS if i.target == "assay" or i.target.startswit
 
 
 def package_of(module: str) -> str:
-    """`assay.grading.verdicts` -> `grading`; `assay.errors` -> `errors`; `assay` -> `assay`."""
+    """`assay.grading.judging` -> `grading`; `assay.errors` -> `errors`; `assay` -> `assay`."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 

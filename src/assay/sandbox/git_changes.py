@@ -28,8 +28,8 @@ from pathlib import Path
 
 from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.sandbox.baseline import Baseline, baseline_changes
-from assay.sandbox.changeset import ChangeCollector, WorkspaceChanges
 from assay.sandbox.gitenv import git_message, run_git_bounded
+from assay.sandbox.workspace_changes import ChangeCollector, WorkspaceChanges
 
 __all__ = ["WorkspaceChanges", "workspace_changes"]
 
