@@ -21,7 +21,7 @@ from assay.options import RunOptions
 from assay.report.cassandra import to_cassandra_results
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Summary, Usage
 from assay.sandbox import build_sandbox, remove_sandbox
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, RubricSpec
 from assay.suites.load import load_suites

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, SourcePosition
-from assay.scaffold.model import Change, Side, SkippedFile
+from assay.scaffold.change import Change, Side, SkippedFile
 
 __all__ = [
     "MAX_BODY_CHARS",
