@@ -39,7 +39,7 @@ from assay.report.model import Report
 if TYPE_CHECKING:
     from github import Github
 
-    from assay.action.baseline import Baseline
+    from assay.action.baseline_report import BaselineReport
     from assay.report.compare import Comparison
 
 __all__ = ["PublishTarget", "publish_report", "report_outputs"]
@@ -87,7 +87,11 @@ class _Compared:
 
 
 def publish_report(
-    report: Report, *, report_dir: Path, target: PublishTarget, baseline: Baseline | None = None
+    report: Report,
+    *,
+    report_dir: Path,
+    target: PublishTarget,
+    baseline: BaselineReport | None = None,
 ) -> list[RunnerFileError]:
     """Publish everywhere; returns the runner files that could not be written (each
     already reported as an error annotation)."""
@@ -121,7 +125,7 @@ def _write_step_summary(
         _append_comparison(path, compared)
 
 
-def _compare(baseline: Baseline, report: Report) -> _Compared:
+def _compare(baseline: BaselineReport, report: Report) -> _Compared:
     from assay.report.compare import compare_reports
 
     comparison = compare_reports(baseline.report, report)
