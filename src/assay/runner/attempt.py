@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import agent_for
+from assay.core.checks import Check
 from assay.core.files import artifacts_dir, safe_segment
+from assay.core.usage import Usage
 from assay.errors import (
     AgentError,
     AssayError,
@@ -28,7 +30,7 @@ from assay.errors import (
     output_error,
 )
 from assay.grading import grader_for
-from assay.report.model import Attempt, Check, Usage
+from assay.report.model import Attempt
 from assay.runner.combine import graded_attempt, total_usage
 from assay.subject import AttemptContext
 from assay.suites.case import Case, TaskSpec

@@ -8,8 +8,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.core.usage import sum_usage
-from assay.report.model import Attempt, CaseResult, CaseStatus, Source, Usage
+from assay.core.statuses import CaseStatus
+from assay.core.usage import Usage, sum_usage
+from assay.report.model import Attempt, CaseResult, Source
 
 if TYPE_CHECKING:
     from assay.grading.base import Grade
