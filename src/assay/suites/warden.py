@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from assay._util.fixture_tree import fixture_file_problem
 from assay._util.paths import resolve_inside, safe_relative
+from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.case import FixtureFile
 from assay.suites.document import Document, Problems, read_text
@@ -141,8 +142,8 @@ def project_root(eval_root: Path, config_path: Path | None) -> Path:
         if (directory / ".git").exists():
             return directory
     if config_path is not None:
-        config_dir = Path(os.path.realpath(config_path.parent))
-        if config_dir == eval_root or config_dir in eval_root.parents:
+        config_dir = real_path(config_path.parent)
+        if is_inside(eval_root, config_dir):
             return config_dir
     return eval_root
 
