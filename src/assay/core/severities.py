@@ -15,6 +15,7 @@ __all__ = [
     "SEVERITIES",
     "SEVERITY_ALIASES",
     "WARDEN_SEVERITIES",
+    "WARDEN_SEVERITY_WORDS",
     "Severity",
     "normalise_severity",
     "warden_severity",
@@ -42,6 +43,8 @@ SEVERITY_ALIASES: Final[dict[str, Severity]] = {
 WARDEN_SEVERITIES: Final[tuple[Severity, ...]] = ("high", "medium", "low")
 """Warden's severity scale (src/types `SeveritySchema`): three levels."""
 _WARDEN_LEGACY: Final[dict[str, Severity]] = {"critical": "high", "info": "low"}
+WARDEN_SEVERITY_WORDS: Final[tuple[str, ...]] = (*WARDEN_SEVERITIES, *_WARDEN_LEGACY)
+"""Every word a Warden suite may write as a severity (what its JSON Schema lists)."""
 
 
 def normalise_severity(value: object) -> Severity | None:

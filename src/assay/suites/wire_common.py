@@ -19,6 +19,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from assay.core.severities import WARDEN_SEVERITY_WORDS, warden_severity
 from assay.core.text import CONTROL_CHARACTERS
 
 __all__ = [
@@ -100,8 +101,6 @@ def any_case(*words: str) -> WithJsonSchema:
 
 
 def _warden_severity(value: Any) -> Any:
-    from assay.suites.case import warden_severity
-
     severity = warden_severity(value)
     if severity is None:
         raise PydanticCustomError(
@@ -116,7 +115,7 @@ def _warden_severity(value: Any) -> Any:
 SeverityValue = Annotated[
     Literal["high", "medium", "low"],
     PlainValidator(_warden_severity),
-    WithJsonSchema({"type": "string", "enum": ["high", "medium", "low", "critical", "info"]}),
+    WithJsonSchema({"type": "string", "enum": list(WARDEN_SEVERITY_WORDS)}),
 ]
 """A Warden severity, normalised as Warden's schema does it (`critical` -> `high`)."""
 
