@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from assay.action import baseline as baseline_module
+from assay.action import baseline_report as baseline_module
 from assay.action import github_api
-from assay.action.baseline import load_baseline
+from assay.action.baseline_report import load_baseline_report
 from assay.action.comment import COMMENT_LIMIT, comment_body
 from assay.action.github_api import github_client
 from assay.action.inputs import read_inputs
@@ -235,7 +235,7 @@ def test_auto_without_an_artifact_warns_and_the_run_goes_on(
     assert "Evaluation Results" in ci.summary and "Compared with" not in ci.summary
 
 
-# -- what cannot be a baseline (load_baseline through PyGithub and the fake) -------------
+# -- what cannot be a baseline (load_baseline_report through PyGithub and the fake) -------------
 
 
 @pytest.fixture
@@ -248,7 +248,7 @@ def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
 
 
 def _auto(fake: FakeGitHub, *, allow_http: bool = True, token: str = TOKEN) -> object:
-    return load_baseline(
+    return load_baseline_report(
         "auto",
         workspace=Path.cwd(),
         repository=REPO,
@@ -310,7 +310,7 @@ def test_a_single_nested_report_is_found(
 ) -> None:
     _publish_archive(github, zip_of({"merged/report.json": GOOD, "merged/summary.md": "x"}))
     found = _auto(github)
-    assert isinstance(found, baseline_module.Baseline)
+    assert isinstance(found, baseline_module.BaselineReport)
     assert found.label == "main" and [c.id for c in found.report.cases] == list(CASES)
     assert _warnings(capsys.readouterr().out) == []
 
@@ -362,7 +362,7 @@ def test_missing_permission_names_actions_read(
 
 
 def test_auto_without_a_token_warns(capsys: pytest.CaptureFixture[str]) -> None:
-    found = load_baseline(
+    found = load_baseline_report(
         "AUTO", workspace=Path.cwd(), repository=REPO, client=None, artifact_name="assay-report"
     )
     assert found is None

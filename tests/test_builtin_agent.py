@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.builtin import TRANSCRIPT_NAME, BuiltinAgent
 from assay.agents.skill import load_skill
 from assay.errors import AgentError
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions
 from assay.sandbox.build import build_sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import (
     Case,
     Expectation,

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.errors import ConfigErrors, JudgeError, SandboxError
 from assay.grading.base import Grade
 from assay.grading.cassandra_verdict import read_cassandra_verdict
@@ -22,7 +21,8 @@ from assay.options import RunOptions
 from assay.report.cassandra import to_cassandra_results
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Summary, Usage
 from assay.sandbox import build_sandbox, remove_sandbox
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, RubricSpec
 from assay.suites.load import load_suites
 from tests.fakes.scripted_provider import reply, scripted_provider, sequence, tool_call

@@ -21,13 +21,6 @@ from assay.report.model import CaseResult, Report
 from assay.runner.results import parse_result_line
 from tests.test_runner_e2e import agent_argv, set_plans, suite_json, write_project
 
-suites = pytest.importorskip("assay.suites")
-if not hasattr(suites, "load_suites"):
-    pytest.skip("the suite loaders have not landed yet", allow_module_level=True)
-pytest.importorskip("assay.sandbox")
-pytest.importorskip("assay.agents.command")
-pytest.importorskip("assay.report.junit")
-
 ASSAY = [sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())"]
 
 
@@ -97,7 +90,8 @@ def kill_leftovers(root: Path) -> None:
 def test_pvyai_suite_end_to_end_gate_fails_and_reports_validate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
+
     root = project(tmp_path, {"solves": {}, "gives-up": {"solve": False}})
     code = main(run_args(root, "--pvyai-report"))
     out = capsys.readouterr().out

@@ -18,11 +18,11 @@ import pytest
 
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.command import CommandAgent, render_argv
 from assay.agents.trace import StdoutReader, read_trace_file, trace_key
 from assay.errors import AgentError, ConfigError
 from assay.sandbox import Sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
 GIT_ENV = {
@@ -296,6 +296,15 @@ def test_findings_from_the_last_stdout_line(tmp_path: Path) -> None:
     output, _ = _run(tmp_path, "review", body)
     assert [f["title"] for f in output.findings] == ["SQL injection"]
     assert output.trace_events == ["tool:grep"]
+
+
+def test_severity_words_agents_use_read_as_the_five_levels(tmp_path: Path) -> None:
+    # The same table the judge's severity check reads (assay.core.severities): an agent
+    # saying "major" or "Warning" is not an error.
+    findings = [{**FINDING, "severity": word} for word in ("major", " Warning ", "nit")]
+    body = f"print(json.dumps({{'findings': {findings!r}}}))"
+    output, _ = _run(tmp_path, "review", body)
+    assert [f["severity"] for f in output.findings] == ["high", "medium", "info"]
 
 
 @pytest.mark.parametrize(

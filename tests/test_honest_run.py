@@ -232,7 +232,8 @@ def test_a_judge_that_never_answers_is_bounded_by_timeout(
 ) -> None:
     import time
 
-    fakes = pytest.importorskip("tests.fakes.anthropic_api")
+    from tests.fakes import anthropic_api as fakes
+
     root = warden_project(tmp_path / "proj", runtime=None)
     with fakes.FakeAnthropic(api_key="sk-ant-timeout") as server:
         server.slow_reply(60.0)
@@ -373,8 +374,7 @@ def test_an_invalid_submission_is_named_not_called_plain_text(
     import assay
     from assay.models import retry
     from assay.options import RunOptions
-
-    fakes = pytest.importorskip("tests.fakes.anthropic_api")
+    from tests.fakes import anthropic_api as fakes
     from tests.test_runner_model import review_case
 
     invalid = {"findings": [{"severity": "urgent", "title": "x"}]}

@@ -361,9 +361,9 @@ def _sandboxed_agent_run(tmp_path: Path, kind: str, body: str, *, timeout_s: flo
     import asyncio
 
     from assay._util.isolation import resolve_sandboxing
-    from assay.agents.base import AttemptContext
     from assay.agents.command import CommandAgent
     from assay.options import RunOptions
+    from assay.subject import AttemptContext
     from tests.test_command_agent import _agent, _case, _sandbox
 
     script = _agent(tmp_path, body)

@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
+from assay.core.severities import normalise_severity
 from assay.errors import JudgeError
 from assay.grading.base import Grade
-from assay.grading.findings_judge import FindingsJudge, normalise_severity
+from assay.grading.findings_judge import FindingsJudge
 from assay.grading.rubric_judge import RubricJudge
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, ReviewSpec, RubricSpec
 from tests.fakes.scripted_provider import reply, scripted_provider, sequence, text, tool_call
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.builtin import TRANSCRIPT_NAME, BuiltinAgent
 from assay.grading.base import Grade
 from assay.grading.findings_judge import FindingsJudge
@@ -22,6 +21,7 @@ from assay.grading.rubric_judge import RubricJudge
 from assay.models.names import DEFAULT_MODEL, bridge_env
 from assay.options import RunOptions
 from assay.sandbox.build import build_sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, RubricSpec
 
 pytestmark = [pytest.mark.live, pytest.mark.timeout(600)]

@@ -471,7 +471,6 @@ def test_cli_missing_shard_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_a_real_sharded_run_merges_into_the_unsharded_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("assay.suites.load")
     from tests.test_runner_e2e import agent_argv, suite_json, write_project
 
     # Suite order differs from id order; one task solves for one model only.
@@ -509,7 +508,6 @@ def test_a_real_sharded_run_merges_into_the_unsharded_report(
 def test_a_shard_without_cases_passes_and_still_merges(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("assay.suites.load")
     from tests.test_runner_e2e import agent_argv, suite_json, write_project
 
     root = write_project(tmp_path / "proj", {"a": {}, "b": {}})

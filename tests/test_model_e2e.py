@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.builtin import TRANSCRIPT_NAME, BuiltinAgent
 from assay.errors import JudgeError
 from assay.grading.base import Grade
 from assay.grading.findings_judge import FindingsJudge
 from assay.grading.rubric_judge import RubricJudge
-from assay.grading.verdict import VerdictGrader
+from assay.grading.verify_grader import VerdictGrader
 from assay.models import retry
 from assay.options import RunOptions
 from assay.sandbox.build import build_sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, RubricSpec, VerifySpec
 from tests.fakes.anthropic_api import (
     FakeAnthropic,

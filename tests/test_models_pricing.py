@@ -9,9 +9,9 @@ from importlib import resources
 
 import pytest
 
+from assay.core.usage import Usage
 from assay.models import cost_usd, price_for
 from assay.models.pricing import pricing_checked_on
-from assay.report.model import Usage
 
 MILLION = 1_000_000
 

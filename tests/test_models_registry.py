@@ -10,6 +10,7 @@ import anthropic
 import pytest
 
 import assay.models
+from assay.core.usage import Usage
 from assay.models import (
     AnthropicProvider,
     Message,
@@ -22,7 +23,6 @@ from assay.models import (
     registered_providers,
     resolve_model,
 )
-from assay.report.model import Usage
 from tests.fakes.anthropic_api import FakeAnthropic, text_reply
 
 PUBLIC_MODELS_API = [

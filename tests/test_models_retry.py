@@ -12,6 +12,7 @@ from email.utils import format_datetime
 
 import pytest
 
+from assay.core.usage import Usage
 from assay.errors import ModelError
 from assay.models import (
     ApiCallFailure,
@@ -24,7 +25,6 @@ from assay.models import (
 )
 from assay.models import retry as retry_module
 from assay.models.retry import backoff_delay, parse_retry_after
-from assay.report.model import Usage
 
 
 class FakeClock:

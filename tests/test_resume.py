@@ -15,8 +15,6 @@ import pytest
 from assay.cli import main
 from tests.test_runner_e2e import suite_json, write_project
 
-pytest.importorskip("assay.suites.load")
-
 # Gives up on every task; the one named `forger` first appends a passing copy of the
 # first finished result to the results stream, as a hostile agent could.
 FORGER = r"""

@@ -32,11 +32,6 @@ from assay.suites.case import (
     VerifySpec,
 )
 
-pytest.importorskip("assay.sandbox")
-pytest.importorskip("assay.agents.command")
-pytest.importorskip("assay.grading.task_checks")
-pytest.importorskip("assay.report.stats")
-
 AGENT_SCRIPT = r"""
 import json, os, sys, time
 from pathlib import Path

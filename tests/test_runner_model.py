@@ -11,14 +11,10 @@ from typing import Any
 import pytest
 
 import assay
+from assay.models import retry
 from assay.options import RunOptions
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec
-
-pytest.importorskip("anthropic")
-pytest.importorskip("assay.agents.builtin")
-pytest.importorskip("assay.grading.findings_judge")
-fakes = pytest.importorskip("tests.fakes.anthropic_api")
-retry = pytest.importorskip("assay.models.retry")
+from tests.fakes import anthropic_api as fakes
 
 API_KEY = "sk-ant-runner-test-key"
 FINDING = {

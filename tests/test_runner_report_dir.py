@@ -23,8 +23,6 @@ from tests.test_cli_run import (
 )
 from tests.test_runner_e2e import set_plans
 
-pytest.importorskip("assay.suites.load")
-
 
 def test_the_lock_names_its_holder_and_is_free_again_once_released(tmp_path: Path) -> None:
     with report_dir_lock(tmp_path):

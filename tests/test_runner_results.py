@@ -224,8 +224,6 @@ def test_plain_progress_and_summary() -> None:
 
 
 def test_combining_outcomes_takes_details_from_the_last_scored_attempt() -> None:
-    stats = pytest.importorskip("assay.report.stats")
-    assert stats  # the combination rules themselves are tested with stats
     from assay.runner.combine import case_result
     from assay.runner.plan import PlannedRun
     from tests.test_runner_plan import task_case
@@ -251,7 +249,6 @@ def test_combining_outcomes_takes_details_from_the_last_scored_attempt() -> None
 
 
 def test_make_listener_picks_plain_lines_off_a_terminal_and_live_on_one() -> None:
-    pytest.importorskip("rich")
     from assay.report.terminal import LiveProgress, make_listener
 
     assert isinstance(make_listener(io.StringIO()), PlainProgress)

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AttemptContext
 from assay.agents.command import CommandAgent
 from assay.errors import ConfigError
 from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader
 from assay.options import RunOptions
 from assay.sandbox import build_sandbox, gitenv, remove_sandbox, workspace_changes
+from assay.subject import AttemptContext
 from assay.suites.case import TaskSpec, VerificationCommand
 from tests.test_sandbox_helpers import make_case, write
 

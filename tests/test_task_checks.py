@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.command import CommandAgent
 from assay.errors import ConfigError
 from assay.grading import task_checks
 from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader, score_workspace
-from assay.grading.verdict import VerdictGrader
+from assay.grading.verify_grader import VerdictGrader
 from assay.options import RunOptions
 from assay.sandbox import build_sandbox, remove_sandbox
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ContextChecks, TaskSpec, VerificationCommand, VerifySpec
 
 GIT_ENV = {

@@ -23,12 +23,13 @@ Anything else escaping to the CLI is a bug in assay and is shown with its traceb
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.core.positions import SourcePosition
+
 if TYPE_CHECKING:
-    from assay.report.model import Usage
+    from assay.core.usage import Usage
 
 __all__ = [
     "AgentError",
@@ -37,31 +38,14 @@ __all__ = [
     "ConfigError",
     "ConfigErrors",
     "JudgeError",
-    "Location",
     "ModelError",
     "ModelUnavailable",
     "OutputError",
     "RunError",
     "SandboxError",
+    "SourcePosition",
     "output_error",
 ]
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where in a user's file something is: 1-based line and column, 0 when unknown."""
-
-    path: Path | str
-    line: int = 0
-    col: int = 0
-
-    def __str__(self) -> str:
-        text = str(self.path)
-        if self.line:
-            text += f":{self.line}"
-            if self.col:
-                text += f":{self.col}"
-        return text
 
 
 class AssayError(Exception):
@@ -71,7 +55,7 @@ class AssayError(Exception):
 class ConfigError(AssayError):
     """A mistake in the user's input: suites, fixtures, options, environment."""
 
-    def __init__(self, message: str, location: Location | None = None) -> None:
+    def __init__(self, message: str, location: SourcePosition | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.location = location

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from assay.core.usage import Usage
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.registry import register_provider
-from assay.report.model import Usage
 
 Responder = Callable[[ModelRequest], ModelResponse]
 _ids = itertools.count(1)

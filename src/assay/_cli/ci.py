@@ -42,7 +42,7 @@ from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
-    from assay.action.baseline import Baseline
+    from assay.action.baseline_report import BaselineReport
     from assay.report.model import Report
     from assay.suites.case import Case
 
@@ -213,13 +213,13 @@ def _exit_code(report: Report, *, runner_files_written: bool) -> int:
     return EXIT_PASS if report.summary.gate == "pass" else EXIT_GATE_FAILED
 
 
-def _baseline(inputs: ActionInputs, target: PublishTarget) -> Baseline | None:
+def _baseline(inputs: ActionInputs, target: PublishTarget) -> BaselineReport | None:
     if not inputs.baseline_report:
         return None
-    from assay.action.baseline import load_baseline
+    from assay.action.baseline_report import load_baseline_report
 
     env = target.env
-    return load_baseline(
+    return load_baseline_report(
         inputs.baseline_report,
         workspace=env.workspace,
         repository=env.repository,

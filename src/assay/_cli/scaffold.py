@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from assay._util.display import display_path
+from assay.core.paths import is_inside
 from assay.errors import ConfigError
 from assay.scaffold import (
     GitHubPullRequest,
@@ -110,9 +111,8 @@ def _run_command(result: ScaffoldResult, root: Path) -> str:
     config = load_config(Path.cwd())
     default_root = config.root if config is not None and config.root is not None else Path.cwd()
     default_paths = config.paths if config is not None and config.paths else (Path.cwd(),)
-    case_file = Path(os.path.realpath(result.case_file))
     found_by_default = _same(default_root, root) and any(
-        Path(os.path.realpath(p)) in case_file.parents for p in default_paths
+        is_inside(result.case_file, p) and not is_inside(p, result.case_file) for p in default_paths
     )
     if found_by_default:
         return f"assay run -t {result.case_id}"

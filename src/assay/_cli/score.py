@@ -14,22 +14,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.errors import ConfigError, Location
+from assay.core.text import strip_control
+from assay.errors import ConfigError, SourcePosition
 from assay.grading.base import Grade
-from assay.report.model import Attempt, CaseResult, Check
-from assay.runner.combine import source_of
+from assay.report.model import CaseResult, Check
+from assay.runner.combine import fold_attempts, graded_attempt
 from assay.suites.case import Case, TaskSpec
 
 __all__ = ["command"]
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-"""Stripped from untrusted text on the terminal (no escape sequences from agent output)."""
 
 
 def command(args: argparse.Namespace) -> int:
@@ -39,12 +36,12 @@ def command(args: argparse.Namespace) -> int:
 
     suite = Path(args.suite)
     if not suite.is_file():
-        raise ConfigError("task suite not found", Location(suite))
+        raise ConfigError("task suite not found", SourcePosition(suite))
     case = _find_task(load_suites([suite]).cases, args.task, suite)
     assert isinstance(case.spec, TaskSpec)
     workspace = Path(args.workspace)
     if not workspace.is_dir():
-        raise ConfigError("workspace is not a directory", Location(workspace))
+        raise ConfigError("workspace is not a directory", SourcePosition(workspace))
     trace_events = read_trace_file(Path(args.trace)) if args.trace else []
 
     started = time.monotonic()
@@ -77,35 +74,19 @@ def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
         if task in (case.local_id, case.id):
             return case
     known = ", ".join(case.local_id for case in tasks) or "none"
-    raise ConfigError(f"no task {task!r} in this suite; tasks: {known}", Location(suite))
+    raise ConfigError(f"no task {task!r} in this suite; tasks: {known}", SourcePosition(suite))
 
 
 def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
-    status = grade.status
-    return CaseResult(
-        id=case.id,
-        suite=case.suite,
-        kind="task",
-        source=source_of(case.source_path, case.source_line),
-        status=status,
-        score=grade.score,
-        reason=grade.reason,
-        checks=grade.checks,
-        duration_s=duration_s,
-        attempts=[
-            Attempt(
-                status=status,
-                score=grade.score,
-                reason=grade.reason,
-                duration_s=duration_s,
-                checks=grade.checks,
-            )
-        ],
-    )
+    from assay.runner.attempt import AttemptOutcome
+
+    attempt = graded_attempt(grade, duration_s=duration_s, usage=grade.usage)
+    outcome = AttemptOutcome(attempt, judge=grade.judge)
+    return fold_attempts(case, model=None, runtime=None, outcomes=[outcome])
 
 
 def _plain(text: str) -> str:
-    return _CONTROL.sub(" ", text)
+    return strip_control(text, " ")
 
 
 def _print_table(result: CaseResult) -> None:

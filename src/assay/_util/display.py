@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 
 __all__ = ["display_location", "display_path", "displayed", "human_size"]
 
@@ -34,8 +34,8 @@ def display_path(path: Path | str) -> str:
     return str(absolute)
 
 
-def display_location(location: Location) -> Location:
-    return Location(display_path(location.path), location.line, location.col)
+def display_location(location: SourcePosition) -> SourcePosition:
+    return SourcePosition(display_path(location.path), location.line, location.col)
 
 
 def displayed(error: ConfigError) -> ConfigError:

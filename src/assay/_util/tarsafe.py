@@ -26,7 +26,7 @@ from typing import Literal
 
 from assay._util.display import human_size
 from assay._util.fixture_tree import MAX_EXPANDED_BYTES, MAX_MEMBERS
-from assay._util.paths import PathEscape, safe_relative
+from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 
 __all__ = ["TARBALL_SUFFIXES", "check_tarball", "extract_tarball", "is_tarball"]

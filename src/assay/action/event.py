@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 
 if TYPE_CHECKING:
     from assay.action.changed_files import ChangedFiles
@@ -130,20 +130,20 @@ def load_event(name: str, path: Path | None) -> GitHubEvent:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"unreadable event payload: {exc.msg}", Location(path, exc.lineno, exc.colno)
+            f"unreadable event payload: {exc.msg}", SourcePosition(path, exc.lineno, exc.colno)
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"unreadable event payload: {exc}", Location(path)) from None
+        raise ConfigError(f"unreadable event payload: {exc}", SourcePosition(path)) from None
     if not isinstance(data, dict):
-        raise ConfigError("unexpected event payload: not a JSON object", Location(path))
+        raise ConfigError("unexpected event payload: not a JSON object", SourcePosition(path))
     if not isinstance(data.get("pull_request"), dict):
-        raise ConfigError(f"the {name} payload has no pull_request", Location(path))
+        raise ConfigError(f"the {name} payload has no pull_request", SourcePosition(path))
     try:
         return _read_pull_event(name, data)
     except _BadPayload as exc:
         where, problem = exc.args
         raise ConfigError(
-            f"unexpected event payload at `{where}`: {problem}", Location(path)
+            f"unexpected event payload at `{where}`: {problem}", SourcePosition(path)
         ) from None
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.errors import Location
+from assay.errors import SourcePosition
 
 __all__ = [
     "DEFAULT_LABEL",
@@ -69,7 +69,7 @@ def _assay_variable(name: str) -> str:
     return "ASSAY_" + name.upper().replace("-", "_")
 
 
-def input_location(workflow_file: Path | None, name: str) -> Location | None:
+def input_location(workflow_file: Path | None, name: str) -> SourcePosition | None:
     """The line setting input `name` in the workflow file, if it can be found."""
     if workflow_file is None:
         return None
@@ -81,5 +81,5 @@ def input_location(workflow_file: Path | None, name: str) -> Location | None:
     for number, line in enumerate(lines, start=1):
         match = pattern.match(line)
         if match:
-            return Location(workflow_file, number, len(match.group(1)) + 1)
+            return SourcePosition(workflow_file, number, len(match.group(1)) + 1)
     return None

@@ -136,11 +136,11 @@ class ActionInputs(BaseModel):
     def _valid_shard(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        from assay.runner.plan import format_shard, parse_shard
+        from assay.core.shards import ShardSyntaxError, format_shard, parse_shard
 
         try:
             return format_shard(parse_shard(value))
-        except ConfigError:
+        except ShardSyntaxError:
             raise ValueError("must look like I/N with 1 <= I <= N, e.g. 2/4") from None
 
     @property

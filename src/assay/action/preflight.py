@@ -20,7 +20,7 @@ from assay.suites.case import Case
 if TYPE_CHECKING:
     from assay.suites.config import AssayConfig
 
-__all__ = ["MissingModelKey", "find_missing_model_key", "models_needed"]
+__all__ = ["MissingModelKey", "find_missing_model_key"]
 
 
 _KEY_INPUTS = {
@@ -53,25 +53,6 @@ class MissingModelKey:
         )
 
 
-def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None) -> set[str]:
-    """Every model `case` would call in this run (empty for a task case)."""
-    from assay.runner.resolve import (
-        needs_judge,
-        resolve_judge_model,
-        resolve_runtime,
-        subject_models,
-    )
-
-    runtime = resolve_runtime(case, options=options, config=config)
-    needed: set[str] = set()
-    for subject in subject_models(case, runtime=runtime, options=options, config=config):
-        if runtime == "builtin" and subject:
-            needed.add(subject)
-        if needs_judge(case):
-            needed.add(resolve_judge_model(case, subject=subject, options=options, config=config))
-    return needed
-
-
 def find_missing_model_key(
     cases: Iterable[Case],
     *,
@@ -80,6 +61,8 @@ def find_missing_model_key(
     environ: Mapping[str, str] | None = None,
 ) -> MissingModelKey | None:
     """None when every model the cases need can be called; else what is missing, for whom."""
+    from assay.runner.plan import models_needed
+
     first_reason: str | None = None
     first_model = ""
     blocked: list[str] = []

@@ -5,21 +5,19 @@ Shared by `assay ci` and the decision step (decide.py), so standard library only
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
 from assay.action import commands
+from assay.core.paths import relative_inside
 from assay.errors import ConfigError, ConfigErrors
 
 __all__ = ["annotate_config_problem", "report_config_error"]
 
 
 def _relative(path: Path | str, workspace: Path) -> str:
-    try:
-        return Path(os.path.realpath(path)).relative_to(os.path.realpath(workspace)).as_posix()
-    except ValueError:
-        return str(path)
+    relative = relative_inside(path, workspace)
+    return str(path) if relative is None else relative
 
 
 def annotate_config_problem(

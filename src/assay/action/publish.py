@@ -33,12 +33,13 @@ from assay.action.outputs import (
     step_summary_size,
     write_outputs,
 )
+from assay.core.files import REPORT_FILE, SUMMARY_FILE
 from assay.report.model import Report
 
 if TYPE_CHECKING:
     from github import Github
 
-    from assay.action.baseline import Baseline
+    from assay.action.baseline_report import BaselineReport
     from assay.report.compare import Comparison
 
 __all__ = ["PublishTarget", "publish_report", "report_outputs"]
@@ -70,7 +71,7 @@ def report_outputs(report: Report, report_path: Path) -> dict[str, str]:
 
 
 def _summary_markdown(report: Report, report_dir: Path) -> str:
-    written = report_dir / "summary.md"
+    written = report_dir / SUMMARY_FILE
     try:
         return written.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -86,7 +87,11 @@ class _Compared:
 
 
 def publish_report(
-    report: Report, *, report_dir: Path, target: PublishTarget, baseline: Baseline | None = None
+    report: Report,
+    *,
+    report_dir: Path,
+    target: PublishTarget,
+    baseline: BaselineReport | None = None,
 ) -> list[RunnerFileError]:
     """Publish everywhere; returns the runner files that could not be written (each
     already reported as an error annotation)."""
@@ -97,7 +102,7 @@ def publish_report(
         _write_step_summary(report, report_dir, env.step_summary, compared)
     annotations = case_annotations(report, workspace=env.workspace)
     annotate_failures(annotations, limit=inputs.max_annotations)
-    outputs = report_outputs(report, report_dir.resolve() / "report.json")
+    outputs = report_outputs(report, report_dir.resolve() / REPORT_FILE)
     if compared is not None:
         outputs["regressions"] = str(len(compared.comparison.of("newly_failing")))
     with report_and_continue(broken):
@@ -120,7 +125,7 @@ def _write_step_summary(
         _append_comparison(path, compared)
 
 
-def _compare(baseline: Baseline, report: Report) -> _Compared:
+def _compare(baseline: BaselineReport, report: Report) -> _Compared:
     from assay.report.compare import compare_reports
 
     comparison = compare_reports(baseline.report, report)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from assay.agents.base import Agent, AgentOutput, AttemptContext
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -68,6 +68,6 @@ def agent_for(case: Case, *, runtime: str, options: RunOptions) -> Agent:
     if factory is None:
         raise ConfigError(
             f"unknown runtime {runtime!r} (known: {', '.join(known_runtimes())})",
-            Location(case.source_path, case.source_line),
+            SourcePosition(case.source_path, case.source_line),
         )
     return factory(options)

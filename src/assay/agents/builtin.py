@@ -22,7 +22,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from assay._util.prompt_text import cap_diff, fenced
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.loop import DEFAULT_MAX_TURNS, ToolLoop
 from assay.agents.skill import Skill, load_skill
 from assay.agents.submissions import (
@@ -39,6 +38,7 @@ from assay.agents.transcript import Transcript
 from assay.errors import AgentError
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import ReviewSpec, RubricSpec, VerifySpec
 
 __all__ = ["TRANSCRIPT_NAME", "BuiltinAgent"]

@@ -25,10 +25,12 @@ from pydantic import ValidationError
 
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
-from assay.agents.base import AgentOutput, AttemptContext
 from assay.agents.trace import StdoutReader, parse_json_object
+from assay.core.findings import Finding
+from assay.core.placeholders import PLACEHOLDERS
+from assay.core.severities import normalise_severity
 from assay.errors import AgentError
-from assay.report.model import Finding
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
 
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PLACEHOLDERS", "CommandAgent", "build_prompt", "render_argv"]
 
-PLACEHOLDERS = ("workspace", "prompt", "task_id", "case_id", "model", "diff_file")
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """A findings file larger than this is not an answer but a runaway agent."""
 MAX_REVIEW_BYTES = 1024 * 1024
@@ -284,7 +285,10 @@ def _validated_findings(answer: Mapping[str, Any], source: str) -> list[dict[str
     findings = []
     for index, item in enumerate(raw):
         if isinstance(item, dict) and isinstance(item.get("severity"), str):
-            item = {**item, "severity": item["severity"].strip().lower()}
+            # The words agents use (`major`, `warning`) read as the five levels; an unknown
+            # one is left as written, so the error below names what the agent said.
+            severity = normalise_severity(item["severity"]) or item["severity"].strip().lower()
+            item = {**item, "severity": severity}
         try:
             finding = Finding.model_validate(item)
         except ValidationError as exc:

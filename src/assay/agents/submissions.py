@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay._util.json_schema import tool_input_schema
+from assay.core.severities import Severity
 from assay.models.base import ToolSpec
 
 __all__ = [
@@ -42,7 +43,7 @@ class FindingLocation(_Strict):
 
 
 class SubmittedFinding(_Strict):
-    severity: Literal["critical", "high", "medium", "low", "info"]
+    severity: Severity
     """How bad the issue is if it happens."""
     confidence: Literal["high", "medium", "low"]
     """How sure you are that the issue is real, after checking the code."""

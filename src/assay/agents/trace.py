@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 
 __all__ = ["StdoutReader", "parse_json_object", "read_trace_file", "trace_key"]
 
@@ -94,5 +94,5 @@ def read_trace_file(path: Path) -> list[str]:
             for line in lines:
                 reader(line)
     except OSError as exc:
-        raise ConfigError(f"cannot read trace file: {exc.strerror}", Location(path)) from None
+        raise ConfigError(f"cannot read trace file: {exc.strerror}", SourcePosition(path)) from None
     return reader.events

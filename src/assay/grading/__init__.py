@@ -19,7 +19,7 @@ __all__ = ["Grade", "Grader", "grader_for"]
 
 _GRADERS = {
     "task": ("assay.grading.task_checks", "TaskGrader"),
-    "verify": ("assay.grading.verdict", "VerdictGrader"),
+    "verify": ("assay.grading.verify_grader", "VerdictGrader"),
     "review": ("assay.grading.findings_judge", "FindingsJudge"),
     "rubric": ("assay.grading.rubric_judge", "RubricJudge"),
 }

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from assay.report.model import Check, Usage
+from assay.core.checks import Check
+from assay.core.usage import Usage
 
 if TYPE_CHECKING:
-    from assay.agents.base import AgentOutput, AttemptContext
+    from assay.subject import AgentOutput, AttemptContext
 
 __all__ = ["Grade", "Grader"]
 

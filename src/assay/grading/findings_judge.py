@@ -12,48 +12,22 @@ import json
 from typing import Any, Literal
 
 from assay._util.prompt_text import fenced
-from assay.agents.base import AgentOutput, AttemptContext
+from assay.core.checks import Check
+from assay.core.severities import normalise_severity, warden_severity
 from assay.errors import JudgeError
 from assay.grading.base import Grade
+from assay.grading.judge_verdicts import FindingsVerdict, findings_verdict_problems
 from assay.grading.judging import JudgeCall, load_judge_prompt
-from assay.grading.verdicts import FindingsVerdict, findings_verdict_problems
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
-from assay.report.model import Check
-from assay.suites.case import SEVERITIES, Expectation, ReviewSpec, Severity, warden_severity
+from assay.subject import AgentOutput, AttemptContext
+from assay.suites.case import Expectation, ReviewSpec
 
-__all__ = ["PROMPT_VERSION", "FindingsJudge", "normalise_severity"]
+__all__ = ["PROMPT_VERSION", "FindingsJudge"]
 
 PROMPT_VERSION = "findings-judge.v2"
 _CALL = JudgeCall("record_verdict", FindingsVerdict)
 CheckStatus = Literal["pass", "fail", "error", "skipped"]
-
-# Words agents use for the five levels (SARIF, linters, other review bots).
-_SEVERITY_ALIASES: dict[str, Severity] = {
-    "crit": "critical",
-    "blocker": "critical",
-    "error": "high",
-    "major": "high",
-    "moderate": "medium",
-    "warning": "medium",
-    "warn": "medium",
-    "minor": "low",
-    "note": "info",
-    "informational": "info",
-    "information": "info",
-    "nit": "info",
-}
-
-
-def normalise_severity(value: Any) -> Severity | None:
-    """One of critical|high|medium|low|info for the ways agents spell them; None when unknown."""
-    if not isinstance(value, str):
-        return None
-    word = value.strip().lower()
-    for severity in SEVERITIES:
-        if word == severity:
-            return severity
-    return _SEVERITY_ALIASES.get(word)
 
 
 class FindingsJudge:

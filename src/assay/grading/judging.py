@@ -19,12 +19,10 @@ from pydantic import BaseModel, ValidationError
 
 from assay import models
 from assay._util.json_schema import describe_validation_error, tool_input_schema
-from assay._util.usage import sum_usage
+from assay.core.usage import Usage, sum_usage
 from assay.errors import JudgeError
-from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
-from assay.models.openai_wire import INVALID_JSON_KEY
+from assay.models.base import INVALID_JSON_KEY, Message, ModelRequest, ModelResponse, ToolSpec
 from assay.options import RunOptions
-from assay.report.model import Usage
 
 __all__ = ["JudgeAnswer", "JudgeCall", "load_judge_prompt"]
 

@@ -20,15 +20,15 @@ import json
 from typing import Any, Literal
 
 from assay._util.prompt_text import cap_diff, fenced
-from assay.agents.base import AgentOutput, AttemptContext
+from assay.core.checks import Check
 from assay.errors import JudgeError
 from assay.grading.base import Grade
 from assay.grading.cassandra_verdict import CassandraVerdict, read_cassandra_verdict
+from assay.grading.judge_verdicts import RubricVerdict
 from assay.grading.judging import JudgeAnswer, JudgeCall, load_judge_prompt
-from assay.grading.verdicts import RubricVerdict
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
-from assay.report.model import Check
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, RubricSpec
 
 __all__ = [

@@ -31,22 +31,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay._util.paths import PathEscape, safe_relative
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, redact_file, scrubbed_environ
+from assay.core.checks import Check
+from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 from assay.grading.base import Grade
 from assay.grading.task_results import blocked_checks, check_summary, pvyai_status
 from assay.grading.task_results import task_check as _check
-from assay.report.model import Check
 from assay.suites.case import TaskSpec, VerificationCommand
 from assay.suites.pvyai_paths import normalize_files, normalize_strings
 
 if TYPE_CHECKING:
     from assay._util.isolation import Sandboxing
-    from assay.agents.base import AgentOutput, AttemptContext
     from assay.options import RunOptions
     from assay.sandbox import Baseline
+    from assay.subject import AgentOutput, AttemptContext
 
 __all__ = ["AGENT_RESULT_FILE", "TaskGrader", "score_workspace"]
 

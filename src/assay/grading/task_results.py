@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from assay.report.model import Check
+from assay.core.checks import Check
 from assay.suites.case import TaskSpec
 from assay.suites.pvyai_paths import normalize_files, normalize_strings
 

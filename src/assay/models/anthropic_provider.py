@@ -12,12 +12,12 @@ from typing import Any
 
 import anthropic
 
+from assay.core.usage import Usage
 from assay.errors import ModelError, ModelUnavailable
 from assay.models._http import aiohttp_client, response_json, sdk_failures
 from assay.models.base import ModelRequest, ModelResponse, ToolSpec
 from assay.models.names import bridge_env, missing_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
-from assay.report.model import Usage
 
 __all__ = ["AnthropicProvider", "anthropic_from_env", "anthropic_tool_choice", "from_message"]
 

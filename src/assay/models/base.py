@@ -10,9 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from assay.report.model import Usage
+from assay.core.usage import Usage
 
-__all__ = ["Message", "ModelRequest", "ModelResponse", "Provider", "ToolSpec"]
+__all__ = ["INVALID_JSON_KEY", "Message", "ModelRequest", "ModelResponse", "Provider", "ToolSpec"]
+
+
+INVALID_JSON_KEY = "__invalid_json__"
+"""The one key of a `tool_use` input that was not a JSON object: its value is the raw text
+the model wrote. An adapter puts it there; the agent loop and the judge send it back as
+"not valid JSON" (and the OpenAI adapter replays it byte for byte)."""
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from assay.core.usage import Usage
 from assay.models.base import ModelRequest, ModelResponse
-from assay.report.model import Usage
 
 __all__ = ["CacheEntryFile", "CacheStats", "ResponseCache", "request_key"]
 

@@ -15,11 +15,10 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from assay.models.base import Message, ToolSpec
-from assay.report.model import Usage
+from assay.core.usage import Usage
+from assay.models.base import INVALID_JSON_KEY, Message, ToolSpec
 
 __all__ = [
-    "INVALID_JSON_KEY",
     "chat_messages",
     "chat_tool_choice",
     "chat_tools",
@@ -27,7 +26,6 @@ __all__ = [
     "stop_reason",
 ]
 
-INVALID_JSON_KEY = "__invalid_json__"
 
 _STOP_REASONS = {
     "stop": "end_turn",

@@ -15,7 +15,7 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.report.model import Usage
+from assay.core.usage import Usage
 
 __all__ = ["ModelPrice", "Rates", "cost_usd", "price_for", "pricing_checked_on"]
 

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.core.files import CASSANDRA_FILE
 from assay.report.model import CaseResult, Report
 
 __all__ = ["CASSANDRA_FILE", "to_cassandra_results"]
-
-CASSANDRA_FILE = "cassandra-results.json"
 
 
 def to_cassandra_results(report: Report, names: dict[str, str]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from assay.core.text import strip_control
 from assay.report.model import CaseResult, Check, Report
 from assay.report.stats import incomplete_reason
 
@@ -28,7 +29,6 @@ _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _BLOCK_START = re.compile(r"^(?:([#+=-])|(\d+)([.)]))")
 """What would turn a line into a heading, quote, list or setext underline."""
 _BACKTICK_RUN = re.compile(r"`+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _STATUS_ICON = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️"}
 
 
@@ -38,7 +38,7 @@ def neutralise_mentions(text: str) -> str:
 
 
 def _clean(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    text = _CONTROL.sub("", text)
+    text = strip_control(text)
     if len(text) > limit:
         text = text[:limit] + " […]"
     return neutralise_mentions(text)

@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assay._version import __version__
-from assay.errors import ConfigError, Location
+from assay.core.shards import ShardSyntaxError, parse_shard
+from assay.errors import ConfigError, SourcePosition
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
-from assay.report.stats import summarize
+from assay.report.stats import gate_option_problems, summarize
 
 __all__ = ["merge_reports"]
 
@@ -104,22 +105,18 @@ def merge_reports(
 
 
 def _check_gate_options(threshold: float | None, max_errors: int | None) -> None:
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise ConfigError(f"--threshold must be between 0 and 1, got {threshold:g}")
-    if max_errors is not None and max_errors < 0:
-        raise ConfigError(f"--max-errors must be 0 or more, got {max_errors}")
+    if problems := gate_option_problems(threshold=threshold, max_errors=max_errors):
+        raise ConfigError("; ".join(problems))
 
 
 def _shard_of(report: Report, label: str) -> tuple[int, int] | None:
     if report.run.shard is None:
         return None
-    from assay.runner.plan import parse_shard
-
     try:
         return parse_shard(report.run.shard)
-    except ConfigError:
+    except ShardSyntaxError:
         message = f"run.shard must look like I/N with 1 <= I <= N, got {report.run.shard!r}"
-        raise ConfigError(message, Location(label)) from None
+        raise ConfigError(message, SourcePosition(label)) from None
 
 
 def _check_shards(inputs: Sequence[_Input]) -> None:
@@ -157,7 +154,7 @@ def _combine_cases(inputs: Sequence[_Input], warn: Warn) -> list[CaseResult]:
         for case in item.report.cases:
             key = (case.id, case.model)
             if key in keys_here:
-                raise ConfigError(f"case {_show(key)} appears twice", Location(item.label))
+                raise ConfigError(f"case {_show(key)} appears twice", SourcePosition(item.label))
             keys_here.add(key)
             kind, suite, where = defined.setdefault(case.id, (case.kind, case.suite, item.label))
             if (kind, suite) != (case.kind, case.suite):
@@ -271,6 +268,6 @@ def _instant(text: str, label: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise ConfigError(
-            f"run time {text!r} is not an ISO 8601 timestamp", Location(label)
+            f"run time {text!r} is not an ISO 8601 timestamp", SourcePosition(label)
         ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

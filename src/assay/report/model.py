@@ -1,14 +1,24 @@
 """The `assay.report.v1` contract: report.json, one line of results.jsonl per case.
 
 These models are the boundary other tools read, so they forbid unknown keys and every
-field carries a docstring that ends up in `assay schema report`.
+field carries a docstring that ends up in `assay schema report`. The value types the
+rest of assay shares (`Usage`, `Check`, `Finding`, `Location`, the statuses and kinds) live
+in `assay.core`; the contract is a rendering of them and re-exports them for readers of
+reports. Nothing outside `report/` and `_cli/` needs this module for those types.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from assay.core._contract import Amount, ContractModel, Count, UnitScore
+from assay.core.checks import Check
+from assay.core.findings import Finding, Location
+from assay.core.kinds import CaseKind
+from assay.core.statuses import CaseStatus, GateStatus
+from assay.core.usage import Usage
 
 __all__ = [
     "REPORT_CONTRACT",
@@ -29,63 +39,8 @@ __all__ = [
 
 REPORT_CONTRACT: Final = "assay.report.v1"
 
-CaseStatus = Literal["pass", "fail", "error", "skipped"]
-
-# The numbers a report holds. The gate compares them, so a NaN (which every comparison
-# calls False) or a score of 7.5 in a report.json or results.jsonl line written by hand
-# or by an agent must be refused when it is read, not averaged into a passing gate.
-UnitScore = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-"""A score: a finite number in [0, 1]."""
-Amount = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
-"""Seconds or dollars: finite and never negative."""
-Count = Annotated[int, Field(ge=0)]
-
-
-class _Model(BaseModel):
-    # Built on first use: a run never validates some of them (Finding, Location), and
-    # building the rest as they are needed spares start-up about 8 ms.
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-
-class Location(_Model):
-    path: str
-    """Repo-relative path of the file the finding is about."""
-    startLine: int | None = None  # noqa: N815 - Warden's wire name
-    endLine: int | None = None  # noqa: N815
-
-
-class Finding(_Model):
-    """One issue reported by the agent under test (Warden's finding shape)."""
-
-    model_config = ConfigDict(extra="allow")
-    severity: Literal["critical", "high", "medium", "low", "info"]
-    confidence: str | float | None = None
-    """`high|medium|low` or a number in [0, 1]; as the agent gave it."""
-    title: str
-    description: str = ""
-    location: Location | None = None
-
-
-class Check(_Model):
-    """One graded assertion of a case: a command, a judge assertion, a file rule, a trace event."""
-
-    model_config = ConfigDict(extra="allow")
-    id: str
-    kind: str
-    """command | changed_files | context | trace | should_find | should_not_find |
-    severity | verdict | rubric"""
-    status: Literal["pass", "fail", "error", "skipped", "blocked"]
-    """`blocked`: a task check that never ran because the agent failed (PVYai's word)."""
-    message: str = ""
-
-
-class Usage(_Model):
-    input_tokens: Count = 0
-    output_tokens: Count = 0
-    cache_read_tokens: Count = 0
-    cache_write_tokens: Count = 0
-    cost_usd: Amount | None = None
-    """None when the model has no known price: assay never guesses a cost."""
+# The core's value types are the contract's own: a report is a rendering of them.
+_Model = ContractModel
 
 
 class Attempt(_Model):
@@ -112,7 +67,7 @@ class CaseResult(_Model):
 
     id: str
     suite: str
-    kind: Literal["review", "verify", "rubric", "task"]
+    kind: CaseKind
     source: Source
     model: str | None = None
     runtime: str | None = None
@@ -181,7 +136,7 @@ class Summary(_Model):
     """Mean case score over scored (pass/fail) cases; None when nothing was scored."""
     score_ci: Annotated[list[UnitScore], Field(min_length=2, max_length=2)] | None = None
     """95% interval [lo, hi] of `score`."""
-    gate: Literal["pass", "fail"]
+    gate: GateStatus
     gate_reason: str = ""
     tokens: Tokens = Field(default_factory=Tokens)
     cost_usd: Amount | None = None

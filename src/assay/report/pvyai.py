@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.core.files import PVYAI_FILE, artifacts_dir
 from assay.grading.task_checks import AGENT_RESULT_FILE
 from assay.grading.task_results import blocked_checks, pvyai_status
 from assay.report.model import CaseResult, Check, Report
@@ -31,7 +32,7 @@ from assay.suites.case import Case, TaskSpec
 __all__ = ["PVYAI_CONTRACT", "PVYAI_REPORT_FILE", "benchmark_report", "task_report"]
 
 PVYAI_CONTRACT = "pvyai.agenteval.report.v1"
-PVYAI_REPORT_FILE = "agent-eval-report.json"
+PVYAI_REPORT_FILE = PVYAI_FILE
 AGENT_OUTPUT_LIMIT = 1 << 20
 """PVYai keeps at most 1 MiB of each of the agent's streams."""
 
@@ -138,8 +139,6 @@ def _task(
 
 def _agent(result: CaseResult, report_dir: Path | None) -> tuple[dict[str, Any], str]:
     """PVYai's `agent` object from what the attempt kept, and the workspace it ran in."""
-    from assay.runner.attempt import artifacts_dir
-
     shown = _shown_attempt(result)
     record: Mapping[str, Any] = {}
     streams = {"stdout": "", "stderr": ""}

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from assay._util.display import display_path
 from assay._util.textpos import json_positions
-from assay.errors import ConfigError, ConfigErrors, Location
+from assay.core.files import REPORT_FILE
+from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.report.model import Report
 
 __all__ = ["find_reports", "json_path", "read_report", "read_reports"]
@@ -46,7 +47,7 @@ def _single_report(path: Path) -> Path:
         raise ConfigError(
             f"holds {len(found)} reports ({', '.join(str(p) for p in found[:3])}, ...); "
             "name one file, or merge them first with `assay merge`",
-            Location(path),
+            SourcePosition(path),
         )
     return found[0]
 
@@ -61,16 +62,18 @@ def read_report(path: Path) -> Report:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError("no such file", Location(shown)) from None
+        raise ConfigError("no such file", SourcePosition(shown)) from None
     except UnicodeDecodeError:
-        raise ConfigError("not a report: the file is not UTF-8 text", Location(shown)) from None
+        raise ConfigError(
+            "not a report: the file is not UTF-8 text", SourcePosition(shown)
+        ) from None
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", Location(shown)) from None
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", SourcePosition(shown)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"not a report: invalid JSON: {exc.msg}", Location(shown, exc.lineno, exc.colno)
+            f"not a report: invalid JSON: {exc.msg}", SourcePosition(shown, exc.lineno, exc.colno)
         ) from None
     try:
         return Report.model_validate(data)
@@ -79,7 +82,7 @@ def read_report(path: Path) -> Report:
         problems = [
             ConfigError(
                 f"{json_path(error['loc'])}: {error['msg']}",
-                Location(shown, *positions.locate(error["loc"])),
+                SourcePosition(shown, *positions.locate(error["loc"])),
             )
             for error in exc.errors()[:_MAX_SHOWN_ERRORS]
         ]
@@ -104,7 +107,6 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
     only report it is - is a ConfigError: the merge would overwrite its own input. So
     is a path naming nothing, or a directory without any report.
     """
-    from assay.runner.writer import REPORT_FILE
 
     excluded = Path(os.path.realpath(exclude)) if exclude is not None else None
     found: dict[Path, Path] = {}
@@ -115,13 +117,15 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
             if everything and not candidates:
                 raise _overwrites_input(f"the only {REPORT_FILE} under this directory", path)
             if not candidates:
-                raise ConfigError(f"no {REPORT_FILE} found under this directory", Location(path))
+                raise ConfigError(
+                    f"no {REPORT_FILE} found under this directory", SourcePosition(path)
+                )
         elif path.exists():
             if Path(os.path.realpath(path)) == excluded:
                 raise _overwrites_input("this report", path)
             candidates = [path]
         else:
-            raise ConfigError("no such file or directory", Location(path))
+            raise ConfigError("no such file or directory", SourcePosition(path))
         for candidate in candidates:
             # The same file reached twice (a directory and a file in it) is merged once.
             found.setdefault(Path(os.path.realpath(candidate)), candidate)
@@ -132,7 +136,7 @@ def _overwrites_input(what: str, path: Path) -> ConfigError:
     return ConfigError(
         f"{what} is also the output, which the merge would overwrite; write the merged "
         "report somewhere else (-o)",
-        Location(path),
+        SourcePosition(path),
     )
 
 

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from assay.core.text import one_line
+
 if TYPE_CHECKING:
     from assay.report.model import CaseResult, Report
 
@@ -26,14 +28,13 @@ __all__ = [
 ]
 
 _LABELS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skipped": "SKIP"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _MAX_REASON = 300
 
 
 def clean(text: str, *, limit: int = _MAX_REASON) -> str:
     """One printable line: first line only, control characters and `##[` defused."""
     first = text.strip().splitlines()[0] if text.strip() else ""
-    first = _CONTROL.sub(" ", first).replace("##[", "# #[")
+    first = one_line(first, collapse=True).replace("##[", "# #[")
     return first if len(first) <= limit else first[: limit - 3] + "..."
 
 

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import hashlib
 import os
-import re
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from assay.agents import AttemptContext, agent_for
+from assay.agents import agent_for
+from assay.core.checks import Check
+from assay.core.files import artifacts_dir, safe_segment
+from assay.core.usage import Usage
 from assay.errors import (
     AgentError,
     AssayError,
@@ -29,8 +30,9 @@ from assay.errors import (
     output_error,
 )
 from assay.grading import grader_for
-from assay.report.model import Attempt, Check, Usage
-from assay.runner.combine import total_usage
+from assay.report.model import Attempt
+from assay.runner.combine import graded_attempt, total_usage
+from assay.subject import AttemptContext
 from assay.suites.case import Case, TaskSpec
 
 if TYPE_CHECKING:
@@ -48,7 +50,6 @@ timer fires this much later, only for an agent that failed to stop."""
 
 _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 """Write failures that are the machine's, not the case's: the run stops with exit 4."""
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RAW_JUDGE_CHARS = 4000
 """How much of a broken judge answer the report keeps (the whole of it is in the file)."""
 
@@ -65,25 +66,6 @@ class AttemptOutcome:
 
 def skipped_outcome(reason: str) -> AttemptOutcome:
     return AttemptOutcome(Attempt(status="skipped", reason=reason))
-
-
-def safe_segment(text: str) -> str:
-    """A directory name for `text`: unchanged when already safe, else cleaned plus a hash
-    of the original (so two ids that clean to the same name still get their own dirs)."""
-    cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
-    if cleaned == text:
-        return text
-    return f"{cleaned}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
-
-
-def artifacts_dir(report_dir: Path, case_id: str, model: str | None, index: int) -> Path:
-    """`<report-dir>/cases/<case id>[/<model>]/attempt-<n>/` (n counts from 1)."""
-    path = report_dir / "cases"
-    for part in case_id.split("/"):
-        path /= safe_segment(part)
-    if model is not None:
-        path /= safe_segment(model)
-    return path / f"attempt-{index + 1}"
 
 
 async def run_attempt(
@@ -137,13 +119,10 @@ async def run_attempt(
             ) from None
         usage.append(grade.usage)
         transcript = output.transcript or output.stdout_path
-        attempt = Attempt(
-            status=grade.status,
-            score=grade.score if grade.status != "error" else None,
-            reason=grade.reason,
+        attempt = graded_attempt(
+            grade,
             duration_s=time.monotonic() - started,
             usage=total_usage(usage),
-            checks=grade.checks,
             transcript=_relative(transcript, report_dir) if transcript else None,
         )
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))

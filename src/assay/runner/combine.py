@@ -8,14 +8,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._util.usage import sum_usage
-from assay.report.model import CaseResult, CaseStatus, Source, Usage
+from assay.core.statuses import CaseStatus
+from assay.core.usage import Usage, sum_usage
+from assay.report.model import Attempt, CaseResult, Source
 
 if TYPE_CHECKING:
+    from assay.grading.base import Grade
     from assay.runner.attempt import AttemptOutcome
     from assay.runner.plan import PlannedRun
+    from assay.suites.case import Case
 
-__all__ = ["case_result", "source_of", "total_usage"]
+__all__ = ["case_result", "fold_attempts", "graded_attempt", "source_of", "total_usage"]
 
 
 def total_usage(usages: Iterable[Usage]) -> Usage:
@@ -49,10 +52,43 @@ def _shown_path(path: Path, cwd: str) -> str:
     return str(path) if shown.parts[:1] == ("..",) else shown.as_posix()
 
 
+def graded_attempt(
+    grade: Grade, *, duration_s: float, usage: Usage, transcript: str | None = None
+) -> Attempt:
+    """An attempt that ran to grading, as the report records it (an `error` has no score)."""
+    return Attempt(
+        status=grade.status,
+        score=grade.score if grade.status != "error" else None,
+        reason=grade.reason,
+        duration_s=duration_s,
+        usage=usage,
+        checks=grade.checks,
+        transcript=transcript,
+    )
+
+
 def case_result(
     run: PlannedRun, outcomes: Sequence[AttemptOutcome], *, forced_reason: str | None = None
 ) -> CaseResult:
-    """Combine `outcomes` (every attempt of `run`) with the report's statistics rules.
+    """Combine `outcomes` (every attempt of `run`) with the report's statistics rules."""
+    return fold_attempts(
+        run.case,
+        model=run.model,
+        runtime=run.runtime,
+        outcomes=outcomes,
+        forced_reason=forced_reason,
+    )
+
+
+def fold_attempts(
+    case: Case,
+    *,
+    model: str | None,
+    runtime: str | None,
+    outcomes: Sequence[AttemptOutcome],
+    forced_reason: str | None = None,
+) -> CaseResult:
+    """The one way attempts become a CaseResult (`assay run` and `assay score` alike).
 
     Checks, findings and the judge's verdict come from the last scored attempt, so the
     report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
@@ -71,14 +107,13 @@ def case_result(
         reason = next(
             (o.attempt.reason for o in reversed(outcomes) if o.attempt.status == status), ""
         )
-    case = run.case
     return CaseResult(
         id=case.id,
         suite=case.suite,
         kind=case.kind,
         source=source_of(case.source_path, case.source_line),
-        model=run.model,
-        runtime=run.runtime,
+        model=model,
+        runtime=runtime,
         status=status,
         score=score,
         reason=reason,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.core.files import RESULTS_FILE
 from assay.errors import output_error
 from assay.report.stats import INTERRUPTED, budget_reason
 from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
@@ -166,7 +167,7 @@ class Executor:
         try:
             self._stream.write(result)
         except OSError as exc:  # a full disk: the run stops, what was written stays resumable
-            where = self._report_dir / "results.jsonl"
+            where = self._report_dir / RESULTS_FILE
             raise output_error(exc, what=str(where), report_dir=self._report_dir) from None
         self._listener.case_finished(result)
 

@@ -17,11 +17,11 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from assay.core.files import LOCK_FILE
 from assay.errors import ConfigError
 
 __all__ = ["LOCK_FILE", "report_dir_lock"]
 
-LOCK_FILE = ".assay.lock"
 
 logger = logging.getLogger("assay.runner")
 

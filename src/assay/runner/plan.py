@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.agents import known_runtimes
-from assay.errors import ConfigError, ConfigErrors, Location
+from assay.core import shards as core_shards
+from assay.core.shards import format_shard
+from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
+from assay.report.stats import gate_option_problems
 from assay.runner.resolve import (
     needs_judge,
     resolve_agent_command,
@@ -30,9 +33,12 @@ if TYPE_CHECKING:
     from assay.suites.config import AssayConfig
 
 __all__ = [
+    "ModelCalls",
     "PlannedRun",
     "check_options",
     "format_shard",
+    "model_calls",
+    "models_needed",
     "parse_shard",
     "plan_runs",
     "shard_cases",
@@ -60,20 +66,10 @@ class PlannedRun:
 
 def parse_shard(text: str) -> tuple[int, int]:
     """`I/N` (1-based) -> (I, N); anything else is a usage error."""
-    index_text, sep, count_text = text.strip().partition("/")
     try:
-        if not sep:
-            raise ValueError
-        index, count = int(index_text), int(count_text)
-    except ValueError:
-        raise ConfigError(f"--shard must look like I/N (e.g. 2/4), got {text!r}") from None
-    if count < 1 or not 1 <= index <= count:
-        raise ConfigError(f"--shard {text}: need 1 <= I <= N, got I={index}, N={count}")
-    return index, count
-
-
-def format_shard(shard: tuple[int, int] | None) -> str | None:
-    return f"{shard[0]}/{shard[1]}" if shard else None
+        return core_shards.parse_shard(text)
+    except core_shards.ShardSyntaxError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Case]:
@@ -97,14 +93,12 @@ def check_options(options: RunOptions) -> None:
         problems.append(f"--concurrency must be at least 1, got {options.concurrency}")
     if options.repeat < 1:
         problems.append(f"--repeat must be at least 1, got {options.repeat}")
-    if not (0.0 <= options.threshold <= 1.0) or math.isnan(options.threshold):
-        problems.append(f"--threshold must be between 0 and 1, got {options.threshold:g}")
+    problems += gate_option_problems(threshold=options.threshold, max_errors=None)
     if not options.timeout_s > 0 or math.isinf(options.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {options.timeout_s:g}"
         )
-    if options.max_errors < 0:
-        problems.append(f"--max-errors must be 0 or more, got {options.max_errors}")
+    problems += gate_option_problems(threshold=None, max_errors=options.max_errors)
     if options.max_cost_usd is not None and not options.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {options.max_cost_usd:g}")
     if options.offline and options.cache_dir is None:
@@ -127,6 +121,44 @@ def _unknown_providers(options: RunOptions) -> list[str]:
     return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
 
 
+@dataclass(frozen=True)
+class ModelCalls:
+    """The models one (case, subject model) pair calls in this run."""
+
+    subject: str | None
+    """The agent's own model: only the builtin runtime calls it (a command agent brings its own)."""
+    judge: str | None
+    """None when the case is graded in code (verify, task)."""
+
+
+def model_calls(
+    case: Case,
+    *,
+    subject: str | None,
+    runtime: str,
+    options: RunOptions,
+    config: AssayConfig | None,
+) -> ModelCalls:
+    """Which models this case calls for this subject model: the one answer the planner's
+    credential check and the Action's key preflight share."""
+    judge = (
+        resolve_judge_model(case, subject=subject, options=options, config=config)
+        if needs_judge(case)
+        else None
+    )
+    return ModelCalls(subject if runtime == "builtin" else None, judge)
+
+
+def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None) -> set[str]:
+    """Every model `case` would call in this run (empty for a task case)."""
+    runtime = resolve_runtime(case, options=options, config=config)
+    needed: set[str] = set()
+    for subject in subject_models(case, runtime=runtime, options=options, config=config):
+        calls = model_calls(case, subject=subject, runtime=runtime, options=options, config=config)
+        needed.update(m for m in (calls.subject, calls.judge) if m)
+    return needed
+
+
 def plan_runs(
     cases: Sequence[Case], *, options: RunOptions, config: AssayConfig | None
 ) -> list[PlannedRun]:
@@ -142,24 +174,22 @@ def plan_runs(
             unknown.append(
                 ConfigError(
                     f"{case.id}: unknown runtime {runtime!r} (known: {', '.join(runtimes)})",
-                    Location(case.source_path, case.source_line),
+                    SourcePosition(case.source_path, case.source_line),
                 )
             )
             continue
         command = resolve_agent_command(case, options=options, config=config)
         for model in subject_models(case, runtime=runtime, options=options, config=config):
-            judge = (
-                resolve_judge_model(case, subject=model, options=options, config=config)
-                if needs_judge(case)
-                else None
+            calls = model_calls(
+                case, subject=model, runtime=runtime, options=options, config=config
             )
             reason = None
-            if check_keys and runtime == "builtin" and model is not None:
-                reason = missing_credentials(model)
-            if check_keys and reason is None and judge is not None:
-                missing = missing_credentials(judge)
+            if check_keys and calls.subject is not None:
+                reason = missing_credentials(calls.subject)
+            if check_keys and reason is None and calls.judge is not None:
+                missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
-            runs.append(PlannedRun(case, model, runtime, command, judge, reason))
+            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason))
     if unknown:
         raise ConfigErrors(unknown)
     _check_agent_commands(runs, options=options)

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from pydantic import ValidationError
 
 from assay._util.secrets import redact
-from assay.errors import ConfigError, Location
+from assay.core.files import RESULTS_FILE
+from assay.errors import ConfigError, SourcePosition
 from assay.report.model import CaseResult
 from assay.report.read import json_path
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RESULTS_FILE", "ResultsStream", "parse_result_line", "read_results", "sign_line"]
 
-RESULTS_FILE = "results.jsonl"
 _FINGERPRINT, _SIGNATURE = "fingerprint", "signature"
 
 ResultKey = tuple[str, str | None]
@@ -139,7 +139,7 @@ def read_results(
         raise ConfigError(f"nothing to resume: {path} does not exist") from None
     with handle:
         for number, raw in enumerate(handle, start=1):
-            where = Location(path, number)
+            where = SourcePosition(path, number)
             if not raw.strip():
                 good_bytes += len(raw)
                 continue
@@ -225,7 +225,7 @@ def _first_error(exc: ValidationError) -> str:
     return f"{json_path(first['loc'])}: {first['msg']}" if first["loc"] else first["msg"]
 
 
-def _check_same_case(result: CaseResult, run: PlannedRun, where: Location) -> None:
+def _check_same_case(result: CaseResult, run: PlannedRun, where: SourcePosition) -> None:
     case = run.case
     if (result.suite, result.kind) != (case.suite, case.kind):
         raise ConfigError(

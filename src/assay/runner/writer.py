@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.core.files import CASSANDRA_FILE, JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -29,10 +30,6 @@ __all__ = [
     "write_report_dir",
 ]
 
-REPORT_FILE = "report.json"
-SUMMARY_FILE = "summary.md"
-JUNIT_FILE = "junit.xml"
-PVYAI_FILE = "agent-eval-report.json"
 """PVYai's own name for its benchmark report (`--report-dir` of `pvyai eval bench`)."""
 
 
@@ -72,7 +69,7 @@ def write_report_dir(
             body: Any = documents[0] if len(documents) == 1 else documents
             written.append(_write(path / PVYAI_FILE, json.dumps(body, indent=2) + "\n"))
     if cassandra and any(c.kind == "rubric" for c in report.cases):
-        from assay.report.cassandra import CASSANDRA_FILE, to_cassandra_results
+        from assay.report.cassandra import to_cassandra_results
 
         names = {c.id: c.name for c in cases if c.kind == "rubric"}
         results = to_cassandra_results(report, names)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from assay.sandbox.baseline import Baseline
 from assay.sandbox.build import build_sandbox, private_work_root, remove_sandbox
-from assay.sandbox.changes import WorkspaceChanges, workspace_changes
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
+from assay.sandbox.git_changes import WorkspaceChanges, workspace_changes
 from assay.sandbox.review import SKILL_DIR
 
 __all__ = [

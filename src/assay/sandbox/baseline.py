@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import SandboxError
-from assay.sandbox.changeset import ChangeCollector, WorkspaceChanges
 from assay.sandbox.gitenv import git_message, run_git
 from assay.sandbox.objects import EXECUTABLE_MODE, FILE_MODE, SYMLINK_MODE, Snapshot, object_id
+from assay.sandbox.workspace_changes import ChangeCollector, WorkspaceChanges
 
 __all__ = ["Baseline", "BaselineFile", "baseline_changes", "capture_baseline", "ignored_paths"]
 

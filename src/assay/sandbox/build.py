@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import assert_never
 
 from assay.errors import ConfigError, SandboxError
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
 from assay.sandbox.review import build_review_sandbox
 from assay.sandbox.rubric import build_rubric_sandbox
 from assay.sandbox.task import build_task_sandbox

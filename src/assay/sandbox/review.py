@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from assay.errors import SandboxError
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
 from assay.sandbox.objects import Snapshot
 from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
 from assay.sandbox.worktree import WorkTree, repo_path

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from assay._util.diff_paths import escaping_diff_paths
 from assay.errors import SandboxError
+from assay.sandbox.built_sandbox import Sandbox
 from assay.sandbox.gitenv import git_message, git_output, run_git
-from assay.sandbox.model import Sandbox
 from assay.sandbox.objects import Snapshot
 from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
 from assay.sandbox.worktree import WorkTree

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.sandbox.baseline import capture_baseline, ignored_paths
-from assay.sandbox.model import Sandbox
+from assay.sandbox.built_sandbox import Sandbox
 from assay.sandbox.repo import BASE_BRANCH, RepoBuilder
 from assay.suites.case import TaskSpec
 

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 from assay._util.fixture_tree import DIRECTORY, FILE, SYMLINK, fixture_entries
-from assay._util.paths import PathEscape, safe_relative
+from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 from assay.sandbox.objects import (
     EXECUTABLE_MODE,

@@ -7,10 +7,10 @@ all-or-nothing. The stub's `TODO:` placeholder keeps it from running until a per
 says what the case must find.
 """
 
+from assay.scaffold.change import Change, ChangedFile, ChangeSource, SkippedFile
 from assay.scaffold.github_access import ApiAccess, api_access, github_token
 from assay.scaffold.github_source import GitHubPullRequest
 from assay.scaffold.local_source import LocalRefs
-from assay.scaffold.model import Change, ChangedFile, ChangeSource, SkippedFile
 from assay.scaffold.run import ScaffoldOptions, ScaffoldResult, scaffold
 from assay.scaffold.url import PullRequestUrl, parse_pull_request_url
 

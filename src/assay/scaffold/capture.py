@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assay.scaffold.model import Change, ChangeSource, Side, SkippedFile, Unavailable
+from assay.scaffold.change import Change, ChangeSource, Side, SkippedFile, Unavailable
 
 __all__ = ["BINARY_REASON", "CapturedFile", "SideCapture", "capture_side", "is_binary"]
 

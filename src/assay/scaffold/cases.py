@@ -7,10 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from assay.errors import ConfigError
 from assay.scaffold.capture import CapturedFile, SideCapture, capture_side
-from assay.scaffold.diff import DiffEntry, render_diff
-from assay.scaffold.layout import PathAllocator, fixture_repo_dir
-from assay.scaffold.license import find_license
-from assay.scaffold.model import (
+from assay.scaffold.change import (
     Change,
     ChangedFile,
     ChangeSource,
@@ -19,6 +16,9 @@ from assay.scaffold.model import (
     SkippedFile,
     Unavailable,
 )
+from assay.scaffold.diff import DiffEntry, render_diff
+from assay.scaffold.layout import PathAllocator, fixture_repo_dir
+from assay.scaffold.license import find_license
 from assay.scaffold.stub import (
     dump_json,
     merge_manifest,

@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from assay.scaffold.change import Change, ChangedFile, License, Unavailable
 from assay.scaffold.github_access import ApiAccess, api_access
 from assay.scaffold.github_errors import github_failure, not_the_api
-from assay.scaffold.model import Change, ChangedFile, License, Unavailable
 from assay.scaffold.url import PullRequestUrl
 
 if TYPE_CHECKING:

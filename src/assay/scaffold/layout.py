@@ -15,6 +15,7 @@ import re
 import unicodedata
 from pathlib import PurePosixPath
 
+from assay.core.text import CONTROL_CHARACTERS, one_line
 from assay.errors import ConfigError
 
 __all__ = [
@@ -29,10 +30,7 @@ __all__ = [
 
 MAX_NAME_LENGTH = 80
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
-_CONTROL = "\x00-\x1f\x7f-\x9f"
-"""C0 and C1 control characters: line breaks, ESC, and the one-byte CSI and OSC."""
-_CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
-_UNPORTABLE = re.compile(f'[{_CONTROL}<>:"|?*\\\\]')
+_UNPORTABLE = re.compile(f'[{CONTROL_CHARACTERS}<>:"|?*\\\\]')
 _RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -55,7 +53,7 @@ def check_name(value: str, *, option: str) -> str:
 
 def printable(text: str) -> str:
     """`text` with each control character as `_`, as in fixture paths: safe to print."""
-    return _CONTROL_CHARACTERS.sub("_", text)
+    return one_line(text, "_")
 
 
 def slugify(title: str, *, fallback: str) -> str:

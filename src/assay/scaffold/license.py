@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from assay.errors import ConfigError
 from assay.scaffold.capture import CapturedFile
-from assay.scaffold.model import Change, ChangeSource, License, Unavailable
+from assay.scaffold.change import Change, ChangeSource, License, Unavailable
 
 __all__ = ["LICENSE_NAMES", "NO_LICENSE_FLAG", "NO_LICENSE_KEY", "find_license"]
 

@@ -8,8 +8,8 @@ from typing import Literal
 
 from assay.errors import ConfigError
 from assay.scaffold.cases import PlannedCase, plan_review_case, plan_rubric_case
+from assay.scaffold.change import ChangeSource, Side, SkippedFile
 from assay.scaffold.layout import check_name, slugify
-from assay.scaffold.model import ChangeSource, Side, SkippedFile
 from assay.scaffold.writer import write_plan
 
 __all__ = [

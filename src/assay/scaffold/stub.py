@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, Location
-from assay.scaffold.model import Change, Side, SkippedFile
+from assay.errors import ConfigError, SourcePosition
+from assay.scaffold.change import Change, Side, SkippedFile
 
 __all__ = [
     "MAX_BODY_CHARS",
@@ -106,13 +106,13 @@ def merge_manifest(
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         line = getattr(exc, "lineno", 0)
         raise ConfigError(
-            f"cannot add a case to this suite manifest: {exc}", Location(manifest, line)
+            f"cannot add a case to this suite manifest: {exc}", SourcePosition(manifest, line)
         ) from None
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
         raise ConfigError(
             "cannot add a case: this file is not a rubric suite manifest (no `cases` list)",
-            Location(manifest),
+            SourcePosition(manifest),
         )
     ids = [c.get("id") if isinstance(c, dict) else None for c in cases]
     if entry["id"] in ids:

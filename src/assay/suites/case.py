@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from assay.core.kinds import CaseKind
+from assay.core.severities import SEVERITIES, WARDEN_SEVERITIES, Severity, warden_severity
+
 __all__ = [
     "Case",
     "CaseKind",
@@ -28,28 +31,9 @@ __all__ = [
     "warden_severity",
 ]
 
-CaseKind = Literal["review", "verify", "rubric", "task"]
 SuiteFormat = Literal[
     "review-yaml", "review-json", "verification", "rubric-manifest", "rubric-dir", "task-suite"
 ]
-Severity = Literal["critical", "high", "medium", "low", "info"]
-SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
-WARDEN_SEVERITIES: tuple[Severity, ...] = ("high", "medium", "low")
-"""Warden's severity scale (src/types `SeveritySchema`): three levels."""
-_WARDEN_LEGACY: dict[str, Severity] = {"critical": "high", "info": "low"}
-
-
-def warden_severity(value: object) -> Severity | None:
-    """A severity as Warden's schema reads it: `critical` is `high`, `info` is `low`.
-
-    The one place Warden's normalisation lives: suite files (should_find, candidates) and
-    the severity check of a matched finding both go through it. Anything else (`High`,
-    `warning`) is None: Warden refuses it.
-    """
-    if not isinstance(value, str):
-        return None
-    word = _WARDEN_LEGACY.get(value, value)
-    return word if word in WARDEN_SEVERITIES else None  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, get_args
 
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES
@@ -60,7 +60,7 @@ def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) 
             f"category {category_dir.name!r} has no skill: its cases would run without one. "
             f"Set `skill:` in {category_dir.name}/{_SUITE_FILE} (or declare the category in "
             "src/<name>.eval.ts, or add skills/<category>.md)",
-            Location(category_dir),
+            SourcePosition(category_dir),
         )
     ctx.category_defaults[category_dir] = defaults
     return defaults

@@ -8,10 +8,9 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["PLACEHOLDERS", "fill_placeholders", "parse_agent_command", "placeholder_typos"]
+from assay.core.placeholders import PLACEHOLDERS
 
-PLACEHOLDERS = ("workspace", "prompt", "task_id", "case_id", "model", "diff_file")
-"""The `{name}`s an agent command may hold; the command runtime fills in each one."""
+__all__ = ["PLACEHOLDERS", "fill_placeholders", "parse_agent_command", "placeholder_typos"]
 
 
 def parse_agent_command(value: str | list[str], *, base_dir: Path | None) -> tuple[str, ...]:

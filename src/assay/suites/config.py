@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay._util.paths import resolve_inside
-from assay.errors import ConfigError, ConfigErrors, Location
+from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.suites.command import parse_agent_command, placeholder_typos
 from assay.suites.validation import describe, did_you_mean
 from assay.suites.wire_common import AgentCommandValue, Runtime
@@ -120,9 +120,9 @@ def _parse_toml(path: Path) -> dict[str, Any]:
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         line, col = (int(match[1]), int(match[2])) if match else (0, 0)
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        raise ConfigError(f"malformed TOML: {message}", Location(path, line, col)) from None
+        raise ConfigError(f"malformed TOML: {message}", SourcePosition(path, line, col)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read configuration: {exc}", Location(path)) from None
+        raise ConfigError(f"cannot read configuration: {exc}", SourcePosition(path)) from None
 
 
 def _load(path: Path, data: Any, *, table: str | None) -> AssayConfig:
@@ -201,7 +201,7 @@ def _resolve(
     )
 
 
-def _key_location(path: Path, text: str, table: str | None, key: object) -> Location:
+def _key_location(path: Path, text: str, table: str | None, key: object) -> SourcePosition:
     """Best-effort line of `key = ...` inside `table` (tomllib reports no positions)."""
     in_table = table is None
     for number, line in enumerate(text.splitlines(), 1):
@@ -209,8 +209,8 @@ def _key_location(path: Path, text: str, table: str | None, key: object) -> Loca
         if stripped.startswith("["):
             in_table = table is not None and stripped.strip("[] \t") == table
             if in_table and key is None:
-                return Location(path, number, 1)
+                return SourcePosition(path, number, 1)
             continue
         if in_table and key is not None and re.match(rf"{re.escape(str(key))}\s*=", stripped):
-            return Location(path, number, line.index(stripped) + 1)
-    return Location(path)
+            return SourcePosition(path, number, line.index(stripped) + 1)
+    return SourcePosition(path)

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from assay.errors import Location
+from assay.core.paths import is_inside, real_path
+from assay.errors import SourcePosition
 from assay.suites.document import Document, Problems
 from assay.suites.go_json import go_fold
 
@@ -47,7 +48,9 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            problems.error(f"cannot read directory: {exc.strerror or exc}", Location(directory))
+            problems.error(
+                f"cannot read directory: {exc.strerror or exc}", SourcePosition(directory)
+            )
             continue
         subdirectories = []
         for entry in entries:
@@ -61,12 +64,12 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
                 try:
                     is_file = entry.is_file()
                 except OSError as exc:  # a symlink loop
-                    problems.warn(f"skipped: {exc.strerror or exc}", Location(path))
+                    problems.warn(f"skipped: {exc.strerror or exc}", SourcePosition(path))
                     continue
                 if not is_file:
                     continue
                 if entry.is_symlink() and not _inside(path, real_top):
-                    problems.warn(f"not followed: a symlink to outside {top}", Location(path))
+                    problems.warn(f"not followed: a symlink to outside {top}", SourcePosition(path))
                     continue
                 found.append(path)
         pending.extend(reversed(subdirectories))
@@ -107,5 +110,4 @@ def _looks_like_manifest(data: dict) -> bool:
 
 
 def _inside(path: Path, real_top: Path) -> bool:
-    real = Path(os.path.realpath(path))
-    return real == real_top or real_top in real.parents
+    return is_inside(real_path(path), real_top, resolved=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 
 if TYPE_CHECKING:
     import yaml
@@ -33,9 +33,9 @@ class Document:
     warnings: tuple[ConfigError, ...] = ()
     """Legal but suspect (a JSON key written twice): warnings, errors under --strict."""
 
-    def location(self, key_path: tuple[Any, ...] = ()) -> Location:
+    def location(self, key_path: tuple[Any, ...] = ()) -> SourcePosition:
         line, col = self.positions.locate(key_path)
-        return Location(self.path, line, col)
+        return SourcePosition(self.path, line, col)
 
 
 @dataclass
@@ -46,16 +46,18 @@ class Problems:
     errors: list[ConfigError] = field(default_factory=list)
     warnings: list[ConfigError] = field(default_factory=list)
 
-    def error(self, message: str, location: Location | None = None) -> None:
+    def error(self, message: str, location: SourcePosition | None = None) -> None:
         self.errors.append(ConfigError(message, location))
 
-    def warn(self, message: str, location: Location | None = None) -> None:
+    def warn(self, message: str, location: SourcePosition | None = None) -> None:
         self.warnings.append(ConfigError(message, location))
 
     def add(self, problem: ConfigError) -> None:
         self.errors.extend(getattr(problem, "errors", [problem]))
 
-    def unknown_key(self, message: str, location: Location, *, always_error: bool = False) -> None:
+    def unknown_key(
+        self, message: str, location: SourcePosition, *, always_error: bool = False
+    ) -> None:
         if self.strict or always_error:
             self.errors.append(ConfigError(message, location))
         else:
@@ -72,19 +74,21 @@ def read_text(path: Path, *, what: str = "file") -> str:
         status = path.stat()
         if not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
             # Reading a FIFO would wait forever for a writer; a device may never end.
-            raise ConfigError(f"{what} is not a regular file", Location(path))
+            raise ConfigError(f"{what} is not a regular file", SourcePosition(path))
         size = status.st_size
         if size > MAX_TEXT_BYTES:
             raise ConfigError(
                 f"{what} is {human_size(size)}, over the {human_size(MAX_TEXT_BYTES)} limit "
                 "for the text assay reads (suites, skills, diffs)",
-                Location(path),
+                SourcePosition(path),
             )
         raw = path.read_bytes()
     except IsADirectoryError:
-        raise ConfigError(f"{what} is a directory, expected a file", Location(path)) from None
+        raise ConfigError(f"{what} is a directory, expected a file", SourcePosition(path)) from None
     except OSError as exc:
-        raise ConfigError(f"cannot read {what}: {exc.strerror or exc}", Location(path)) from None
+        raise ConfigError(
+            f"cannot read {what}: {exc.strerror or exc}", SourcePosition(path)
+        ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -92,7 +96,7 @@ def read_text(path: Path, *, what: str = "file") -> str:
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ConfigError(
             f"{what} is not UTF-8 text (byte 0x{raw[exc.start]:02x} cannot be decoded)",
-            Location(path, line, col),
+            SourcePosition(path, line, col),
         ) from None
     return text.removeprefix("\ufeff")
 
@@ -110,17 +114,17 @@ def _parse_json(path: Path, text: str) -> Document:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"malformed JSON: {exc.msg}", Location(path, exc.lineno, exc.colno)
+            f"malformed JSON: {exc.msg}", SourcePosition(path, exc.lineno, exc.colno)
         ) from None
     except RecursionError:
-        raise ConfigError("malformed JSON: nested too deeply", Location(path, 1, 1)) from None
+        raise ConfigError("malformed JSON: nested too deeply", SourcePosition(path, 1, 1)) from None
     positions = json_positions(text)
     # JSON parsers keep the last of two equal keys, as the suites' own tools do; the first
     # one's content is lost, which is almost always a merge leftover worth a word.
     duplicates = tuple(
         ConfigError(
             f"duplicate key {key_path[-1]!r}: only its last value counts",
-            Location(path, *positions.by_path[key_path]),
+            SourcePosition(path, *positions.by_path[key_path]),
         )
         for key_path in positions.duplicates
     )
@@ -135,19 +139,21 @@ def _parse_yaml(path: Path, text: str) -> Document:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
-        location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
+        location = (
+            SourcePosition(path, mark.line + 1, mark.column + 1) if mark else SourcePosition(path)
+        )
         raise ConfigError(f"malformed YAML: {problem}", location) from None
     except yaml.reader.ReaderError as exc:
         line, col = LineIndex(text).position(exc.position)
         char = chr(exc.character) if isinstance(exc.character, int) else exc.character
         raise ConfigError(
             f"malformed YAML: character {char!r} is not allowed",
-            Location(path, line, col),
+            SourcePosition(path, line, col),
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"malformed YAML: {exc}", _end_of(path, text)) from None
     except RecursionError:
-        raise ConfigError("malformed YAML: nested too deeply", Location(path, 1, 1)) from None
+        raise ConfigError("malformed YAML: nested too deeply", SourcePosition(path, 1, 1)) from None
     return Document(path, data, yaml_positions(node))
 
 
@@ -197,6 +203,6 @@ def _refuse_duplicate_keys(root: yaml.Node) -> None:
             pending.extend(node.value)
 
 
-def _end_of(path: Path, text: str) -> Location:
+def _end_of(path: Path, text: str) -> SourcePosition:
     line, col = LineIndex(text).position(len(text))
-    return Location(path, line, col)
+    return SourcePosition(path, line, col)

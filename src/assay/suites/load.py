@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay._util.display import display_location, displayed
-from assay.errors import ConfigError, ConfigErrors, Location
+from assay.core.paths import is_inside, real_path
+from assay.core.text import has_control
+from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
 from assay.suites.context import CategoryDefaults, LoadContext
@@ -91,7 +92,9 @@ def load_suites(
         except ConfigError as exc:
             problems.add(exc)
             for warning in exc.warnings if isinstance(exc, ConfigErrors) else ():
-                problems.unknown_key(warning.message, warning.location or Location("[tool.assay]"))
+                problems.unknown_key(
+                    warning.message, warning.location or SourcePosition("[tool.assay]")
+                )
     if root is not None:
         chosen = Path(os.path.realpath(root))
         if not chosen.is_dir():
@@ -101,13 +104,13 @@ def load_suites(
             targets = [chosen]
     if config is not None:
         for warning in config.warnings:
-            problems.unknown_key(warning.message, warning.location or Location(config.path))
+            problems.unknown_key(warning.message, warning.location or SourcePosition(config.path))
     if not targets and config and config.paths:
         targets = list(config.paths)
         for missing in (t for t in targets if not t.exists()):
             problems.error(
                 f"{missing}: no such file or directory (listed in `paths`)",
-                Location(config.path),
+                SourcePosition(config.path),
             )
         targets = [t for t in targets if t.exists()]
     elif not targets:
@@ -118,7 +121,9 @@ def load_suites(
     kept = [c for c in candidates if c.explicit or not _inside_any(c.path, fixture_trees)]
     for candidate in kept:
         for warning in candidate.doc.warnings if candidate.doc else ():
-            problems.unknown_key(warning.message, warning.location or Location(candidate.path))
+            problems.unknown_key(
+                warning.message, warning.location or SourcePosition(candidate.path)
+            )
         _load_rest(candidate, ctx)
     _report_empty_targets(targets, kept, problems)
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
@@ -216,7 +221,7 @@ def _gather(
             dangling = os.path.islink(target)  # a loop, or a link to something gone
             problems.error(
                 "a symbolic link that leads nowhere" if dangling else "no such file or directory",
-                Location(target),
+                SourcePosition(target),
             )
             continue
         explicit = not target.is_dir()
@@ -253,15 +258,15 @@ def _check_model_names(
 ) -> None:
     """A model a suite or the config names must have a known provider (`antropic/x` is
     a typo, not an OpenAI-compatible model): one error per file and model."""
-    named: dict[tuple[str, str], Location] = {}
+    named: dict[tuple[str, str], SourcePosition] = {}
     if config is not None:
         for key in ("model", "judge_model"):
             value = getattr(config, key)
             if value and "/" in value:
-                named.setdefault((str(config.path), value), Location(config.path))
+                named.setdefault((str(config.path), value), SourcePosition(config.path))
     for case in cases:
         if case.model and "/" in case.model:
-            where = Location(case.source_path, case.source_line)
+            where = SourcePosition(case.source_path, case.source_line)
             named.setdefault((str(case.source_path), case.model), where)
     if not named:
         return
@@ -298,7 +303,7 @@ def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
             problems.error(
                 "not a suite file: it has none of the keys of any suite format "
                 "(see `assay schema` for the formats)",
-                Location(candidate.path),
+                SourcePosition(candidate.path),
             )
         return
     if kind in ("review-yaml", "review-json", "verification"):
@@ -323,16 +328,15 @@ def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems:
         if not target.exists() or any(c.error for c in mine) or (mine and mine[0].explicit):
             continue
         if not any(c.kind not in (None, "category-defaults") for c in mine):
-            problems.error(f"no suites found under {target}", Location(target))
+            problems.error(f"no suites found under {target}", SourcePosition(target))
 
 
 # Ids reach terminals, CI logs, file names and reports. Names written in a suite are
 # checked by its model; these also cover ids taken from file and directory names.
-_UNPRINTABLE_ID = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _id_problem(case_id: str) -> str | None:
-    if _UNPRINTABLE_ID.search(case_id):
+    if has_control(case_id):
         return f"case id {case_id!r} has control characters; rename the file or directory"
     if case_id.startswith("::"):
         return f"case id {case_id!r} would start a GitHub workflow command; rename it"
@@ -340,11 +344,13 @@ def _id_problem(case_id: str) -> str | None:
 
 
 def _check_unique_ids(suite_files: list[_Candidate], problems: Problems) -> None:
-    first: dict[str, Location] = {}
+    first: dict[str, SourcePosition] = {}
     for candidate in suite_files:
         leftmost = _leftmost_columns(candidate)
         for case in candidate.cases:
-            where = Location(case.source_path, case.source_line, leftmost.get(case.source_line, 1))
+            where = SourcePosition(
+                case.source_path, case.source_line, leftmost.get(case.source_line, 1)
+            )
             bad = _id_problem(case.id)
             if bad is not None:
                 problems.error(bad, where)
@@ -379,8 +385,8 @@ def _in_reading_order(problems: list[ConfigError]) -> list[ConfigError]:
 
 
 def _inside_any(path: Path, directories: list[Path]) -> bool:
-    real = Path(os.path.realpath(path))
-    return any(d in real.parents for d in directories)
+    real = real_path(path)
+    return any(real != d and is_inside(real, d, resolved=True) for d in directories)
 
 
 def _common_root(roots: list[Path]) -> Path:

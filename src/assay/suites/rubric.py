@@ -18,7 +18,8 @@ from typing import Any
 from assay._util.diff_paths import escaping_diff_paths
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
-from assay.errors import ConfigError, Location, SandboxError
+from assay.core.paths import is_inside
+from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
 from assay.suites.document import Document, read_text
@@ -59,8 +60,7 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
                 f"fixture_path {item.fixture_path!r} is not a directory under {manifest_dir}", where
             )
             continue
-        real_manifest_dir = Path(os.path.realpath(manifest_dir))
-        if fixture_dir == real_manifest_dir or fixture_dir in real_manifest_dir.parents:
+        if is_inside(manifest_dir, fixture_dir):
             # A fixture tree is never scanned for suites: this one would hide every suite
             # beside the manifest, the manifest included.
             ctx.problems.error(
@@ -161,7 +161,7 @@ def _spec(
     return RubricSpec(rubric=rubric, diff=diff, base=base, description=description)
 
 
-def _fixture_dir(manifest_dir: Path, raw: str, where: Location, ctx: LoadContext) -> Path:
+def _fixture_dir(manifest_dir: Path, raw: str, where: SourcePosition, ctx: LoadContext) -> Path:
     """`fixture_path` resolved: `..` may leave the manifest's directory, not the repository."""
     if os.path.isabs(raw) or raw.startswith(("/", "\\")):
         raise ConfigError(f"fixture_path {raw!r} is absolute; make it relative", where)
@@ -173,7 +173,7 @@ def _fixture_dir(manifest_dir: Path, raw: str, where: Location, ctx: LoadContext
     return resolve_inside(project, relative, location=where)
 
 
-def _diff(fixture_dir: Path, raw: str, where: Location) -> Path:
+def _diff(fixture_dir: Path, raw: str, where: SourcePosition) -> Path:
     path = resolve_inside(fixture_dir, raw, location=where)
     if not path.is_file():
         raise ConfigError(f"diff {raw!r} not found in {fixture_dir}", where)
@@ -183,18 +183,18 @@ def _diff(fixture_dir: Path, raw: str, where: Location) -> Path:
     if not any(line.startswith(("diff --git ", "+++ ")) for line in text.splitlines()):
         raise ConfigError(
             f"diff {raw!r} is not a unified diff (no 'diff --git' or '+++' header)",
-            Location(path, 1, 1),
+            SourcePosition(path, 1, 1),
         )
     escaping = escaping_diff_paths(text)
     if escaping:
         line, why = escaping[0]
         raise ConfigError(
-            f"diff {raw!r} names a path outside the base: {why}", Location(path, line)
+            f"diff {raw!r} names a path outside the base: {why}", SourcePosition(path, line)
         )
     return path
 
 
-def _base(fixture_dir: Path, raw: str | None, where: Location) -> Path | None:
+def _base(fixture_dir: Path, raw: str | None, where: SourcePosition) -> Path | None:
     if raw is None:
         for default in ("base.tar.gz", "base"):
             candidate = resolve_inside(fixture_dir, default, location=where)
@@ -207,7 +207,7 @@ def _base(fixture_dir: Path, raw: str | None, where: Location) -> Path | None:
     return _checked_base(path, raw, where)
 
 
-def _checked_base(path: Path, raw: str, where: Location) -> Path:
+def _checked_base(path: Path, raw: str, where: SourcePosition) -> Path:
     if not path.is_dir() and not path.name.endswith(".tar.gz"):
         # Cassandra's sandbox takes a directory or a name ending in `.tar.gz`, nothing else.
         raise ConfigError(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._util.fixture_tree import SYMLINK, fixture_entries
+from assay.core.paths import is_inside
 from assay.errors import SandboxError
 from assay.suites.case import Case, ContextChecks, TaskSpec, VerificationCommand
 from assay.suites.context import LoadContext
@@ -134,7 +135,7 @@ def _workspace(
         return None
     real_root = os.path.realpath(suite_dir)
     workspace = Path(os.path.realpath(os.path.join(real_root, fixture)))
-    if os.path.commonpath([real_root, workspace]) != real_root:
+    if not is_inside(workspace, real_root, resolved=True):
         ctx.problems.error("workspace fixture must stay within suite directory", where)
         return None
     if str(workspace) == real_root:

@@ -16,7 +16,8 @@ from pathlib import Path, PurePosixPath
 
 from assay._util.fixture_tree import fixture_file_problem
 from assay._util.paths import resolve_inside, safe_relative
-from assay.errors import ConfigError, Location
+from assay.core.paths import is_inside, real_path
+from assay.errors import ConfigError, SourcePosition
 from assay.suites.case import FixtureFile
 from assay.suites.document import Document, Problems, read_text
 
@@ -141,13 +142,13 @@ def project_root(eval_root: Path, config_path: Path | None) -> Path:
         if (directory / ".git").exists():
             return directory
     if config_path is not None:
-        config_dir = Path(os.path.realpath(config_path.parent))
-        if config_dir == eval_root or config_dir in eval_root.parents:
+        config_dir = real_path(config_path.parent)
+        if is_inside(eval_root, config_dir):
             return config_dir
     return eval_root
 
 
-def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: Location) -> Path:
+def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: SourcePosition) -> Path:
     """The skill file (a .md, or SKILL.md inside a skill directory), checked and readable."""
     if PurePosixPath(raw.replace("\\", "/")).is_absolute() or (len(raw) > 1 and raw[1] == ":"):
         raise ConfigError(
@@ -177,7 +178,7 @@ def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: Locatio
     return path
 
 
-def check_skill_text(path: Path, *, location: Location) -> None:
+def check_skill_text(path: Path, *, location: SourcePosition) -> None:
     """A skill is UTF-8 markdown whose optional `---` front matter is a YAML mapping."""
     text = read_text(path, what="skill")
     lines = text.splitlines()
@@ -186,7 +187,7 @@ def check_skill_text(path: Path, *, location: Location) -> None:
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
     if end is None:
         raise ConfigError(
-            "skill front matter opened with '---' is never closed", Location(path, 1, 1)
+            "skill front matter opened with '---' is never closed", SourcePosition(path, 1, 1)
         )
     import yaml  # skills with front matter only
 
@@ -196,10 +197,10 @@ def check_skill_text(path: Path, *, location: Location) -> None:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark else 2
         raise ConfigError(
-            f"skill front matter is not valid YAML: {exc}", Location(path, line)
+            f"skill front matter is not valid YAML: {exc}", SourcePosition(path, line)
         ) from None
     if front is not None and not isinstance(front, dict):
-        raise ConfigError("skill front matter must be a YAML mapping", Location(path, 2, 1))
+        raise ConfigError("skill front matter must be a YAML mapping", SourcePosition(path, 2, 1))
 
 
 def default_skill(eval_root: Path, category: str) -> Path | None:

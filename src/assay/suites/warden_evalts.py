@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.errors import ConfigError, Location
+from assay.errors import ConfigError, SourcePosition
 from assay.suites.ts_tokens import Token, tokenize
 
 __all__ = [
@@ -70,7 +70,7 @@ class EvalValue:
     value: str | int | float
     how: str
     """`literal`, or what it was resolved from (`defaultEvalModel()`, a const's name)."""
-    location: Location
+    location: SourcePosition
 
 
 @dataclass
@@ -88,8 +88,8 @@ class EvalDeclaration:
         return value.value if value and isinstance(value.value, str) else None
 
     @property
-    def location(self) -> Location:
-        return Location(self.path, self.line)
+    def location(self) -> SourcePosition:
+        return SourcePosition(self.path, self.line)
 
 
 _KNOWN_NAMES: dict[str, str] = {
@@ -108,8 +108,8 @@ class _Reader:
     constants: dict[str, EvalValue | str] = field(default_factory=dict)
     """Top-level `const NAME = ...`: a value, or the source text of what it is."""
 
-    def location(self, token: Token) -> Location:
-        return Location(self.path, token.line, token.col)
+    def location(self, token: Token) -> SourcePosition:
+        return SourcePosition(self.path, token.line, token.col)
 
     def expression(self, start: int) -> tuple[EvalValue | str, int]:
         """The value starting at `start`, or its source text when it is not one; and the end."""
@@ -268,7 +268,7 @@ def read_eval_declarations(
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            warnings.append(ConfigError(f"cannot read: {exc}", Location(path)))
+            warnings.append(ConfigError(f"cannot read: {exc}", SourcePosition(path)))
             continue
         reader = _Reader(path, text, tokenize(text), env, warnings)
         for declaration in reader.declarations():

@@ -19,6 +19,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from assay.core.severities import WARDEN_SEVERITY_WORDS, warden_severity
+from assay.core.text import CONTROL_CHARACTERS
+
 __all__ = [
     "AgentCommandValue",
     "CaseName",
@@ -66,7 +69,7 @@ def _not_a_scaffold_stub(value: str) -> str:
 FilledText = Annotated[Text, AfterValidator(_not_a_scaffold_stub)]
 """Text that must not be a scaffold stub's `TODO` placeholder (should_find, rubric)."""
 
-_BAD_NAME = re.compile(r"[/\x00-\x1f\x7f]")
+_BAD_NAME = re.compile(f"[/{CONTROL_CHARACTERS}]")
 
 
 def _check_name(value: str) -> str:
@@ -98,8 +101,6 @@ def any_case(*words: str) -> WithJsonSchema:
 
 
 def _warden_severity(value: Any) -> Any:
-    from assay.suites.case import warden_severity
-
     severity = warden_severity(value)
     if severity is None:
         raise PydanticCustomError(
@@ -114,7 +115,7 @@ def _warden_severity(value: Any) -> Any:
 SeverityValue = Annotated[
     Literal["high", "medium", "low"],
     PlainValidator(_warden_severity),
-    WithJsonSchema({"type": "string", "enum": ["high", "medium", "low", "critical", "info"]}),
+    WithJsonSchema({"type": "string", "enum": list(WARDEN_SEVERITY_WORDS)}),
 ]
 """A Warden severity, normalised as Warden's schema does it (`critical` -> `high`)."""
 

@@ -26,10 +26,10 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.errors import ConfigError, Location, SandboxError
+from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.sandbox.baseline import Baseline, baseline_changes
-from assay.sandbox.changeset import ChangeCollector, WorkspaceChanges
 from assay.sandbox.gitenv import git_message, run_git_bounded
+from assay.sandbox.workspace_changes import ChangeCollector, WorkspaceChanges
 
 __all__ = ["WorkspaceChanges", "workspace_changes"]
 
@@ -51,7 +51,7 @@ async def workspace_changes(
     if isinstance(baseline, Baseline):
         return await asyncio.to_thread(baseline_changes, path, baseline)
     if not path.is_dir():
-        raise ConfigError("the workspace is not a directory", Location(path))
+        raise ConfigError("the workspace is not a directory", SourcePosition(path))
     head = await _head(path)
     if baseline is None:
         baseline = await _root_commit(path) if head is not None else None
@@ -72,7 +72,7 @@ async def _git(
         raise ConfigError(
             f"{exc} and was stopped; a filter or fsmonitor command the repository's "
             "config names may hang",
-            Location(path),
+            SourcePosition(path),
         ) from None
     if result.returncode == 0 or result.returncode in tolerate:
         return result
@@ -80,7 +80,7 @@ async def _git(
     if "not a git repository" in message:
         raise ConfigError(
             "not a git work tree (the workspace must be the top of a git repository)",
-            Location(path),
+            SourcePosition(path),
         )
     raise SandboxError(f"git failed in {path}: {message}")
 

@@ -26,9 +26,10 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from assay._util.paths import PathEscape, safe_relative
 from assay.action import commands
 from assay.action.github_api import TIMEOUT_S, describe_error, github_errors, is_permission_error
+from assay.core.files import REPORT_FILE
+from assay.core.paths import PathEscape, safe_relative
 from assay.errors import ConfigError, ConfigErrors
 from assay.report.model import Report
 
@@ -37,13 +38,13 @@ if TYPE_CHECKING:
     from github.Artifact import Artifact
     from github.Repository import Repository
 
-__all__ = ["AUTO", "MAX_BYTES", "Baseline", "load_baseline"]
+__all__ = ["AUTO", "MAX_BYTES", "BaselineReport", "load_baseline_report"]
 
 AUTO = "auto"
 """The `baseline-report` value that fetches the default branch's latest report artifact."""
 MAX_BYTES = 50 * 1024 * 1024
 """Cap on the downloaded archive and on the report.json inside it."""
-REPORT_NAME = "report.json"
+REPORT_NAME = REPORT_FILE
 TRUSTED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})
 """Events whose runs execute the default branch's own code (no pull request's)."""
 MAX_CANDIDATES = 100
@@ -57,7 +58,7 @@ class BaselineUnavailable(Exception):
 
 
 @dataclass(frozen=True)
-class Baseline:
+class BaselineReport:
     report: Report
     label: str
     """What the comparison is titled against: the default branch, or "baseline"."""
@@ -65,7 +66,7 @@ class Baseline:
     """Where it came from, for the log: a path, or the artifact and its run."""
 
 
-def load_baseline(
+def load_baseline_report(
     spec: str,
     *,
     workspace: Path,
@@ -73,7 +74,7 @@ def load_baseline(
     client: Github | None,
     artifact_name: str,
     allow_http: bool = False,
-) -> Baseline | None:
+) -> BaselineReport | None:
     """The baseline `spec` names, or None after one `::warning::` saying why there is none.
 
     `allow_http` accepts a plain-http download redirect (only when the API itself is
@@ -100,13 +101,13 @@ def load_baseline(
     return baseline
 
 
-def _from_path(raw: str, *, workspace: Path) -> Baseline:
+def _from_path(raw: str, *, workspace: Path) -> BaselineReport:
     path = Path(raw).expanduser()
     if not path.is_absolute():
         path = workspace / path
     if path.is_dir():
         path = path / REPORT_NAME
-    return Baseline(_read(path, shown=raw), label="baseline", origin=raw)
+    return BaselineReport(_read(path, shown=raw), label="baseline", origin=raw)
 
 
 def _read(path: Path, *, shown: str) -> Report:
@@ -136,7 +137,7 @@ def _located(shown: str, problem: ConfigError) -> str:
 
 def _latest_artifact(
     client: Github | None, *, repository: str, artifact_name: str, allow_http: bool
-) -> Baseline:
+) -> BaselineReport:
     if client is None:
         raise BaselineUnavailable("`baseline-report: auto` needs the github-token input")
     if not repository:
@@ -151,7 +152,7 @@ def _latest_artifact(
             data = _download(client, artifact.archive_download_url, allow_http=allow_http)
             origin = f"the `{artifact_name}` artifact of run {run_id} on {branch}"
             report = _report_from_archive(data, origin=origin)
-            return Baseline(report, label=branch, origin=origin)
+            return BaselineReport(report, label=branch, origin=origin)
     except github_errors() as exc:
         hint = "; the job needs `permissions: actions: read`" if is_permission_error(exc) else ""
         raise BaselineUnavailable(

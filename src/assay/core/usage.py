@@ -1,12 +1,21 @@
-"""Adding up token use and cost over several model calls."""
+"""Token use and cost of model calls, and how several of them add up."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from assay.report.model import Usage
+from assay.core._contract import Amount, ContractModel, Count
 
-__all__ = ["sum_usage"]
+__all__ = ["Usage", "sum_usage"]
+
+
+class Usage(ContractModel):
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cache_read_tokens: Count = 0
+    cache_write_tokens: Count = 0
+    cost_usd: Amount | None = None
+    """None when the model has no known price: assay never guesses a cost."""
 
 
 def sum_usage(usages: Iterable[Usage]) -> Usage:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.core.checks import Check
 from assay.grading.base import Grade
-from assay.report.model import Check
 from assay.suites.case import VerifySpec
 
 if TYPE_CHECKING:
-    from assay.agents.base import AgentOutput, AttemptContext
     from assay.options import RunOptions
+    from assay.subject import AgentOutput, AttemptContext
 
 __all__ = ["VerdictGrader"]
 

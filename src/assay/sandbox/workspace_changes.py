@@ -1,4 +1,4 @@
-"""The changed-files view both change detectors produce (see `changes` and `baseline`)."""
+"""The changed-files view both change detectors produce (see `git_changes` and `baseline`)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,54 @@
+"""The names of the files a run writes into its report directory: one spelling each."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Final
+
+__all__ = [
+    "CASSANDRA_FILE",
+    "JUNIT_FILE",
+    "LOCK_FILE",
+    "PVYAI_FILE",
+    "REPORT_FILE",
+    "RESULTS_FILE",
+    "SUMMARY_FILE",
+    "artifacts_dir",
+    "safe_segment",
+]
+
+REPORT_FILE: Final = "report.json"
+"""The whole report (`assay.report.v1`)."""
+RESULTS_FILE: Final = "results.jsonl"
+"""One line per finished case, flushed as it finishes (what `--resume` reads)."""
+SUMMARY_FILE: Final = "summary.md"
+JUNIT_FILE: Final = "junit.xml"
+PVYAI_FILE: Final = "agent-eval-report.json"
+"""PVYai's own report (`--pvyai-report`)."""
+CASSANDRA_FILE: Final = "cassandra-results.json"
+"""Cassandra's results JSON (`--cassandra-report`)."""
+LOCK_FILE: Final = ".assay.lock"
+"""Held (flock) for the whole run, so a second run of the same directory stops at once."""
+
+_UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_segment(text: str) -> str:
+    """A directory name for `text`: unchanged when already safe, else cleaned plus a hash
+    of the original (so two ids that clean to the same name still get their own dirs)."""
+    cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
+    if cleaned == text:
+        return text
+    return f"{cleaned}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+def artifacts_dir(report_dir: Path, case_id: str, model: str | None, index: int) -> Path:
+    """`<report-dir>/cases/<case id>[/<model>]/attempt-<n>/` (n counts from 1)."""
+    path = report_dir / "cases"
+    for part in case_id.split("/"):
+        path /= safe_segment(part)
+    if model is not None:
+        path /= safe_segment(model)
+    return path / f"attempt-{index + 1}"

@@ -1,0 +1,27 @@
+"""`--shard I/N`: which slice of the selected cases a run takes."""
+
+from __future__ import annotations
+
+__all__ = ["ShardSyntaxError", "format_shard", "parse_shard"]
+
+
+class ShardSyntaxError(ValueError):
+    """The text is not `I/N` with 1 <= I <= N; the message says so for the user."""
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` (1-based) -> (I, N). Raises ShardSyntaxError (callers make it a usage error)."""
+    index_text, sep, count_text = text.strip().partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        index, count = int(index_text), int(count_text)
+    except ValueError:
+        raise ShardSyntaxError(f"--shard must look like I/N (e.g. 2/4), got {text!r}") from None
+    if count < 1 or not 1 <= index <= count:
+        raise ShardSyntaxError(f"--shard {text}: need 1 <= I <= N, got I={index}, N={count}")
+    return index, count
+
+
+def format_shard(shard: tuple[int, int] | None) -> str | None:
+    return f"{shard[0]}/{shard[1]}" if shard else None

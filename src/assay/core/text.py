@@ -1,0 +1,42 @@
+"""Control characters, and text made safe to print, in one place.
+
+Untrusted text (model output, fixture names, PR titles) reaches terminals, CI logs,
+Markdown and file names. One set of characters counts as control characters: C0
+(line breaks, ESC), DEL, C1 (the one-byte CSI and OSC) and the Unicode line and paragraph
+separators. Two readings of it:
+- one line (ids, names, terminal lines): every one of them goes;
+- multi-line text (reviews, Markdown, judge rationales): tab and newline are layout and stay.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = [
+    "CONTROL_CHARACTERS",
+    "has_control",
+    "one_line",
+    "strip_control",
+]
+
+CONTROL_CHARACTERS: Final = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+"""A regex character-class body (no brackets), for composing larger classes."""
+
+_CONTROL: Final = re.compile(f"[{CONTROL_CHARACTERS}]")
+_CONTROL_RUN: Final = re.compile(f"[{CONTROL_CHARACTERS}]+")
+_CONTROL_BUT_LAYOUT: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def has_control(text: str) -> bool:
+    return _CONTROL.search(text) is not None
+
+
+def one_line(text: str, replacement: str = " ", *, collapse: bool = False) -> str:
+    """`text` with each control character (each run of them, with `collapse`) replaced."""
+    return (_CONTROL_RUN if collapse else _CONTROL).sub(replacement, text)
+
+
+def strip_control(text: str, replacement: str = "") -> str:
+    """Multi-line `text` with its control characters replaced, tab and newline kept."""
+    return _CONTROL_BUT_LAYOUT.sub(replacement, text)

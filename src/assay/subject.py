@@ -1,0 +1,61 @@
+"""What one attempt of one case gives the subject under test, and what the subject answers.
+
+`AttemptContext` is the attempt (case, sandbox, models, deadline); `AgentOutput` is the
+agent's answer. The runner builds the first, an agent (assay.agents) turns it into the
+second, and a grader (assay.grading) reads both: so they live here, beside neither, and
+grading never needs the agents package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from assay.core.usage import Usage
+
+if TYPE_CHECKING:
+    from assay.sandbox import Sandbox
+    from assay.suites.case import Case
+
+__all__ = ["AgentOutput", "AttemptContext"]
+
+
+@dataclass(frozen=True)
+class AttemptContext:
+    """Everything one attempt of one case may use."""
+
+    case: Case
+    sandbox: Sandbox
+    model: str | None
+    """The subject model for this attempt (one entry of the model matrix), if any."""
+    judge_model: str | None
+    timeout_s: float
+    attempt: int
+    """0-based repeat index."""
+    artifacts_dir: Path
+    """A directory of this attempt's own (inside the report dir) for transcripts and logs."""
+    agent_command: tuple[str, ...] | None = None
+    skill_override: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    """Extra environment for the agent process (command runtime)."""
+
+
+@dataclass
+class AgentOutput:
+    """What the agent under test produced; which fields matter depends on the case kind."""
+
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    """review/rubric: findings in the Warden shape (validated by assay.core.findings.Finding)."""
+    verdict: Literal["keep", "reject"] | None = None
+    """verify: the agent's decision on the candidate finding."""
+    verdict_reason: str = ""
+    review_text: str | None = None
+    """rubric: the free-text review the judge scores."""
+    trace_events: list[str] = field(default_factory=list)
+    """Keys like `tool:read_file` parsed from JSON lines (task cases check them)."""
+    usage: Usage = field(default_factory=Usage)
+    transcript: Path | None = None
+    exit_code: int | None = None
+    stdout_path: Path | None = None
+    stderr_path: Path | None = None

@@ -1,0 +1,243 @@
+"""The direction of assay's imports, read from the source (ast), not from a run.
+
+Every import counts: at module level, inside functions (the lazy imports that keep start-up
+cheap) and under `if TYPE_CHECKING:` (a type-only import is still a dependency a reader has
+to follow, and mypy would follow it into a cycle). See docs/architecture.md, "Import rules".
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = SRC / "assay"
+
+CLI_LAYER = frozenset({"cli", "_cli"})
+"""`cli.py` and `_cli/` are one layer: the parser dispatches into its commands."""
+
+FORBIDDEN: dict[str, frozenset[str]] = {
+    "suites": frozenset({"runner"}),
+    "models": frozenset({"agents", "grading", "report"}),
+    "agents": frozenset({"report"}),
+    "grading": frozenset({"agents", "report"}),
+    "_util": frozenset({"report"}),
+    "errors": frozenset({"report"}),
+    "report": frozenset({"runner"}),
+    "sandbox": frozenset({"models"}),
+}
+"""Package -> the packages it must never import (beyond the rules for core and the CLI)."""
+
+PROVIDER_ADAPTERS = ("assay.models.anthropic_provider", "assay.models.openai_provider")
+PROVIDER_WIRE = ("assay.models.openai_wire",)
+"""A provider's own modules: only the model layer reaches into them (through its registry)."""
+
+CORE_MAY_IMPORT = frozenset({"pydantic", "pydantic_core", "typing_extensions"})
+"""Besides the standard library: pydantic, because the core's value types are the report
+contract's own models."""
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    """Dotted module name, e.g. `assay.grading.findings_judge`."""
+    target: str
+    """Dotted name imported: the deepest module it names."""
+    where: str
+    """`src/assay/...py:LINE`, for the failure message."""
+    type_only: bool
+
+    @property
+    def edge(self) -> str:
+        flag = " (under TYPE_CHECKING)" if self.type_only else ""
+        return f"{self.where}: {self.importer} imports {self.target}{flag}"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(dotted: str) -> bool:
+    base = SRC.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for inner in node.body:
+                for child in ast.walk(inner):
+                    if isinstance(child, ast.stmt):
+                        lines.add(child.lineno)
+    return lines
+
+
+def _imports_of(path: Path) -> Iterator[Import]:
+    name = _module_name(path)
+    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    type_only = _type_checking_lines(tree)
+    where = path.relative_to(SRC.parent).as_posix()
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                deeper = f"{module}.{alias.name}"
+                targets.append(deeper if _is_module(deeper) else module)
+        for target in targets:
+            yield Import(name, target, f"{where}:{node.lineno}", node.lineno in type_only)
+
+
+def _all_imports() -> list[Import]:
+    return [found for path in sorted(PACKAGE.rglob("*.py")) for found in _imports_of(path)]
+
+
+IMPORTS = _all_imports()
+ASSAY_IMPORTS = [i for i in IMPORTS if i.target == "assay" or i.target.startswith("assay.")]
+
+
+def package_of(module: str) -> str:
+    """`assay.grading.judging` -> `grading`; `assay.errors` -> `errors`; `assay` -> `assay`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _violations(importer: str, forbidden: frozenset[str]) -> list[str]:
+    return [
+        i.edge
+        for i in ASSAY_IMPORTS
+        if package_of(i.importer) == importer and package_of(i.target) in forbidden
+    ]
+
+
+def test_the_graph_is_read() -> None:
+    # A parser that found nothing would pass every rule below.
+    assert len(ASSAY_IMPORTS) > 500
+    assert any(i.type_only for i in ASSAY_IMPORTS)
+    assert any(i.importer == "assay.runner.attempt" for i in ASSAY_IMPORTS)
+
+
+@pytest.mark.parametrize("importer", sorted(FORBIDDEN))
+def test_package_never_imports_what_it_must_not(importer: str) -> None:
+    found = _violations(importer, FORBIDDEN[importer])
+    assert not found, f"{importer} must not import {sorted(FORBIDDEN[importer])}:\n" + "\n".join(
+        found
+    )
+
+
+def test_core_imports_nothing_of_assay_and_only_pydantic_beyond_the_standard_library() -> None:
+    found = []
+    for i in IMPORTS:
+        if package_of(i.importer) != "core" or i.target == "__future__":
+            continue
+        top = i.target.split(".")[0]
+        if top == "assay":
+            if package_of(i.target) != "core":
+                found.append(i.edge)
+        elif top not in sys.stdlib_module_names and top not in CORE_MAY_IMPORT:
+            found.append(i.edge)
+    assert not found, "assay.core must depend on nothing of assay:\n" + "\n".join(found)
+
+
+def test_nothing_outside_the_cli_imports_the_cli() -> None:
+    found = [
+        i.edge
+        for i in ASSAY_IMPORTS
+        if package_of(i.target) in CLI_LAYER and package_of(i.importer) not in CLI_LAYER
+    ]
+    assert not found, "only the console entry (assay.cli:main) reaches the CLI:\n" + "\n".join(
+        found
+    )
+
+
+def test_only_the_model_layer_reaches_into_a_provider() -> None:
+    found = [
+        i.edge
+        for i in ASSAY_IMPORTS
+        if i.target.startswith(PROVIDER_ADAPTERS + PROVIDER_WIRE)
+        and package_of(i.importer) != "models"
+    ]
+    assert not found, "go through assay.models (its registry and base types):\n" + "\n".join(found)
+
+
+def _package_graph() -> dict[str, dict[str, Import]]:
+    """Package -> {package it imports: the first import that makes the edge}."""
+    graph: dict[str, dict[str, Import]] = {}
+    for i in ASSAY_IMPORTS:
+        source, target = (
+            "cli" if package_of(m) in CLI_LAYER else package_of(m) for m in (i.importer, i.target)
+        )
+        graph.setdefault(source, {})
+        if source != target:
+            graph[source].setdefault(target, i)
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """Strongly connected components of more than one package (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, {}):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_package_cycles() -> None:
+    graph = _package_graph()
+    cycles = _cycles(graph)
+    lines = []
+    for component in cycles:
+        lines.append(" <-> ".join(component))
+        for source in component:
+            for target, first in sorted(graph[source].items()):
+                if target in component:
+                    lines.append(f"    {first.edge}")
+    assert not cycles, "packages import each other in a cycle:\n" + "\n".join(lines)
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    edge = Import("assay.a.x", "assay.b.y", "src/assay/a/x.py:1", type_only=False)
+    graph = {"a": {"b": edge}, "b": {"c": edge}, "c": {"a": edge}, "d": {"a": edge}}
+    assert _cycles(graph) == [["a", "b", "c"]]
