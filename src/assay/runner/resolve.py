@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.agents import canonical_runtime
+from assay.agents import canonical_runtime, runtime_spec
 from assay.errors import ConfigError
 from assay.models.names import DEFAULT_MODEL
 
@@ -84,7 +84,8 @@ def subject_models(
         return tuple(options.models)
     if case.model:
         return (case.model,)
-    if runtime != "builtin":
+    spec = runtime_spec(runtime)
+    if spec is None or not spec.calls_model:
         return (None,)
     if config is not None and config.model:
         return (config.model,)

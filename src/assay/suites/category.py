@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from assay.errors import ConfigError, Location
 from assay.suites.command import parse_agent_command
@@ -26,7 +26,7 @@ from assay.suites.warden_evalts import (
     EvalDeclaration,
     EvalValue,
 )
-from assay.suites.wire_common import Runtime
+from assay.suites.wire_common import unknown_runtime
 from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 
 __all__ = ["load_category_defaults", "yaml_suite_overrides"]
@@ -133,8 +133,10 @@ def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
         ok = isinstance(value.value, str) and bool(value.value.strip())
         need = "a non-empty string"
     elif key == "runtime":
-        ok = value.value in get_args(Runtime)
-        need = "one of " + ", ".join(get_args(Runtime))
+        problem = unknown_runtime(value.value)
+        if problem is not None:
+            ctx.problems.error(f"{key}: {problem}", value.location)
+        return problem is None
     elif key == "maxTurns":
         ok = isinstance(value.value, int) and value.value >= 1
         need = "a whole number of at least 1"
