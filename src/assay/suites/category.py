@@ -18,7 +18,7 @@ from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
-from assay.suites.validation import validate_model
+from assay.suites.validation import checked_graders, validate_model
 from assay.suites.warden import default_skill, resolve_skill
 from assay.suites.warden_evalts import (
     WARDEN_DEFAULT_MODEL,
@@ -182,6 +182,8 @@ def _read_defaults(
         values["timeout_ms"] = model.timeout_ms
     if model.agent_command is not None:
         values["agent_command"] = _command(model.agent_command, doc, ctx)
+    if model.graders:
+        values["graders"] = checked_graders(model.graders, doc, ctx)
     sources = dict(fallback.sources)
     sources.update({key: path.name for key in values})
     if skill_failed:

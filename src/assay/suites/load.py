@@ -123,6 +123,11 @@ def load_suites(
     _report_empty_targets(targets, kept, problems)
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
     cases = [case for c in suite_files for case in c.cases]
+    if config is not None and config.graders:  # the project's graders run first, on every case
+        cases = [
+            dataclasses.replace(case, graders=(*dict.fromkeys((*config.graders, *case.graders)),))
+            for case in cases
+        ]
     _check_unique_ids(suite_files, problems)
     _check_model_names(cases, config, problems)
     warnings = _in_reading_order(problems.warnings)
