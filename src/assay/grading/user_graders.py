@@ -55,7 +55,7 @@ class GraderContext:
     output: AgentOutput
     """What the agent under test produced (findings, verdict, review text, trace events)."""
     sandbox: Sandbox
-    """The sandbox the agent worked in; `sandbox.workspace` is its working tree."""
+    """The sandbox the agent worked in; `sandbox.path` is its git work tree."""
     model: str | None
     """The subject model of this attempt, if any."""
     attempt: int
