@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,10 @@ from assay.models.names import missing_credentials, parse_model
 from assay.models.providers import PROVIDERS, ProviderSpec
 from assay.models.registry import register_provider, unknown_provider
 from assay.report.renderers import RENDERERS, Renderer
+from assay.suites.case import Case, FixtureFile, VerifySpec
+from assay.suites.context import LoadContext
+from assay.suites.document import Document
+from assay.suites.formats import FORMATS, SuiteFormat, plugin_format_of
 
 PLUGINS = Path(__file__).parent / "plugins"
 
@@ -319,3 +324,68 @@ def test_a_registered_renderer_is_written_by_the_writer(tmp_path: Path) -> None:
 def test_a_renderer_writes_a_plain_file_name() -> None:
     with pytest.raises(ValueError, match="'../x' is not a file name"):
         Renderer("x", "../x", lambda ctx: None)
+
+
+# --- formats -----------------------------------------------------------------------------------
+
+
+def _load_toy(doc: Document, *, root: Path, ctx: LoadContext) -> list[Case]:
+    """A toy format: `{"toy": [{"name", "file", "verdict"}]}`, each a verification case."""
+    cases = []
+    for number, item in enumerate(doc.data["toy"]):
+        if "file" not in item:
+            ctx.problems.error("a toy case needs a file", doc.location(("toy", number)))
+            continue
+        spec = VerifySpec(
+            given=item["name"],
+            files=(FixtureFile(doc.path.parent / item["file"], item["file"]),),
+            candidate={"title": item["name"]},
+            expect_verdict=item["verdict"],
+        )
+        cases.append(
+            Case(
+                id=f"toy/{item['name']}",
+                suite="toy",
+                name=item["name"],
+                kind="verify",
+                format="verification",
+                source_path=doc.path,
+                source_line=doc.location(("toy", number)).line or 1,
+                spec=spec,
+            )
+        )
+    return cases
+
+
+@pytest.fixture
+def toy_format() -> Iterator[None]:
+    recognises = lambda doc: isinstance(doc.data, dict) and "toy" in doc.data  # noqa: E731
+    FORMATS.register("toy", SuiteFormat("toy", _load_toy, recognises))
+    yield
+    FORMATS.unregister("toy")
+
+
+@pytest.mark.usefixtures("toy_format")
+def test_a_registered_format_is_discovered_and_loaded_with_its_problems_located(
+    tmp_path: Path,
+) -> None:
+    from assay.suites.load import SuiteLoadErrors, load_suites
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "toys.json").write_text(
+        json.dumps({"toy": [{"name": "one", "file": "a.py", "verdict": "keep"}]}, indent=2)
+    )
+    (tmp_path / "package.json").write_text('{"name": "not a suite"}')
+    loaded = load_suites([tmp_path])
+    assert [case.id for case in loaded.cases] == ["toy/one"]
+    (tmp_path / "toys.json").write_text(json.dumps({"toy": [{"name": "two"}]}, indent=2))
+    with pytest.raises(SuiteLoadErrors) as caught:
+        load_suites([tmp_path])
+    assert str(caught.value).endswith("toys.json:3:5: a toy case needs a file")
+
+
+def test_a_plugin_format_cannot_claim_what_assays_own_formats_read(tmp_path: Path) -> None:
+    from assay.suites.document import read_document
+
+    (tmp_path / "s.yaml").write_text("skill: s.md\nevals: []\ntoy: []\n")
+    assert plugin_format_of(read_document(tmp_path / "s.yaml")) is None
