@@ -1,14 +1,12 @@
 """Grading: LLM judges, deterministic checks, and graders users write in Python.
 
-Each case kind has one grader; its module is imported only when a case of that kind
-runs (the judges pull in the model layer, the task checks do not). The user graders a
-case names (`Case.graders`, see `user_graders.py`) run after it and their checks join the
-case's.
+Each case kind has one grader (which one: `assay.runner.kinds`); its module is imported
+only when a case of that kind runs. The user graders a case names (`Case.graders`, see
+`user_graders.py`) run after it and their checks join the case's.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from assay.grading.base import Grade, Grader
@@ -24,8 +22,6 @@ from assay.report.model import Check
 
 if TYPE_CHECKING:
     from assay.agents.base import AgentOutput, AttemptContext
-    from assay.options import RunOptions
-    from assay.suites.case import Case
 
 __all__ = [
     "GRADERS",
@@ -34,27 +30,15 @@ __all__ = [
     "Grader",
     "GraderContext",
     "UserGrader",
-    "grader_for",
     "register_grader",
     "resolve_grader",
+    "with_user_graders",
 ]
 
-_GRADERS = {
-    "task": ("assay.grading.task_checks", "TaskGrader"),
-    "verify": ("assay.grading.verdict", "VerdictGrader"),
-    "review": ("assay.grading.findings_judge", "FindingsJudge"),
-    "rubric": ("assay.grading.rubric_judge", "RubricJudge"),
-}
 
-
-def grader_for(case: Case, *, options: RunOptions) -> Grader:
-    """The grader of `case`'s kind (task checks, verdict match, findings or rubric judge),
-    followed by the user graders the case names."""
-    module_name, class_name = _GRADERS[case.kind]
-    grader: Grader = getattr(importlib.import_module(module_name), class_name)(options=options)
-    if case.graders:
-        return _WithUserGraders(grader, case.graders)
-    return grader
+def with_user_graders(grader: Grader, names: tuple[str, ...]) -> Grader:
+    """`grader` (a case kind's), then the user graders `names`, whose checks join its."""
+    return _WithUserGraders(grader, names) if names else grader
 
 
 class _WithUserGraders:

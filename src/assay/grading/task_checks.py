@@ -123,7 +123,7 @@ class TaskGrader:
     """The grader of task cases: score_workspace on the attempt's sandbox."""
 
     def __init__(self, *, options: RunOptions) -> None:
-        # Every grader takes the run's options (see assay.grading.grader_for); task checks
+        # Every grader takes the run's options (see assay.runner.kinds); task checks
         # depend on the case alone.
         self.options = options
 
