@@ -389,3 +389,17 @@ def test_a_plugin_format_cannot_claim_what_assays_own_formats_read(tmp_path: Pat
 
     (tmp_path / "s.yaml").write_text("skill: s.md\nevals: []\ntoy: []\n")
     assert plugin_format_of(read_document(tmp_path / "s.yaml")) is None
+
+
+def test_a_providers_own_variables_are_credentials_and_kept_from_verification_commands() -> None:
+    from assay._util.secrets import holds_credential, scrubbed_environ
+
+    ProviderSpec(
+        name="vault",
+        factory=lambda: None,  # type: ignore[arg-type, return-value]
+        key_variables=("VAULT_MODEL_CREDENTIAL",),
+        keyless_when=("VAULT_MODEL_ENDPOINT",),
+    )
+    assert holds_credential("VAULT_MODEL_CREDENTIAL")
+    env = {"VAULT_MODEL_CREDENTIAL": "v-0123456789", "VAULT_MODEL_ENDPOINT": "http://x", "A": "1"}
+    assert scrubbed_environ(env) == {"A": "1"}

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay._util.entrypoints import Registry
+from assay._util.secrets import declare_provider_variables
 
 if TYPE_CHECKING:
     from assay.models.base import Provider
@@ -77,6 +78,8 @@ class ProviderSpec:
     def __post_init__(self) -> None:
         if not self.name or "/" in self.name:
             raise ValueError(f"invalid provider name {self.name!r}")
+        # Redacted, masked in CI and kept from verification commands from now on.
+        declare_provider_variables(self.credential_variables(), self.keyless_when)
 
     @property
     def keys(self) -> tuple[str, ...]:
