@@ -19,10 +19,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, distributions
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from assay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = ["Registry", "entry_point_origin", "forget_installed_plugins"]
 
@@ -52,6 +54,8 @@ def _group(group: str) -> list[EntryPoint]:
     """
     global _scanned_groups
     if _scanned_groups is None:
+        from importlib.metadata import distributions  # ~20 ms: only when a name is missing
+
         found: dict[str, list[EntryPoint]] = {}
         seen: set[str] = set()
         for dist in distributions():
