@@ -403,3 +403,20 @@ def test_a_providers_own_variables_are_credentials_and_kept_from_verification_co
     assert holds_credential("VAULT_MODEL_CREDENTIAL")
     env = {"VAULT_MODEL_CREDENTIAL": "v-0123456789", "VAULT_MODEL_ENDPOINT": "http://x", "A": "1"}
     assert scrubbed_environ(env) == {"A": "1"}
+
+
+def test_a_failing_renderer_does_not_stop_the_others(tmp_path: Path) -> None:
+    from assay.runner.writer import write_report_dir
+    from tests.test_action_baseline import report_of
+
+    def broken(ctx: object) -> str:
+        raise KeyError("summary")
+
+    RENDERERS.register("broken", Renderer("broken", "broken.txt", broken))
+    try:
+        with pytest.raises(ConfigError) as caught:
+            write_report_dir(report_of({"demo/broken": "fail"}), tmp_path, cases=())
+    finally:
+        RENDERERS.unregister("broken")
+    assert str(caught.value) == "renderer 'broken' (broken.txt) failed: KeyError: 'summary'"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml", "report.json", "summary.md"]

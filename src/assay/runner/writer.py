@@ -66,10 +66,20 @@ def write_report_dir(
     """
     ctx = RenderContext(report, cases, path, pvyai=pvyai, cassandra=cassandra)
     written = []
+    broken: list[str] = []
     for renderer in renderers_in_order():
-        text = renderer.render(ctx)
+        try:
+            text = renderer.render(ctx)
+        except Exception as exc:  # a plugin's bug: the other files are still written
+            broken.append(
+                f"renderer {renderer.name!r} ({renderer.filename}) failed: "
+                f"{type(exc).__name__}: {exc}"
+            )
+            continue
         if text is not None:
             written.append(_write(path / renderer.filename, text))
+    if broken:
+        raise ConfigError("; ".join(broken))
     return written
 
 
