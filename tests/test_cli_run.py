@@ -223,7 +223,11 @@ def test_a_bad_agent_command_stops_before_anything_runs(
     [
         ("ASSAY_TIMEOUT", "abc", "ASSAY_TIMEOUT='abc': not a number"),
         ("ASSAY_CONCURRENCY", "1.5", "ASSAY_CONCURRENCY='1.5': not a whole number"),
-        ("ASSAY_RUNTIME", "foo", "ASSAY_RUNTIME='foo': expected one of builtin, command"),
+        (
+            "ASSAY_RUNTIME",
+            "foo",
+            "ASSAY_RUNTIME='foo': unknown runtime 'foo'; known runtimes: builtin, claude, command",
+        ),
         ("ASSAY_KEEP_WORKSPACES", "maybe", "ASSAY_KEEP_WORKSPACES='maybe': expected 1/0"),
     ],
 )

@@ -93,7 +93,7 @@ def test_unknown_keys_warn_with_their_line(tmp_path: Path) -> None:
     [
         ("threshold = 2\n", "assay.toml:1:1: threshold: Input should be less than or equal to 1"),
         ("concurrency = '4'\n", "assay.toml:1:1: concurrency: Input should be a valid integer"),
-        ("runtime = 'gpt'\n", "assay.toml:1:1: runtime: Input should be"),
+        ("runtime = 'gpt'\n", "assay.toml:1:1: runtime: unknown runtime 'gpt'; known runtimes: "),
         ("root = '../elsewhere'\n", "assay.toml:1:1: '../elsewhere' contains '..'"),
         ("paths = ['/abs']\n", "assay.toml:1:1: '/abs' is absolute"),
         ("agent_command = 'a \"b'\n", "assay.toml:1:1: agent_command: No closing quotation"),

@@ -258,6 +258,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _runtime_name(value: str) -> str:
+    """`--runtime`: a name from the runtime registry (read only when the option is given,
+    so building the parser imports no agent code and reads no plugin metadata)."""
+    from assay.suites.wire_common import unknown_runtime
+
+    problem = unknown_runtime(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
@@ -272,8 +283,10 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--runtime",
-        choices=["builtin", "command", "claude", "pi"],
-        help="agent runtime (default: command with --agent-command, else builtin)",
+        type=_runtime_name,
+        metavar="RUNTIME",
+        help="agent runtime: builtin, command, claude, pi or a plugin's "
+        "(default: command with --agent-command, else builtin)",
     )
     p.add_argument(
         "--agent-command",
@@ -424,7 +437,9 @@ def _env_value(action: argparse.Action, name: str, value: str) -> object:
         return [value]
     try:
         converted = action.type(value) if callable(action.type) else value
-    except (TypeError, ValueError, argparse.ArgumentTypeError):
+    except argparse.ArgumentTypeError as exc:
+        raise ConfigError(f"{name}={value!r}: {exc}") from None
+    except (TypeError, ValueError):
         kind = {int: "whole number", float: "number"}.get(action.type, "value")  # type: ignore[call-overload]
         raise ConfigError(f"{name}={value!r}: not a {kind}") from None
     if action.choices is not None and converted not in action.choices:

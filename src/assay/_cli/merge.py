@@ -1,7 +1,8 @@
 """`assay merge REPORT... -o OUT [--threshold X] [--max-errors N]`: shards -> one gated report.
 
 REPORT is a report.json file or a directory searched for them (downloaded CI artifacts).
-OUT is written as the merged report.json, with summary.md and junit.xml beside it, and
+OUT is written as the merged report.json, with every renderer's file (summary.md,
+junit.xml, a plugin's) beside it, and
 the per-case artifacts the reports point at (transcripts, tracebacks) are copied beside
 it too, so the merged report directory stands on its own. Exit codes: 0 gate passed,
 1 gate failed, 2 unreadable or unmergeable reports (ConfigError, printed by assay.cli).
@@ -24,7 +25,7 @@ from assay.errors import ConfigError, output_error
 from assay.report.merge import merge_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_reports
-from assay.runner.writer import JUNIT_FILE, REPORT_FILE, SUMMARY_FILE, write_report_dir
+from assay.runner.writer import REPORT_FILE, write_report_dir
 
 __all__ = ["command"]
 
@@ -57,9 +58,9 @@ def _output_file(raw: Path) -> Path:
 
 
 def _write_merged_report(report: Report, output: Path) -> None:
-    """`output` gets the report JSON; summary.md and junit.xml go beside it.
+    """`output` gets the report JSON; every other rendering goes beside it.
 
-    The runner's writer renders all three into a private directory next to `output`; they
+    The runner's writer renders them all into a private directory next to `output`; they
     are then renamed into place, so every file appears whole (whatever `output` is named).
     """
     directory = output.parent
@@ -69,10 +70,10 @@ def _write_merged_report(report: Report, output: Path) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
     try:
-        write_report_dir(report, staging, cases=())
-        os.replace(staging / REPORT_FILE, output)
-        for name in (SUMMARY_FILE, JUNIT_FILE):
-            os.replace(staging / name, directory / name)
+        written = write_report_dir(report, staging, cases=())
+        # Every rendering the run would write (a plugin's included), not a fixed list.
+        for file in written:
+            os.replace(file, output if file.name == REPORT_FILE else directory / file.name)
     except OSError as exc:
         raise output_error(exc, what=str(output)) from None
     finally:

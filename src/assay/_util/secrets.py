@@ -23,6 +23,7 @@ from pathlib import Path
 __all__ = [
     "MASK",
     "agent_environ",
+    "declare_provider_variables",
     "holds_credential",
     "redact",
     "redact_file",
@@ -64,6 +65,19 @@ _MIN_SECRET_LENGTH = 8
 mangle ordinary text."""
 
 
+_provider_keys: set[str] = set()
+"""Key variables the model providers declare (a plugin's may not look like `*_KEY`)."""
+_provider_settings: set[str] = set()
+"""Other variables of theirs (base URLs) that a verification command has no business seeing."""
+
+
+def declare_provider_variables(keys: Collection[str], settings: Collection[str] = ()) -> None:
+    """A model provider's key variables are credentials whatever their names; `settings`
+    (its endpoint) are kept from verification commands like the built-in providers' own."""
+    _provider_keys.update(name.upper() for name in keys)
+    _provider_settings.update(name.upper() for name in settings)
+
+
 _remembered: set[str] = set()
 """Secret values assay was told about (the Action's inputs), beyond its environment's."""
 
@@ -81,6 +95,7 @@ def holds_credential(name: str, value: str = "") -> bool:
     upper = name.upper().replace("-", "_")
     return (
         upper in _CREDENTIAL_NAMES
+        or upper in _provider_keys
         or upper.endswith(_CREDENTIAL_SUFFIXES)
         or any(part in upper for part in _CREDENTIAL_PARTS)
         or _URL_PASSWORD.match(value) is not None
@@ -121,6 +136,7 @@ def scrubbed_environ(
             or (
                 not holds_credential(name, value)
                 and not name.upper().startswith(_WITHHELD_PREFIXES)
+                and name.upper() not in _provider_settings
             )
         )
     }

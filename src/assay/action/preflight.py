@@ -3,8 +3,8 @@
 Locally such a case is merely skipped; in CI that would turn a missing secret into a
 quietly green (or puzzlingly empty) job, so `assay ci` stops with one clear error
 instead. Which models a case calls is the runner's decision (assay.runner.resolve):
-the subject model when the case runs the builtin runtime, and the judge model for
-review and rubric cases. Task cases run a command and are graded by commands.
+the subject model when the case's runtime calls one (`RuntimeSpec.calls_model`), and the
+judge model for review and rubric cases. Task cases run a command and are graded by commands.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay.models.names import missing_credentials, parse_model
+from assay.models.names import missing_credentials, provider_of
 from assay.options import RunOptions
 from assay.suites.case import Case
 
@@ -21,14 +21,6 @@ if TYPE_CHECKING:
     from assay.suites.config import AssayConfig
 
 __all__ = ["MissingModelKey", "find_missing_model_key"]
-
-
-_KEY_INPUTS = {
-    "anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"),
-    "openai": ("openai-api-key", "OPENAI_API_KEY"),
-    "openrouter": ("openrouter-api-key", "OPENROUTER_API_KEY"),
-}
-"""The Action input (and the secret it usually comes from) for each provider's key."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +36,19 @@ class MissingModelKey:
         shown = ", ".join(self.cases[:3])
         if len(self.cases) > 3:
             shown += f" and {len(self.cases) - 3} more"
-        provider = parse_model(self.model).provider
-        name, secret = _KEY_INPUTS.get(provider, _KEY_INPUTS["anthropic"])
+        # The provider says which variable holds its key and which Action input carries it;
+        # a plugin's provider without an input of its own is set through `env:`.
+        spec = provider_of(self.model)
+        secret = spec.keys[0] if spec.keys else "API_KEY"
+        if spec.action_input is not None:
+            where = (
+                f"set the {spec.action_input} input from a secret "
+                f"({spec.action_input}: ${{{{ secrets.{secret} }}}})"
+            )
+        else:
+            where = f"set {secret} in the step's env from a secret"
         return (
-            f"this run needs a model key: set the {name} input from a secret "
-            f"({name}: ${{{{ secrets.{secret} }}}}), or point `paths` at "
+            f"this run needs a model key: {where}, or point `paths` at "
             f"suites that need no model ({self.reason}; needed by {shown})"
         )
 

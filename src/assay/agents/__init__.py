@@ -1,16 +1,22 @@
 """Subjects: the agents under test (command runtime, builtin reviewer/verifier).
 
-Runtimes are registered by name and their modules imported only when a case needs them,
-so listing or validating suites never loads a model SDK.
+Runtimes are registered by name (`runtimes.py`) and their modules imported only when a
+case needs them, so listing or validating suites never loads a model SDK.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from assay.agents.base import Agent, AgentOutput, AttemptContext
+from assay.agents.runtimes import (
+    RUNTIMES,
+    AgentFactory,
+    RuntimeSpec,
+    canonical_runtime,
+    known_runtimes,
+    runtime_spec,
+)
 from assay.errors import ConfigError, SourcePosition
 
 if TYPE_CHECKING:
@@ -22,52 +28,40 @@ __all__ = [
     "AgentFactory",
     "AgentOutput",
     "AttemptContext",
-    "RUNTIME_ALIASES",
+    "RUNTIMES",
+    "RuntimeSpec",
     "agent_for",
     "canonical_runtime",
     "known_runtimes",
     "register_agent",
+    "runtime_spec",
 ]
 
-AgentFactory = Callable[["RunOptions"], Agent]
 
+def register_agent(
+    runtime: str,
+    factory: AgentFactory,
+    *,
+    calls_model: bool = False,
+    runs_agent_command: bool = False,
+) -> None:
+    """Make `runtime` name an agent built by `factory(options)` (library users, tests).
 
-def _builtin(options: RunOptions) -> Agent:
-    module = importlib.import_module("assay.agents.builtin")
-    agent: Agent = module.BuiltinAgent(options=options)
-    return agent
-
-
-def _command(options: RunOptions) -> Agent:
-    module = importlib.import_module("assay.agents.command")
-    agent: Agent = module.CommandAgent(options=options)
-    return agent
-
-
-_FACTORIES: dict[str, AgentFactory] = {"builtin": _builtin, "command": _command}
-RUNTIME_ALIASES = {"claude": "builtin", "pi": "builtin"}
-"""Warden's runtime names, accepted for suites written for Warden."""
-
-
-def canonical_runtime(name: str) -> str:
-    return RUNTIME_ALIASES.get(name, name)
-
-
-def register_agent(runtime: str, factory: AgentFactory) -> None:
-    """Make `runtime` name an agent built by `factory(options)` (library users, tests)."""
-    _FACTORIES[runtime] = factory
-
-
-def known_runtimes() -> tuple[str, ...]:
-    return (*_FACTORIES, *RUNTIME_ALIASES)
+    `calls_model`: it calls the subject model, whose credentials the planner then checks.
+    """
+    spec = RuntimeSpec(
+        runtime, factory, calls_model=calls_model, runs_agent_command=runs_agent_command
+    )
+    RUNTIMES.register(runtime, spec, replace=True)
 
 
 def agent_for(case: Case, *, runtime: str, options: RunOptions) -> Agent:
     """The agent under test for `case` in `runtime` (already resolved by the runner)."""
-    factory = _FACTORIES.get(canonical_runtime(runtime))
-    if factory is None:
+    spec = RUNTIMES.get(runtime)
+    if spec is None:
         raise ConfigError(
-            f"unknown runtime {runtime!r} (known: {', '.join(known_runtimes())})",
+            f"unknown runtime {runtime!r}{RUNTIMES.did_you_mean(runtime)} "
+            f"(known: {', '.join(known_runtimes())})",
             SourcePosition(case.source_path, case.source_line),
         )
-    return factory(options)
+    return spec.factory(options)

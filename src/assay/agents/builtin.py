@@ -13,7 +13,6 @@ directory, also when the attempt fails.
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from assay._util.prompt_text import cap_diff, fenced
+from assay.agents.asks import RUBRIC_LEAD, candidate_json
 from assay.agents.loop import DEFAULT_MAX_TURNS, ToolLoop
 from assay.agents.skill import Skill, load_skill
 from assay.agents.submissions import (
@@ -135,9 +135,7 @@ def _plan(ctx: AttemptContext) -> _Plan:
     if isinstance(spec, RubricSpec):
         skill = _skill(ctx.skill_override)
         title = spec.description or ctx.case.name
-        message = _pr_context(
-            ctx, title=title, repository=None, lead="Review the following git diff for issues."
-        )
+        message = _pr_context(ctx, title=title, repository=None, lead=RUBRIC_LEAD)
         message += (
             f"\n\nWhen you are done, call `{SUBMIT_FINDINGS}` with your written review "
             "(`review`) and the individual issues (`findings`)."
@@ -146,7 +144,7 @@ def _plan(ctx: AttemptContext) -> _Plan:
     if isinstance(spec, VerifySpec):
         skill = _skill(ctx.skill_override or spec.skill)
         message = _pr_context(ctx, title=spec.given, repository=spec.repository)
-        candidate = json.dumps(spec.candidate, indent=2, ensure_ascii=False)
+        candidate = candidate_json(spec)
         message += (
             f"\n\nCandidate finding to verify:\n\n{fenced(candidate, 'json')}\n\n"
             f"Check it against the code, then call `{SUBMIT_VERDICT}`."

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
+from assay.agents.asks import FINDINGS_SHAPE, RUBRIC_LEAD, VERDICT_SHAPE, candidate_json
 from assay.agents.trace import StdoutReader, parse_json_object
 from assay.core.findings import Finding
 from assay.core.placeholders import PLACEHOLDERS
@@ -65,27 +66,25 @@ def build_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
     if isinstance(spec, TaskSpec):
         return spec.prompt
     if isinstance(spec, ReviewSpec):
-        shape = '{"findings": [{severity, confidence, title, description, location}]}'
         return (
             f"{spec.given}\n\n"
             f"Review the changes on branch eval against main (the diff is in {diff_file}). "
             "Report each issue as a finding with severity (critical|high|medium|low|info), "
             "confidence, title, description and location {path, startLine, endLine}; "
-            + _ANSWER_HINT.format(shape=shape)
+            + _ANSWER_HINT.format(shape=FINDINGS_SHAPE)
             + "."
         )
     if isinstance(spec, VerifySpec):
-        candidate = json.dumps(spec.candidate, indent=2, ensure_ascii=False)
-        shape = '{"verdict": "keep" or "reject", "reason": "..."}'
+        candidate = candidate_json(spec)
         return (
             f"{spec.given}\n\n"
             f"A reviewer reported this candidate finding about the changes on branch eval "
             f"against main (the diff is in {diff_file}):\n\n{candidate}\n\n"
             "Check it against the code and answer keep (a real issue) or reject "
-            "(not a real issue): " + _ANSWER_HINT.format(shape=shape) + "."
+            "(not a real issue): " + _ANSWER_HINT.format(shape=VERDICT_SHAPE) + "."
         )
     if isinstance(spec, RubricSpec):
-        return f"Review the following git diff for issues.\n\n{diff}"
+        return f"{RUBRIC_LEAD}\n\n{diff}"
     assert_never(spec)
 
 

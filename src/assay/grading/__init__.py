@@ -1,32 +1,71 @@
-"""Grading: LLM judges and deterministic checks.
+"""Grading: LLM judges, deterministic checks, and graders users write in Python.
 
-Each case kind has one grader; its module is imported only when a case of that kind
-runs (the judges pull in the model layer, the task checks do not).
+Each case kind has one grader (which one: `assay.runner.kinds`); its module is imported
+only when a case of that kind runs. The user graders a case names (`Case.graders`, see
+`user_graders.py`) run after it and their checks join the case's.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from assay.core.checks import Check
 from assay.grading.base import Grade, Grader
+from assay.grading.user_graders import (
+    GRADERS,
+    GraderContext,
+    UserGrader,
+    register_grader,
+    resolve_grader,
+    run_user_graders,
+)
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
-    from assay.suites.case import Case
+    from assay.subject import AgentOutput, AttemptContext
 
-__all__ = ["Grade", "Grader", "grader_for"]
+__all__ = [
+    "GRADERS",
+    "Check",
+    "Grade",
+    "Grader",
+    "GraderContext",
+    "UserGrader",
+    "register_grader",
+    "resolve_grader",
+    "with_user_graders",
+]
 
-_GRADERS = {
-    "task": ("assay.grading.task_checks", "TaskGrader"),
-    "verify": ("assay.grading.verify_grader", "VerdictGrader"),
-    "review": ("assay.grading.findings_judge", "FindingsJudge"),
-    "rubric": ("assay.grading.rubric_judge", "RubricJudge"),
-}
+
+def with_user_graders(grader: Grader, names: tuple[str, ...]) -> Grader:
+    """`grader` (a case kind's), then the user graders `names`, whose checks join its."""
+    return _WithUserGraders(grader, names) if names else grader
 
 
-def grader_for(case: Case, *, options: RunOptions) -> Grader:
-    """The grader of `case`'s kind: task checks, verdict match, findings or rubric judge."""
-    module_name, class_name = _GRADERS[case.kind]
-    grader: Grader = getattr(importlib.import_module(module_name), class_name)(options=options)
-    return grader
+class _WithUserGraders:
+    def __init__(self, kind_grader: Grader, names: tuple[str, ...]) -> None:
+        self._kind_grader = kind_grader
+        self._names = names
+
+    async def grade(self, ctx: AttemptContext, output: AgentOutput) -> Grade:
+        grade = await self._kind_grader.grade(ctx, output)
+        if grade.status == "error":  # nothing to add to a case that could not be graded
+            return grade
+        context = GraderContext(
+            case=ctx.case,
+            output=output,
+            sandbox=ctx.sandbox,
+            model=ctx.model,
+            attempt=ctx.attempt,
+            artifacts_dir=ctx.artifacts_dir,
+        )
+        added = await run_user_graders(self._names, context)
+        grade.checks = [*grade.checks, *added]
+        failed = [check for check in added if check.status in ("fail", "error")]
+        if failed and grade.status == "pass":
+            first = failed[0]
+            grade.status = "fail"
+            grade.score = 0.0
+            grade.reason = f"check {first.id} failed" + (
+                f": {first.message}" if first.message else ""
+            )
+        return grade

@@ -70,7 +70,7 @@ async def score_workspace(
     """Run every check of `spec` against `workspace`.
 
     `baseline` is what the agent started from: its sandbox's Baseline, or a commit of the
-    workspace's own repository (None: its root commit, see `sandbox.changes`; `assay
+    workspace's own repository (None: its root commit, see `sandbox.git_changes`; `assay
     score`). `trace_events` are the keys parsed from the agent's stdout. Command logs go
     to `log_dir/<command id>.log` (stderr: `.stderr.log`) when given. Commands run inside
     `sandboxing` (when given) with only the workspace writable, and see no credential-shaped
@@ -123,7 +123,7 @@ class TaskGrader:
     """The grader of task cases: score_workspace on the attempt's sandbox."""
 
     def __init__(self, *, options: RunOptions) -> None:
-        # Every grader takes the run's options (see assay.grading.grader_for); task checks
+        # Every grader takes the run's options (see assay.runner.kinds); task checks
         # depend on the case alone.
         self.options = options
 

@@ -19,7 +19,7 @@ class VerdictGrader:
     """Deterministic: no judge, one `verdict` check."""
 
     def __init__(self, *, options: RunOptions) -> None:
-        # Every grader takes the run's options (see assay.grading.grader_for); the verdict
+        # Every grader takes the run's options (see assay.runner.kinds); the verdict
         # depend on the case alone.
         self.options = options
 

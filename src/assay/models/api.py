@@ -11,8 +11,7 @@ import logging
 from assay.errors import ModelUnavailable
 from assay.models.base import ModelRequest, ModelResponse, Provider
 from assay.models.cache import CacheStats, ResponseCache
-from assay.models.pricing import cost_usd
-from assay.models.registry import limiter_for, provider_for, resolve_model
+from assay.models.registry import limiter_for, provider_cost, provider_for, resolve_model
 from assay.models.retry import ApiCallFailure, RetryPolicy, call_with_retries
 from assay.options import RunOptions
 
@@ -67,7 +66,7 @@ async def generate(
     )
     if response.usage.cost_usd is None:  # a provider that reports its own cost is believed
         response.usage = response.usage.model_copy(
-            update={"cost_usd": cost_usd(model_id, response.usage)}
+            update={"cost_usd": provider_cost(provider_name, model_id, response.usage)}
         )
     if cache is not None:
         cache.store(provider_name, wire_request, response)

@@ -1,7 +1,8 @@
-"""Model strings (`provider/model`) and the credentials each provider needs.
+"""Model strings (`provider/model`) and whether a model can be called in this environment.
 
 Kept free of SDK imports: the runner asks here whether a case can run at all before
-anything heavy is loaded.
+anything heavy is loaded. What each provider needs comes from its `ProviderSpec`
+(`assay.models.providers`), the one list of providers.
 """
 
 from __future__ import annotations
@@ -11,36 +12,27 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from assay.models.providers import (
+    BARE_FALLBACK,
+    PROVIDERS,
+    ProviderSpec,
+    warden_key_variables,
+)
+
 __all__ = [
     "DEFAULT_MODEL",
     "ModelName",
     "bridge_env",
     "missing_credentials",
     "parse_model",
+    "provider_of",
     "warden_key_variables",
 ]
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-6"
 
-# provider -> environment variables, any one of which is a usable key
-_KEY_VARS: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
-}
-# Prefixed keys other tools use, copied into the standard variable when it is unset
-# (Warden's `WARDEN_<PROVIDER>_API_KEY` for every provider: see warden_key_variables).
-_BRIDGED = {"ASSAY_ANTHROPIC_API_KEY": "ANTHROPIC_API_KEY"}
+# Warden's `WARDEN_<PROVIDER>_API_KEY`, for every provider, registered or not.
 _WARDEN_KEY = re.compile(r"WARDEN_([A-Z0-9_]+_API_KEY)")
-
-
-def warden_key_variables(provider: str) -> tuple[str, str]:
-    """Warden's key variables for a provider prefix: `WARDEN_<P>_API_KEY`, `<P>_API_KEY`.
-
-    `<P>` is the prefix upper-cased with `-` as `_` (Warden's `providerEnvPrefix`).
-    """
-    prefix = provider.upper().replace("-", "_")
-    return f"WARDEN_{prefix}_API_KEY", f"{prefix}_API_KEY"
 
 
 @dataclass(frozen=True)
@@ -53,24 +45,36 @@ class ModelName:
 
 
 def parse_model(model: str) -> ModelName:
-    """`anthropic/claude-x` -> (anthropic, claude-x); a bare `claude-*` means anthropic.
-
-    Other bare names are taken as OpenAI-compatible models (e.g. a local vLLM model).
-    """
+    """`anthropic/claude-x` -> (anthropic, claude-x); a bare name goes to the provider
+    that claims it (`claude-*`: anthropic), else it is an OpenAI-compatible model."""
     text = model.strip()
     if "/" in text:
         provider, name = text.split("/", 1)
-        if provider in _KEY_VARS:
+        if provider in PROVIDERS:
             return ModelName(provider, name)
-    if text.startswith("claude"):
-        return ModelName("anthropic", text)
-    return ModelName("openai", text)
+    for name in PROVIDERS.names():
+        spec = PROVIDERS.get(name)
+        if spec is not None and spec.claims_bare is not None and spec.claims_bare(text):
+            return ModelName(name, text)
+    return ModelName(BARE_FALLBACK, text)
+
+
+def provider_of(model: str) -> ProviderSpec:
+    """The spec of the provider that serves `model`."""
+    spec = PROVIDERS.get(parse_model(model).provider)
+    assert spec is not None  # parse_model only answers registered names
+    return spec
 
 
 def bridge_env(environ: Mapping[str, str] | None = None) -> None:
-    """Copy prefixed keys (ASSAY_/WARDEN_ANTHROPIC_API_KEY) into ANTHROPIC_API_KEY if unset."""
+    """Copy prefixed keys (ASSAY_ANTHROPIC_API_KEY, WARDEN_<P>_API_KEY) into the standard
+    variable when it is unset."""
     env = os.environ if environ is None else environ
-    pairs = dict(_BRIDGED)
+    pairs: dict[str, str] = {}
+    for name in PROVIDERS.names():
+        spec = PROVIDERS.get(name)
+        if spec is not None:
+            pairs.update(spec.bridged)
     pairs.update({name: match[1] for name in env if (match := _WARDEN_KEY.fullmatch(name))})
     for source, target in pairs.items():
         if env.get(source) and not env.get(target):
@@ -80,15 +84,16 @@ def bridge_env(environ: Mapping[str, str] | None = None) -> None:
 def missing_credentials(model: str, environ: Mapping[str, str] | None = None) -> str | None:
     """None when `model` can be called; otherwise the reason, naming the variable to set.
 
-    An OpenAI-compatible server on a custom base URL (Ollama, llama.cpp) may need no key.
+    A provider may need no key at all, or none when a variable says where a keyless server
+    is (an OpenAI-compatible server on a custom base URL: Ollama, llama.cpp).
     """
     env = os.environ if environ is None else environ
     parsed = parse_model(model)
-    variables = _KEY_VARS[parsed.provider]
-    bridged = [k for k, v in _BRIDGED.items() if v in variables]
-    bridged.append(warden_key_variables(parsed.provider)[0])
-    if any(env.get(v) for v in (*variables, *bridged)):
+    spec = provider_of(model)
+    if not spec.keys:
         return None
-    if parsed.provider == "openai" and env.get("OPENAI_BASE_URL"):
+    if any(env.get(v) for v in spec.credential_variables()):
         return None
-    return f"no credentials for {parsed}: set {variables[0]}"
+    if any(env.get(v) for v in spec.keyless_when):
+        return None
+    return f"no credentials for {parsed}: set {spec.keys[0]}"

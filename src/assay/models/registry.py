@@ -1,4 +1,5 @@
-"""Provider adapters registered by name; each SDK is imported only inside its factory.
+"""Provider adapters by name (the list is `providers.PROVIDERS`); each SDK is imported only
+inside its factory.
 
 A factory builds an adapter with an authenticated client from the environment, or raises
 ModelUnavailable naming what is missing. Adapters are built once per event loop (see
@@ -8,16 +9,22 @@ ModelUnavailable naming what is missing. Adapters are built once per event loop 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from assay.models.base import Provider
 from assay.models.limiter import AdaptiveLimiter
 from assay.models.names import parse_model
+from assay.models.providers import PROVIDERS, ProviderFactory, ProviderSpec
 from assay.models.scope import BuiltProvider, close_provider, current_scope
+
+if TYPE_CHECKING:
+    from assay.core.usage import Usage
 
 __all__ = [
     "ProviderFactory",
+    "ProviderSpec",
     "limiter_for",
+    "provider_cost",
     "provider_for",
     "register_provider",
     "registered_providers",
@@ -25,20 +32,30 @@ __all__ = [
     "unknown_provider",
 ]
 
-ProviderFactory = Callable[[], Provider]
 
-_factories: dict[str, ProviderFactory] = {}
+def register_provider(
+    name: str,
+    factory: ProviderFactory | None = None,
+    *,
+    spec: ProviderSpec | None = None,
+    key_variables: tuple[str, ...] | None = None,
+) -> None:
+    """Make `name/<model>` strings resolve to adapters built by `factory` (replaces any).
 
-
-def register_provider(name: str, factory: ProviderFactory) -> None:
-    """Make `name/<model>` strings resolve to adapters built by `factory` (replaces any)."""
-    if not name or "/" in name:
-        raise ValueError(f"invalid provider name {name!r}")
-    _factories[name] = factory
+    Without `key_variables` the provider's key is Warden's `<NAME>_API_KEY`; `()` says it
+    needs none. A full `ProviderSpec` (bare names, bridged keys, pricing) may be given instead.
+    """
+    if spec is None:
+        if factory is None:
+            raise TypeError("register_provider needs a factory or a spec")
+        spec = ProviderSpec(name=name, factory=factory, key_variables=key_variables)
+    elif spec.name != name:
+        raise ValueError(f"spec {spec.name!r} registered as {name!r}")
+    PROVIDERS.register(name, spec, replace=True)
 
 
 def registered_providers() -> list[str]:
-    return sorted(_factories)
+    return PROVIDERS.names()
 
 
 def unknown_provider(model: str) -> str | None:
@@ -50,7 +67,7 @@ def unknown_provider(model: str) -> str | None:
     """
     text = model.strip()
     prefix, sep, rest = text.partition("/")
-    if not sep or prefix in _factories:
+    if not sep or prefix in PROVIDERS:
         return None
     known = registered_providers()
     close = difflib.get_close_matches(prefix, known, n=1, cutoff=0.6)
@@ -64,18 +81,22 @@ def unknown_provider(model: str) -> str | None:
 
 def resolve_model(model: str) -> tuple[str, str]:
     """`provider/name` -> (provider, the provider's own model id)."""
-    prefix, sep, rest = model.strip().partition("/")
-    if sep and prefix in _factories and rest:
-        return prefix, rest
     parsed = parse_model(model)
     return parsed.provider, parsed.name
 
 
+def provider_cost(provider: str, model_id: str, usage: Usage) -> float | None:
+    """What one call cost by `provider`'s own pricing (None when it does not know)."""
+    spec = PROVIDERS.get(provider)
+    return None if spec is None else spec.price(model_id, usage)
+
+
 async def provider_for(name: str) -> Provider:
     """The running loop's adapter for provider `name`, built on first use."""
-    factory = _factories.get(name)
-    if factory is None:
+    spec = PROVIDERS.get(name)
+    if spec is None:
         raise KeyError(f"no model provider registered as {name!r}")
+    factory = spec.factory
     scope = await current_scope()
     built = scope.providers.get(name)
     if built is not None and built.factory is factory:
@@ -97,26 +118,3 @@ async def limiter_for(name: str, concurrency: int) -> AdaptiveLimiter:
     elif limiter.ceiling != concurrency:
         limiter.resize(concurrency)
     return limiter
-
-
-def _build_anthropic() -> Provider:
-    from assay.models.anthropic_provider import anthropic_from_env
-
-    return anthropic_from_env()
-
-
-def _build_openai() -> Provider:
-    from assay.models.openai_provider import openai_from_env
-
-    return openai_from_env()
-
-
-def _build_openrouter() -> Provider:
-    from assay.models.openai_provider import openrouter_from_env
-
-    return openrouter_from_env()
-
-
-register_provider("anthropic", _build_anthropic)
-register_provider("openai", _build_openai)
-register_provider("openrouter", _build_openrouter)

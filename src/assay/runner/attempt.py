@@ -29,11 +29,11 @@ from assay.errors import (
     ModelUnavailable,
     output_error,
 )
-from assay.grading import grader_for
 from assay.report.model import Attempt
 from assay.runner.combine import graded_attempt, total_usage
+from assay.runner.kinds import grader_for, kind_of
 from assay.subject import AttemptContext
-from assay.suites.case import Case, TaskSpec
+from assay.suites.case import Case
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -168,11 +168,7 @@ async def run_attempt(
 
 def grading_phase(run: PlannedRun) -> str:
     """What grades the case, as a timeout names it: `judge`, `checks` or `grading`."""
-    from assay.runner.resolve import needs_judge
-
-    if needs_judge(run.case):
-        return "judge"
-    return "checks" if run.case.kind == "task" else "grading"
+    return kind_of(run.case).grading_phase
 
 
 def _left(ends: float) -> float:
@@ -181,9 +177,8 @@ def _left(ends: float) -> float:
 
 def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
     """A task whose agent could not run or finish has every check `blocked` (PVYai)."""
-    from assay.grading.task_results import blocked_checks
-
-    return blocked_checks(case.spec, reason) if isinstance(case.spec, TaskSpec) else []
+    blocked = kind_of(case).blocked_checks
+    return blocked(case.spec, reason) if blocked is not None else []
 
 
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:

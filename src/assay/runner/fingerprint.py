@@ -37,5 +37,7 @@ def fingerprint(run: PlannedRun, options: RunOptions) -> str:
             sorted(options.pass_env),
         ],
     }
+    if case.graders:  # only when named, so a run without user graders keeps its digests
+        shape["graders"] = list(case.graders)
     text = json.dumps(shape, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay.agents import known_runtimes
+from assay.agents import RUNTIMES, known_runtimes, runtime_spec
 from assay.core import shards as core_shards
 from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
@@ -146,7 +146,9 @@ def model_calls(
         if needs_judge(case)
         else None
     )
-    return ModelCalls(subject if runtime == "builtin" else None, judge)
+    spec = runtime_spec(runtime)
+    calls_subject = spec is not None and spec.calls_model
+    return ModelCalls(subject if calls_subject else None, judge)
 
 
 def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None) -> set[str]:
@@ -165,15 +167,16 @@ def plan_runs(
     """Expand the model matrix and decide runtime, command, judge and skips per case."""
     # With a record/replay cache the provider decides per call (a hit needs no key).
     check_keys = options.cache_dir is None
-    runtimes = known_runtimes()
     runs: list[PlannedRun] = []
     unknown: list[ConfigError] = []
     for case in cases:
         runtime = resolve_runtime(case, options=options, config=config)
-        if runtime not in runtimes:
+        spec = runtime_spec(runtime)
+        if spec is None:
             unknown.append(
                 ConfigError(
-                    f"{case.id}: unknown runtime {runtime!r} (known: {', '.join(runtimes)})",
+                    f"{case.id}: unknown runtime {runtime!r}{RUNTIMES.did_you_mean(runtime)} "
+                    f"(known: {', '.join(known_runtimes())})",
                     SourcePosition(case.source_path, case.source_line),
                 )
             )
@@ -199,7 +202,7 @@ def plan_runs(
 def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunOptions) -> None:
     """An agent command that no case will run, or whose program does not exist, is the
     user's mistake: said now, before a sandbox is built, not once per case as `error`."""
-    commands = [run for run in runs if run.runtime == "command"]
+    commands = [run for run in runs if _runs_command(run.runtime)]
     if options.agent_command and options.runtime and not commands:
         suites = _some(list(dict.fromkeys(run.case.suite for run in runs)))
         raise ConfigError(
@@ -222,6 +225,11 @@ def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunOptions) ->
     ]
     if problems:
         raise ConfigErrors(problems)
+
+
+def _runs_command(runtime: str) -> bool:
+    spec = runtime_spec(runtime)
+    return spec is not None and spec.runs_agent_command
 
 
 def _runnable(program: str) -> bool:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.agents import canonical_runtime
+from assay.agents import canonical_runtime, runtime_spec
 from assay.errors import ConfigError
 from assay.models.names import DEFAULT_MODEL
+from assay.runner.kinds import kind_of
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -51,8 +52,9 @@ def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 def resolve_runtime(case: Case, *, options: RunOptions, config: AssayConfig | None) -> str:
-    if case.kind == "task":
-        return "command"
+    forced = kind_of(case).runtime
+    if forced is not None:  # a task runs its agent command, whatever runtime is asked
+        return forced
     if options.runtime:
         return canonical_runtime(options.runtime)
     # An agent named on the command line is the agent under test, whatever runtime the
@@ -84,7 +86,8 @@ def subject_models(
         return tuple(options.models)
     if case.model:
         return (case.model,)
-    if runtime != "builtin":
+    spec = runtime_spec(runtime)
+    if spec is None or not spec.calls_model:
         return (None,)
     if config is not None and config.model:
         return (config.model,)
@@ -93,7 +96,7 @@ def subject_models(
 
 def needs_judge(case: Case) -> bool:
     """Review and rubric cases are graded by a model; verify and task cases in code."""
-    return case.kind in ("review", "rubric")
+    return kind_of(case).needs_judge
 
 
 def resolve_judge_model(

@@ -1,21 +1,26 @@
 """The report directory: checked before the run, filled after it.
 
-`report.json` is the contract; summary.md, junit.xml and (for task suites, on request)
-agent-eval-report.json are renderings of it. Every file is written to a temporary name and
+`report.json` is the contract; summary.md, junit.xml, (on request) agent-eval-report.json
+and cassandra-results.json, and any plugin's files are renderings of it, one per renderer
+in `assay.report.renderers`. Every file is written to a temporary name and
 renamed, so a reader never sees half a report.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from assay.core.files import CASSANDRA_FILE, JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
+from assay.core.files import JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
 from assay.errors import ConfigError
+from assay.report.renderers import (
+    RenderContext,
+    pvyai_reports,
+    renderers_in_order,
+)
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -27,10 +32,9 @@ __all__ = [
     "REPORT_FILE",
     "SUMMARY_FILE",
     "prepare_report_dir",
+    "pvyai_reports",
     "write_report_dir",
 ]
-
-"""PVYai's own name for its benchmark report (`--report-dir` of `pvyai eval bench`)."""
 
 
 def prepare_report_dir(path: Path) -> Path:
@@ -53,40 +57,27 @@ def write_report_dir(
     pvyai: bool = False,
     cassandra: bool = False,
 ) -> list[Path]:
-    """Write report.json, summary.md, junit.xml (and agent-eval-report.json,
-    cassandra-results.json); return the paths."""
-    from assay.report.junit import render_junit
-    from assay.report.markdown import render_summary
+    """Write every registered renderer's file (report.json first); return the paths.
 
-    written = [
-        _write(path / REPORT_FILE, report.model_dump_json(indent=2) + "\n"),
-        _write(path / SUMMARY_FILE, render_summary(report)),
-        _write(path / JUNIT_FILE, render_junit(report)),
-    ]
-    if pvyai:
-        documents = pvyai_reports(report, cases, report_dir=path)
-        if documents:
-            body: Any = documents[0] if len(documents) == 1 else documents
-            written.append(_write(path / PVYAI_FILE, json.dumps(body, indent=2) + "\n"))
-    if cassandra and any(c.kind == "rubric" for c in report.cases):
-        from assay.report.cassandra import to_cassandra_results
-
-        names = {c.id: c.name for c in cases if c.kind == "rubric"}
-        results = to_cassandra_results(report, names)
-        written.append(_write(path / CASSANDRA_FILE, json.dumps(results, indent=2)))
+    `run` and `merge` both come here, so a renderer (a plugin's included) is written by both.
+    """
+    ctx = RenderContext(report, cases, path, pvyai=pvyai, cassandra=cassandra)
+    written = []
+    broken: list[str] = []
+    for renderer in renderers_in_order():
+        try:
+            text = renderer.render(ctx)
+        except Exception as exc:  # a plugin's bug: the other files are still written
+            broken.append(
+                f"renderer {renderer.name!r} ({renderer.filename}) failed: "
+                f"{type(exc).__name__}: {exc}"
+            )
+            continue
+        if text is not None:
+            written.append(_write(path / renderer.filename, text))
+    if broken:
+        raise ConfigError("; ".join(broken))
     return written
-
-
-def pvyai_reports(
-    report: Report, cases: Sequence[Case], *, report_dir: Path | None = None
-) -> list[dict[str, Any]]:
-    """One PVYai benchmark report per task suite that has results, in the order run."""
-    from assay.report.pvyai import benchmark_report
-
-    suites = dict.fromkeys(c.suite for c in report.cases if c.kind == "task")
-    return [
-        benchmark_report(report, cases, suite_id=suite, report_dir=report_dir) for suite in suites
-    ]
 
 
 def _write(target: Path, text: str) -> Path:

@@ -153,6 +153,9 @@ class Case:
     """Other ids `-t` also matches (a Warden case's `<category>/<case>` beside its id)."""
     max_turns: int | None = None
     """The builtin reviewer's turn limit for this case (Warden's harness `maxTurns`)."""
+    graders: tuple[str, ...] = ()
+    """User graders (`[tool.assay] graders`, a suite's `graders`) whose checks join this
+    case's: registered names or `module:attribute` references."""
 
     @property
     def local_id(self) -> str:

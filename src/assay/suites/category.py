@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
-from assay.suites.validation import validate_model
+from assay.suites.validation import checked_graders, validate_model
 from assay.suites.warden import default_skill, resolve_skill
 from assay.suites.warden_evalts import (
     WARDEN_DEFAULT_MODEL,
@@ -26,7 +26,7 @@ from assay.suites.warden_evalts import (
     EvalDeclaration,
     EvalValue,
 )
-from assay.suites.wire_common import Runtime
+from assay.suites.wire_common import unknown_runtime
 from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 
 __all__ = ["load_category_defaults", "yaml_suite_overrides"]
@@ -133,8 +133,10 @@ def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
         ok = isinstance(value.value, str) and bool(value.value.strip())
         need = "a non-empty string"
     elif key == "runtime":
-        ok = value.value in get_args(Runtime)
-        need = "one of " + ", ".join(get_args(Runtime))
+        problem = unknown_runtime(value.value)
+        if problem is not None:
+            ctx.problems.error(f"{key}: {problem}", value.location)
+        return problem is None
     elif key == "maxTurns":
         ok = isinstance(value.value, int) and value.value >= 1
         need = "a whole number of at least 1"
@@ -180,6 +182,8 @@ def _read_defaults(
         values["timeout_ms"] = model.timeout_ms
     if model.agent_command is not None:
         values["agent_command"] = _command(model.agent_command, doc, ctx)
+    if model.graders:
+        values["graders"] = checked_graders(model.graders, doc, ctx)
     sources = dict(fallback.sources)
     sources.update({key: path.name for key in values})
     if skill_failed:

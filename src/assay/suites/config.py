@@ -63,6 +63,9 @@ class ConfigFile(BaseModel):
     """Whether verification commands may use the network inside the sandbox (default true)."""
     pass_env: list[str] = []
     """Credential-shaped variables that verification commands may see after all."""
+    graders: list[str] = []
+    """User graders run on every case after its own grading: names registered in the
+    `assay.graders` entry point group, or `module:function` (found beside this file)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class AssayConfig:
     agent_network: bool | None = None
     command_network: bool | None = None
     pass_env: tuple[str, ...] = ()
+    graders: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
 
@@ -172,6 +176,13 @@ def _resolve(
             raise ConfigError(f"agent_command: {exc}", where) from None
         typos = placeholder_typos(agent_command)
         warnings += tuple(ConfigError(f"agent_command: {typo}", where) for typo in typos)
+    if model.graders:
+        from assay.grading.user_graders import grader_problem
+
+        for reference in model.graders:
+            problem = grader_problem(reference, project_dir=base)
+            if problem is not None:
+                raise ConfigError(problem, _key_location(path, text, table, "graders"))
     root = inside("root", model.root) if model.root is not None else None
     if root is not None and not root.is_dir():
         # Said here, not later as every skill and fixture "not found under" a missing root.
@@ -197,6 +208,7 @@ def _resolve(
         agent_network=model.agent_network,
         command_network=model.command_network,
         pass_env=tuple(model.pass_env),
+        graders=tuple(model.graders),
         warnings=warnings,
     )
 

@@ -33,6 +33,8 @@ class CategoryDefaults:
     """Warden's harness `maxTurns`: the builtin reviewer's turn limit."""
     timeout_ms: int | float | None = None
     """Warden's harness `timeoutMs` (shown by validate; `--timeout` governs a run)."""
+    graders: tuple[str, ...] = ()
+    """User graders the category's `_suite.yaml` names."""
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     """Per field above: `_suite.yaml`, `<file>.eval.ts:<line>`, `Warden default`, `default`."""
 

@@ -24,11 +24,15 @@ from assay.suites.config import AssayConfig, load_config
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES, FileKind, classify, walk_suite_files
 from assay.suites.document import Document, Problems, read_document
+from assay.suites.formats import FORMATS, plugin_format_of
 
 # The format modules (review, rubric, task) are imported where a file of theirs turns
 # up: each brings its pydantic models, so a project pays start-up only for its formats.
 
 __all__ = ["LoadedSuites", "SuiteFile", "SuiteLoadErrors", "load_suites"]
+
+_LOADED_FIRST = ("task-suite", "rubric-manifest")
+"""They own fixture trees, so `_load_fixture_owners` loads them before every other file."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class _Candidate:
     root: Path
     doc: Document | None = None
     error: ConfigError | None = None
-    kind: FileKind | None = None
+    kind: FileKind | str | None = None
+    """One of assay's formats (`discover.FileKind`) or a plugin's (`formats.FORMATS`)."""
     cases: tuple[Case, ...] = ()
 
 
@@ -128,6 +133,11 @@ def load_suites(
     _report_empty_targets(targets, kept, problems)
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
     cases = [case for c in suite_files for case in c.cases]
+    if config is not None and config.graders:  # the project's graders run first, on every case
+        cases = [
+            dataclasses.replace(case, graders=(*dict.fromkeys((*config.graders, *case.graders)),))
+            for case in cases
+        ]
     _check_unique_ids(suite_files, problems)
     _check_model_names(cases, config, problems)
     warnings = _in_reading_order(problems.warnings)
@@ -226,7 +236,7 @@ def _gather(
             continue
         explicit = not target.is_dir()
         files = [target] if explicit else walk_suite_files(target, problems)
-        target_kind: FileKind | None = None
+        target_kind: FileKind | str | None = None
         for path in files:
             real = os.path.realpath(path)
             if real in seen:
@@ -241,7 +251,7 @@ def _gather(
             seen[real] = candidate
             try:
                 candidate.doc = read_document(path)
-                candidate.kind = classify(candidate.doc)
+                candidate.kind = classify(candidate.doc) or plugin_format_of(candidate.doc)
             except ConfigError as exc:
                 candidate.error = exc
                 if path.name.lower() in DEFAULTS_FILE_NAMES:
@@ -278,7 +288,7 @@ def _check_model_names(
             problems.error(reason, where)
 
 
-def _root_for(target: Path, kind: FileKind | None) -> Path:
+def _root_for(target: Path, kind: FileKind | str | None) -> Path:
     """The eval root a PATH implies: a directory is one; a file's depends on its format."""
     if target.is_dir():
         return target
@@ -306,19 +316,9 @@ def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
                 SourcePosition(candidate.path),
             )
         return
-    if kind in ("review-yaml", "review-json", "verification"):
-        from assay.suites import review
-
-        load = {
-            "review-yaml": review.load_review_yaml,
-            "review-json": review.load_review_scenario,
-            "verification": review.load_verification,
-        }[kind]
-        candidate.cases = tuple(load(doc, root=candidate.root, ctx=ctx))
-    elif kind == "rubric-dir":
-        from assay.suites.rubric import load_rubric_dir
-
-        candidate.cases = tuple(load_rubric_dir(doc, ctx=ctx))
+    spec = FORMATS.get(kind) if kind not in _LOADED_FIRST else None
+    if spec is not None:
+        candidate.cases = tuple(spec.load(doc, root=candidate.root, ctx=ctx))
     # task suites and rubric manifests were loaded first
 
 

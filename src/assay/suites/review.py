@@ -12,7 +12,7 @@ from assay.suites.category import load_category_defaults, yaml_suite_overrides
 from assay.suites.command import parse_agent_command, placeholder_typos
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
-from assay.suites.validation import validate_model, validate_quietly
+from assay.suites.validation import checked_graders, validate_model, validate_quietly
 from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
 from assay.suites.warden_evalts import warden_model
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
@@ -53,6 +53,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
     # Warden names a case `<skill name>/<case>`; `<file stem>/<case>` still selects it.
     prefix = skill_name(skill) if skill is not None else name
     warden = yaml_suite_overrides(root, ctx)
+    graders = checked_graders(suite.graders, doc, ctx) if suite else ()
     cases = []
     for number, item in evals:
         key_path: tuple[Any, ...] = ("evals", number)
@@ -89,6 +90,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
                 runtime=runtime,
                 agent_command=command or suite_command,
                 root=root,
+                graders=graders,
             )
         )
     return cases
@@ -169,6 +171,7 @@ def _scenario_case(
         or defaults.agent_command,
         root=root,
         max_turns=defaults.max_turns,
+        graders=defaults.graders,
     )
 
 

@@ -11,13 +11,17 @@ import copy
 import difflib
 import types
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from assay.suites.document import Document, Problems
 
+if TYPE_CHECKING:
+    from assay.suites.context import LoadContext
+
 __all__ = [
+    "checked_graders",
     "describe",
     "did_you_mean",
     "dotted",
@@ -161,3 +165,20 @@ def _without_keys(data: Any, locs: list[tuple[Any, ...]]) -> Any:
             parent = parent[element]
         parent.pop(loc[-1], None)
     return cleaned
+
+
+def checked_graders(names: Sequence[str], doc: Document, ctx: LoadContext) -> tuple[str, ...]:
+    """A suite's `graders`, each checked to name a usable grader (an error at its line if
+    not); the ones that do, in order."""
+    if not names:
+        return ()
+    from assay.grading.user_graders import grader_problem
+
+    kept: list[str] = []
+    for index, name in enumerate(names):
+        problem = grader_problem(name, project_dir=doc.path.parent)
+        if problem is None:
+            kept.append(name)
+        else:
+            ctx.problems.error(problem, doc.location(("graders", index)))
+    return tuple(kept)

@@ -119,8 +119,46 @@ SeverityValue = Annotated[
 ]
 """A Warden severity, normalised as Warden's schema does it (`critical` -> `high`)."""
 
-Runtime = Literal["claude", "pi", "builtin", "command"]
-"""`claude` and `pi` (Warden) are aliases of the builtin reviewer; `command` runs agent_command."""
+
+def unknown_runtime(value: object) -> str | None:
+    """Why `value` names no runtime (with a did-you-mean), or None when it names one.
+
+    The runtime registry is the one list of names; a plugin's runtime is valid in a suite
+    as soon as its distribution is installed.
+    """
+    from assay.agents.runtimes import RUNTIMES, known_runtimes
+
+    if isinstance(value, str) and value in RUNTIMES:
+        return None
+    hint = RUNTIMES.did_you_mean(value) if isinstance(value, str) else ""
+    return f"unknown runtime {value!r}{hint}; known runtimes: {', '.join(known_runtimes())}"
+
+
+def _check_runtime(value: Any) -> str:
+    if not isinstance(value, str):
+        raise PydanticCustomError("runtime", "must be a string naming a runtime")
+    problem = unknown_runtime(value)
+    if problem is not None:
+        raise PydanticCustomError("runtime", problem)
+    return value
+
+
+Runtime = Annotated[
+    str,
+    PlainValidator(_check_runtime),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "description": (
+                "An agent runtime: builtin (assay's own reviewer; claude and pi are Warden's "
+                "names for it), command (runs agent_command), or one a plugin registers in "
+                "the assay.runtimes entry point group."
+            ),
+            "examples": ["builtin", "command", "claude", "pi"],
+        }
+    ),
+]
+"""A runtime name from the runtime registry (`assay.agents.runtimes`)."""
 
 
 def _check_agent_command(value: Any) -> Any:

@@ -123,6 +123,9 @@ class ReviewSuite(SuiteModel):
     """Default model, e.g. `anthropic/claude-sonnet-4-6`."""
     agent_command: AgentCommandValue | None = None
     """Default argv template for the `command` runtime (assay extension)."""
+    graders: list[Text] = []
+    """User graders run on every scenario after its judge (assay extension): names from the
+    `assay.graders` entry point group, or `module:function`."""
     evals: Annotated[list[ReviewEval], Field(min_length=1)]
     """The scenarios (at least one)."""
 
@@ -216,3 +219,6 @@ class CategoryDefaults(SuiteModel):
     """Warden's harness `timeoutMs`; shown by `assay validate` (`--timeout` governs a run)."""
     agent_command: AgentCommandValue | None = None
     """Default argv template for the `command` runtime."""
+    graders: list[Text] = []
+    """User graders run on every scenario of the category after its own grading: names from
+    the `assay.graders` entry point group, or `module:function`."""

@@ -1,0 +1,101 @@
+"""The runtime registry: the one list of agent runtimes (`builtin`, `command`, plugins').
+
+A runtime says how to build its agent and what the runner must know before it runs:
+whether it calls the subject model (so the model's credentials are checked and the model
+matrix applies) and whether it runs the case's agent command (so the program is checked
+to exist before any sandbox is built). Warden's `claude` and `pi` are aliases of
+`builtin`. Plugins add runtimes through the `assay.runtimes` entry point group, naming a
+`RuntimeSpec` or an `AgentFactory` (`factory(options) -> Agent`). Implementations are
+imported only when an attempt needs one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assay._util.entrypoints import Registry
+
+if TYPE_CHECKING:
+    from assay.agents.base import Agent
+    from assay.options import RunOptions
+
+__all__ = [
+    "BUILTIN_RUNTIMES",
+    "RUNTIMES",
+    "AgentFactory",
+    "RuntimeSpec",
+    "canonical_runtime",
+    "known_runtimes",
+    "runtime_spec",
+]
+
+AgentFactory = Callable[["RunOptions"], "Agent"]
+
+
+@dataclass(frozen=True)
+class RuntimeSpec:
+    """One agent runtime."""
+
+    name: str
+    factory: AgentFactory
+    """Builds the agent for one attempt from the run's options."""
+    calls_model: bool = False
+    """It calls the subject model (`--model`, else the configured or default model): that
+    model's credentials are checked before the run, and a case without them is skipped."""
+    runs_agent_command: bool = False
+    """It runs the case's agent command (`--agent-command`, `agent_command`)."""
+
+
+def _adapt(name: str, obj: object) -> RuntimeSpec:
+    if isinstance(obj, RuntimeSpec):
+        if obj.name != name:
+            raise ValueError(f"its RuntimeSpec is named {obj.name!r}, not {name!r}")
+        return obj
+    if callable(obj):
+        return RuntimeSpec(name=name, factory=obj)
+    raise TypeError(f"expected a RuntimeSpec or an agent factory, got {type(obj).__name__}")
+
+
+RUNTIMES: Registry[RuntimeSpec] = Registry("assay.runtimes", what="runtime", adapt=_adapt)
+
+
+def _builtin(options: RunOptions) -> Agent:
+    module = importlib.import_module("assay.agents.builtin")
+    agent: Agent = module.BuiltinAgent(options=options)
+    return agent
+
+
+def _command(options: RunOptions) -> Agent:
+    module = importlib.import_module("assay.agents.command")
+    agent: Agent = module.CommandAgent(options=options)
+    return agent
+
+
+_BUILTIN = RuntimeSpec("builtin", _builtin, calls_model=True)
+RUNTIMES.register("builtin", _BUILTIN)
+RUNTIMES.register(
+    "command", RuntimeSpec("command", _command, calls_model=False, runs_agent_command=True)
+)
+# Warden's runtime names, accepted for suites written for Warden: the same spec, so the
+# canonical name of either is `builtin`.
+RUNTIMES.register("claude", _BUILTIN)
+RUNTIMES.register("pi", _BUILTIN)
+BUILTIN_RUNTIMES = ("builtin", "command", "claude", "pi")
+"""The runtimes assay ships (for `assay schema`, whose output must not depend on plugins)."""
+
+
+def runtime_spec(name: str) -> RuntimeSpec | None:
+    return RUNTIMES.get(name)
+
+
+def canonical_runtime(name: str) -> str:
+    """`claude`/`pi` -> `builtin`; any other name as it is."""
+    spec = RUNTIMES.get(name)
+    return spec.name if spec is not None else name
+
+
+def known_runtimes() -> tuple[str, ...]:
+    return tuple(RUNTIMES.names())

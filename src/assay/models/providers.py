@@ -1,0 +1,164 @@
+"""The provider registry: the one list of model providers and what each one owns.
+
+A provider owns its name (the `name/` prefix of a model string and the bare names it
+claims, `claude-*` for Anthropic), its credentials (the variables any one of which is a
+key, the prefixed variables other tools use that are bridged into them, Warden's
+`WARDEN_<P>_API_KEY`, and what makes a key unnecessary: a local OpenAI-compatible server),
+the Action input its key comes from, its pricing, and the factory that builds its adapter.
+The planner's credential check, `assay ci`'s preflight, the did-you-mean for an unknown
+provider and the adapters themselves all read from here.
+
+Plugins add providers through the `assay.providers` entry point group, naming a
+`ProviderSpec` (or a zero-argument factory, which then needs `<NAME>_API_KEY`).
+Kept free of SDK imports: each factory imports its SDK when it is called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assay._util.entrypoints import Registry
+from assay._util.secrets import declare_provider_variables
+
+if TYPE_CHECKING:
+    from assay.core.usage import Usage
+    from assay.models.base import Provider
+
+__all__ = [
+    "PROVIDERS",
+    "ProviderFactory",
+    "ProviderSpec",
+    "provider_spec",
+    "warden_key_variables",
+]
+
+ProviderFactory = Callable[[], "Provider"]
+Pricer = Callable[[str, "Usage"], "float | None"]
+
+
+def warden_key_variables(provider: str) -> tuple[str, str]:
+    """Warden's key variables for a provider prefix: `WARDEN_<P>_API_KEY`, `<P>_API_KEY`.
+
+    `<P>` is the prefix upper-cased with `-` as `_` (Warden's `providerEnvPrefix`).
+    """
+    prefix = provider.upper().replace("-", "_")
+    return f"WARDEN_{prefix}_API_KEY", f"{prefix}_API_KEY"
+
+
+def _list_price(model: str, usage: Usage) -> float | None:
+    from assay.models.pricing import cost_usd
+
+    return cost_usd(model, usage)
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """Everything assay knows about one model provider."""
+
+    name: str
+    """The prefix of `name/<model>` strings."""
+    factory: ProviderFactory
+    """Builds the adapter with an authenticated client (raises ModelUnavailable when it cannot)."""
+    key_variables: tuple[str, ...] | None = None
+    """Variables any one of which holds a usable key; None means Warden's `<NAME>_API_KEY`;
+    empty means the provider needs no key at all (a local server, an in-process fake)."""
+    bridged: tuple[tuple[str, str], ...] = ()
+    """(source, target): a prefixed key another tool sets, copied into `target` when unset."""
+    keyless_when: tuple[str, ...] = ()
+    """Variables whose presence makes a key unnecessary (a custom base URL: Ollama, vLLM)."""
+    claims_bare: Callable[[str], bool] | None = None
+    """Which bare model names (no `provider/`) mean this provider."""
+    action_input: str | None = None
+    """The Action input that carries the key (`anthropic-api-key`), if the Action has one."""
+    price: Pricer = _list_price
+    """USD cost of one call's usage of a model, or None when unknown."""
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name:
+            raise ValueError(f"invalid provider name {self.name!r}")
+        # Redacted, masked in CI and kept from verification commands from now on.
+        declare_provider_variables(self.credential_variables(), self.keyless_when)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The key variables, Warden's `<NAME>_API_KEY` when none were declared."""
+        if self.key_variables is None:
+            return (warden_key_variables(self.name)[1],)
+        return self.key_variables
+
+    def credential_variables(self) -> tuple[str, ...]:
+        """Every variable that can carry this provider's key (secrets, masks, messages)."""
+        sources = tuple(source for source, target in self.bridged if target in self.keys)
+        warden = (warden_key_variables(self.name)[0],) if self.keys else ()
+        return tuple(dict.fromkeys((*self.keys, *sources, *warden)))
+
+
+def _adapt(name: str, obj: object) -> ProviderSpec:
+    if isinstance(obj, ProviderSpec):
+        if obj.name != name:
+            raise ValueError(f"its ProviderSpec is named {obj.name!r}, not {name!r}")
+        return obj
+    if callable(obj):
+        return ProviderSpec(name=name, factory=obj)
+    raise TypeError(f"expected a ProviderSpec or a factory, got {type(obj).__name__}")
+
+
+PROVIDERS: Registry[ProviderSpec] = Registry("assay.providers", what="model provider", adapt=_adapt)
+
+
+def provider_spec(name: str) -> ProviderSpec | None:
+    return PROVIDERS.get(name)
+
+
+def _build_anthropic() -> Provider:
+    from assay.models.anthropic_provider import anthropic_from_env
+
+    return anthropic_from_env()
+
+
+def _build_openai() -> Provider:
+    from assay.models.openai_provider import openai_from_env
+
+    return openai_from_env()
+
+
+def _build_openrouter() -> Provider:
+    from assay.models.openai_provider import openrouter_from_env
+
+    return openrouter_from_env()
+
+
+PROVIDERS.register(
+    "anthropic",
+    ProviderSpec(
+        name="anthropic",
+        factory=_build_anthropic,
+        key_variables=("ANTHROPIC_API_KEY",),
+        bridged=(("ASSAY_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),),
+        claims_bare=lambda model: model.startswith("claude"),
+        action_input="anthropic-api-key",
+    ),
+)
+PROVIDERS.register(
+    "openai",
+    ProviderSpec(
+        name="openai",
+        factory=_build_openai,
+        key_variables=("OPENAI_API_KEY",),
+        keyless_when=("OPENAI_BASE_URL",),
+        action_input="openai-api-key",
+    ),
+)
+PROVIDERS.register(
+    "openrouter",
+    ProviderSpec(
+        name="openrouter",
+        factory=_build_openrouter,
+        key_variables=("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
+        action_input="openrouter-api-key",
+    ),
+)
+BARE_FALLBACK = "openai"
+"""A bare model name no provider claims is an OpenAI-compatible model (a local vLLM model)."""

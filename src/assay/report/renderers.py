@@ -1,0 +1,137 @@
+"""The renderer registry: every file written beside report.json, by `run` and `merge` alike.
+
+A renderer turns the finished report into the text of one file in the report directory
+(summary.md, junit.xml, PVYai's agent-eval-report.json, Cassandra's results JSON, or a
+plugin's own), or says there is nothing to write for this report (None). `assay run` and
+`assay merge` both write every registered renderer through `runner.writer`, so an output
+cannot be forgotten by one of them. Plugins add renderers through the `assay.renderers`
+entry point group, naming a `Renderer`. Each renderer imports its formatting code only
+when it renders.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay._util.entrypoints import Registry
+from assay.core.files import CASSANDRA_FILE, JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
+
+if TYPE_CHECKING:
+    from assay.report.model import Report
+    from assay.suites.case import Case
+
+__all__ = [
+    "JUNIT_FILE",
+    "PVYAI_FILE",
+    "RENDERERS",
+    "REPORT_FILE",
+    "SUMMARY_FILE",
+    "RenderContext",
+    "Renderer",
+    "pvyai_reports",
+    "renderers_in_order",
+]
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What a renderer may use besides the report itself."""
+
+    report: Report
+    cases: Sequence[Case]
+    """The loaded cases of the run (empty for `assay merge`, which has only reports)."""
+    report_dir: Path
+    pvyai: bool = False
+    """`--pvyai-report` was asked for."""
+    cassandra: bool = False
+    """`--cassandra-report` was asked for."""
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """One file of the report directory."""
+
+    name: str
+    filename: str
+    """Its name in the report directory (a plain file name, no directories)."""
+    render: Callable[[RenderContext], str | None]
+    """The file's text, or None when this report has nothing for it."""
+
+    def __post_init__(self) -> None:
+        if not self.filename or "/" in self.filename or self.filename in (".", ".."):
+            raise ValueError(f"renderer {self.name!r}: {self.filename!r} is not a file name")
+
+
+def _adapt(name: str, obj: object) -> Renderer:
+    if not isinstance(obj, Renderer):
+        raise TypeError(f"expected an assay.report.renderers.Renderer, got {type(obj).__name__}")
+    return obj
+
+
+RENDERERS: Registry[Renderer] = Registry("assay.renderers", what="renderer", adapt=_adapt)
+
+
+def _report_json(ctx: RenderContext) -> str:
+    return ctx.report.model_dump_json(indent=2) + "\n"
+
+
+def _summary(ctx: RenderContext) -> str:
+    from assay.report.markdown import render_summary
+
+    return render_summary(ctx.report)
+
+
+def _junit(ctx: RenderContext) -> str:
+    from assay.report.junit import render_junit
+
+    return render_junit(ctx.report)
+
+
+def pvyai_reports(
+    report: Report, cases: Sequence[Case], *, report_dir: Path | None = None
+) -> list[dict[str, Any]]:
+    """One PVYai benchmark report per task suite that has results, in the order run."""
+    from assay.report.pvyai import benchmark_report
+
+    suites = dict.fromkeys(c.suite for c in report.cases if c.kind == "task")
+    return [
+        benchmark_report(report, cases, suite_id=suite, report_dir=report_dir) for suite in suites
+    ]
+
+
+def _pvyai(ctx: RenderContext) -> str | None:
+    if not ctx.pvyai:
+        return None
+    documents = pvyai_reports(ctx.report, ctx.cases, report_dir=ctx.report_dir)
+    if not documents:
+        return None
+    body: Any = documents[0] if len(documents) == 1 else documents
+    return json.dumps(body, indent=2) + "\n"
+
+
+def _cassandra(ctx: RenderContext) -> str | None:
+    if not ctx.cassandra or not any(c.kind == "rubric" for c in ctx.report.cases):
+        return None
+    from assay.report.cassandra import to_cassandra_results
+
+    names = {c.id: c.name for c in ctx.cases if c.kind == "rubric"}
+    return json.dumps(to_cassandra_results(ctx.report, names), indent=2)
+
+
+# The report first: a reader polling the directory sees report.json before its renderings.
+RENDERERS.register("report", Renderer("report", REPORT_FILE, _report_json))
+RENDERERS.register("summary", Renderer("summary", SUMMARY_FILE, _summary))
+RENDERERS.register("junit", Renderer("junit", JUNIT_FILE, _junit))
+RENDERERS.register("pvyai", Renderer("pvyai", PVYAI_FILE, _pvyai))
+RENDERERS.register("cassandra", Renderer("cassandra", CASSANDRA_FILE, _cassandra))
+_BUILTIN_ORDER = ("report", "summary", "junit", "pvyai", "cassandra")
+
+
+def renderers_in_order() -> list[Renderer]:
+    """Every renderer: the built-ins in their order, then plugins' by name (each imported now)."""
+    names = [*_BUILTIN_ORDER, *(n for n in RENDERERS.names() if n not in _BUILTIN_ORDER)]
+    return [renderer for name in names if (renderer := RENDERERS.get(name)) is not None]
