@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.agents.base import Agent, AgentOutput, AttemptContext
-from assay.agents.runtimes import (
+from assay.errors import ConfigError, SourcePosition
+from assay.registry.runtimes import (
     RUNTIMES,
     AgentFactory,
     RuntimeSpec,
@@ -17,7 +18,6 @@ from assay.agents.runtimes import (
     known_runtimes,
     runtime_spec,
 )
-from assay.errors import ConfigError, SourcePosition
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -64,4 +64,5 @@ def agent_for(case: Case, *, runtime: str, options: RunOptions) -> Agent:
             f"(known: {', '.join(known_runtimes())})",
             SourcePosition(case.source_path, case.source_line),
         )
-    return spec.factory(options)
+    agent: Agent = spec.factory(options)
+    return agent

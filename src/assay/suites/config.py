@@ -177,7 +177,7 @@ def _resolve(
         typos = placeholder_typos(agent_command)
         warnings += tuple(ConfigError(f"agent_command: {typo}", where) for typo in typos)
     if model.graders:
-        from assay.grading.user_graders import grader_problem
+        from assay.registry.graders import grader_problem
 
         for reference in model.graders:
             problem = grader_problem(reference, project_dir=base)

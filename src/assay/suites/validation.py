@@ -172,7 +172,7 @@ def checked_graders(names: Sequence[str], doc: Document, ctx: LoadContext) -> tu
     not); the ones that do, in order."""
     if not names:
         return ()
-    from assay.grading.user_graders import grader_problem
+    from assay.registry.graders import grader_problem
 
     kept: list[str] = []
     for index, name in enumerate(names):

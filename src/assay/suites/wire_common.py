@@ -126,7 +126,7 @@ def unknown_runtime(value: object) -> str | None:
     The runtime registry is the one list of names; a plugin's runtime is valid in a suite
     as soon as its distribution is installed.
     """
-    from assay.agents.runtimes import RUNTIMES, known_runtimes
+    from assay.registry.runtimes import RUNTIMES, known_runtimes
 
     if isinstance(value, str) and value in RUNTIMES:
         return None
@@ -158,7 +158,7 @@ Runtime = Annotated[
         }
     ),
 ]
-"""A runtime name from the runtime registry (`assay.agents.runtimes`)."""
+"""A runtime name from the runtime registry (`assay.registry.runtimes`)."""
 
 
 def _check_agent_command(value: Any) -> Any:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from assay.agents.base import AgentOutput, AttemptContext
-from assay.agents.runtimes import RuntimeSpec
 from assay.errors import AgentError
 from assay.models.api import generate
 from assay.models.base import Message, ModelRequest
 from assay.options import RunOptions
+from assay.registry.runtimes import RuntimeSpec
 from assay.suites.case import VerifySpec
 
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay._util.entrypoints import Registry
 
 if TYPE_CHECKING:
-    from assay.agents.base import Agent
     from assay.options import RunOptions
 
 __all__ = [
@@ -32,7 +31,9 @@ __all__ = [
     "runtime_spec",
 ]
 
-AgentFactory = Callable[["RunOptions"], "Agent"]
+AgentFactory = Callable[["RunOptions"], Any]
+"""`factory(options) -> assay.agents.Agent`. Typed loosely on purpose: suites read this
+registry, and the Agent protocol (over the attempt context, hence over suites) sits above."""
 
 
 @dataclass(frozen=True)
@@ -62,16 +63,12 @@ def _adapt(name: str, obj: object) -> RuntimeSpec:
 RUNTIMES: Registry[RuntimeSpec] = Registry("assay.runtimes", what="runtime", adapt=_adapt)
 
 
-def _builtin(options: RunOptions) -> Agent:
-    module = importlib.import_module("assay.agents.builtin")
-    agent: Agent = module.BuiltinAgent(options=options)
-    return agent
+def _builtin(options: RunOptions) -> Any:
+    return importlib.import_module("assay.agents.builtin").BuiltinAgent(options=options)
 
 
-def _command(options: RunOptions) -> Agent:
-    module = importlib.import_module("assay.agents.command")
-    agent: Agent = module.CommandAgent(options=options)
-    return agent
+def _command(options: RunOptions) -> Any:
+    return importlib.import_module("assay.agents.command").CommandAgent(options=options)
 
 
 _BUILTIN = RuntimeSpec("builtin", _builtin, calls_model=True)
