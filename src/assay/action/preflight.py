@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.models.names import missing_credentials, parse_model
-from assay.options import RunOptions
+from assay.options import RunSettings
 from assay.suites.case import Case
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class MissingModelKey:
         )
 
 
-def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None) -> set[str]:
+def models_needed(case: Case, *, options: RunSettings, config: AssayConfig | None) -> set[str]:
     """Every model `case` would call in this run (empty for a task case)."""
     from assay.runner.resolve import (
         needs_judge,
@@ -75,7 +75,7 @@ def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None
 def find_missing_model_key(
     cases: Iterable[Case],
     *,
-    options: RunOptions,
+    options: RunSettings,
     config: AssayConfig | None,
     environ: Mapping[str, str] | None = None,
 ) -> MissingModelKey | None:

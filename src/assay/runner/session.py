@@ -13,36 +13,45 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
-from assay.errors import ConfigError, output_error
+from assay.errors import ConfigError, SandboxError, output_error
 from assay.models.names import bridge_env
-from assay.report.model import IsolationInfo, Report, RunInfo
+from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import (
-    PlannedRun,
-    check_options,
-    format_shard,
-    plan_runs,
-    shard_cases,
-)
+from assay.runner.plan import PlannedRun, format_shard, plan_runs, shard_cases
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
+from assay.runner.settings import check_settings, check_work_root, resolve_settings
 from assay.runner.writer import prepare_report_dir, write_report_dir
 from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
-    from assay.report.model import CaseResult
+    from assay.options import RunOptions, RunSettings
+    from assay.runner.dry_run import DryRun
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
-__all__ = ["run", "run_async"]
+__all__ = ["PreparedRun", "prepare_run", "run", "run_async", "run_prepared"]
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run decided and checked, nothing built yet: what `run_async` goes on to do."""
+
+    settings: RunSettings
+    config: AssayConfig | None
+    cases: tuple[Case, ...]
+    """The selected cases of this shard."""
+    runs: tuple[PlannedRun, ...]
+    warnings: tuple[str, ...] = ()
+    """Unknown suite keys, mistyped placeholders: for the caller to show."""
 
 
 def run(
@@ -67,41 +76,88 @@ async def run_async(
 
     `cases` defaults to loading `options.paths` (whose `[tool.assay]` config then supplies
     the fallback runtime, agent command and models; pass `config` to supply it yourself).
-    `-t` patterns and the shard are applied here either way. Raises ConfigError for bad
-    options, an empty selection, an unwritable report directory or one another run is
-    using, before running anything. SIGINT/SIGTERM stop the run: the report is still
-    written, with `run.interrupted` set.
+    Options not given are decided as `assay run` decides them (`ASSAY_*`, then the config,
+    then the suite, then the default: `runner/settings.py`). `-t` patterns and the shard
+    are applied here either way. Raises ConfigError for bad options, an empty selection,
+    an unwritable report directory or one another run is using, before running anything.
+    SIGINT/SIGTERM stop the run: the report is still written, with `run.interrupted` set.
+
+    With `dry_run` every sandbox is built and kept, no agent runs and nothing is written:
+    the report's cases are `skipped` ("dry run", `workspace` set) or `error` (the sandbox
+    could not be built).
     """
-    check_options(options)
-    bridge_env()
-    listener = listener or NullListener()
+    prepared = prepare_run(options, cases=cases, config=config)
+    if prepared.settings.dry_run:
+        from assay.runner.dry_run import build_dry_run
+
+        settings = prepared.settings
+        built = await asyncio.to_thread(
+            build_dry_run,
+            prepared.cases,
+            work_root=settings.work_root,
+            skill_override=settings.skill,
+        )
+        return _dry_run_report(prepared, built)
+    return await run_prepared(prepared, listener=listener)
+
+
+def prepare_run(
+    options: RunOptions,
+    *,
+    cases: Sequence[Case] | None = None,
+    config: AssayConfig | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> PreparedRun:
+    """Decide every option, load (unless `cases` are given), select, shard and plan.
+
+    Every check of the options happens here, the same for the library and the command
+    line: a ConfigError means nothing was built.
+    """
+    settings = resolve_settings(options, config=config, environ=environ)
+    check_settings(settings)  # bad values fail fast, before loading
+    warnings: list[str] = []
     if cases is None:
         from assay.suites import load_suites
 
-        loaded = load_suites(list(options.paths), strict=options.strict, root=options.root)
+        loaded = load_suites(list(settings.paths), strict=settings.strict, root=settings.root)
         cases, config = loaded.cases, config or loaded.config
+        warnings += [str(warning) for warning in loaded.warnings]
+        settings = resolve_settings(options, config=config, environ=environ)
+        check_settings(settings)
+    warnings += settings.warnings
     selected = list(cases)
-    if options.patterns:
+    if settings.patterns:
         from assay.suites import select_cases
 
-        selected = select_cases(selected, list(options.patterns))
+        selected = select_cases(selected, list(settings.patterns))
     if not selected:
-        raise nothing_selected(options.patterns)
-    selected = shard_cases(selected, options.shard)
-    runs = plan_runs(selected, options=options, config=config)
-    if options.resume_dir is not None and not (options.resume_dir / RESULTS_FILE).is_file():
-        raise ConfigError(f"nothing to resume: {options.resume_dir / RESULTS_FILE} not found")
-    options = _sandboxed(options, selected)
+        raise nothing_selected(settings.patterns)
+    if settings.work_root is not None:
+        check_work_root(settings.work_root, selected)
+    selected = shard_cases(selected, settings.shard)
+    runs = plan_runs(selected, options=settings, config=config)
+    if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
+        raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
+    return PreparedRun(settings, config, tuple(selected), tuple(runs), tuple(warnings))
+
+
+async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = None) -> Report:
+    """Execute a prepared run and write its report directory (see `run_async`)."""
+    bridge_env()
+    listener = listener or NullListener()
+    options = _sandboxed(prepared.settings, prepared.cases)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
-        report = await _run_planned(options, runs, report_dir=report_dir, listener=listener)
+        report = await _run_planned(
+            options, prepared.runs, report_dir=report_dir, listener=listener
+        )
         try:
             write_report_dir(
                 report,
                 report_dir,
-                cases=selected,
+                cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
             )
@@ -111,8 +167,36 @@ async def run_async(
     return report
 
 
+def _dry_run_report(prepared: PreparedRun, built: DryRun) -> Report:
+    """What a dry run did, as a report (written nowhere): one entry per case."""
+    from assay.runner.combine import source_of
+
+    results = []
+    for case, outcome in built.outcomes:
+        failed = isinstance(outcome, SandboxError)
+        results.append(
+            CaseResult(
+                id=case.id,
+                suite=case.suite,
+                kind=case.kind,
+                source=source_of(case.source_path, case.source_line),
+                status="error" if failed else "skipped",
+                reason=str(outcome) if failed else "dry run: the sandbox was built; nothing ran",
+                workspace=None if isinstance(outcome, SandboxError) else str(outcome.path),
+            )
+        )
+    return _report(
+        prepared.settings,
+        prepared.runs,
+        results,
+        started_at=_now(),
+        duration_s=0.0,
+        interrupted=False,
+    )
+
+
 async def _run_planned(
-    options: RunOptions, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
+    options: RunSettings, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
@@ -186,7 +270,7 @@ async def _run_planned(
     )
 
 
-def _sandboxed(options: RunOptions, cases: Sequence[Case]) -> RunOptions:
+def _sandboxed(options: RunSettings, cases: Sequence[Case]) -> RunSettings:
     """`options` with the run's isolation resolved (ConfigError: bwrap asked for, not there).
 
     Every program the run starts must not see the suites (their expected answers, their
@@ -218,7 +302,7 @@ def _sandboxed(options: RunOptions, cases: Sequence[Case]) -> RunOptions:
     return dataclasses.replace(options, sandboxing=sandboxing)
 
 
-def _isolation_info(options: RunOptions) -> IsolationInfo | None:
+def _isolation_info(options: RunSettings) -> IsolationInfo | None:
     sandboxing = options.sandboxing
     if sandboxing is None:
         return None
@@ -232,7 +316,7 @@ def _isolation_info(options: RunOptions) -> IsolationInfo | None:
 
 
 def _report(
-    options: RunOptions,
+    options: RunSettings,
     runs: Sequence[PlannedRun],
     results: list[CaseResult],
     *,

@@ -169,6 +169,9 @@ class Case:
     """Other ids `-t` also matches (a Warden case's `<category>/<case>` beside its id)."""
     max_turns: int | None = None
     """The builtin reviewer's turn limit for this case (Warden's harness `maxTurns`)."""
+    timeout_s: float | None = None
+    """The suite's per-attempt limit (Warden's harness `timeoutMs`); an explicit
+    `--timeout`, ASSAY_TIMEOUT or `[tool.assay] timeout` beats it."""
 
     @property
     def local_id(self) -> str:

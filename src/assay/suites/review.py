@@ -169,6 +169,7 @@ def _scenario_case(
         or defaults.agent_command,
         root=root,
         max_turns=defaults.max_turns,
+        timeout_s=defaults.timeout_ms / 1000 if defaults.timeout_ms else None,
     )
 
 
