@@ -32,7 +32,7 @@ class CategoryDefaults:
     max_turns: int | None = None
     """Warden's harness `maxTurns`: the builtin reviewer's turn limit."""
     timeout_ms: int | float | None = None
-    """Warden's harness `timeoutMs` (shown by validate; `--timeout` governs a run)."""
+    """Warden's harness `timeoutMs`: the cases' timeout unless the run sets one explicitly."""
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     """Per field above: `_suite.yaml`, `<file>.eval.ts:<line>`, `Warden default`, `default`."""
 
