@@ -1,4 +1,4 @@
-"""`assay.run(RunOptions(...))` and `assay run ...` are one run: the same report for the same inputs.
+"""`assay.run(RunOptions(...))` and `assay run ...`: the same report for the same inputs.
 
 The repository's corpus is copied beside a `[tool.assay]` that sets run options, with
 `ASSAY_*` variables beating some of them and given options beating those, and run both
@@ -107,7 +107,8 @@ def differences(a: Any, b: Any, where: str = "") -> list[str]:
         keys = sorted(set(a) | set(b))
         return [d for k in keys for d in differences(a.get(k), b.get(k), f"{where}.{k}")]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{where}[{i}]")]
+        pairs = enumerate(zip(a, b, strict=True))
+        return [d for i, (x, y) in pairs for d in differences(x, y, f"{where}[{i}]")]
     return [] if a == b else [f"{where}: {a!r} != {b!r}"]
 
 

@@ -12,7 +12,6 @@ from assay.errors import ConfigError, ConfigErrors
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunSettings
 from assay.runner.plan import parse_shard, plan_runs, shard_cases
-from assay.runner.settings import check_settings
 from assay.runner.resolve import (
     parse_models,
     resolve_agent_command,
@@ -20,6 +19,7 @@ from assay.runner.resolve import (
     resolve_runtime,
     subject_models,
 )
+from assay.runner.settings import check_settings
 from assay.suites.case import Case, FixtureFile, ReviewSpec, TaskSpec, VerifySpec
 
 
@@ -186,7 +186,9 @@ def test_judge_model_precedence() -> None:
 
 
 def test_plan_skips_model_cases_without_credentials_and_keeps_the_rest() -> None:
-    runs = plan_runs([task_case(), review_case(), verify_case()], options=RunSettings(), config=None)
+    runs = plan_runs(
+        [task_case(), review_case(), verify_case()], options=RunSettings(), config=None
+    )
     by_id = {r.case.id: r for r in runs}
     assert by_id["tasks/t1"].skip_reason is None
     assert by_id["tasks/t1"].judge_model is None
