@@ -20,7 +20,7 @@ from pathlib import Path
 from assay._version import __version__
 from assay.errors import ConfigError, Location
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
-from assay.report.stats import summarize
+from assay.report.stats import gate_option_problems, summarize
 
 __all__ = ["merge_reports"]
 
@@ -104,10 +104,8 @@ def merge_reports(
 
 
 def _check_gate_options(threshold: float | None, max_errors: int | None) -> None:
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise ConfigError(f"--threshold must be between 0 and 1, got {threshold:g}")
-    if max_errors is not None and max_errors < 0:
-        raise ConfigError(f"--max-errors must be 0 or more, got {max_errors}")
+    for problem in gate_option_problems(threshold, max_errors):
+        raise ConfigError(problem)
 
 
 def _shard_of(report: Report, label: str) -> tuple[int, int] | None:

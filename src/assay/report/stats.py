@@ -14,6 +14,7 @@ __all__ = [
     "budget_reason",
     "combine_attempts",
     "confidence_interval",
+    "gate_option_problems",
     "incomplete_reason",
     "not_run_counts",
     "skipped_note",
@@ -73,6 +74,16 @@ def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
     low = means[int(0.025 * (resamples - 1))]
     high = means[math.ceil(0.975 * (resamples - 1))]
     return _clamp(low), _clamp(high)
+
+
+def gate_option_problems(threshold: float | None, max_errors: int | None) -> list[str]:
+    """What is wrong with a gate's options (None: not given): `run` and `merge` both ask."""
+    problems = []
+    if threshold is not None and (math.isnan(threshold) or not 0.0 <= threshold <= 1.0):
+        problems.append(f"--threshold must be between 0 and 1, got {threshold:g}")
+    if max_errors is not None and max_errors < 0:
+        problems.append(f"--max-errors must be 0 or more, got {max_errors}")
+    return problems
 
 
 def budget_reason(limit_usd: float) -> str:

@@ -140,19 +140,18 @@ def _pass_env(
 
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
+    from assay.report.stats import gate_option_problems
+
     problems: list[str] = []
     if settings.concurrency < 1:
         problems.append(f"--concurrency must be at least 1, got {settings.concurrency}")
     if settings.repeat < 1:
         problems.append(f"--repeat must be at least 1, got {settings.repeat}")
-    if not (0.0 <= settings.threshold <= 1.0) or math.isnan(settings.threshold):
-        problems.append(f"--threshold must be between 0 and 1, got {settings.threshold:g}")
     if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"
         )
-    if settings.max_errors < 0:
-        problems.append(f"--max-errors must be 0 or more, got {settings.max_errors}")
+    problems += gate_option_problems(settings.threshold, settings.max_errors)
     if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
     if settings.offline and settings.cache_dir is None:
