@@ -221,3 +221,14 @@ def test_assay_dry_run_in_the_environment_is_a_dry_run_for_the_library_too(
     report = assay.run(RunOptions(paths=(str(root / "calc.json"),), work_root=tmp_path / "w"))
     assert [c.status for c in report.cases] == ["skipped"]
     assert not (root / "started").exists()
+
+
+def test_deciding_again_keeps_what_was_decided_and_redecides_the_defaults() -> None:
+    first = settings(RunOptions(threshold=0.9, paths="evals"), {"ASSAY_REPEAT": "2"}, config=None)
+    assert first.paths == ("evals",)
+    again = resolve_settings(first, config=CONFIG, environ={})
+    assert (again.threshold, again.sources["threshold"]) == (0.9, GIVEN)
+    assert (again.repeat, again.sources["repeat"]) == (2, "ASSAY_REPEAT")
+    assert (again.max_errors, again.sources["max_errors"]) == (3, str(CONFIG.path))  # was default
+    handmade = resolve_settings(RunSettings(threshold=0.6), config=CONFIG, environ={})
+    assert (handmade.threshold, handmade.sources["threshold"]) == (0.6, GIVEN)

@@ -55,13 +55,16 @@ def resolve_settings(
 ) -> RunSettings:
     """`options` with every unset option decided (environ: default `os.environ`).
 
-    Raises ConfigError for a malformed `ASSAY_*` value, agent command or shard.
+    A `RunSettings` may be decided again (with the configuration found by loading): its
+    values keep their sources, and those that were defaults are decided anew. Raises
+    ConfigError for a malformed `ASSAY_*` value, agent command or shard.
     """
     from assay.agents import known_runtimes
 
     env = options_from_environ(
         os.environ if environ is None else environ, runtimes=known_runtimes()
     )
+    recorded = options.sources if isinstance(options, RunSettings) else {}
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for spec in dataclasses.fields(RunOptions):
@@ -69,9 +72,11 @@ def resolve_settings(
         if name in _NOT_DECIDED_HERE:
             continue
         given = getattr(options, name)
+        if recorded.get(name) == DEFAULT:
+            given = None
         configured = getattr(config, _CONFIG_KEYS[name], None) if name in _CONFIG_KEYS else None
         if given is not None and given != ():
-            values[name], sources[name] = given, GIVEN
+            values[name], sources[name] = given, recorded.get(name, GIVEN)
         elif name in env:
             values[name], sources[name] = env[name]
         elif configured is not None:
@@ -82,7 +87,7 @@ def resolve_settings(
     _normalise(values, sources, warnings)
     pass_env = _pass_env(options, env, config)
     return RunSettings(
-        paths=tuple(str(p) for p in options.paths),
+        paths=_paths(options.paths),
         extra_env=dict(options.extra_env),
         sandboxing=options.sandboxing,
         pass_env=pass_env,
@@ -90,6 +95,13 @@ def resolve_settings(
         sources=sources,
         warnings=tuple(warnings),
     )
+
+
+def _paths(paths: object) -> tuple[str, ...]:
+    """`paths` as given: a tuple or list of paths, or one path on its own."""
+    if isinstance(paths, str | Path):
+        return (str(paths),)
+    return tuple(str(path) for path in paths)  # type: ignore[attr-defined]
 
 
 def _normalise(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
