@@ -84,7 +84,7 @@ def resolve_settings(
         else:
             sources[name] = DEFAULT
     warnings: list[str] = []
-    _normalise(values, sources, warnings)
+    _normalise(values, warnings)
     pass_env = _pass_env(options, env, config)
     return RunSettings(
         paths=_paths(options.paths),
@@ -104,7 +104,7 @@ def _paths(paths: object) -> tuple[str, ...]:
     return tuple(str(path) for path in paths)  # type: ignore[attr-defined]
 
 
-def _normalise(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
+def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
     """Raw forms (text from a variable, a string from a library caller) into their types."""
     from assay.runner.plan import parse_shard
     from assay.runner.resolve import parse_models
