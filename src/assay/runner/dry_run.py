@@ -11,12 +11,18 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError
 from assay.sandbox import Sandbox, build_sandbox, private_work_root
 from assay.suites.case import Case
 
-__all__ = ["DryRun", "build_dry_run"]
+if TYPE_CHECKING:
+    from assay.options import RunSettings
+    from assay.report.model import Report
+    from assay.runner.plan import PlannedRun
+
+__all__ = ["DryRun", "build_dry_run", "dry_run_report"]
 
 _WORKERS = 4
 
@@ -51,3 +57,29 @@ def _build(case: Case, root: Path, skill_override: Path | None) -> Sandbox | San
         return build_sandbox(case, parent=root, skill_override=skill_override)
     except SandboxError as exc:
         return exc
+
+
+def dry_run_report(settings: RunSettings, runs: Sequence[PlannedRun], built: DryRun) -> Report:
+    """What a dry run did, as a report (written nowhere): one entry per case, `skipped`
+    with its kept sandbox as `workspace`, or `error` saying why it could not be built."""
+    from assay.report.model import CaseResult
+    from assay.runner.combine import source_of
+    from assay.runner.reporting import build_report, now
+
+    results = []
+    for case, outcome in built.outcomes:
+        failed = isinstance(outcome, SandboxError)
+        results.append(
+            CaseResult(
+                id=case.id,
+                suite=case.suite,
+                kind=case.kind,
+                source=source_of(case.source_path, case.source_line),
+                status="error" if failed else "skipped",
+                reason=str(outcome) if failed else "dry run: the sandbox was built; nothing ran",
+                workspace=None if isinstance(outcome, SandboxError) else str(outcome.path),
+            )
+        )
+    return build_report(
+        settings, runs, results, started_at=now(), duration_s=0.0, interrupted=False
+    )

@@ -8,25 +8,21 @@ import dataclasses
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._version import __version__
-from assay.errors import ConfigError, SandboxError, output_error
+from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
-from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import PlannedRun, format_shard, plan_runs, shard_cases
+from assay.runner.plan import PlannedRun, plan_runs, shard_cases
+from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.settings import check_settings, check_work_root, resolve_settings
 from assay.runner.writer import prepare_report_dir, write_report_dir
@@ -34,7 +30,7 @@ from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
     from assay.options import RunOptions, RunSettings
-    from assay.runner.dry_run import DryRun
+    from assay.report.model import CaseResult, Report
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
@@ -88,7 +84,7 @@ async def run_async(
     """
     prepared = prepare_run(options, cases=cases, config=config)
     if prepared.settings.dry_run:
-        from assay.runner.dry_run import build_dry_run
+        from assay.runner.dry_run import build_dry_run, dry_run_report
 
         settings = prepared.settings
         built = await asyncio.to_thread(
@@ -97,7 +93,7 @@ async def run_async(
             work_root=settings.work_root,
             skill_override=settings.skill,
         )
-        return _dry_run_report(prepared, built)
+        return dry_run_report(prepared.settings, prepared.runs, built)
     return await run_prepared(prepared, listener=listener)
 
 
@@ -167,34 +163,6 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
     return report
 
 
-def _dry_run_report(prepared: PreparedRun, built: DryRun) -> Report:
-    """What a dry run did, as a report (written nowhere): one entry per case."""
-    from assay.runner.combine import source_of
-
-    results = []
-    for case, outcome in built.outcomes:
-        failed = isinstance(outcome, SandboxError)
-        results.append(
-            CaseResult(
-                id=case.id,
-                suite=case.suite,
-                kind=case.kind,
-                source=source_of(case.source_path, case.source_line),
-                status="error" if failed else "skipped",
-                reason=str(outcome) if failed else "dry run: the sandbox was built; nothing ran",
-                workspace=None if isinstance(outcome, SandboxError) else str(outcome.path),
-            )
-        )
-    return _report(
-        prepared.settings,
-        prepared.runs,
-        results,
-        started_at=_now(),
-        duration_s=0.0,
-        interrupted=False,
-    )
-
-
 async def _run_planned(
     options: RunSettings, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
 ) -> Report:
@@ -220,7 +188,7 @@ async def _run_planned(
         )
     key = key or new_key(report_dir)
 
-    started_at, clock = _now(), time.monotonic()
+    started_at, clock = now(), time.monotonic()
     budget = Budget(
         options.max_cost_usd, spent_usd=sum(r.usage.cost_usd or 0.0 for r in resumed.values())
     )
@@ -260,7 +228,7 @@ async def _run_planned(
 
     by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
     results = [resumed.get(run.key) or by_key[run.key] for run in runs]
-    return _report(
+    return build_report(
         options,
         runs,
         results,
@@ -300,88 +268,6 @@ def _sandboxed(options: RunSettings, cases: Sequence[Case]) -> RunSettings:
     if sandboxing.warning:
         print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)
     return dataclasses.replace(options, sandboxing=sandboxing)
-
-
-def _isolation_info(options: RunSettings) -> IsolationInfo | None:
-    sandboxing = options.sandboxing
-    if sandboxing is None:
-        return None
-    return IsolationInfo(
-        mode=sandboxing.mode,
-        requested=sandboxing.requested,
-        agent_network=sandboxing.agent_network,
-        command_network=sandboxing.command_network,
-        warning=sandboxing.warning,
-    )
-
-
-def _report(
-    options: RunSettings,
-    runs: Sequence[PlannedRun],
-    results: list[CaseResult],
-    *,
-    started_at: str,
-    duration_s: float,
-    interrupted: bool,
-) -> Report:
-    from assay.report.stats import summarize
-
-    summary = summarize(
-        results,
-        threshold=options.threshold,
-        max_errors=options.max_errors,
-        duration_s=duration_s,
-        shard=format_shard(options.shard),
-        require_all=options.require_all,
-    )
-    judges = {run.judge_model for run in runs if run.judge_model}
-    info = RunInfo(
-        id=uuid.uuid4().hex,
-        started_at=started_at,
-        finished_at=_now(),
-        assay_version=__version__,
-        threshold=options.threshold,
-        models=list(options.models) or list(dict.fromkeys(r.model for r in runs if r.model)),
-        judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
-        repeat=options.repeat,
-        shard=format_shard(options.shard),
-        git_sha=_git_sha(),
-        max_errors=options.max_errors,
-        interrupted=interrupted,
-        require_all=options.require_all,
-        isolation=_isolation_info(options),
-    )
-    return _redacted(Report(run=info, summary=summary, cases=results))
-
-
-def _redacted(report: Report) -> Report:
-    """`report` without any secret value assay knows: everything published (files, the
-    terminal, the job summary, the PR comment, the check run) is rendered from it."""
-    from assay._util.secrets import redact
-
-    text = report.model_dump_json()
-    clean = redact(text)
-    return report if clean == text else Report.model_validate_json(clean)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _git_sha() -> str | None:
-    """HEAD of the working directory's repository, if it is one."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and sha else None
 
 
 @contextlib.contextmanager
