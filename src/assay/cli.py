@@ -298,7 +298,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="per-attempt limit for the agent, the judge and the checks together (default 600)",
+        help="per-attempt limit for the agent, the judge and the checks together (default: "
+        "[tool.assay] timeout, else the suite's harness timeoutMs, else 600)",
     )
     p.add_argument(
         "--threshold", type=float, default=None, metavar="X", help="gate score (default 0.75)"
