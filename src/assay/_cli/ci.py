@@ -145,9 +145,6 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
         args.report_dir = inputs.report_dir
     elif "report_dir" not in options_from_environ(os.environ) and env.runner_temp is not None:
         args.report_dir = str(env.runner_temp / "assay-report")
-    # CI publishes the report itself: no JSON on stdout, and a dry run would gate nothing.
-    args.json = False
-    args.dry_run = False
     return args
 
 
@@ -156,18 +153,21 @@ def _run_and_publish(
 ) -> int:
     """Run and publish; `broken` holds the runner files already found unwritable."""
     import asyncio
+    import dataclasses
 
     from assay._cli.run import build_options
     from assay.report.terminal import make_listener, print_summary
     from assay.runner.session import prepare_run, run_prepared
+    from assay.runner.settings import check_settings, resolve_settings
     from assay.suites import load_suites
 
-    args = _run_args(inputs, target.env)
-    options = build_options(args)
+    # CI publishes the report itself: no JSON on stdout, and a dry run would gate nothing,
+    # whatever ASSAY_JSON or ASSAY_DRY_RUN say.
+    options = dataclasses.replace(
+        build_options(_run_args(inputs, target.env)), json_output=False, dry_run=False
+    )
     # Loaded here for the warnings' annotations and the trigger-paths check, which look
     # at every case; the run itself decides and checks its options as `assay run` does.
-    from assay.runner.settings import check_settings, resolve_settings
-
     early = resolve_settings(options, config=None)
     check_settings(early)
     loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
