@@ -578,3 +578,16 @@ def test_subprocess_run(ci: Ci, tmp_path: Path) -> None:
         "changed_files: missing: greet.py",
     ]
     assert "gate: FAIL" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_assay_dry_run_and_json_variables_cannot_stop_ci_from_running_and_publishing(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The runner reads ASSAY_* for `assay ci` too, but CI's own choices beat them."""
+    ci.use_event("push", "push.json")
+    ci.environ.update(ASSAY_DRY_RUN="1", ASSAY_JSON="1", INPUT_THRESHOLD="0.5")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    assert ci.outputs["ran"] == "true" and ci.outputs["total"] == "2"
+    assert (ci.root / "runner-temp" / "assay-report" / "report.json").is_file()
+    assert not out.lstrip().startswith("{")  # no report.json on stdout

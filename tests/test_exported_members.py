@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import subprocess
 import sys
@@ -9,14 +10,25 @@ import sys
 import assay
 
 PUBLIC_API = [
+    "AssayConfig",
     "AssayError",
     "Case",
     "CaseResult",
     "ConfigError",
+    "LoadedSuites",
+    "OutputError",
     "Report",
+    "RunError",
+    "RunListener",
     "RunOptions",
+    "RunSettings",
     "__version__",
+    "compare_reports",
+    "load_config",
     "load_suites",
+    "merge_reports",
+    "read_report",
+    "resolve_settings",
     "run",
     "run_async",
     "select_cases",
@@ -28,23 +40,49 @@ def test_all_names_are_pinned_and_sorted() -> None:
     assert assay.__all__ == sorted(assay.__all__)
 
 
+HOMES = {
+    "AssayConfig": "assay.suites.config",
+    "AssayError": "assay.errors",
+    "Case": "assay.suites.case",
+    "CaseResult": "assay.report.model",
+    "ConfigError": "assay.errors",
+    "LoadedSuites": "assay.suites.load",
+    "OutputError": "assay.errors",
+    "Report": "assay.report.model",
+    "RunError": "assay.errors",
+    "RunListener": "assay.runner.events",
+    "RunOptions": "assay.options",
+    "RunSettings": "assay.options",
+    "compare_reports": "assay.report.compare",
+    "load_config": "assay.suites.config",
+    "load_suites": "assay.suites.load",
+    "merge_reports": "assay.report.merge",
+    "read_report": "assay.report.read",
+    "resolve_settings": "assay.runner.settings",
+    "run": "assay.runner.session",
+    "run_async": "assay.runner.session",
+    "select_cases": "assay.suites.select",
+}
+
+
 def test_every_exported_name_resolves_to_its_home() -> None:
-    homes = {
-        "AssayError": "assay.errors",
-        "ConfigError": "assay.errors",
-        "RunOptions": "assay.options",
-        "Case": "assay.suites.case",
-        "CaseResult": "assay.report.model",
-        "Report": "assay.report.model",
-        "run": "assay.runner.session",
-        "run_async": "assay.runner.session",
-    }
+    assert sorted(HOMES) == [name for name in PUBLIC_API if name != "__version__"]
     for name in PUBLIC_API:
         value = getattr(assay, name)
-        if name in homes:
-            assert value.__module__ == homes[name], name
+        if name in HOMES:
+            assert value.__module__ == HOMES[name], name
     assert isinstance(assay.__version__, str)
     assert set(PUBLIC_API) <= set(dir(assay))
+
+
+def test_run_options_are_all_optional_and_unset_by_default() -> None:
+    """A library user names only what they mean; everything else is decided by the run."""
+    options = assay.RunOptions()
+    for field in dataclasses.fields(assay.RunOptions):
+        has_default = field.default is not dataclasses.MISSING
+        assert has_default or field.default_factory is not dataclasses.MISSING, field.name
+    assert options.threshold is None and options.concurrency is None
+    assert issubclass(assay.RunSettings, assay.RunOptions)
 
 
 def test_run_signatures() -> None:

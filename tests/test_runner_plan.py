@@ -10,8 +10,8 @@ import pytest
 
 from assay.errors import ConfigError, ConfigErrors
 from assay.models.names import DEFAULT_MODEL
-from assay.options import RunOptions
-from assay.runner.plan import check_options, parse_shard, plan_runs, shard_cases
+from assay.options import RunSettings
+from assay.runner.plan import parse_shard, plan_runs, shard_cases
 from assay.runner.resolve import (
     parse_models,
     resolve_agent_command,
@@ -19,6 +19,7 @@ from assay.runner.resolve import (
     resolve_runtime,
     subject_models,
 )
+from assay.runner.settings import check_settings
 from assay.suites.case import Case, FixtureFile, ReviewSpec, TaskSpec, VerifySpec
 
 
@@ -111,26 +112,26 @@ def test_parse_models_flattens_dedupes_and_keeps_order() -> None:
 
 
 def test_task_cases_always_use_the_command_runtime() -> None:
-    options = RunOptions(runtime="builtin")
+    options = RunSettings(runtime="builtin")
     assert resolve_runtime(task_case(), options=options, config=None) == "command"
 
 
 def test_runtime_precedence_for_review_cases() -> None:
     case = review_case(runtime="pi")
-    assert resolve_runtime(case, options=RunOptions(runtime="command"), config=None) == "command"
-    assert resolve_runtime(case, options=RunOptions(), config=None) == "builtin"  # alias
+    assert resolve_runtime(case, options=RunSettings(runtime="command"), config=None) == "command"
+    assert resolve_runtime(case, options=RunSettings(), config=None) == "builtin"  # alias
     plain = review_case()
-    assert resolve_runtime(plain, options=RunOptions(), config=Config(runtime="command")) == (
+    assert resolve_runtime(plain, options=RunSettings(), config=Config(runtime="command")) == (
         "command"
     )
     # An agent command from the command line switches to `command`; one from config does not.
-    assert resolve_runtime(plain, options=RunOptions(agent_command=("x",)), config=None) == (
+    assert resolve_runtime(plain, options=RunSettings(agent_command=("x",)), config=None) == (
         "command"
     )
     config = Config(agent_command=("x",))
-    assert resolve_runtime(plain, options=RunOptions(), config=config) == "builtin"
+    assert resolve_runtime(plain, options=RunSettings(), config=config) == "builtin"
     # ... and beats the suite's `runtime: pi` default: the named agent is the one under test.
-    assert resolve_runtime(case, options=RunOptions(agent_command=("x",)), config=None) == (
+    assert resolve_runtime(case, options=RunSettings(agent_command=("x",)), config=None) == (
         "command"
     )
 
@@ -138,30 +139,30 @@ def test_runtime_precedence_for_review_cases() -> None:
 def test_agent_command_precedence() -> None:
     case = task_case(agent_command=("case",))
     config = Config(agent_command=("config",))
-    cli = RunOptions(agent_command=("cli",))
+    cli = RunSettings(agent_command=("cli",))
     assert resolve_agent_command(case, options=cli, config=config) == ("cli",)
-    assert resolve_agent_command(case, options=RunOptions(), config=config) == ("case",)
-    assert resolve_agent_command(task_case(), options=RunOptions(), config=config) == ("config",)
-    assert resolve_agent_command(task_case(), options=RunOptions(), config=None) is None
+    assert resolve_agent_command(case, options=RunSettings(), config=config) == ("case",)
+    assert resolve_agent_command(task_case(), options=RunSettings(), config=config) == ("config",)
+    assert resolve_agent_command(task_case(), options=RunSettings(), config=None) is None
 
 
 def test_subject_models() -> None:
     config = Config(model="config-model")
-    matrix = RunOptions(models=("a", "b"))
+    matrix = RunSettings(models=("a", "b"))
     case = review_case(model="case-model")
     assert subject_models(case, runtime="builtin", options=matrix, config=config) == ("a", "b")
-    assert subject_models(case, runtime="builtin", options=RunOptions(), config=config) == (
+    assert subject_models(case, runtime="builtin", options=RunSettings(), config=config) == (
         "case-model",
     )
     plain = review_case()
-    assert subject_models(plain, runtime="builtin", options=RunOptions(), config=config) == (
+    assert subject_models(plain, runtime="builtin", options=RunSettings(), config=config) == (
         "config-model",
     )
-    assert subject_models(plain, runtime="builtin", options=RunOptions(), config=None) == (
+    assert subject_models(plain, runtime="builtin", options=RunSettings(), config=None) == (
         DEFAULT_MODEL,
     )
     # The command runtime gets no model unless one is asked for.
-    assert subject_models(task_case(), runtime="command", options=RunOptions(), config=config) == (
+    assert subject_models(task_case(), runtime="command", options=RunSettings(), config=config) == (
         None,
     )
 
@@ -170,13 +171,13 @@ def test_judge_model_precedence() -> None:
     case = review_case(model="case-model")
     config = Config(judge_model="config-judge")
     kwargs = {"case": case, "subject": "subject"}
-    assert resolve_judge_model(**kwargs, options=RunOptions(judge_model="j"), config=config) == "j"
-    assert resolve_judge_model(**kwargs, options=RunOptions(), config=config) == "config-judge"
-    assert resolve_judge_model(**kwargs, options=RunOptions(), config=None) == "subject"
-    assert resolve_judge_model(case, subject=None, options=RunOptions(), config=None) == (
+    assert resolve_judge_model(**kwargs, options=RunSettings(judge_model="j"), config=config) == "j"
+    assert resolve_judge_model(**kwargs, options=RunSettings(), config=config) == "config-judge"
+    assert resolve_judge_model(**kwargs, options=RunSettings(), config=None) == "subject"
+    assert resolve_judge_model(case, subject=None, options=RunSettings(), config=None) == (
         "case-model"
     )
-    assert resolve_judge_model(review_case(), subject=None, options=RunOptions(), config=None) == (
+    assert resolve_judge_model(review_case(), subject=None, options=RunSettings(), config=None) == (
         DEFAULT_MODEL
     )
 
@@ -185,7 +186,9 @@ def test_judge_model_precedence() -> None:
 
 
 def test_plan_skips_model_cases_without_credentials_and_keeps_the_rest() -> None:
-    runs = plan_runs([task_case(), review_case(), verify_case()], options=RunOptions(), config=None)
+    runs = plan_runs(
+        [task_case(), review_case(), verify_case()], options=RunSettings(), config=None
+    )
     by_id = {r.case.id: r for r in runs}
     assert by_id["tasks/t1"].skip_reason is None
     assert by_id["tasks/t1"].judge_model is None
@@ -196,7 +199,7 @@ def test_plan_skips_model_cases_without_credentials_and_keeps_the_rest() -> None
 def test_plan_checks_the_judge_key_for_command_review_cases(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    options = RunOptions(agent_command=(sys.executable,), judge_model="openai/gpt-x")
+    options = RunSettings(agent_command=(sys.executable,), judge_model="openai/gpt-x")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     (run,) = plan_runs([review_case()], options=options, config=None)
     assert run.runtime == "command" and run.model is None
@@ -204,14 +207,14 @@ def test_plan_checks_the_judge_key_for_command_review_cases(
 
 
 def test_plan_leaves_credentials_to_the_cache_when_one_is_used() -> None:
-    options = RunOptions(cache_dir=Path("/cache"), offline=True)
+    options = RunSettings(cache_dir=Path("/cache"), offline=True)
     (run,) = plan_runs([review_case()], options=options, config=None)
     assert run.skip_reason is None
 
 
 def test_plan_expands_the_model_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    options = RunOptions(models=("claude-a", "claude-b"))
+    options = RunSettings(models=("claude-a", "claude-b"))
     runs = plan_runs([task_case(), review_case()], options=options, config=None)
     assert [(r.case.id, r.model) for r in runs] == [
         ("tasks/t1", "claude-a"),
@@ -224,7 +227,7 @@ def test_plan_expands_the_model_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_plan_rejects_unknown_runtimes_with_the_case_location() -> None:
     with pytest.raises(ConfigErrors) as caught:
-        plan_runs([review_case(runtime="gemini")], options=RunOptions(), config=None)
+        plan_runs([review_case(runtime="gemini")], options=RunSettings(), config=None)
     assert str(caught.value).startswith("/review.yaml:7: review/r1: unknown runtime 'gemini'")
 
 
@@ -244,8 +247,8 @@ def test_plan_rejects_unknown_runtimes_with_the_case_location() -> None:
 )
 def test_check_options_names_the_bad_flag(changes: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        check_options(RunOptions(**changes))  # type: ignore[arg-type]
+        check_settings(RunSettings(**changes))  # type: ignore[arg-type]
 
 
 def test_check_options_accepts_the_defaults() -> None:
-    check_options(RunOptions())
+    check_settings(RunSettings())

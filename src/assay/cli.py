@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from assay._util.heap import settle_after_startup
 from assay._version import __version__
 from assay.errors import ConfigError, OutputError, RunError
+from assay.options import env_choice, env_flag, env_name, env_number
 
 EXIT_PASS, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_OUTPUT_FAILED = 4
@@ -294,14 +295,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="argv template of the agent under test, e.g. 'my-agent --cwd {workspace} {prompt}'",
     )
     p.add_argument("--skill", metavar="PATH", help="skill file overriding the suites' skill")
-    # None = not given: [tool.assay] config, then RunOptions' defaults, fill these in.
+    # None = not given: the runner decides (ASSAY_*, [tool.assay], the suite, the default).
     p.add_argument(
         "--concurrency", type=int, default=None, metavar="N", help="attempts in flight (default 8)"
     )
     p.add_argument(
         "--repeat",
         type=int,
-        default=1,
+        default=None,
         metavar="K",
         help="attempts per case; the case score is their mean, disagreement marks it flaky",
     )
@@ -310,7 +311,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="per-attempt limit for the agent, the judge and the checks together (default 600)",
+        help="per-attempt limit for the agent, the judge and the checks together (default: "
+        "[tool.assay] timeout, else the suite's harness timeoutMs, else 600)",
     )
     p.add_argument(
         "--threshold", type=float, default=None, metavar="X", help="gate score (default 0.75)"
@@ -401,10 +403,6 @@ def _isolation_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-_BOOL_TRUE = {"1", "true", "yes", "on"}
-_BOOL_FALSE = {"0", "false", "no", "off"}
-
-
 def _apply_env_defaults(parser: argparse.ArgumentParser) -> None:
     """Let `ASSAY_<OPTION>` set any option's default (the command line still wins).
 
@@ -413,12 +411,14 @@ def _apply_env_defaults(parser: argparse.ArgumentParser) -> None:
     """
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     for group in subparsers:
-        for sub in group.choices.values():
+        for command_name, sub in group.choices.items():
+            if command_name == "run":
+                _check_run_environment(sub)
+                continue
             for action in sub._actions:
                 if not action.option_strings or action.dest == "help":
                     continue
-                long = max(action.option_strings, key=len).lstrip("-")
-                name = "ASSAY_" + long.upper().replace("-", "_")
+                name = env_name(max(action.option_strings, key=len))
                 value = os.environ.get(name)
                 if value is None or value == "":
                     continue
@@ -427,24 +427,34 @@ def _apply_env_defaults(parser: argparse.ArgumentParser) -> None:
                     action.required = False
 
 
+def _check_run_environment(run: argparse.ArgumentParser) -> None:
+    """`assay run` passes the runner only what was typed: the runner reads ASSAY_* itself
+    (`assay.options.options_from_environ`), as it does for `assay.run()`. A bad value is
+    still refused before any command runs, by that same reader."""
+    from assay.options import options_from_environ
+
+    # Runtime names come from the runtime registry: `--runtime`'s own type checks them.
+    runtime = next(a for a in run._actions if a.dest == "runtime")
+    options_from_environ(os.environ, runtimes=None)
+    if (value := os.environ.get("ASSAY_RUNTIME")) and callable(runtime.type):
+        _env_value(runtime, "ASSAY_RUNTIME", value)
+
+
 def _env_value(action: argparse.Action, name: str, value: str) -> object:
+    """`value` as the option reads it, by the rules `assay run`'s runner reads them with."""
     if isinstance(action, argparse._StoreTrueAction):
-        flag = value.strip().lower()
-        if flag not in _BOOL_TRUE | _BOOL_FALSE:
-            raise ConfigError(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
-        return flag in _BOOL_TRUE
+        return env_flag(name, value)
     if isinstance(action, argparse._AppendAction):
         return [value]
-    try:
-        converted = action.type(value) if callable(action.type) else value
-    except argparse.ArgumentTypeError as exc:
-        raise ConfigError(f"{name}={value!r}: {exc}") from None
-    except (TypeError, ValueError):
-        kind = {int: "whole number", float: "number"}.get(action.type, "value")  # type: ignore[call-overload]
-        raise ConfigError(f"{name}={value!r}: not a {kind}") from None
-    if action.choices is not None and converted not in action.choices:
-        choices = ", ".join(map(str, action.choices))
-        raise ConfigError(f"{name}={value!r}: expected one of {choices}")
+    if action.type in (int, float):
+        converted: object = env_number(name, value, action.type)  # type: ignore[arg-type]
+    else:
+        try:
+            converted = action.type(value) if callable(action.type) else value
+        except argparse.ArgumentTypeError as exc:  # e.g. a runtime no registry knows
+            raise ConfigError(f"{name}={value!r}: {exc}") from None
+    if action.choices is not None:
+        return env_choice(name, str(converted), tuple(map(str, action.choices)))
     return converted
 
 

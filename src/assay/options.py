@@ -1,7 +1,30 @@
-"""Run-wide options: what `assay run` (and the Action) decided, shared by every component."""
+"""Run options: what a run is asked to do (`RunOptions`) and what it then does (`RunSettings`).
+
+```python
+import assay
+
+report = assay.run(assay.RunOptions(paths=("evals",), threshold=0.8))
+```
+
+A `RunOptions` field left at `None` (or an empty tuple) was not given. The runner then
+decides it, the same way for `assay.run()` and `assay run` (`runner/settings.py`), and
+the first of these that has a value wins:
+
+    the option given (a RunOptions field, or what was typed on the command line)
+    > the environment (`ASSAY_<OPTION>`: `--max-errors` reads ASSAY_MAX_ERRORS)
+    > `[tool.assay]` in pyproject.toml (or assay.toml)
+    > the suite (a Warden harness's `timeoutMs`, a `_suite.yaml`'s `timeout_ms`)
+    > the default below.
+
+Models, runtime, agent command and judge model are decided per case (`runner/resolve.py`).
+`RunSettings` is the decided form every component of a run receives: every option set,
+and `sources` saying where each value came from. This module imports nothing heavy: the
+command line reads it at start-up.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -9,12 +32,31 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from assay._util.isolation import IsolationMode, Sandboxing
 
-__all__ = ["RunOptions"]
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_MAX_ERRORS",
+    "DEFAULT_REPEAT",
+    "DEFAULT_REPORT_DIR",
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_TIMEOUT_S",
+    "RunOptions",
+    "RunSettings",
+]
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_REPEAT = 1
+DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_THRESHOLD = 0.75
+DEFAULT_MAX_ERRORS = 0
+DEFAULT_REPORT_DIR = Path("assay-report")
 
 
 @dataclass(frozen=True)
 class RunOptions:
+    """What a run is asked to do; None / empty / False = not given (see the module docstring)."""
+
     paths: tuple[str, ...] = ()
+    """Suite files or directories; empty = `[tool.assay] paths`, else `.`."""
     root: Path | None = None
     """`--root`: the eval root, beating `[tool.assay] root`."""
     patterns: tuple[str, ...] = ()
@@ -22,40 +64,202 @@ class RunOptions:
     models: tuple[str, ...] = ()
     """Subject model matrix; empty = each case's own model, else the default model."""
     judge_model: str | None = None
-    """None = the subject's model."""
+    """None = the configured judge model, else the subject's model."""
     runtime: str | None = None
     """Forces a runtime for review/verify/rubric cases; task cases always use `command`."""
-    agent_command: tuple[str, ...] | None = None
+    agent_command: tuple[str, ...] | str | None = None
+    """The agent's argv template; a string is split as a shell would (`./x` = beside the cwd)."""
     skill: Path | None = None
-    concurrency: int = 8
-    repeat: int = 1
-    timeout_s: float = 600.0
-    threshold: float = 0.75
-    max_errors: int = 0
+    """A skill file overriding the suites' skill."""
+    concurrency: int | None = None
+    """Attempts in flight (default 8)."""
+    repeat: int | None = None
+    """Attempts per case (default 1)."""
+    timeout_s: float | None = None
+    """Per-attempt limit in seconds (default: the suite's harness timeout, else 600)."""
+    threshold: float | None = None
+    """The gate's score (default 0.75)."""
+    max_errors: int | None = None
+    """Errored cases the gate tolerates (default 0)."""
     max_cost_usd: float | None = None
-    require_all: bool = False
-    """A skipped case (no key, a cache miss) fails the gate."""
-    report_dir: Path = Path("assay-report")
+    """Stop starting cases once the estimated spend reaches this (default: no limit)."""
+    require_all: bool | None = None
+    """A skipped case (no key, a cache miss) fails the gate (default false)."""
+    report_dir: Path | str | None = None
+    """Where the report directory is written (default `assay-report`)."""
     work_root: Path | None = None
+    """Where sandboxes are made (default: a temp dir); never inside a fixture."""
+    keep_workspaces: bool | None = None
+    dry_run: bool | None = None
+    """Build every selected sandbox and keep it; run no agent, write no report."""
+    shard: tuple[int, int] | str | None = None
+    """(index, count), 1-based index, or `"I/N"`."""
+    cache_dir: Path | None = None
+    offline: bool | None = None
+    resume_dir: Path | None = None
+    strict: bool | None = None
+    pvyai_report: bool | None = None
+    judge_prompt: Literal["assay", "cassandra"] | None = None
+    """The rubric judge's prompt; None = the format's own (Cassandra's for Cassandra suites)."""
+    cassandra_report: bool | None = None
+    json_output: bool | None = None
+    """The command line prints report.json on stdout (the library ignores it)."""
+    extra_env: dict[str, str] = field(default_factory=dict)
+    isolation: IsolationMode | None = None
+    """The OS sandbox for agents and verification commands: auto (default) | bwrap | none."""
+    agent_network: bool | None = None
+    command_network: bool | None = None
+    pass_env: tuple[str, ...] = ()
+    """Credential-shaped variables verification commands may see after all (`--pass-env`);
+    joined with the environment's and `[tool.assay]`'s, not replacing them."""
+    sandboxing: Sandboxing | None = None
+    """`isolation` resolved by the runner at the start of a run (None: nothing sandboxed)."""
+
+
+@dataclass(frozen=True)
+class RunSettings(RunOptions):
+    """The options a run uses: every one decided (`runner.settings.resolve_settings`)."""
+
+    agent_command: tuple[str, ...] | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    repeat: int = DEFAULT_REPEAT
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """The run-wide timeout; a case's own (`runner.resolve.case_timeout`) applies when this
+    one is the default."""
+    threshold: float = DEFAULT_THRESHOLD
+    max_errors: int = DEFAULT_MAX_ERRORS
+    require_all: bool = False
+    report_dir: Path = DEFAULT_REPORT_DIR
     keep_workspaces: bool = False
     dry_run: bool = False
     shard: tuple[int, int] | None = None
-    """(index, count), 1-based index."""
-    cache_dir: Path | None = None
     offline: bool = False
-    resume_dir: Path | None = None
     strict: bool = False
     pvyai_report: bool = False
-    judge_prompt: Literal["assay", "cassandra"] | None = None
-    """The rubric judge's prompt; None = the format's own (Cassandra's for Cassandra suites)."""
     cassandra_report: bool = False
     json_output: bool = False
-    extra_env: dict[str, str] = field(default_factory=dict)
     isolation: IsolationMode = "auto"
-    """The OS sandbox for agents and verification commands: auto|bwrap|none."""
     agent_network: bool = True
     command_network: bool = True
-    pass_env: tuple[str, ...] = ()
-    """Credential-shaped variables verification commands may see after all (`--pass-env`)."""
-    sandboxing: Sandboxing | None = None
-    """`isolation` resolved by the runner at the start of a run (None: nothing sandboxed)."""
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Where each option's value came from: `option`, an `ASSAY_*` variable, the
+    configuration file, or `default`."""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+    """What deciding them found worth saying (a mistyped agent-command placeholder)."""
+
+
+# -- the environment ----------------------------------------------------------------------------
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+_ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    # (RunOptions field, command-line flag, how its ASSAY_* text reads)
+    ("root", "--root", "path"),
+    ("patterns", "--test", "text"),
+    ("models", "--model", "text"),
+    ("judge_model", "--judge-model", "text"),
+    ("runtime", "--runtime", "choice"),
+    ("agent_command", "--agent-command", "text"),
+    ("skill", "--skill", "path"),
+    ("concurrency", "--concurrency", "int"),
+    ("repeat", "--repeat", "int"),
+    ("timeout_s", "--timeout", "float"),
+    ("threshold", "--threshold", "float"),
+    ("max_errors", "--max-errors", "int"),
+    ("require_all", "--require-all", "flag"),
+    ("max_cost_usd", "--max-cost", "float"),
+    ("report_dir", "--report-dir", "path"),
+    ("work_root", "--work-root", "path"),
+    ("keep_workspaces", "--keep-workspaces", "flag"),
+    ("dry_run", "--dry-run", "flag"),
+    ("json_output", "--json", "flag"),
+    ("shard", "--shard", "text"),
+    ("cache_dir", "--cache", "path"),
+    ("offline", "--offline", "flag"),
+    ("resume_dir", "--resume", "path"),
+    ("pvyai_report", "--pvyai-report", "flag"),
+    ("judge_prompt", "--judge-prompt", "choice"),
+    ("cassandra_report", "--cassandra-report", "flag"),
+    ("strict", "--strict", "flag"),
+    ("isolation", "--isolation", "choice"),
+    ("agent_network", "--agent-network", "on_off"),
+    ("command_network", "--command-network", "on_off"),
+    ("pass_env", "--pass-env", "text"),
+)
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "judge_prompt": ("assay", "cassandra"),
+    "isolation": ("auto", "bwrap", "none"),
+    "agent_network": ("on", "off"),
+    "command_network": ("on", "off"),
+}
+
+
+def env_name(flag: str) -> str:
+    """The variable an option also reads: `--max-errors` -> `ASSAY_MAX_ERRORS`."""
+    return "ASSAY_" + flag.lstrip("-").upper().replace("-", "_")
+
+
+def env_flag(name: str, value: str) -> bool:
+    """An `ASSAY_*` switch: 1/0, true/false, yes/no, on/off (any case)."""
+    word = value.strip().lower()
+    if word not in _TRUE | _FALSE:
+        from assay.errors import ConfigError
+
+        raise ConfigError(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
+    return word in _TRUE
+
+
+def env_number(name: str, value: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        return kind(value)
+    except ValueError:
+        from assay.errors import ConfigError
+
+        what = "whole number" if kind is int else "number"
+        raise ConfigError(f"{name}={value!r}: not a {what}") from None
+
+
+def env_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        from assay.errors import ConfigError
+
+        raise ConfigError(f"{name}={value!r}: expected one of {', '.join(choices)}")
+    return value
+
+
+def options_from_environ(
+    environ: Mapping[str, str], *, runtimes: tuple[str, ...] | None = None
+) -> dict[str, tuple[object, str]]:
+    """Every run option an `ASSAY_*` variable sets: field -> (value, variable name).
+
+    The one reader of those variables, for `assay.run()` and `assay run` alike. An empty
+    variable is not set. A value the option would refuse is a ConfigError naming the
+    variable. `runtimes` are the runtime names to accept (None: any, checked later).
+    Values stay raw where the runner parses them as it parses a given one (models, agent
+    command, shard, `-t`, pass-env).
+    """
+    found: dict[str, tuple[object, str]] = {}
+    for field_name, flag, how in _ENV_OPTIONS:
+        name = env_name(flag)
+        text = environ.get(name)
+        if not text:
+            continue
+        value: object
+        if how == "path":
+            value = Path(text)
+        elif how == "int":
+            value = env_number(name, text, int)
+        elif how == "float":
+            value = env_number(name, text, float)
+        elif how == "flag":
+            value = env_flag(name, text)
+        elif how == "on_off":
+            value = env_choice(name, text, _CHOICES[field_name]) == "on"
+        elif how == "choice":
+            choices = runtimes if field_name == "runtime" else _CHOICES[field_name]
+            value = text if choices is None else env_choice(name, text, choices)
+        else:
+            value = text
+        found[field_name] = (value, name)
+    return found

@@ -122,8 +122,10 @@ def _model_environment(values: Mapping[str, str]) -> Iterator[None]:
 
 
 def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespace:
-    """`assay run`'s arguments: ASSAY_* variables as for the CLI, then the action's inputs."""
+    """`assay run`'s arguments from the action's inputs (the runner adds ASSAY_* variables
+    under them, as for `assay run`)."""
     from assay.cli import build_parser
+    from assay.options import options_from_environ
 
     try:
         args = build_parser().parse_args(["run"])
@@ -141,11 +143,8 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
         args.shard = inputs.shard
     if inputs.report_dir:
         args.report_dir = inputs.report_dir
-    elif args.report_dir is None and env.runner_temp is not None:
+    elif "report_dir" not in options_from_environ(os.environ) and env.runner_temp is not None:
         args.report_dir = str(env.runner_temp / "assay-report")
-    # CI publishes the report itself: no JSON on stdout, and a dry run would gate nothing.
-    args.json = False
-    args.dry_run = False
     return args
 
 
@@ -153,33 +152,43 @@ def _run_and_publish(
     inputs: ActionInputs, target: PublishTarget, *, broken: list[RunnerFileError]
 ) -> int:
     """Run and publish; `broken` holds the runner files already found unwritable."""
+    import asyncio
+    import dataclasses
+
     from assay._cli.run import build_options
     from assay.report.terminal import make_listener, print_summary
-    from assay.runner import run
-    from assay.runner.plan import check_options
-    from assay.suites import load_suites, select_cases
+    from assay.runner.session import prepare_run, run_prepared
+    from assay.runner.settings import check_settings, resolve_settings
+    from assay.suites import load_suites
 
-    args = _run_args(inputs, target.env)
-    check_options(build_options(args, None))
-    loaded = load_suites(list(args.paths), strict=args.strict, root=args.root)
+    # CI publishes the report itself: no JSON on stdout, and a dry run would gate nothing,
+    # whatever ASSAY_JSON or ASSAY_DRY_RUN say.
+    options = dataclasses.replace(
+        build_options(_run_args(inputs, target.env)), json_output=False, dry_run=False
+    )
+    # Loaded here for the warnings' annotations and the trigger-paths check, which look
+    # at every case; the run itself decides and checks its options as `assay run` does.
+    early = resolve_settings(options, config=None)
+    check_settings(early)
+    loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
     for problem in loaded.warnings:
         annotate_config_problem(problem, target.env.workspace, level="warning")
-    options = build_options(args, loaded.config)
-    check_options(options)
-    selected = select_cases(list(loaded.cases), list(options.patterns))
-    _warn_about_trigger_paths(loaded.cases, inputs, options.agent_command, target.env.workspace)
+    prepared = prepare_run(options, cases=loaded.cases, config=loaded.config)
+    settings = prepared.settings
+    selected = list(prepared.cases)
+    _warn_about_trigger_paths(loaded.cases, inputs, settings.agent_command, target.env.workspace)
 
     from assay.action.preflight import find_missing_model_key
 
-    missing = find_missing_model_key(selected, options=options, config=loaded.config)
+    missing = find_missing_model_key(selected, options=settings, config=loaded.config)
     if missing is not None:
         commands.error(missing.message(), title="assay: missing model key")
         return EXIT_USAGE
 
     # Read before the run: a baseline kept in the report directory would be overwritten.
     baseline = _baseline(inputs, target)
-    report = run(options, cases=selected, config=loaded.config, listener=make_listener(sys.stdout))
-    report_dir = options.resume_dir or options.report_dir
+    report = asyncio.run(run_prepared(prepared, listener=make_listener(sys.stdout)))
+    report_dir = settings.resume_dir or settings.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")

@@ -1,27 +1,21 @@
-"""`assay run --dry-run`: build every selected sandbox, print what was built, run nothing.
-
-The sandboxes are kept so that the user can look inside them: that is what a dry run is
-for. Builds share a small thread pool (each is mostly file writes plus one git process);
-the report comes out in case order.
-"""
+"""`assay run --dry-run`: print what the runner's dry run built (`runner/dry_run.py`)."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from assay.errors import SandboxError
-from assay.sandbox import Sandbox, build_sandbox, private_work_root
+from assay.runner.dry_run import DryRun, build_dry_run
+from assay.sandbox import Sandbox
 from assay.suites.case import Case
 
-__all__ = ["DiffStat", "diff_stat", "dry_run"]
+__all__ = ["DiffStat", "diff_stat", "dry_run", "print_dry_run"]
 
-_WORKERS = 4
 _SHORT_SHA = 7
 _HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
@@ -48,38 +42,33 @@ def dry_run(
     skill_override: Path | None,
     out: TextIO,
 ) -> int:
-    """Build the sandbox of every case in `cases` and describe each on `out`.
+    """Build the sandbox of every case in `cases` and describe each on `out`; see
+    `print_dry_run`. Raises ConfigError when `work_root` cannot be used."""
+    built = build_dry_run(cases, work_root=work_root, skill_override=skill_override)
+    return print_dry_run(built, keep=keep, out=out)
 
-    Returns 1 when any sandbox failed to build, else 0. The workspaces are always kept
-    (a dry run implies --keep-workspaces); `keep` only says whether the user asked.
-    Raises ConfigError when `work_root` cannot be used.
+
+def print_dry_run(built: DryRun, *, keep: bool, out: TextIO) -> int:
+    """Describe every sandbox of `built` on `out`; 1 when any failed to build, else 0.
+
+    The workspaces are always kept (a dry run implies --keep-workspaces); `keep` only
+    says whether the user asked.
     """
-    root = private_work_root(work_root)
-    failed = 0
-    with ThreadPoolExecutor(max_workers=min(_WORKERS, max(1, len(cases)))) as pool:
-        outcomes = pool.map(lambda case: _build(case, root, skill_override), cases)
-        for case, outcome in zip(cases, outcomes, strict=True):
-            if isinstance(outcome, SandboxError):
-                failed += 1
-                message = str(outcome).replace("\n", "\n" + " " * 8)
-                out.write(f"{case.kind:<7} {case.id}: FAILED: {message}\n")
-            else:
-                out.write(f"{case.kind:<7} {case.id}: {_describe(outcome)}\n")
-                out.write(f"{'':<7} {outcome.path}\n")
-    built = len(cases) - failed
+    for case, outcome in built.outcomes:
+        if isinstance(outcome, SandboxError):
+            message = str(outcome).replace("\n", "\n" + " " * 8)
+            out.write(f"{case.kind:<7} {case.id}: FAILED: {message}\n")
+        else:
+            out.write(f"{case.kind:<7} {case.id}: {_describe(outcome)}\n")
+            out.write(f"{'':<7} {outcome.path}\n")
+    failed = built.failed
+    count = len(built.outcomes) - failed
     why = "" if keep else " (a dry run implies --keep-workspaces)"
     out.write(
-        f"dry run: {built} sandbox{'es' * (built != 1)} built, {failed} failed; nothing was run.\n"
-        f"Workspaces kept{why} under {root}; remove it when done.\n"
+        f"dry run: {count} sandbox{'es' * (count != 1)} built, {failed} failed; nothing was run.\n"
+        f"Workspaces kept{why} under {built.root}; remove it when done.\n"
     )
     return 1 if failed else 0
-
-
-def _build(case: Case, root: Path, skill_override: Path | None) -> Sandbox | SandboxError:
-    try:
-        return build_sandbox(case, parent=root, skill_override=skill_override)
-    except SandboxError as exc:
-        return exc
 
 
 def _describe(sandbox: Sandbox) -> str:

@@ -19,7 +19,7 @@ from assay.action.input_text import (
     split_list,
 )
 from assay.errors import ConfigError, ConfigErrors
-from assay.options import RunOptions
+from assay.options import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -32,8 +32,6 @@ __all__ = [
     "raw_input",
     "read_inputs",
 ]
-
-_RUN_DEFAULTS = RunOptions()
 
 ACTION_ONLY_INPUTS = ("python-version", "isolation")
 """Inputs consumed by action.yml itself, never read by `assay ci` as inputs: the interpreter,
@@ -54,7 +52,7 @@ class ActionInputs(BaseModel):
 
     paths: tuple[str, ...] = ()
     """Suite files or directories, comma- or newline-separated; empty = the configured paths."""
-    threshold: float = Field(default=_RUN_DEFAULTS.threshold, ge=0.0, le=1.0)
+    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
     """The gate: the run fails when the aggregate score is below this."""
     label: str = Field(default=DEFAULT_LABEL, min_length=1)
     """A pull request carrying this label runs the evals whatever files it changes."""

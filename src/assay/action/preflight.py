@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.models.names import missing_credentials, provider_of
-from assay.options import RunOptions
+from assay.options import RunSettings
 from assay.suites.case import Case
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class MissingModelKey:
 def find_missing_model_key(
     cases: Iterable[Case],
     *,
-    options: RunOptions,
+    options: RunSettings,
     config: AssayConfig | None,
     environ: Mapping[str, str] | None = None,
 ) -> MissingModelKey | None:

@@ -13,7 +13,7 @@ from assay.models.base import ModelRequest, ModelResponse, Provider
 from assay.models.cache import CacheStats, ResponseCache
 from assay.models.registry import limiter_for, provider_cost, provider_for, resolve_model
 from assay.models.retry import ApiCallFailure, RetryPolicy, call_with_retries
-from assay.options import RunOptions
+from assay.options import DEFAULT_CONCURRENCY, RunOptions
 
 __all__ = ["DEFAULT_RETRY_POLICY", "OFFLINE_MISS", "cache_stats", "generate"]
 
@@ -56,7 +56,7 @@ async def generate(
         )
 
     provider = await provider_for(provider_name)
-    limiter = await limiter_for(provider_name, options.concurrency)
+    limiter = await limiter_for(provider_name, options.concurrency or DEFAULT_CONCURRENCY)
     label = f"{provider_name}/{model_id}"
     response = await call_with_retries(
         lambda: _send(provider, wire_request, label),

@@ -36,7 +36,7 @@ from assay.subject import AttemptContext
 from assay.suites.case import Case
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
+    from assay.options import RunSettings
     from assay.runner.plan import PlannedRun
     from assay.sandbox import Sandbox
 
@@ -69,7 +69,7 @@ def skipped_outcome(reason: str) -> AttemptOutcome:
 
 
 async def run_attempt(
-    run: PlannedRun, index: int, *, options: RunOptions, work_root: Path, report_dir: Path
+    run: PlannedRun, index: int, *, options: RunSettings, work_root: Path, report_dir: Path
 ) -> AttemptOutcome:
     """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
     from assay.sandbox import remove_sandbox
@@ -89,7 +89,7 @@ async def run_attempt(
             sandbox=sandbox,
             model=run.model,
             judge_model=run.judge_model,
-            timeout_s=options.timeout_s,
+            timeout_s=run.timeout_s,
             attempt=index,
             artifacts_dir=artifacts,
             agent_command=run.agent_command,
@@ -101,9 +101,9 @@ async def run_attempt(
         # --timeout bounds the whole attempt, agent and grading alike: a judge that never
         # answers must not hold a case longer than an agent may.
         phase = "agent"
-        attempt_ends = time.monotonic() + options.timeout_s
+        attempt_ends = time.monotonic() + run.timeout_s
         try:
-            async with asyncio.timeout(options.timeout_s + BACKSTOP_GRACE_S) as deadline:
+            async with asyncio.timeout(run.timeout_s + BACKSTOP_GRACE_S) as deadline:
                 output = await agent.run(ctx)
                 usage.append(output.usage)
                 findings = output.findings
@@ -115,7 +115,7 @@ async def run_attempt(
             if not deadline.expired():
                 raise
             raise AttemptTimeout(
-                f"timeout after {options.timeout_s:g}s in {phase}", usage=total_usage(usage)
+                f"timeout after {run.timeout_s:g}s in {phase}", usage=total_usage(usage)
             ) from None
         usage.append(grade.usage)
         transcript = output.transcript or output.stdout_path
@@ -189,7 +189,7 @@ def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | No
     return build_sandbox(run.case, parent=work_root, skill_override=skill)
 
 
-def _kept(sandbox: Sandbox | None, options: RunOptions) -> str | None:
+def _kept(sandbox: Sandbox | None, options: RunSettings) -> str | None:
     return str(sandbox.path) if sandbox is not None and options.keep_workspaces else None
 
 

@@ -21,7 +21,7 @@ from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
 from assay.runner.combine import case_result
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
+    from assay.options import RunSettings
     from assay.report.model import CaseResult
     from assay.runner.events import RunListener
     from assay.runner.plan import PlannedRun
@@ -70,7 +70,7 @@ class Executor:
         self,
         runs: Sequence[PlannedRun],
         *,
-        options: RunOptions,
+        options: RunSettings,
         work_root: Path,
         report_dir: Path,
         stream: ResultsStream,

@@ -15,13 +15,13 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
+    from assay.options import RunSettings
     from assay.runner.plan import PlannedRun
 
 __all__ = ["fingerprint"]
 
 
-def fingerprint(run: PlannedRun, options: RunOptions) -> str:
+def fingerprint(run: PlannedRun, options: RunSettings) -> str:
     """Hex digest that changes whenever what `run` would do changes."""
     case = run.case
     shape = {
@@ -30,7 +30,7 @@ def fingerprint(run: PlannedRun, options: RunOptions) -> str:
         "run": [run.model, run.runtime, run.agent_command, run.judge_model],
         "settings": [
             options.repeat,
-            options.timeout_s,
+            run.timeout_s,
             str(options.skill) if options.skill else None,
             options.agent_network,
             options.command_network,

@@ -6,7 +6,6 @@ results.jsonl. Its `repeat` attempts are the units the executor schedules.
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 from collections.abc import Sequence
@@ -18,8 +17,9 @@ from assay.core import shards as core_shards
 from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
-from assay.report.stats import gate_option_problems
+from assay.options import DEFAULT_TIMEOUT_S
 from assay.runner.resolve import (
+    case_timeout,
     needs_judge,
     resolve_agent_command,
     resolve_judge_model,
@@ -28,14 +28,13 @@ from assay.runner.resolve import (
 )
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
+    from assay.options import RunSettings
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
 __all__ = [
     "ModelCalls",
     "PlannedRun",
-    "check_options",
     "format_shard",
     "model_calls",
     "models_needed",
@@ -57,6 +56,8 @@ class PlannedRun:
     """None when the case is graded in code (verify, task)."""
     skip_reason: str | None = None
     """Set when the run cannot happen at all (missing credentials): no sandbox is built."""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """Each attempt's limit (`runner.resolve.case_timeout`)."""
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -86,41 +87,6 @@ def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Ca
     return [case for case in cases if case.id in chosen]
 
 
-def check_options(options: RunOptions) -> None:
-    """Reject option values no run can use, before anything is built."""
-    problems: list[str] = []
-    if options.concurrency < 1:
-        problems.append(f"--concurrency must be at least 1, got {options.concurrency}")
-    if options.repeat < 1:
-        problems.append(f"--repeat must be at least 1, got {options.repeat}")
-    problems += gate_option_problems(threshold=options.threshold, max_errors=None)
-    if not options.timeout_s > 0 or math.isinf(options.timeout_s):
-        problems.append(
-            f"--timeout must be a positive number of seconds, got {options.timeout_s:g}"
-        )
-    problems += gate_option_problems(threshold=None, max_errors=options.max_errors)
-    if options.max_cost_usd is not None and not options.max_cost_usd >= 0:
-        problems.append(f"--max-cost must be 0 or more, got {options.max_cost_usd:g}")
-    if options.offline and options.cache_dir is None:
-        problems.append("--offline replays recorded model calls: it needs --cache DIR")
-    if options.shard is not None:
-        parse_shard(format_shard(options.shard) or "")
-    problems += _unknown_providers(options)
-    if problems:
-        raise ConfigError("; ".join(problems))
-
-
-def _unknown_providers(options: RunOptions) -> list[str]:
-    named = [("--model", m) for m in options.models if "/" in m]
-    if options.judge_model and "/" in options.judge_model:
-        named.append(("--judge-model", options.judge_model))
-    if not named:
-        return []
-    from assay.models.registry import unknown_provider
-
-    return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
-
-
 @dataclass(frozen=True)
 class ModelCalls:
     """The models one (case, subject model) pair calls in this run."""
@@ -136,7 +102,7 @@ def model_calls(
     *,
     subject: str | None,
     runtime: str,
-    options: RunOptions,
+    options: RunSettings,
     config: AssayConfig | None,
 ) -> ModelCalls:
     """Which models this case calls for this subject model: the one answer the planner's
@@ -151,7 +117,7 @@ def model_calls(
     return ModelCalls(subject if calls_subject else None, judge)
 
 
-def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None) -> set[str]:
+def models_needed(case: Case, *, options: RunSettings, config: AssayConfig | None) -> set[str]:
     """Every model `case` would call in this run (empty for a task case)."""
     runtime = resolve_runtime(case, options=options, config=config)
     needed: set[str] = set()
@@ -162,7 +128,7 @@ def models_needed(case: Case, *, options: RunOptions, config: AssayConfig | None
 
 
 def plan_runs(
-    cases: Sequence[Case], *, options: RunOptions, config: AssayConfig | None
+    cases: Sequence[Case], *, options: RunSettings, config: AssayConfig | None
 ) -> list[PlannedRun]:
     """Expand the model matrix and decide runtime, command, judge and skips per case."""
     # With a record/replay cache the provider decides per call (a hit needs no key).
@@ -182,6 +148,7 @@ def plan_runs(
             )
             continue
         command = resolve_agent_command(case, options=options, config=config)
+        timeout_s = case_timeout(case, settings=options)
         for model in subject_models(case, runtime=runtime, options=options, config=config):
             calls = model_calls(
                 case, subject=model, runtime=runtime, options=options, config=config
@@ -192,14 +159,14 @@ def plan_runs(
             if check_keys and reason is None and calls.judge is not None:
                 missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
-            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason))
+            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s))
     if unknown:
         raise ConfigErrors(unknown)
     _check_agent_commands(runs, options=options)
     return runs
 
 
-def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunOptions) -> None:
+def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -> None:
     """An agent command that no case will run, or whose program does not exist, is the
     user's mistake: said now, before a sandbox is built, not once per case as `error`."""
     commands = [run for run in runs if _runs_command(run.runtime)]

@@ -12,6 +12,10 @@ then the `[tool.assay]` config, then built-in defaults):
   model > DEFAULT_MODEL. A command-runtime case without any of them gets no model.
 - judge model: `--judge-model` > the config's > the subject model > the case's model >
   DEFAULT_MODEL.
+- timeout: `--timeout` > ASSAY_TIMEOUT > the config's (all decided in `settings.py`) > the
+  case's own (Warden's harness `timeoutMs`) > DEFAULT_TIMEOUT_S.
+
+Run-wide options (threshold, concurrency, report dir, ...) are decided in `settings.py`.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ from assay.models.names import DEFAULT_MODEL
 from assay.runner.kinds import kind_of
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
+    from assay.options import RunSettings
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
 __all__ = [
+    "case_timeout",
     "needs_judge",
     "parse_models",
     "resolve_agent_command",
@@ -51,7 +56,7 @@ def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def resolve_runtime(case: Case, *, options: RunOptions, config: AssayConfig | None) -> str:
+def resolve_runtime(case: Case, *, options: RunSettings, config: AssayConfig | None) -> str:
     forced = kind_of(case).runtime
     if forced is not None:  # a task runs its agent command, whatever runtime is asked
         return forced
@@ -67,7 +72,7 @@ def resolve_runtime(case: Case, *, options: RunOptions, config: AssayConfig | No
 
 
 def resolve_agent_command(
-    case: Case, *, options: RunOptions, config: AssayConfig | None
+    case: Case, *, options: RunSettings, config: AssayConfig | None
 ) -> tuple[str, ...] | None:
     if options.agent_command:
         return tuple(options.agent_command)
@@ -79,7 +84,7 @@ def resolve_agent_command(
 
 
 def subject_models(
-    case: Case, *, runtime: str, options: RunOptions, config: AssayConfig | None
+    case: Case, *, runtime: str, options: RunSettings, config: AssayConfig | None
 ) -> tuple[str | None, ...]:
     """The models this case runs against: one CaseResult per entry."""
     if options.models:
@@ -100,7 +105,7 @@ def needs_judge(case: Case) -> bool:
 
 
 def resolve_judge_model(
-    case: Case, *, subject: str | None, options: RunOptions, config: AssayConfig | None
+    case: Case, *, subject: str | None, options: RunSettings, config: AssayConfig | None
 ) -> str:
     return (
         options.judge_model
@@ -109,3 +114,12 @@ def resolve_judge_model(
         or case.model
         or DEFAULT_MODEL
     )
+
+
+def case_timeout(case: Case, *, settings: RunSettings) -> float:
+    """The per-attempt limit of `case`: the run's, unless only its default is known."""
+    from assay.runner.settings import DEFAULT
+
+    if case.timeout_s is not None and settings.sources.get("timeout_s", DEFAULT) == DEFAULT:
+        return case.timeout_s
+    return settings.timeout_s

@@ -8,41 +8,46 @@ import dataclasses
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._version import __version__
 from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
-from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import (
-    PlannedRun,
-    check_options,
-    format_shard,
-    plan_runs,
-    shard_cases,
-)
+from assay.runner.plan import PlannedRun, plan_runs, shard_cases
+from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
+from assay.runner.settings import check_settings, check_work_root, resolve_settings
 from assay.runner.writer import prepare_report_dir, write_report_dir
 from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
-    from assay.options import RunOptions
-    from assay.report.model import CaseResult
+    from assay.options import RunOptions, RunSettings
+    from assay.report.model import CaseResult, Report
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
-__all__ = ["run", "run_async"]
+__all__ = ["PreparedRun", "prepare_run", "run", "run_async", "run_prepared"]
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run decided and checked, nothing built yet: what `run_async` goes on to do."""
+
+    settings: RunSettings
+    config: AssayConfig | None
+    cases: tuple[Case, ...]
+    """The selected cases of this shard."""
+    runs: tuple[PlannedRun, ...]
+    warnings: tuple[str, ...] = ()
+    """Unknown suite keys, mistyped placeholders: for the caller to show."""
 
 
 def run(
@@ -67,41 +72,88 @@ async def run_async(
 
     `cases` defaults to loading `options.paths` (whose `[tool.assay]` config then supplies
     the fallback runtime, agent command and models; pass `config` to supply it yourself).
-    `-t` patterns and the shard are applied here either way. Raises ConfigError for bad
-    options, an empty selection, an unwritable report directory or one another run is
-    using, before running anything. SIGINT/SIGTERM stop the run: the report is still
-    written, with `run.interrupted` set.
+    Options not given are decided as `assay run` decides them (`ASSAY_*`, then the config,
+    then the suite, then the default: `runner/settings.py`). `-t` patterns and the shard
+    are applied here either way. Raises ConfigError for bad options, an empty selection,
+    an unwritable report directory or one another run is using, before running anything.
+    SIGINT/SIGTERM stop the run: the report is still written, with `run.interrupted` set.
+
+    With `dry_run` every sandbox is built and kept, no agent runs and nothing is written:
+    the report's cases are `skipped` ("dry run", `workspace` set) or `error` (the sandbox
+    could not be built).
     """
-    check_options(options)
-    bridge_env()
-    listener = listener or NullListener()
+    prepared = prepare_run(options, cases=cases, config=config)
+    if prepared.settings.dry_run:
+        from assay.runner.dry_run import build_dry_run, dry_run_report
+
+        settings = prepared.settings
+        built = await asyncio.to_thread(
+            build_dry_run,
+            prepared.cases,
+            work_root=settings.work_root,
+            skill_override=settings.skill,
+        )
+        return dry_run_report(prepared.settings, prepared.runs, built)
+    return await run_prepared(prepared, listener=listener)
+
+
+def prepare_run(
+    options: RunOptions,
+    *,
+    cases: Sequence[Case] | None = None,
+    config: AssayConfig | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> PreparedRun:
+    """Decide every option, load (unless `cases` are given), select, shard and plan.
+
+    Every check of the options happens here, the same for the library and the command
+    line: a ConfigError means nothing was built.
+    """
+    settings = resolve_settings(options, config=config, environ=environ)
+    check_settings(settings)  # bad values fail fast, before loading
+    warnings: list[str] = []
     if cases is None:
         from assay.suites import load_suites
 
-        loaded = load_suites(list(options.paths), strict=options.strict, root=options.root)
+        loaded = load_suites(list(settings.paths), strict=settings.strict, root=settings.root)
         cases, config = loaded.cases, config or loaded.config
+        warnings += [str(warning) for warning in loaded.warnings]
+        settings = resolve_settings(options, config=config, environ=environ)
+        check_settings(settings)
+    warnings += settings.warnings
     selected = list(cases)
-    if options.patterns:
+    if settings.patterns:
         from assay.suites import select_cases
 
-        selected = select_cases(selected, list(options.patterns))
+        selected = select_cases(selected, list(settings.patterns))
     if not selected:
-        raise nothing_selected(options.patterns)
-    selected = shard_cases(selected, options.shard)
-    runs = plan_runs(selected, options=options, config=config)
-    if options.resume_dir is not None and not (options.resume_dir / RESULTS_FILE).is_file():
-        raise ConfigError(f"nothing to resume: {options.resume_dir / RESULTS_FILE} not found")
-    options = _sandboxed(options, selected)
+        raise nothing_selected(settings.patterns)
+    if settings.work_root is not None:
+        check_work_root(settings.work_root, selected)
+    selected = shard_cases(selected, settings.shard)
+    runs = plan_runs(selected, options=settings, config=config)
+    if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
+        raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
+    return PreparedRun(settings, config, tuple(selected), tuple(runs), tuple(warnings))
+
+
+async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = None) -> Report:
+    """Execute a prepared run and write its report directory (see `run_async`)."""
+    bridge_env()
+    listener = listener or NullListener()
+    options = _sandboxed(prepared.settings, prepared.cases)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
-        report = await _run_planned(options, runs, report_dir=report_dir, listener=listener)
+        report = await _run_planned(
+            options, prepared.runs, report_dir=report_dir, listener=listener
+        )
         try:
             write_report_dir(
                 report,
                 report_dir,
-                cases=selected,
+                cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
             )
@@ -112,7 +164,7 @@ async def run_async(
 
 
 async def _run_planned(
-    options: RunOptions, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
+    options: RunSettings, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
@@ -136,7 +188,7 @@ async def _run_planned(
         )
     key = key or new_key(report_dir)
 
-    started_at, clock = _now(), time.monotonic()
+    started_at, clock = now(), time.monotonic()
     budget = Budget(
         options.max_cost_usd, spent_usd=sum(r.usage.cost_usd or 0.0 for r in resumed.values())
     )
@@ -176,7 +228,7 @@ async def _run_planned(
 
     by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
     results = [resumed.get(run.key) or by_key[run.key] for run in runs]
-    return _report(
+    return build_report(
         options,
         runs,
         results,
@@ -186,7 +238,7 @@ async def _run_planned(
     )
 
 
-def _sandboxed(options: RunOptions, cases: Sequence[Case]) -> RunOptions:
+def _sandboxed(options: RunSettings, cases: Sequence[Case]) -> RunSettings:
     """`options` with the run's isolation resolved (ConfigError: bwrap asked for, not there).
 
     Every program the run starts must not see the suites (their expected answers, their
@@ -216,88 +268,6 @@ def _sandboxed(options: RunOptions, cases: Sequence[Case]) -> RunOptions:
     if sandboxing.warning:
         print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)
     return dataclasses.replace(options, sandboxing=sandboxing)
-
-
-def _isolation_info(options: RunOptions) -> IsolationInfo | None:
-    sandboxing = options.sandboxing
-    if sandboxing is None:
-        return None
-    return IsolationInfo(
-        mode=sandboxing.mode,
-        requested=sandboxing.requested,
-        agent_network=sandboxing.agent_network,
-        command_network=sandboxing.command_network,
-        warning=sandboxing.warning,
-    )
-
-
-def _report(
-    options: RunOptions,
-    runs: Sequence[PlannedRun],
-    results: list[CaseResult],
-    *,
-    started_at: str,
-    duration_s: float,
-    interrupted: bool,
-) -> Report:
-    from assay.report.stats import summarize
-
-    summary = summarize(
-        results,
-        threshold=options.threshold,
-        max_errors=options.max_errors,
-        duration_s=duration_s,
-        shard=format_shard(options.shard),
-        require_all=options.require_all,
-    )
-    judges = {run.judge_model for run in runs if run.judge_model}
-    info = RunInfo(
-        id=uuid.uuid4().hex,
-        started_at=started_at,
-        finished_at=_now(),
-        assay_version=__version__,
-        threshold=options.threshold,
-        models=list(options.models) or list(dict.fromkeys(r.model for r in runs if r.model)),
-        judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
-        repeat=options.repeat,
-        shard=format_shard(options.shard),
-        git_sha=_git_sha(),
-        max_errors=options.max_errors,
-        interrupted=interrupted,
-        require_all=options.require_all,
-        isolation=_isolation_info(options),
-    )
-    return _redacted(Report(run=info, summary=summary, cases=results))
-
-
-def _redacted(report: Report) -> Report:
-    """`report` without any secret value assay knows: everything published (files, the
-    terminal, the job summary, the PR comment, the check run) is rendered from it."""
-    from assay._util.secrets import redact
-
-    text = report.model_dump_json()
-    clean = redact(text)
-    return report if clean == text else Report.model_validate_json(clean)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _git_sha() -> str | None:
-    """HEAD of the working directory's repository, if it is one."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and sha else None
 
 
 @contextlib.contextmanager

@@ -156,6 +156,9 @@ class Case:
     graders: tuple[str, ...] = ()
     """User graders (`[tool.assay] graders`, a suite's `graders`) whose checks join this
     case's: registered names or `module:attribute` references."""
+    timeout_s: float | None = None
+    """The suite's per-attempt limit (Warden's harness `timeoutMs`); an explicit
+    `--timeout`, ASSAY_TIMEOUT or `[tool.assay] timeout` beats it."""
 
     @property
     def local_id(self) -> str:

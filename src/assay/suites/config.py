@@ -2,7 +2,8 @@
 
 The nearest file walking up from the start directory wins (`assay.toml` before
 `pyproject.toml` in the same directory; a pyproject.toml without `[tool.assay]` is passed
-over). Paths in it are relative to the file's directory.
+over). Paths in it are relative to the file's directory. Its run options rank below
+the command line and `ASSAY_*` and above a suite's (`runner/settings.py` applies them).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class ConfigFile(BaseModel):
     max_errors: Annotated[int, Field(ge=0)] | None = None
     """Errored cases tolerated before the gate fails."""
     timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
-    """Per-case agent timeout in seconds."""
+    """Per-attempt limit in seconds (agent, judge and checks); beats a suite's `timeoutMs`."""
     require_all: bool | None = None
     """A skipped case (no key, an --offline cache miss) fails the gate."""
     report_dir: str | None = None

@@ -32,7 +32,7 @@ class CategoryDefaults:
     max_turns: int | None = None
     """Warden's harness `maxTurns`: the builtin reviewer's turn limit."""
     timeout_ms: int | float | None = None
-    """Warden's harness `timeoutMs` (shown by validate; `--timeout` governs a run)."""
+    """Warden's harness `timeoutMs`: the cases' timeout unless the run sets one explicitly."""
     graders: tuple[str, ...] = ()
     """User graders the category's `_suite.yaml` names."""
     sources: dict[str, str] = field(default_factory=dict, compare=False)

@@ -172,6 +172,7 @@ def _scenario_case(
         root=root,
         max_turns=defaults.max_turns,
         graders=defaults.graders,
+        timeout_s=defaults.timeout_ms / 1000 if defaults.timeout_ms else None,
     )
 
 

@@ -216,7 +216,8 @@ class CategoryDefaults(SuiteModel):
     max_turns: Annotated[int, Field(ge=1)] | None = None
     """The builtin reviewer's turn limit (Warden's harness `maxTurns`)."""
     timeout_ms: Annotated[int, Field(gt=0)] | None = None
-    """Warden's harness `timeoutMs`; shown by `assay validate` (`--timeout` governs a run)."""
+    """Warden's harness `timeoutMs`: the per-attempt limit of the category's cases unless
+    `--timeout`, ASSAY_TIMEOUT or `[tool.assay] timeout` sets one."""
     agent_command: AgentCommandValue | None = None
     """Default argv template for the `command` runtime."""
     graders: list[Text] = []

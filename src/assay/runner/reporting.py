@@ -1,0 +1,103 @@
+"""The Report of a run: its results with the run's facts, the summary and the gate."""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from assay._version import __version__
+from assay.report.model import IsolationInfo, Report, RunInfo
+from assay.runner.plan import format_shard
+
+if TYPE_CHECKING:
+    from assay.options import RunSettings
+    from assay.report.model import CaseResult
+    from assay.runner.plan import PlannedRun
+
+__all__ = ["build_report", "now"]
+
+
+def _isolation_info(options: RunSettings) -> IsolationInfo | None:
+    sandboxing = options.sandboxing
+    if sandboxing is None:
+        return None
+    return IsolationInfo(
+        mode=sandboxing.mode,
+        requested=sandboxing.requested,
+        agent_network=sandboxing.agent_network,
+        command_network=sandboxing.command_network,
+        warning=sandboxing.warning,
+    )
+
+
+def build_report(
+    options: RunSettings,
+    runs: Sequence[PlannedRun],
+    results: list[CaseResult],
+    *,
+    started_at: str,
+    duration_s: float,
+    interrupted: bool,
+) -> Report:
+    """The report of `runs` with their `results`, redacted of every secret assay knows."""
+    from assay.report.stats import summarize
+
+    summary = summarize(
+        results,
+        threshold=options.threshold,
+        max_errors=options.max_errors,
+        duration_s=duration_s,
+        shard=format_shard(options.shard),
+        require_all=options.require_all,
+    )
+    judges = {run.judge_model for run in runs if run.judge_model}
+    info = RunInfo(
+        id=uuid.uuid4().hex,
+        started_at=started_at,
+        finished_at=now(),
+        assay_version=__version__,
+        threshold=options.threshold,
+        models=list(options.models) or list(dict.fromkeys(r.model for r in runs if r.model)),
+        judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
+        repeat=options.repeat,
+        shard=format_shard(options.shard),
+        git_sha=_git_sha(),
+        max_errors=options.max_errors,
+        interrupted=interrupted,
+        require_all=options.require_all,
+        isolation=_isolation_info(options),
+    )
+    return _redacted(Report(run=info, summary=summary, cases=results))
+
+
+def _redacted(report: Report) -> Report:
+    """`report` without any secret value assay knows: everything published (files, the
+    terminal, the job summary, the PR comment, the check run) is rendered from it."""
+    from assay._util.secrets import redact
+
+    text = report.model_dump_json()
+    clean = redact(text)
+    return report if clean == text else Report.model_validate_json(clean)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _git_sha() -> str | None:
+    """HEAD of the working directory's repository, if it is one."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and sha else None

@@ -1,0 +1,209 @@
+"""A run's options decided and checked: the one place their precedence is applied.
+
+`assay.run(RunOptions(...))` and `assay run ...` both come here (the command line passes
+only what was typed), so they read the same `ASSAY_*` variables, apply the same
+configuration and refuse the same values with the same message. Per option, the first
+that has a value wins: the option given > `ASSAY_<OPTION>` > `[tool.assay]` > the suite
+(the case's own timeout, `runner/resolve.py: case_timeout`) > the default in
+`assay.options`. Models, runtime, agent command and judge model are decided per case in
+`runner/resolve.py`, from the values decided here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import ConfigError
+from assay.options import RunOptions, RunSettings, options_from_environ
+
+if TYPE_CHECKING:
+    from assay.suites.case import Case
+    from assay.suites.config import AssayConfig
+
+__all__ = ["DEFAULT", "GIVEN", "check_settings", "check_work_root", "resolve_settings"]
+
+GIVEN = "option"
+"""The source of a value given in RunOptions (on the command line, for `assay run`)."""
+DEFAULT = "default"
+
+_CONFIG_KEYS = {
+    # RunOptions field -> its `[tool.assay]` key, for the options decided once per run.
+    # (runtime, agent_command, model and judge_model are per-case fallbacks: resolve.py.)
+    "concurrency": "concurrency",
+    "timeout_s": "timeout",
+    "threshold": "threshold",
+    "max_errors": "max_errors",
+    "require_all": "require_all",
+    "report_dir": "report_dir",
+    "isolation": "isolation",
+    "agent_network": "agent_network",
+    "command_network": "command_network",
+}
+_NOT_DECIDED_HERE = frozenset({"paths", "extra_env", "sandboxing", "pass_env"})
+
+
+def resolve_settings(
+    options: RunOptions,
+    *,
+    config: AssayConfig | None,
+    environ: Mapping[str, str] | None = None,
+) -> RunSettings:
+    """`options` with every unset option decided (environ: default `os.environ`).
+
+    A `RunSettings` may be decided again (with the configuration found by loading): its
+    values keep their sources, and those that were defaults are decided anew. Raises
+    ConfigError for a malformed `ASSAY_*` value, agent command or shard.
+    """
+    from assay.agents import known_runtimes
+
+    env = options_from_environ(
+        os.environ if environ is None else environ, runtimes=known_runtimes()
+    )
+    recorded = options.sources if isinstance(options, RunSettings) else {}
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for spec in dataclasses.fields(RunOptions):
+        name = spec.name
+        if name in _NOT_DECIDED_HERE:
+            continue
+        given = getattr(options, name)
+        if recorded.get(name) == DEFAULT:
+            given = None
+        configured = getattr(config, _CONFIG_KEYS[name], None) if name in _CONFIG_KEYS else None
+        if given is not None and given != ():
+            values[name], sources[name] = given, recorded.get(name, GIVEN)
+        elif name in env:
+            values[name], sources[name] = env[name]
+        elif configured is not None:
+            values[name], sources[name] = configured, str(config.path if config else "")
+        else:
+            sources[name] = DEFAULT
+    warnings: list[str] = []
+    _normalise(values, warnings)
+    pass_env = _pass_env(options, env, config)
+    return RunSettings(
+        paths=_paths(options.paths),
+        extra_env=dict(options.extra_env),
+        sandboxing=options.sandboxing,
+        pass_env=pass_env,
+        **values,
+        sources=sources,
+        warnings=tuple(warnings),
+    )
+
+
+def _paths(paths: object) -> tuple[str, ...]:
+    """`paths` as given: a tuple or list of paths, or one path on its own."""
+    if isinstance(paths, str | Path):
+        return (str(paths),)
+    return tuple(str(path) for path in paths)  # type: ignore[attr-defined]
+
+
+def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
+    """Raw forms (text from a variable, a string from a library caller) into their types."""
+    from assay.runner.plan import parse_shard
+    from assay.runner.resolve import parse_models
+
+    if "models" in values:
+        raw = values["models"]
+        values["models"] = parse_models([raw] if isinstance(raw, str) else list(raw))
+    if isinstance(values.get("patterns"), str):
+        values["patterns"] = (values["patterns"],)
+    elif "patterns" in values:
+        values["patterns"] = tuple(values["patterns"])
+    if isinstance(values.get("shard"), str):
+        values["shard"] = parse_shard(values["shard"])
+    if isinstance(values.get("agent_command"), str):
+        values["agent_command"] = _agent_command(values["agent_command"], warnings)
+    elif values.get("agent_command") is not None:
+        values["agent_command"] = tuple(values["agent_command"])
+    for name in ("root", "skill", "report_dir", "work_root", "cache_dir", "resume_dir"):
+        if name in values:
+            values[name] = Path(values[name])
+
+
+def _agent_command(text: str, warnings: list[str]) -> tuple[str, ...]:
+    from assay.suites.command import parse_agent_command, placeholder_typos
+
+    try:
+        # `./agent.sh` given as text means beside the caller, as in a shell.
+        argv = parse_agent_command(text, base_dir=Path.cwd())
+    except ValueError as exc:
+        raise ConfigError(f"--agent-command {text!r}: {exc}") from None
+    warnings.extend(f"--agent-command: {typo}" for typo in placeholder_typos(argv))
+    return argv
+
+
+def _pass_env(
+    options: RunOptions, env: Mapping[str, tuple[object, str]], config: AssayConfig | None
+) -> tuple[str, ...]:
+    """Every source's names together: each only lets more through, none overrides another."""
+    entries = [*(config.pass_env if config else ()), *options.pass_env]
+    if "pass_env" in env:
+        entries.append(str(env["pass_env"][0]))
+    names = [name.strip() for entry in entries for name in entry.split(",")]
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def check_settings(settings: RunSettings) -> None:
+    """Reject option values no run can use, before anything is built."""
+    from assay.report.stats import gate_option_problems
+
+    problems: list[str] = []
+    if settings.concurrency < 1:
+        problems.append(f"--concurrency must be at least 1, got {settings.concurrency}")
+    if settings.repeat < 1:
+        problems.append(f"--repeat must be at least 1, got {settings.repeat}")
+    if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):
+        problems.append(
+            f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"
+        )
+    problems += gate_option_problems(threshold=settings.threshold, max_errors=settings.max_errors)
+    if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
+        problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
+    if settings.offline and settings.cache_dir is None:
+        problems.append("--offline replays recorded model calls: it needs --cache DIR")
+    if settings.skill is not None and not settings.skill.exists():
+        problems.append(f"--skill {settings.skill}: no such file or directory")
+    if settings.shard is not None:
+        from assay.runner.plan import format_shard, parse_shard
+
+        parse_shard(format_shard(settings.shard) or "")
+    problems += _unknown_providers(settings)
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
+def _unknown_providers(settings: RunSettings) -> list[str]:
+    named = [("--model", m) for m in settings.models if "/" in m]
+    if settings.judge_model and "/" in settings.judge_model:
+        named.append(("--judge-model", settings.judge_model))
+    if not named:
+        return []
+    from assay.models.registry import unknown_provider
+
+    return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
+
+
+def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
+    """Sandboxes copy fixture directories: one made inside such a directory would copy
+    itself into itself, level after level, and leave itself behind in the fixture."""
+    from assay.suites.case import TaskSpec
+
+    real_root = Path(os.path.realpath(work_root))
+    for case in cases:
+        spec = case.spec
+        tree = spec.workspace if isinstance(spec, TaskSpec) else getattr(spec, "base", None)
+        if tree is None or not tree.is_dir():
+            continue
+        real_tree = Path(os.path.realpath(tree))
+        if real_root == real_tree or real_tree in real_root.parents:
+            raise ConfigError(
+                f"--work-root {work_root} is inside the fixture {tree} of {case.id}; "
+                "put sandboxes outside the suites' fixtures"
+            )
