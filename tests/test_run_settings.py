@@ -93,7 +93,11 @@ def test_text_forms_are_read_as_the_command_line_reads_them(tmp_path: Path) -> N
     [
         ("ASSAY_TIMEOUT", "abc", "ASSAY_TIMEOUT='abc': not a number"),
         ("ASSAY_CONCURRENCY", "1.5", "ASSAY_CONCURRENCY='1.5': not a whole number"),
-        ("ASSAY_RUNTIME", "foo", "ASSAY_RUNTIME='foo': expected one of builtin, command"),
+        (
+            "ASSAY_RUNTIME",
+            "foo",
+            "ASSAY_RUNTIME='foo': unknown runtime 'foo'; known runtimes",
+        ),
         ("ASSAY_DRY_RUN", "maybe", "ASSAY_DRY_RUN='maybe': expected 1/0"),
         ("ASSAY_ISOLATION", "full", "ASSAY_ISOLATION='full': expected one of auto, bwrap, none"),
     ],

@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _runtime_name(value: str) -> str:
     """`--runtime`: a name from the runtime registry (read only when the option is given,
     so building the parser imports no agent code and reads no plugin metadata)."""
-    from assay.suites.wire_common import unknown_runtime
+    from assay.registry.runtimes import unknown_runtime
 
     problem = unknown_runtime(value)
     if problem is not None:
@@ -432,12 +432,9 @@ def _check_run_environment(run: argparse.ArgumentParser) -> None:
     (`assay.options.options_from_environ`), as it does for `assay.run()`. A bad value is
     still refused before any command runs, by that same reader."""
     from assay.options import options_from_environ
+    from assay.registry.runtimes import unknown_runtime
 
-    # Runtime names come from the runtime registry: `--runtime`'s own type checks them.
-    runtime = next(a for a in run._actions if a.dest == "runtime")
-    options_from_environ(os.environ, runtimes=None)
-    if (value := os.environ.get("ASSAY_RUNTIME")) and callable(runtime.type):
-        _env_value(runtime, "ASSAY_RUNTIME", value)
+    options_from_environ(os.environ, runtime_problem=unknown_runtime)
 
 
 def _env_value(action: argparse.Action, name: str, value: str) -> object:

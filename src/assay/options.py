@@ -24,7 +24,7 @@ command line reads it at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -229,13 +229,13 @@ def env_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
 
 
 def options_from_environ(
-    environ: Mapping[str, str], *, runtimes: tuple[str, ...] | None = None
+    environ: Mapping[str, str], *, runtime_problem: Callable[[str], str | None] | None = None
 ) -> dict[str, tuple[object, str]]:
     """Every run option an `ASSAY_*` variable sets: field -> (value, variable name).
 
     The one reader of those variables, for `assay.run()` and `assay run` alike. An empty
     variable is not set. A value the option would refuse is a ConfigError naming the
-    variable. `runtimes` are the runtime names to accept (None: any, checked later).
+    variable. `runtime_problem` says why a runtime name is unknown (None: not checked here).
     Values stay raw where the runner parses them as it parses a given one (models, agent
     command, shard, `-t`, pass-env).
     """
@@ -257,8 +257,15 @@ def options_from_environ(
         elif how == "on_off":
             value = env_choice(name, text, _CHOICES[field_name]) == "on"
         elif how == "choice":
-            choices = runtimes if field_name == "runtime" else _CHOICES[field_name]
-            value = text if choices is None else env_choice(name, text, choices)
+            if field_name == "runtime":
+                problem = runtime_problem(text) if runtime_problem else None
+                if problem:
+                    from assay.errors import ConfigError
+
+                    raise ConfigError(f"{name}={text!r}: {problem}")
+                value = text
+            else:
+                value = env_choice(name, text, _CHOICES[field_name])
         else:
             value = text
         found[field_name] = (value, name)

@@ -29,6 +29,7 @@ __all__ = [
     "canonical_runtime",
     "known_runtimes",
     "runtime_spec",
+    "unknown_runtime",
 ]
 
 AgentFactory = Callable[["RunOptions"], Any]
@@ -96,3 +97,15 @@ def canonical_runtime(name: str) -> str:
 
 def known_runtimes() -> tuple[str, ...]:
     return tuple(RUNTIMES.names())
+
+
+def unknown_runtime(value: object) -> str | None:
+    """Why `value` names no runtime (with a did-you-mean), or None when it names one.
+
+    The runtime registry is the one list of names; a plugin's runtime is valid in a suite
+    as soon as its distribution is installed.
+    """
+    if isinstance(value, str) and value in RUNTIMES:
+        return None
+    hint = RUNTIMES.did_you_mean(value) if isinstance(value, str) else ""
+    return f"unknown runtime {value!r}{hint}; known runtimes: {', '.join(known_runtimes())}"

@@ -59,10 +59,10 @@ def resolve_settings(
     values keep their sources, and those that were defaults are decided anew. Raises
     ConfigError for a malformed `ASSAY_*` value, agent command or shard.
     """
-    from assay.agents import known_runtimes
+    from assay.registry.runtimes import unknown_runtime
 
     env = options_from_environ(
-        os.environ if environ is None else environ, runtimes=known_runtimes()
+        os.environ if environ is None else environ, runtime_problem=unknown_runtime
     )
     recorded = options.sources if isinstance(options, RunSettings) else {}
     values: dict[str, Any] = {}

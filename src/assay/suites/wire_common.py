@@ -21,6 +21,7 @@ from pydantic_core import PydanticCustomError
 
 from assay.core.severities import WARDEN_SEVERITY_WORDS, warden_severity
 from assay.core.text import CONTROL_CHARACTERS
+from assay.registry.runtimes import unknown_runtime
 
 __all__ = [
     "AgentCommandValue",
@@ -118,20 +119,6 @@ SeverityValue = Annotated[
     WithJsonSchema({"type": "string", "enum": list(WARDEN_SEVERITY_WORDS)}),
 ]
 """A Warden severity, normalised as Warden's schema does it (`critical` -> `high`)."""
-
-
-def unknown_runtime(value: object) -> str | None:
-    """Why `value` names no runtime (with a did-you-mean), or None when it names one.
-
-    The runtime registry is the one list of names; a plugin's runtime is valid in a suite
-    as soon as its distribution is installed.
-    """
-    from assay.registry.runtimes import RUNTIMES, known_runtimes
-
-    if isinstance(value, str) and value in RUNTIMES:
-        return None
-    hint = RUNTIMES.did_you_mean(value) if isinstance(value, str) else ""
-    return f"unknown runtime {value!r}{hint}; known runtimes: {', '.join(known_runtimes())}"
 
 
 def _check_runtime(value: Any) -> str:
