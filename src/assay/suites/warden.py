@@ -157,7 +157,13 @@ def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: SourceP
     joined = os.path.normpath(os.path.join(eval_root, raw.replace("\\", "/")))
     relative = os.path.relpath(joined, project)
     if relative == ".." or relative.startswith("../") or relative == ".":
-        raise ConfigError(f"skill {raw!r} is outside the project {project}", location)
+        raise ConfigError(
+            f"skill {raw!r} is outside the project {project} (the git work tree holding "
+            "the eval root, else the directory of its pyproject.toml / assay.toml): run "
+            "assay inside the repository that holds both, or put an assay.toml at their "
+            "common parent",
+            location,
+        )
     path = resolve_inside(project, relative, location=location)
     if path.is_dir():
         path = path / "SKILL.md"
