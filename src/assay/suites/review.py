@@ -45,6 +45,10 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
             (i, e) for i, item in enumerate(raw_evals) if (e := validate_quietly(ReviewEval, item))
         ]
         skill_raw = raw.get("skill")
+        well_formed = {i for i, _ in evals}
+        for i, item in enumerate(raw_evals):
+            if i not in well_formed:
+                _check_fixture_paths(item, ("evals", i), root, doc, ctx)
     skill = None
     if isinstance(skill_raw, str) and skill_raw.strip():
         skill = _skill(skill_raw, root=root, doc=doc, key_path=("skill",), ctx=ctx)
@@ -100,6 +104,8 @@ def load_review_scenario(doc: Document, *, root: Path, ctx: LoadContext) -> list
     """A standalone JSON scenario: `<root>/<category>/<name>.json`."""
     scenario = validate_model(ReviewScenario, doc, ctx.problems)
     category = _category(doc, root, ctx)
+    if scenario is None:
+        _check_fixture_paths(doc.data, (), root, doc, ctx)
     if scenario is None or category is None:
         return []
     defaults = load_category_defaults(doc.path.parent, root=root, ctx=ctx)
@@ -122,6 +128,8 @@ def load_verification(doc: Document, *, root: Path, ctx: LoadContext) -> list[Ca
     """A verifier-only scenario: keep or reject one candidate finding."""
     scenario = validate_model(VerificationScenario, doc, ctx.problems)
     category = _category(doc, root, ctx)
+    if scenario is None:
+        _check_fixture_paths(doc.data, (), root, doc, ctx)
     if scenario is None or category is None:
         return []
     defaults = load_category_defaults(doc.path.parent, root=root, ctx=ctx)
@@ -200,6 +208,26 @@ def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:
         )
         return None
     return doc.path.parent.name
+
+
+def _check_fixture_paths(
+    raw: Any, key_path: tuple[Any, ...], root: Path, doc: Document, ctx: LoadContext
+) -> None:
+    """The fixture paths of a scenario that failed validation, checked all the same, so one
+    `assay validate` shows a missing fixture beside the schema error (each list is checked
+    only when it is a list of strings: anything else is the schema error already said)."""
+    if not isinstance(raw, dict):
+        return
+    files, supporting = _strings(raw.get("files")), _strings(raw.get("supporting_files"))
+    if files or supporting:
+        _fixtures(files, supporting, key_path, root, doc, ctx)
+
+
+def _strings(value: Any) -> list[str]:
+    """`value` when it is a list of strings, else []."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    return []
 
 
 def _fixtures(
