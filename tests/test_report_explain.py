@@ -139,3 +139,72 @@ def test_task_and_verdict_checks_name_what_they_expected() -> None:
     assert command.expected == "`pytest -q` exits 0"
     changed = task_check("changed_files", "Changed", "changed_files", "pass", expectedFiles=["a"])
     assert changed.expected == "changed, and nothing else: a"
+
+
+# -- the PR comment leads with what this PR changed ---------------------------------------
+
+
+def _with(report: Report, *cases: CaseResult) -> Report:
+    every = [*report.cases, *cases]
+    return report.model_copy(
+        update={
+            "cases": every,
+            "summary": summarize(every, threshold=0.75, max_errors=0, duration_s=1.0),
+        }
+    )
+
+
+def _plain(id: str, status: str, reason: str = "") -> CaseResult:
+    return CaseResult(
+        id=id,
+        suite=id.split("/")[0],
+        kind="verify",
+        source=Source(path="evals/v.json", line=1),
+        status=status,  # type: ignore[arg-type]
+        score=1.0 if status == "pass" else 0.0,
+        reason=reason,
+    )
+
+
+def test_comment_order_and_each_failing_case_once() -> None:
+    from assay.action.comment import COMMENT_LIMIT, comment_body
+    from assay.report.compare import compare_reports
+
+    head = _with(_report(), _plain("verify/old", "fail", "expected keep, got reject"))
+    base = _with(_report(), _plain("verify/old", "fail", "expected keep, got reject"))
+    base = base.model_copy(update={"cases": [_plain("review/sqli", "pass"), base.cases[1]]})
+    body = comment_body(
+        head,
+        marker="<!-- m -->",
+        run_url="https://example.invalid/run/1",
+        comparison=compare_reports(base, head),
+    )
+    order = [
+        "Score 0.00",
+        "threshold 0.75",
+        "### Compared with the base branch",
+        "### ❌ Newly failing",
+        "### Other failures",
+        "<summary>Results by suite</summary>",
+        "run `r1`",
+        "https://example.invalid/run/1",
+    ]
+    positions = [body.index(text) for text in order]
+    assert positions == sorted(positions)
+    assert body.count("<code>review/sqli</code>") == 1
+    assert body.count("<code>verify/old</code>") == 1
+    assert "<code>verify/old</code> — expected keep, got reject</summary>" in body
+    assert body.count("no finding mentions the admin route") == 2  # summary line, then the row
+    assert len(body) < COMMENT_LIMIT
+
+
+def test_a_huge_comment_is_cut_with_a_link_to_the_full_report() -> None:
+    from assay.action.comment import COMMENT_LIMIT, comment_body
+
+    many = [_plain(f"verify/case-{i:05d}", "fail", "x" * 150) for i in range(3000)]
+    body = comment_body(
+        _with(_report(), *many), marker="<!-- m -->", run_url="https://example.invalid/run/2"
+    )
+    assert len(body) < COMMENT_LIMIT
+    assert "Truncated:" in body
+    assert body.rstrip().endswith("(https://example.invalid/run/2)</sub>")

@@ -25,7 +25,13 @@ from assay.report.explain import (
 from assay.report.model import CaseResult, Report
 from assay.report.stats import incomplete_reason
 
-__all__ = ["escape_markdown", "neutralise_mentions", "problem_details", "render_summary"]
+__all__ = [
+    "escape_markdown",
+    "neutralise_mentions",
+    "problem_details",
+    "render_summary",
+    "suite_table",
+]
 
 MAX_TEXT_CHARS = 2000
 """One reason or output tail longer than this is shortened: no single case may crowd
@@ -149,21 +155,29 @@ def _head(report: Report, title: str) -> str:
         "",
         counts,
         "",
+        suite_table(report.cases),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def suite_table(cases: Iterable[CaseResult]) -> str:
+    """The per-suite tally as a Markdown table."""
+    lines = [
         "| Suite | Cases | Passed | Failed | Errors | Skipped | Score |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     by_suite: dict[str, list[CaseResult]] = defaultdict(list)
-    for case in report.cases:
+    for case in cases:
         by_suite[case.suite].append(case)
-    for suite, cases in sorted(by_suite.items()):
-        tally = {status: sum(1 for c in cases if c.status == status) for status in _STATUS_ICON}
-        scores = [c.score for c in cases if c.status in ("pass", "fail") and c.score is not None]
+    for suite, members in sorted(by_suite.items()):
+        tally = {status: sum(1 for c in members if c.status == status) for status in _STATUS_ICON}
+        scores = [c.score for c in members if c.status in ("pass", "fail") and c.score is not None]
         score = sum(scores) / len(scores) if scores else None
         lines.append(
-            f"| {_code(suite, in_table=True)} | {len(cases)} | {tally['pass']} | "
+            f"| {_code(suite, in_table=True)} | {len(members)} | {tally['pass']} | "
             f"{tally['fail']} | {tally['error']} | {tally['skipped']} | {_fmt_score(score)} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines)
 
 
 def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
