@@ -96,3 +96,15 @@ def test_history_and_compare_commands(
     (where / "index.json").write_text("{", encoding="utf-8")
     assert main(["history", "--history", str(where)]) == 2
     assert "not a readable history index" in capsys.readouterr().err
+
+
+def test_trend_mermaid_needs_two_scored_runs_and_keeps_labels_harmless(tmp_path: Path) -> None:
+    from assay.report.history import trend_mermaid
+
+    where = tmp_path / "h"
+    record_run(_run('a"]\nline'), where, branch="main")
+    assert trend_mermaid(read_history(where)) is None
+    record_run(_run("b"), where, branch="main")
+    chart = trend_mermaid(read_history(where))
+    assert chart is not None
+    assert 'x-axis ["aline", "b"]' in chart

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections import defaultdict
@@ -34,6 +35,7 @@ __all__ = [
     "read_history",
     "record_run",
     "resolve_ref",
+    "trend_mermaid",
 ]
 
 HISTORY_DIRNAME = ".assay-history"
@@ -205,3 +207,23 @@ def history_for_viewer(history_dir: Path | None) -> list[dict[str, Any]]:
         return [e.model_dump() for e in read_history(history_dir)]
     except ConfigError:
         return []  # a broken index must not cost the run its viewer
+
+
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def trend_mermaid(entries: list[HistoryEntry]) -> str | None:
+    """The score across the kept runs as a mermaid `xychart-beta` block (GitHub draws it in
+    a job summary); None with fewer than two scored runs."""
+    scored = [e for e in entries if e.score is not None]
+    if len(scored) < 2:
+        return None
+    labels = ", ".join(f'"{_LABEL_UNSAFE.sub("", e.run_id)[:12] or "run"}"' for e in scored)
+    scores = ", ".join(f"{e.score:.3f}" for e in scored)
+    return (
+        "### Score across runs\n\n```mermaid\nxychart-beta\n"
+        f'    title "Score, last {len(scored)} runs"\n'
+        f"    x-axis [{labels}]\n"
+        '    y-axis "score" 0 --> 1\n'
+        f"    line [{scores}]\n```\n"
+    )
