@@ -157,8 +157,11 @@ def test_path_baseline_goes_to_the_summary_comment_and_outputs(
     assert "### ❌ Newly failing" in summary and "`demo/broken`" in summary
     (comment,) = comments(ci.fake, REPO)
     body = comment["body"]
-    assert "Evaluation Results" in body and "Compared with baseline: score 1.00 → 0.50" in body
-    assert "`demo/broken`: ✅ → ❌ newly failing" in body
+    assert (
+        "Evaluation Results" in body and "### Compared with baseline\n\nScore 1.00 → 0.50" in body
+    )
+    assert body.index("### Compared with baseline") < body.index("### ❌ Newly failing")
+    assert "<code>demo/broken</code> ✅ → ❌ — " in body
 
 
 def test_unreadable_path_baseline_warns_and_the_run_goes_on(
@@ -216,7 +219,7 @@ def test_auto_baseline_is_the_newest_trusted_artifact_of_the_default_branch(
     assert ci.outputs["regressions"] == "1"
     assert "Compared with main" in ci.summary and f"base run `{chosen_run}`" in ci.summary
     (comment,) = comments(ci.fake, REPO)
-    assert "Compared with main: score 1.00 → 0.50" in comment["body"]
+    assert "### Compared with main\n\nScore 1.00 → 0.50" in comment["body"]
     listed = [r for r in ci.fake.requests if r.path == f"/repos/{REPO}/actions/artifacts"]
     assert listed and all(r.query.get("name") == ["assay-report"] for r in listed)
 

@@ -372,3 +372,24 @@ def test_outputs_refuse_a_value_holding_the_delimiter(
     assert not out.exists()
     write_outputs(out, {"reason": "two\nlines"})
     assert parse_outputs(out.read_text()) == {"reason": "two\nlines"}
+
+
+def test_the_job_summary_draws_the_history_trend(
+    tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.report.history import record_run
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_HISTORY", raising=False)
+    report_dir = tmp_path / "report"
+    report_dir.mkdir()
+    for n, status in enumerate(("pass", "fail")):
+        report = make_report([make_case(1, status)]).model_copy(deep=True)
+        report.run.id = f"run-{n}"
+        record_run(report, tmp_path / ".assay-history", branch="main")
+    publish_report(
+        report, report_dir=report_dir, target=make_target(tmp_path, fake, comment="false")
+    )
+    summary = (tmp_path / "summary.md").read_text()
+    assert "```mermaid\nxychart-beta\n" in summary
+    assert 'x-axis ["run-0", "run-1"]' in summary and "line [1.000, 0.000]" in summary

@@ -372,6 +372,7 @@ def test_cli_writes_report_summary_and_junit_and_exits_with_the_gate(
     assert sorted(p.name for p in out.parent.iterdir()) == [
         "junit.xml",
         "merged.json",
+        "report.html",
         "summary.md",
     ]
     stdout = capsys.readouterr().out

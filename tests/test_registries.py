@@ -317,7 +317,13 @@ def test_a_registered_renderer_is_written_by_the_writer(tmp_path: Path) -> None:
         written = write_report_dir(report, tmp_path, cases=())
     finally:
         RENDERERS.unregister("ids")
-    assert [p.name for p in written] == ["report.json", "summary.md", "junit.xml", "ids.txt"]
+    assert [p.name for p in written] == [
+        "report.json",
+        "summary.md",
+        "junit.xml",
+        "report.html",
+        "ids.txt",
+    ]
     assert (tmp_path / "ids.txt").read_text() == "demo/fix-greeting\ndemo/broken"
 
 
@@ -419,4 +425,9 @@ def test_a_failing_renderer_does_not_stop_the_others(tmp_path: Path) -> None:
     finally:
         RENDERERS.unregister("broken")
     assert str(caught.value) == "renderer 'broken' (broken.txt) failed: KeyError: 'summary'"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml", "report.json", "summary.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "junit.xml",
+        "report.html",
+        "report.json",
+        "summary.md",
+    ]

@@ -115,7 +115,7 @@ def test_markdown_summary_has_headline_table_and_sections() -> None:
     assert text.count("<details>") == len(re.findall("^</details>$", text, re.M)) == 3
     assert "- no ANTHROPIC\\_API\\_KEY: 2 case(s) (`review/sqli`, `review/xss`)" in text
     assert "tokens 1,200 in / 300 out · cost $0.0123 · 12.0s" in text
-    assert "- ❌ `test` (command): exit code 1" in text
+    assert "- ❌ `test` (command)\n  - result: exit code 1" in text
 
 
 def test_markdown_escapes_untrusted_text_and_neutralises_mentions() -> None:
@@ -194,7 +194,7 @@ def test_junit_parses_and_points_at_the_suite_file() -> None:
     failure = failed.find("failure")
     assert failure is not None
     assert failure.attrib["message"].startswith("test: exit code 1 <script>")
-    assert "[fail] test (command): exit code 1" in (failure.text or "")
+    assert "[fail] test (command)\n  result: exit code 1" in (failure.text or "")
     assert "\x00" not in (failure.text or "") and "\x1b" not in failure.attrib["message"]
     assert "\ufffe" not in failure.attrib["message"]
     assert failure.attrib["message"].endswith("chars, kept: \t é 😀")

@@ -84,4 +84,5 @@ def test_an_empty_report_dir_means_the_default_not_the_cwd(
     assert main(args) == 0
     capsys.readouterr()
     assert (cwd / "assay-report" / "report.json").is_file()
-    assert sorted(p.name for p in cwd.iterdir()) == ["assay-report"]
+    # The run history sits beside the report directory (report/history.py).
+    assert sorted(p.name for p in cwd.iterdir()) == [".assay-history", "assay-report"]

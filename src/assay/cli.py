@@ -232,12 +232,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("compare", help="per-case deltas between two reports")
-    p.add_argument("base", metavar="BASE", help="the earlier report.json (or its directory)")
-    p.add_argument("head", metavar="HEAD", help="the later report.json (or its directory)")
+    p.add_argument(
+        "base",
+        metavar="BASE",
+        help="the earlier report.json (or its directory), or from the history: "
+        "@last, @BRANCH (its newest run, e.g. @main) or a run id",
+    )
+    p.add_argument("head", metavar="HEAD", help="the later report (the same forms as BASE)")
     _json(p, "the comparison")
     p.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when any case newly fails"
     )
+    _history(p)
+
+    p = sub.add_parser("view", help="open report.html in a browser")
+    p.add_argument(
+        "report_dir", nargs="?", default=None, metavar="REPORT_DIR", help="default assay-report"
+    )
+
+    p = sub.add_parser("history", help="list the runs kept in the run history")
+    p.add_argument(
+        "--flaky", action="store_true", help="list the cases whose pass/fail flipped across runs"
+    )
+    _json(p, "the history index")
+    _history(p)
 
     p = sub.add_parser("schema", help="print the JSON Schema of a suite format or the report")
     p.add_argument("format", nargs="?", metavar="FORMAT", help="omit to list the formats")
@@ -339,6 +357,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--report-dir", default=None, metavar="DIR", help="where reports go (default assay-report)"
     )
+    _history(p)
     p.add_argument(
         "--work-root",
         default=None,
@@ -453,6 +472,15 @@ def _env_value(action: argparse.Action, name: str, value: str) -> object:
     if action.choices is not None:
         return env_choice(name, str(converted), tuple(map(str, action.choices)))
     return converted
+
+
+def _history(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="DIR",
+        help="the run history (default .assay-history beside the report directory)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -87,6 +87,8 @@ class RunOptions:
     """A skipped case (no key, a cache miss) fails the gate (default false)."""
     report_dir: Path | str | None = None
     """Where the report directory is written (default `assay-report`)."""
+    history_dir: Path | None = None
+    """Where the run history is kept (default `.assay-history` beside the report directory)."""
     work_root: Path | None = None
     """Where sandboxes are made (default: a temp dir); never inside a fixture."""
     keep_workspaces: bool | None = None
@@ -170,6 +172,7 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("require_all", "--require-all", "flag"),
     ("max_cost_usd", "--max-cost", "float"),
     ("report_dir", "--report-dir", "path"),
+    ("history_dir", "--history", "path"),
     ("work_root", "--work-root", "path"),
     ("keep_workspaces", "--keep-workspaces", "flag"),
     ("dry_run", "--dry-run", "flag"),

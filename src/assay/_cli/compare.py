@@ -1,6 +1,7 @@
 """`assay compare BASE HEAD [--json] [--fail-on-regression]`: what changed between two runs.
 
-BASE and HEAD are report.json files or report directories. Prints a text table (newly
+BASE and HEAD are report.json files or report directories, or runs of the history:
+`@last`, `@BRANCH` (that branch's newest run, e.g. `@main`) or a run id. Prints a text table (newly
 failing cases first) or, with --json, the Comparison. Exit codes: 0, or 1 with
 --fail-on-regression when a case newly fails; 2 when a report cannot be read.
 """
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.errors import ConfigError
 from assay.report.compare import CaseChange, Change, Comparison, compare_reports
 from assay.report.read import read_reports
 from assay.report.significance import explain
@@ -24,7 +26,7 @@ _HEADERS = ("CHANGE", "CASE", "MODEL", "BASE", "HEAD", "SCORE")
 
 
 def command(args: argparse.Namespace) -> int:
-    base, head = read_reports([Path(args.base), Path(args.head)])
+    base, head = read_reports([_report_path(args, args.base), _report_path(args, args.head)])
     comparison = compare_reports(base, head)
     if args.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
@@ -33,6 +35,22 @@ def command(args: argparse.Namespace) -> int:
     if args.fail_on_regression and comparison.of("newly_failing"):
         return EXIT_GATE_FAILED
     return EXIT_PASS
+
+
+def _report_path(args: argparse.Namespace, ref: str) -> Path:
+    """A report file or directory, or a run of the history (`@last`, `@BRANCH`, a run id)."""
+    from assay._cli.history import history_dir_of
+    from assay.report.history import resolve_ref
+
+    if ref.startswith("@"):
+        return resolve_ref(ref, history_dir_of(args))
+    path = Path(ref)
+    if path.exists():
+        return path
+    try:
+        return resolve_ref(ref, history_dir_of(args))
+    except ConfigError:
+        return path  # neither a file nor a run id: read_reports says the file is missing
 
 
 def render_text(comparison: Comparison) -> str:

@@ -108,6 +108,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         max_cost_usd=args.max_cost,
         require_all=switch(args.require_all),
         report_dir=path(args.report_dir),
+        history_dir=path(args.history),
         work_root=path(args.work_root),
         keep_workspaces=switch(args.keep_workspaces),
         dry_run=switch(args.dry_run),

@@ -31,10 +31,8 @@ __all__ = ["COMMENT_LIMIT", "CommentOutcome", "comment_body", "comment_marker", 
 
 COMMENT_LIMIT = 65_000
 """Characters; GitHub refuses comment bodies over 65,536."""
-_SUMMARY_BUDGET_BYTES = 60_000
-"""What render_summary may use; bytes >= characters, so the body stays under the limit."""
-_COMPARISON_BUDGET_BYTES = 16_000
-"""The comparison's share of that budget, when there is one; the results keep the rest."""
+_BODY_BUDGET_BYTES = 64_000
+"""What the rendered comment may use; bytes >= characters, so the body stays under the limit."""
 _UNSAFE_IDENTITY = re.compile(r"[^A-Za-z0-9 ._/()-]")
 
 
@@ -53,26 +51,21 @@ def comment_body(
     marker: str,
     run_url: str | None,
     comparison: Comparison | None = None,
-    comparison_title: str = "Compared with the baseline",
+    comparison_title: str = "Compared with the base branch",
 ) -> str:
-    """The marker, the rendered results (then the comparison with a baseline, if any), and
-    a link to the run; under COMMENT_LIMIT."""
-    from assay.report.markdown import render_summary
+    """The marker, then what this PR changed and why cases failed (report/comment_markdown.py),
+    and a link to the run's full report; under COMMENT_LIMIT."""
+    from assay.report.comment_markdown import render_comment
 
-    budget = _SUMMARY_BUDGET_BYTES
-    compared = ""
-    if comparison is not None:
-        from assay.report.compare_markdown import render_comparison
-
-        budget -= _COMPARISON_BUDGET_BYTES
-        rendered = render_comparison(
-            comparison, max_bytes=_COMPARISON_BUDGET_BYTES, title=comparison_title
-        )
-        compared = "\n\n" + rendered.rstrip()
-    summary = render_summary(report, max_bytes=budget, title="Evaluation Results")
-    footer = f"\n\n<sub>[Workflow run and job summary]({run_url})</sub>\n" if run_url else "\n"
-    body = f"{marker}\n{summary.rstrip()}{compared}{footer}"
-    if len(body) > COMMENT_LIMIT:  # render_summary keeps to its budget; this is a backstop
+    body = render_comment(
+        report,
+        max_bytes=_BODY_BUDGET_BYTES,
+        comparison=comparison,
+        comparison_title=comparison_title,
+        full_report_url=run_url,
+    )
+    body = f"{marker}\n{body.rstrip()}\n"
+    if len(body) > COMMENT_LIMIT:  # render_comment keeps to its budget; this is a backstop
         body = body[: COMMENT_LIMIT - 40].rstrip() + "\n\n_(truncated)_\n"
     return body
 

@@ -123,6 +123,21 @@ def _write_step_summary(
     append_step_summary(path, redact(_summary_markdown(report, report_dir)))
     if compared is not None:
         _append_comparison(path, compared)
+    _append_trend(path, report_dir)
+
+
+def _append_trend(path: Path | None, report_dir: Path) -> None:
+    """The score trend of the run history this run was recorded in, when it has one."""
+    from assay.errors import ConfigError
+    from assay.report.history import history_dir_for, read_history, trend_mermaid
+
+    try:
+        trend = trend_mermaid(read_history(history_dir_for(report_dir)))
+    except ConfigError as exc:  # a broken index costs the trend, not the summary
+        commands.warning(f"no score trend: {exc}")
+        return
+    if trend is not None:
+        append_step_summary(path, trend)
 
 
 def _compare(baseline: BaselineReport, report: Report) -> _Compared:

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Final
 
 __all__ = [
+    "ATTEMPT_DIFF_FILE",
     "CASSANDRA_FILE",
+    "HTML_FILE",
     "JUNIT_FILE",
     "LOCK_FILE",
     "PVYAI_FILE",
@@ -29,6 +31,10 @@ PVYAI_FILE: Final = "agent-eval-report.json"
 """PVYai's own report (`--pvyai-report`)."""
 CASSANDRA_FILE: Final = "cassandra-results.json"
 """Cassandra's results JSON (`--cassandra-report`)."""
+HTML_FILE: Final = "report.html"
+"""The single-file viewer of the report (report/html.py)."""
+ATTEMPT_DIFF_FILE: Final = "diff.patch"
+"""In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
 LOCK_FILE: Final = ".assay.lock"
 """Held (flock) for the whole run, so a second run of the same directory stops at once."""
 

@@ -12,7 +12,7 @@ import json
 from typing import Any, Literal
 
 from assay._util.prompt_text import fenced
-from assay.core.checks import Check
+from assay.core.checks import Check, FindingRef
 from assay.core.severities import normalise_severity, warden_severity
 from assay.errors import JudgeError
 from assay.grading.base import Grade
@@ -108,30 +108,35 @@ def assertion_checks(
     for index, expectation in enumerate(spec.should_find):
         entry = by_index[index]
         check_id = f"should_find[{index}]"
+        matched = entry.matchedFindingIndex if entry.met else None
         checks.append(
             _check(
                 check_id,
                 "should_find",
                 "pass" if entry.met else "fail",
                 entry.reasoning,
+                expected=expectation.finding,
+                finding=FindingRef.of(findings, matched),
                 required=expectation.required,
-                matchedFindingIndex=entry.matchedFindingIndex if entry.met else None,
+                matchedFindingIndex=matched,
             )
         )
         if expectation.severity is not None:
-            matched = entry.matchedFindingIndex if entry.met else None
             checks.append(_severity_check(check_id, expectation, entry.met, matched, findings))
     violations = {entry.index: entry for entry in verdict.should_not_find}
-    for index in range(len(spec.should_not_find)):
+    for index, forbidden in enumerate(spec.should_not_find):
         bad = violations[index]
+        violating = bad.violatingFindingIndex if bad.violated else None
         checks.append(
             _check(
                 f"should_not_find[{index}]",
                 "should_not_find",
                 "fail" if bad.violated else "pass",
                 bad.reasoning,
+                expected=forbidden,
+                finding=FindingRef.of(findings, violating),
                 required=True,
-                violatingFindingIndex=bad.violatingFindingIndex if bad.violated else None,
+                violatingFindingIndex=violating,
             )
         )
     return checks
@@ -159,12 +164,35 @@ def _severity_check(
             status = "fail"
             message = f"expected severity {expectation.severity}, finding {matched} has {given!r}"
     return _check(
-        f"{check_id}.severity", "severity", status, message, required=expectation.required
+        f"{check_id}.severity",
+        "severity",
+        status,
+        message,
+        expected=f"severity {expectation.severity}",
+        finding=FindingRef.of(findings, matched),
+        required=expectation.required,
     )
 
 
-def _check(check_id: str, kind: str, status: CheckStatus, message: str, **extra: Any) -> Check:
+def _check(
+    check_id: str,
+    kind: str,
+    status: CheckStatus,
+    message: str,
+    *,
+    expected: str,
+    finding: FindingRef | None,
+    **extra: Any,
+) -> Check:
     """A report check; `extra` (required, the finding index) rides along as extra fields."""
     return Check.model_validate(
-        {"id": check_id, "kind": kind, "status": status, "message": message, **extra}
+        {
+            "id": check_id,
+            "kind": kind,
+            "status": status,
+            "message": message,
+            "expected": expected,
+            "finding": finding,
+            **extra,
+        }
     )

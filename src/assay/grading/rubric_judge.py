@@ -92,7 +92,15 @@ class RubricJudge:
             status=status,
             score=(min(max(verdict.score, 1), 5) - 1) / 4,
             reason=f"judge score {verdict.score}/5, rubric {met}",
-            checks=[Check(id="rubric", kind="rubric", status=status, message=verdict.rationale)],
+            checks=[
+                Check(
+                    id="rubric",
+                    kind="rubric",
+                    status=status,
+                    message=verdict.rationale,
+                    expected=spec.rubric,
+                )
+            ],
             judge={
                 "model": model,
                 "prompt_version": version,

@@ -6,6 +6,7 @@ whose agent never finished, and PVYai's report (`report/pvyai.py`).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -21,10 +22,35 @@ PvyaiStatus = Literal["pass", "fail", "blocked", "error"]
 def task_check(
     check_id: str, name: str, kind: str, status: str, message: str = "", **fields: Any
 ) -> Check:
-    """One check with PVYai's result fields (`expectedFiles`, `exitCode`, ...) beside it."""
+    """One check with PVYai's result fields (`expectedFiles`, `exitCode`, ...) beside it, and
+    what it expected in a reviewer's words."""
     return Check.model_validate(
-        {"id": check_id, "name": name, "kind": kind, "status": status, "message": message, **fields}
+        {
+            "id": check_id,
+            "name": name,
+            "kind": kind,
+            "status": status,
+            "message": message,
+            "expected": _expected(check_id, fields),
+            **fields,
+        }
     )
+
+
+def _expected(check_id: str, fields: dict[str, Any]) -> str | None:
+    """The expectation a task check holds the workspace to, from PVYai's own fields."""
+    if "command" in fields:
+        return f"`{shlex.join(fields['command'])}` exits 0"
+    if "expectedEvents" in fields:
+        return "trace events: " + ", ".join(fields["expectedEvents"])
+    files = ", ".join(fields.get("expectedFiles", [])) or "(none)"
+    if check_id == "forbidden_changed_files":
+        return f"unchanged: {files}"
+    if check_id == "context_checks":
+        return f"present: {files}"
+    if "expectedFiles" in fields:
+        return f"changed, and nothing else: {files}"
+    return None
 
 
 def pvyai_status(checks: Sequence[Check]) -> PvyaiStatus:

@@ -32,7 +32,9 @@ class VerdictGrader:
         expected = spec.expect_verdict
         if output.verdict is None:
             message = f"the agent gave no verdict (expected {expected})"
-            check = Check(id="verdict", kind="verdict", status="error", message=message)
+            check = Check(
+                id="verdict", kind="verdict", status="error", message=message, expected=expected
+            )
             return Grade(status="error", score=0.0, reason=message, checks=[check])
         if output.verdict == expected:
             message = f"{output.verdict}, as expected"
@@ -42,7 +44,11 @@ class VerdictGrader:
             message += f" (agent: {output.verdict_reason})"
         passed = output.verdict == expected
         check = Check(
-            id="verdict", kind="verdict", status="pass" if passed else "fail", message=message
+            id="verdict",
+            kind="verdict",
+            status="pass" if passed else "fail",
+            message=message,
+            expected=expected,
         )
         return Grade(
             status="pass" if passed else "fail",

@@ -18,6 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
+from assay.report.explain import explain_lines, failing_checks, finding_marks, unexplained_reason
 from assay.report.model import CaseResult, Report
 
 __all__ = ["render_junit"]
@@ -77,14 +78,14 @@ def _details(case: CaseResult) -> str:
     that did not pass. The frame comes first: the parser takes the first one it can place."""
     frame = stack_frame(case.source.path, case.source.line)
     lines = [frame] if frame else []
-    if case.reason:
-        lines.append(case.reason)
-    for check in case.checks:
-        if check.status != "pass":
-            lines.append(f"[{check.status}] {check.id} ({check.kind}): {check.message}")
-            tail = (check.model_extra or {}).get("outputTail")
-            if isinstance(tail, str) and tail.strip():
-                lines.append(tail.rstrip())
+    reason = unexplained_reason(case)
+    if reason:
+        lines.append(reason)
+    for explanation in failing_checks(case):
+        lines += explain_lines(explanation)
+    marks = finding_marks(case) if case.kind == "review" else []
+    if marks:
+        lines += ["agent's findings:", *(f"  {m.mark}: {m.label}" for m in marks)]
     return _xml_text("\n".join(lines))
 
 

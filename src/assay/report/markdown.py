@@ -16,10 +16,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from assay.core.text import strip_control
-from assay.report.model import CaseResult, Check, Report
+from assay.report.explain import (
+    CheckExplanation,
+    failing_checks,
+    finding_marks,
+    unexplained_reason,
+)
+from assay.report.model import CaseResult, Report
 from assay.report.stats import incomplete_reason
 
-__all__ = ["escape_markdown", "neutralise_mentions", "render_summary"]
+__all__ = [
+    "escape_markdown",
+    "neutralise_mentions",
+    "problem_details",
+    "render_summary",
+    "suite_table",
+]
 
 MAX_TEXT_CHARS = 2000
 """One reason or output tail longer than this is shortened: no single case may crowd
@@ -143,21 +155,29 @@ def _head(report: Report, title: str) -> str:
         "",
         counts,
         "",
+        suite_table(report.cases),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def suite_table(cases: Iterable[CaseResult]) -> str:
+    """The per-suite tally as a Markdown table."""
+    lines = [
         "| Suite | Cases | Passed | Failed | Errors | Skipped | Score |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     by_suite: dict[str, list[CaseResult]] = defaultdict(list)
-    for case in report.cases:
+    for case in cases:
         by_suite[case.suite].append(case)
-    for suite, cases in sorted(by_suite.items()):
-        tally = {status: sum(1 for c in cases if c.status == status) for status in _STATUS_ICON}
-        scores = [c.score for c in cases if c.status in ("pass", "fail") and c.score is not None]
+    for suite, members in sorted(by_suite.items()):
+        tally = {status: sum(1 for c in members if c.status == status) for status in _STATUS_ICON}
+        scores = [c.score for c in members if c.status in ("pass", "fail") and c.score is not None]
         score = sum(scores) / len(scores) if scores else None
         lines.append(
-            f"| {_code(suite, in_table=True)} | {len(cases)} | {tally['pass']} | "
+            f"| {_code(suite, in_table=True)} | {len(members)} | {tally['pass']} | "
             f"{tally['fail']} | {tally['error']} | {tally['skipped']} | {_fmt_score(score)} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines)
 
 
 def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
@@ -192,25 +212,38 @@ def _problem_block(case: CaseResult) -> str:
         f"{_code(case.source.path)} line {case.source.line}",
         "",
     ]
-    if case.reason:
-        reason = case.reason.strip()
-        parts += [_fenced(reason) if "\n" in reason else _paragraph(reason), ""]
-    for check in case.checks:
-        if check.status != "pass":
-            parts += _check_lines(check)
+    parts += problem_details(case)
     parts += ["", "</details>\n"]
     return "\n".join(parts)
 
 
-def _check_lines(check: Check) -> list[str]:
+def problem_details(case: CaseResult) -> list[str]:
+    """Why a failed case failed, each fact once: its checks (expected, the agent's finding,
+    the judge's reasoning), or its reason when no check says it, then the agent's findings."""
+    parts: list[str] = []
+    reason = unexplained_reason(case).strip()
+    if reason:
+        parts += [_fenced(reason) if "\n" in reason else _paragraph(reason), ""]
+    for explanation in failing_checks(case):
+        parts += _check_lines(explanation)
+    marks = finding_marks(case) if case.kind == "review" else []
+    if marks:
+        parts += ["", "Agent's findings:", ""]
+        parts += [f"- {mark.mark}: {escape_markdown(mark.label)}" for mark in marks]
+    return parts
+
+
+def _check_lines(explanation: CheckExplanation) -> list[str]:
+    check = explanation.check
     icon = _STATUS_ICON.get(check.status, "⛔")  # a task check can be `blocked`
-    line = f"- {icon} {_code(check.id)} ({escape_markdown(check.kind)})"
-    if check.message:
-        line += f": {escape_markdown(check.message)}"
-    lines = [line]
-    tail = (check.model_extra or {}).get("outputTail")
-    if isinstance(tail, str) and tail.strip():
-        lines += ["", _fenced(tail[-MAX_TEXT_CHARS:]), ""]
+    lines = [f"- {icon} {_code(check.id)} ({escape_markdown(check.kind)})"]
+    if explanation.expected:
+        lines.append(f"  - expected: {escape_markdown(explanation.expected)}")
+    if explanation.finding:
+        lines.append(f"  - agent's finding: {escape_markdown(explanation.finding)}")
+    lines.append(f"  - {explanation.reason_label}: {escape_markdown(explanation.reason)}")
+    if explanation.output_tail:
+        lines += ["", _fenced(explanation.output_tail[-MAX_TEXT_CHARS:]), ""]
     return lines
 
 

@@ -1,7 +1,7 @@
 """The renderer registry: every file written beside report.json, by `run` and `merge` alike.
 
 A renderer turns the finished report into the text of one file in the report directory
-(summary.md, junit.xml, PVYai's agent-eval-report.json, Cassandra's results JSON, or a
+(summary.md, junit.xml, report.html, PVYai's agent-eval-report.json, Cassandra's results JSON, or a
 plugin's own), or says there is nothing to write for this report (None). `assay run` and
 `assay merge` both write every registered renderer through `runner.writer`, so an output
 cannot be forgotten by one of them. Plugins add renderers through the `assay.renderers`
@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._util.entrypoints import Registry
-from assay.core.files import CASSANDRA_FILE, JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
+from assay.core.files import (
+    CASSANDRA_FILE,
+    HTML_FILE,
+    JUNIT_FILE,
+    PVYAI_FILE,
+    REPORT_FILE,
+    SUMMARY_FILE,
+)
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -49,6 +56,8 @@ class RenderContext:
     """`--pvyai-report` was asked for."""
     cassandra: bool = False
     """`--cassandra-report` was asked for."""
+    history_dir: Path | None = None
+    """The run history this run was recorded in (report.html draws its trend)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,15 @@ def _junit(ctx: RenderContext) -> str:
     return render_junit(ctx.report)
 
 
+def _html(ctx: RenderContext) -> str:
+    from assay.report.history import history_for_viewer
+    from assay.report.html import render_html
+
+    return render_html(
+        ctx.report, report_dir=ctx.report_dir, history=history_for_viewer(ctx.history_dir)
+    )
+
+
 def pvyai_reports(
     report: Report, cases: Sequence[Case], *, report_dir: Path | None = None
 ) -> list[dict[str, Any]]:
@@ -126,9 +144,10 @@ def _cassandra(ctx: RenderContext) -> str | None:
 RENDERERS.register("report", Renderer("report", REPORT_FILE, _report_json))
 RENDERERS.register("summary", Renderer("summary", SUMMARY_FILE, _summary))
 RENDERERS.register("junit", Renderer("junit", JUNIT_FILE, _junit))
+RENDERERS.register("html", Renderer("html", HTML_FILE, _html))
 RENDERERS.register("pvyai", Renderer("pvyai", PVYAI_FILE, _pvyai))
 RENDERERS.register("cassandra", Renderer("cassandra", CASSANDRA_FILE, _cassandra))
-_BUILTIN_ORDER = ("report", "summary", "junit", "pvyai", "cassandra")
+_BUILTIN_ORDER = ("report", "summary", "junit", "html", "pvyai", "cassandra")
 
 
 def renderers_in_order() -> list[Renderer]:

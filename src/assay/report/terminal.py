@@ -22,6 +22,7 @@ __all__ = [
     "LiveProgress",
     "PlainProgress",
     "case_line",
+    "failure_lines",
     "make_listener",
     "print_summary",
     "summary_table",
@@ -223,6 +224,24 @@ def _styled_line(line: str) -> Any:
     return text
 
 
+def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
+    """Why each failed case failed (expected, the agent's finding, the judge's reasoning),
+    for the first `limit` of them; report.json has the rest."""
+    from assay.report.explain import explain_lines, failing_checks
+
+    failed = [c for c in report.cases if c.status == "fail"]
+    lines: list[str] = []
+    for case in failed[:limit]:
+        explanations = failing_checks(case)
+        if not explanations:
+            continue  # its progress line already gave the reason
+        lines.append(f"FAIL  {clean(_label(case))}")
+        lines += ["  " + clean(line, limit=300) for e in explanations for line in explain_lines(e)]
+    if len(failed) > limit:
+        lines.append(f"... and {len(failed) - limit} more failed cases (see report.json)")
+    return lines
+
+
 def print_summary(
     report: Report, *, report_dir: str, stream: TextIO, colour: bool | None = None
 ) -> None:
@@ -232,7 +251,7 @@ def print_summary(
     honours NO_COLOR; elsewhere the text is plain, as CI logs and pipes want it.
     """
     summary = report.summary
-    lines = ["", summary_table(report.cases)]
+    lines = ["", summary_table(report.cases), *failure_lines(report)]
     flaky = [_label(c) for c in report.cases if c.flaky]
     if flaky:
         lines.append(f"flaky ({len(flaky)}): " + ", ".join(clean(f, limit=80) for f in flaky))

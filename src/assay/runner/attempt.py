@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents import agent_for
 from assay.core.checks import Check
-from assay.core.files import artifacts_dir, safe_segment
+from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir, safe_segment
 from assay.core.usage import Usage
 from assay.errors import (
     AgentError,
@@ -84,6 +84,9 @@ async def run_attempt(
     checks: list[Check] = []
     try:
         sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
+        if sandbox.diff:  # what the agent reviewed, for report.html to show beside its findings
+            artifacts.mkdir(parents=True, exist_ok=True)
+            (artifacts / ATTEMPT_DIFF_FILE).write_text(sandbox.diff, encoding="utf-8")
         ctx = AttemptContext(
             case=run.case,
             sandbox=sandbox,

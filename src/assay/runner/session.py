@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
+from assay.report.history import history_dir_for
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
@@ -156,6 +157,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
                 cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
+                history_dir=history_dir_for(report_dir, options.history_dir),
             )
         except OSError as exc:
             # Every result is in results.jsonl already: --resume writes the report.

@@ -122,7 +122,15 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
         values["agent_command"] = _agent_command(values["agent_command"], warnings)
     elif values.get("agent_command") is not None:
         values["agent_command"] = tuple(values["agent_command"])
-    for name in ("root", "skill", "report_dir", "work_root", "cache_dir", "resume_dir"):
+    for name in (
+        "root",
+        "skill",
+        "report_dir",
+        "history_dir",
+        "work_root",
+        "cache_dir",
+        "resume_dir",
+    ):
         if name in values:
             values[name] = Path(values[name])
 

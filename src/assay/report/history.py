@@ -1,0 +1,229 @@
+"""Run history: every run's report kept beside the report directory, bounded by count.
+
+`<report-dir>/../.assay-history/` (or `--history DIR` / `ASSAY_HISTORY`) holds
+`index.json` (one small entry per run, oldest first: run id, git sha, branch, time, score,
+counts) and `reports/<run id>.json`. The newest `keep` runs stay (`ASSAY_HISTORY_KEEP`,
+default 20). `assay history` lists them, `--flaky` names the cases whose pass/fail flipped
+across them, `assay compare` reads `@last`, `@<branch>` or a run id from here, and
+report.html draws the score trend.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from assay.core.files import safe_segment
+from assay.errors import ConfigError
+from assay.report.model import Report
+
+__all__ = [
+    "DEFAULT_KEEP",
+    "HISTORY_DIRNAME",
+    "HistoryEntry",
+    "flaky_cases",
+    "history_dir_for",
+    "history_for_viewer",
+    "read_history",
+    "record_run",
+    "resolve_ref",
+    "trend_mermaid",
+]
+
+HISTORY_DIRNAME = ".assay-history"
+INDEX_FILE = "index.json"
+DEFAULT_KEEP = 20
+_FORMAT = "assay.history.v1"
+
+
+class HistoryEntry(BaseModel):
+    """One run in the index."""
+
+    model_config = ConfigDict(extra="ignore")
+    run_id: str
+    git_sha: str | None = None
+    branch: str | None = None
+    time: str
+    score: float | None = None
+    gate: str
+    total: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    report: str
+    """The kept report, relative to the history directory."""
+
+
+def history_dir_for(report_dir: Path, explicit: Path | None = None) -> Path:
+    """`explicit` (`--history`), else `ASSAY_HISTORY`, else `.assay-history` beside the
+    report directory."""
+    if explicit is not None:
+        return explicit
+    if os.environ.get("ASSAY_HISTORY"):
+        return Path(os.environ["ASSAY_HISTORY"])
+    return report_dir.resolve().parent / HISTORY_DIRNAME
+
+
+def _keep() -> int:
+    text = os.environ.get("ASSAY_HISTORY_KEEP", "")
+    if not text:
+        return DEFAULT_KEEP
+    try:
+        keep = int(text)
+    except ValueError:
+        keep = 0
+    if keep < 1:
+        raise ConfigError(f"ASSAY_HISTORY_KEEP={text!r}: expected a whole number of runs >= 1")
+    return keep
+
+
+def current_branch() -> str | None:
+    """The branch this run is for: GitHub's (the PR's head, else the ref), else git's."""
+    for name in ("GITHUB_HEAD_REF", "GITHUB_REF_NAME"):
+        if os.environ.get(name):
+            return os.environ[name]
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--abbrev-ref", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    branch = done.stdout.strip()
+    return branch if done.returncode == 0 and branch and branch != "HEAD" else None
+
+
+def read_history(history_dir: Path) -> list[HistoryEntry]:
+    """The index, oldest first; empty when there is none. A broken index is a ConfigError."""
+    index = history_dir / INDEX_FILE
+    try:
+        document = json.loads(index.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{index}: not a readable history index ({exc}); delete it") from None
+    try:
+        runs = document["runs"] if isinstance(document, dict) else None
+        if not isinstance(runs, list):
+            raise ValueError("no `runs` list")
+        return [HistoryEntry.model_validate(run) for run in runs]
+    except (ValueError, ValidationError, KeyError) as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigError(f"{index}: not a history index ({first}); delete it") from None
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, path)
+
+
+def record_run(
+    report: Report, history_dir: Path, *, branch: str | None = None, keep: int | None = None
+) -> HistoryEntry:
+    """Add `report` to the history (replacing a run of the same id) and trim it to `keep`."""
+    keep = _keep() if keep is None else keep
+    name = f"reports/{safe_segment(report.run.id)}.json"
+    summary = report.summary
+    entry = HistoryEntry(
+        run_id=report.run.id,
+        git_sha=report.run.git_sha,
+        branch=branch if branch is not None else current_branch(),
+        time=report.run.started_at,
+        score=summary.score,
+        gate=summary.gate,
+        total=summary.total,
+        passed=summary.passed,
+        failed=summary.failed,
+        errors=summary.errors,
+        skipped=summary.skipped,
+        report=name,
+    )
+    _write(history_dir / name, report.model_dump_json() + "\n")
+    runs = [e for e in read_history(history_dir) if e.run_id != entry.run_id] + [entry]
+    dropped, runs = runs[:-keep], runs[-keep:]
+    document = {"format": _FORMAT, "runs": [e.model_dump() for e in runs]}
+    _write(history_dir / INDEX_FILE, json.dumps(document, indent=2) + "\n")
+    for old in dropped:
+        (history_dir / old.report).unlink(missing_ok=True)
+    return entry
+
+
+def resolve_ref(ref: str, history_dir: Path) -> Path:
+    """`@last`, `@<branch>` (its newest run) or a run id -> that run's kept report."""
+    runs = read_history(history_dir)
+    if ref == "@last":
+        found = runs[-1:]
+    elif ref.startswith("@"):
+        found = [e for e in runs if e.branch == ref[1:]][-1:]
+    else:
+        found = [e for e in runs if e.run_id == ref][-1:]
+    if not found:
+        known = ", ".join(e.run_id for e in runs[-5:]) or "none yet"
+        raise ConfigError(
+            f"{ref}: no such run in the history at {history_dir} (newest: {known}); "
+            "see `assay history`"
+        )
+    return history_dir / found[0].report
+
+
+def flaky_cases(history_dir: Path) -> list[tuple[str, list[str]]]:
+    """Cases whose pass/fail flipped across the kept runs, with their statuses oldest first."""
+    seen: dict[str, list[str]] = defaultdict(list)
+    for entry in read_history(history_dir):
+        try:
+            document = json.loads((history_dir / entry.report).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a report trimmed or damaged by hand: the others still count
+        for case in document.get("cases", []):
+            key = case["id"] + (f" [{case['model']}]" if case.get("model") else "")
+            seen[key].append(case["status"])
+    return [
+        (key, statuses)
+        for key, statuses in sorted(seen.items())
+        if {"pass", "fail"} <= set(statuses)
+    ]
+
+
+def history_for_viewer(history_dir: Path | None) -> list[dict[str, Any]]:
+    """The index as report.html's trend reads it (empty without history)."""
+    if history_dir is None:
+        return []
+    try:
+        return [e.model_dump() for e in read_history(history_dir)]
+    except ConfigError:
+        return []  # a broken index must not cost the run its viewer
+
+
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def trend_mermaid(entries: list[HistoryEntry]) -> str | None:
+    """The score across the kept runs as a mermaid `xychart-beta` block (GitHub draws it in
+    a job summary); None with fewer than two scored runs."""
+    scored = [e for e in entries if e.score is not None]
+    if len(scored) < 2:
+        return None
+    labels = ", ".join(f'"{_LABEL_UNSAFE.sub("", e.run_id)[:12] or "run"}"' for e in scored)
+    scores = ", ".join(f"{e.score:.3f}" for e in scored)
+    return (
+        "### Score across runs\n\n```mermaid\nxychart-beta\n"
+        f'    title "Score, last {len(scored)} runs"\n'
+        f"    x-axis [{labels}]\n"
+        '    y-axis "score" 0 --> 1\n'
+        f"    line [{scores}]\n```\n"
+    )

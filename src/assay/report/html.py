@@ -1,0 +1,123 @@
+"""report.html: the whole run in one self-contained file (no CDN, no server).
+
+The page is a Jinja2 template (package data, autoescaped) holding its own CSS, a little
+JavaScript and the pictures as inline SVG and CSS; the cases travel as one JSON document
+in a `<script type="application/json">` element, escaped so no text can close that
+element, and the script writes every untrusted string through `textContent`, never as
+HTML. It opens straight from an unpacked Actions artifact.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from assay.report.html_data import viewer_data
+from assay.report.model import CaseResult, Report
+
+__all__ = ["embed_json", "render_html"]
+
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def embed_json(value: Any) -> Markup:
+    """JSON safe inside a `<script>` element: `</script>`, `<!--` and `&` cannot appear."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in _JSON_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return Markup(text)  # noqa: S704 - escaped above for the script-data context
+
+
+def render_html(
+    report: Report, *, report_dir: Path | None, history: list[dict[str, Any]] | None = None
+) -> str:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("assay.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    template = env.get_template("report.html.j2")
+    data = viewer_data(report, report_dir, history=history)
+    return template.render(
+        report=report,
+        data=embed_json(data),
+        suites=suite_scores(report.cases),
+        matrix=model_matrix(report.cases),
+        trend=trend_points(history or []),
+    )
+
+
+def suite_scores(cases: list[CaseResult]) -> list[dict[str, Any]]:
+    """Per suite: its mean score over scored cases (None when none was) and case count."""
+    by_suite: dict[str, list[CaseResult]] = defaultdict(list)
+    for case in cases:
+        by_suite[case.suite].append(case)
+    rows = []
+    for suite, members in sorted(by_suite.items()):
+        scores = [c.score for c in members if c.status in ("pass", "fail") and c.score is not None]
+        rows.append(
+            {
+                "suite": suite,
+                "cases": len(members),
+                "score": sum(scores) / len(scores) if scores else None,
+            }
+        )
+    return rows
+
+
+def model_matrix(cases: list[CaseResult]) -> dict[str, Any]:
+    """Suites x models: pass / fail / error counts and the pass rate that colours the cell."""
+    models = sorted({c.model or "-" for c in cases})
+    cells: dict[tuple[str, str], dict[str, int]] = defaultdict(
+        lambda: {"pass": 0, "fail": 0, "error": 0, "skipped": 0}
+    )
+    for case in cases:
+        cells[(case.suite, case.model or "-")][case.status] += 1
+    rows = []
+    for suite in sorted({c.suite for c in cases}):
+        row: list[dict[str, Any] | None] = []
+        for model in models:
+            tally = cells.get((suite, model))
+            if tally is None:
+                row.append(None)
+                continue
+            scored = tally["pass"] + tally["fail"] + tally["error"]
+            rate = tally["pass"] / scored if scored else None
+            row.append({**tally, "rate": rate, "hue": None if rate is None else round(rate * 120)})
+        rows.append({"suite": suite, "cells": row})
+    return {"models": models, "rows": rows}
+
+
+def trend_points(history: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The score trend as SVG polyline points (x by run, y by score), oldest first."""
+    scored = [h for h in history if isinstance(h.get("score"), int | float)]
+    if len(scored) < 2:
+        return None
+    width, height, pad = 600, 120, 10
+    step = (width - 2 * pad) / (len(scored) - 1)
+    points = [
+        (pad + i * step, pad + (1 - float(h["score"])) * (height - 2 * pad))
+        for i, h in enumerate(scored)
+    ]
+    return {
+        "width": width,
+        "height": height,
+        "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in points),
+        "dots": [
+            {"x": x, "y": y, "label": f"{h.get('run_id', '')}: {float(h['score']):.2f}"}
+            for (x, y), h in zip(points, scored, strict=True)
+        ],
+    }

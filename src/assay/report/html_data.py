@@ -1,0 +1,143 @@
+"""What report.html shows, as one JSON-ready document: the report, explained, plus the
+diffs and transcripts of the attempts read from `cases/` (each capped, and the whole
+bounded, so a large run still opens at once)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
+from assay.core.paths import is_inside
+from assay.report.explain import explain_check, finding_marks
+from assay.report.model import CaseResult, Report
+
+__all__ = ["MAX_ARTIFACT_CHARS", "MAX_TOTAL_ARTIFACT_CHARS", "viewer_data"]
+
+MAX_ARTIFACT_CHARS = 100_000
+"""One diff or transcript embedded is cut to this (the artifact itself stays whole)."""
+MAX_TOTAL_ARTIFACT_CHARS = 8_000_000
+"""Past this, diffs and transcripts are left out (the page says so): report.html must open."""
+
+
+class _Budget:
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+        self.dropped = 0
+
+    def take(self, text: str) -> str | None:
+        text = text if len(text) <= MAX_ARTIFACT_CHARS else text[:MAX_ARTIFACT_CHARS] + "\n[…cut]"
+        if len(text) > self.left:
+            self.dropped += 1
+            return None
+        self.left -= len(text)
+        return text
+
+
+def viewer_data(
+    report: Report, report_dir: Path | None, *, history: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    budget = _Budget(MAX_TOTAL_ARTIFACT_CHARS)
+    cases = [_case(case, report_dir, budget) for case in report.cases]
+    return {
+        "run": report.run.model_dump(mode="json"),
+        "summary": report.summary.model_dump(mode="json"),
+        "cases": cases,
+        "history": history or [],
+        "artifacts_dropped": budget.dropped,
+    }
+
+
+def _check(check: Any) -> dict[str, Any]:
+    explained = explain_check(check)
+    extra = check.model_extra or {}
+    return {
+        "id": check.id,
+        "kind": check.kind,
+        "status": check.status,
+        "expected": explained.expected,
+        "finding": explained.finding,
+        "reason": explained.reason,
+        "reason_label": explained.reason_label,
+        "output": explained.output_tail,
+        "exit_code": extra.get("exitCode"),
+    }
+
+
+def _case(case: CaseResult, report_dir: Path | None, budget: _Budget) -> dict[str, Any]:
+    marks = {mark.index: mark.mark for mark in finding_marks(case)}
+    findings = []
+    for index, finding in enumerate(case.findings):
+        location = finding.get("location") if isinstance(finding.get("location"), dict) else {}
+        findings.append(
+            {
+                "title": str(finding.get("title", "")),
+                "severity": str(finding.get("severity", "")),
+                "description": str(finding.get("description", "")),
+                "path": location.get("path") if location else None,
+                "line": location.get("startLine") if location else None,
+                "mark": marks.get(index, "unmatched"),
+            }
+        )
+    attempts = []
+    diff = None
+    for index, attempt in enumerate(case.attempts):
+        folder = artifacts_dir(report_dir, case.id, case.model, index) if report_dir else None
+        if diff is None and folder is not None and report_dir is not None:
+            diff = _read(folder / ATTEMPT_DIFF_FILE, report_dir, budget)
+        transcript = None
+        if attempt.transcript and report_dir is not None:
+            transcript = _read(report_dir / attempt.transcript, report_dir, budget)
+        attempts.append(
+            {
+                "status": attempt.status,
+                "score": attempt.score,
+                "reason": attempt.reason,
+                "duration_s": attempt.duration_s,
+                "checks": [_check(c) for c in attempt.checks],
+                "transcript": _transcript(transcript),
+            }
+        )
+    verdict = case.judge.get("verdict") if isinstance(case.judge, dict) else None
+    return {
+        "id": case.id,
+        "suite": case.suite,
+        "kind": case.kind,
+        "model": case.model or "",
+        "status": case.status,
+        "score": case.score,
+        "reason": case.reason,
+        "flaky": case.flaky,
+        "source": f"{case.source.path}:{case.source.line}",
+        "duration_s": case.duration_s,
+        "usage": case.usage.model_dump(mode="json"),
+        "checks": [_check(c) for c in case.checks],
+        "findings": findings,
+        "judge": {
+            "model": case.judge.get("model") if isinstance(case.judge, dict) else None,
+            "rationale": verdict.get("rationale") if isinstance(verdict, dict) else None,
+        },
+        "attempts": attempts,
+        "diff": diff,
+    }
+
+
+def _read(path: Path, report_dir: Path, budget: _Budget) -> str | None:
+    """An artifact's text, when it is a file inside the report directory."""
+    if not path.is_file() or not is_inside(path, report_dir):
+        return None
+    return budget.take(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _transcript(text: str | None) -> dict[str, Any] | None:
+    """A builtin agent's transcript as its messages; any other artifact as its text."""
+    if text is None:
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return {"text": text}
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        return {"messages": document["messages"], "error": document.get("error")}
+    return {"text": text}

@@ -1,0 +1,110 @@
+"""Run history: kept runs bounded by count, `assay history`, `compare @last`, the trend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+from assay.report.history import (
+    flaky_cases,
+    history_dir_for,
+    read_history,
+    record_run,
+    resolve_ref,
+)
+from assay.report.model import Report
+from assay.runner.writer import write_report_dir
+from tests.viewer_reports import viewer_report
+
+
+def _run(run_id: str, *, flip: bool = False) -> Report:
+    report = viewer_report(6, run_id=run_id)
+    if flip:
+        case = report.cases[1].model_copy(update={"status": "fail", "score": 0.0})
+        report = report.model_copy(update={"cases": [report.cases[0], case, *report.cases[2:]]})
+    return report
+
+
+def test_runs_are_kept_newest_last_and_bounded(tmp_path: Path) -> None:
+    where = tmp_path / ".assay-history"
+    for n in range(5):
+        record_run(_run(f"r{n}"), where, branch="main" if n < 3 else "feature", keep=3)
+    runs = read_history(where)
+    assert [e.run_id for e in runs] == ["r2", "r3", "r4"]
+    assert sorted(p.name for p in (where / "reports").iterdir()) == [
+        "r2.json",
+        "r3.json",
+        "r4.json",
+    ]
+    assert runs[-1].total == 6 and runs[-1].branch == "feature"
+    assert resolve_ref("@last", where) == where / "reports" / "r4.json"
+    assert resolve_ref("@main", where) == where / "reports" / "r2.json"
+    assert resolve_ref("r3", where) == where / "reports" / "r3.json"
+    with pytest.raises(Exception, match="no such run in the history"):
+        resolve_ref("@nowhere", where)
+
+
+def test_flaky_lists_the_cases_that_flipped(tmp_path: Path) -> None:
+    where = tmp_path / "h"
+    record_run(_run("a"), where, branch="main")
+    record_run(_run("b", flip=True), where, branch="main")
+    assert flaky_cases(where) == [("tasks/case-0001 [model-b]", ["pass", "fail"])]
+
+
+def test_the_default_place_is_beside_the_report_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ASSAY_HISTORY", raising=False)
+    assert history_dir_for(tmp_path / "out") == tmp_path.resolve() / ".assay-history"
+    monkeypatch.setenv("ASSAY_HISTORY", str(tmp_path / "elsewhere"))
+    assert history_dir_for(tmp_path / "out") == tmp_path / "elsewhere"
+    assert history_dir_for(tmp_path / "out", tmp_path / "given") == tmp_path / "given"
+
+
+def test_the_writer_records_the_run_and_report_html_draws_the_trend(tmp_path: Path) -> None:
+    where = tmp_path / "h"
+    record_run(_run("old"), where, branch="main")
+    out = tmp_path / "out"
+    out.mkdir()
+    write_report_dir(_run("new"), out, cases=[], history_dir=where)
+    assert [e.run_id for e in read_history(where)] == ["old", "new"]
+    assert 'id="trend"' in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_history_and_compare_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = tmp_path / "h"
+    record_run(_run("base1"), where, branch="main")
+    record_run(_run("head1", flip=True), where, branch="feature")
+    assert main(["history", "--history", str(where)]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert listing[0].startswith("RUN")
+    assert listing[1].startswith("head1") and "feature" in listing[1]
+    assert listing[2].startswith("base1") and "main" in listing[2]
+    assert main(["history", "--flaky", "--history", str(where)]) == 0
+    assert "tasks/case-0001 [model-b]  pass fail" in capsys.readouterr().out
+    assert main(["compare", "@main", "@last", "--json", "--history", str(where)]) == 0
+    comparison = json.loads(capsys.readouterr().out)
+    assert (comparison["base"]["run_id"], comparison["head"]["run_id"]) == ("base1", "head1")
+    assert comparison["counts"]["newly_failing"] == 1
+    assert main(["compare", "@nope", "@last", "--history", str(where)]) == 2
+    assert "no such run in the history" in capsys.readouterr().err
+    (where / "index.json").write_text("{", encoding="utf-8")
+    assert main(["history", "--history", str(where)]) == 2
+    assert "not a readable history index" in capsys.readouterr().err
+
+
+def test_trend_mermaid_needs_two_scored_runs_and_keeps_labels_harmless(tmp_path: Path) -> None:
+    from assay.report.history import trend_mermaid
+
+    where = tmp_path / "h"
+    record_run(_run('a"]\nline'), where, branch="main")
+    assert trend_mermaid(read_history(where)) is None
+    record_run(_run("b"), where, branch="main")
+    chart = trend_mermaid(read_history(where))
+    assert chart is not None
+    assert 'x-axis ["aline", "b"]' in chart

@@ -1,0 +1,74 @@
+"""report.html without a browser: self-contained, escaped, written by run and merge, `view`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+from assay.report.html import embed_json, model_matrix, render_html, trend_points
+from tests.viewer_reports import HOSTILE, viewer_report
+
+
+def _embedded(page: str) -> str:
+    match = re.search(r'<script type="application/json" id="assay-data">(.*?)</script>', page, re.S)
+    assert match is not None
+    return match.group(1)
+
+
+def test_the_page_is_self_contained_and_escapes_every_untrusted_text(tmp_path: Path) -> None:
+    page = render_html(viewer_report(10, tmp_path), report_dir=tmp_path)
+    # Nothing is fetched: no external script, style, font or image.
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<script>window.__pwned" not in page
+    data = _embedded(page)
+    assert "</" not in data and "<!--" not in data and "\u2028" not in data
+    decoded = json.loads(data)
+    assert decoded["cases"][0]["findings"][0]["title"] == HOSTILE
+    assert decoded["cases"][0]["diff"].startswith("diff --git")
+    assert decoded["cases"][0]["attempts"][0]["transcript"]["messages"][0]["role"] == "user"
+    assert page.count("<script") == 2  # the data and the viewer's own script
+
+
+def test_embed_json_cannot_close_its_script_element() -> None:
+    text = str(embed_json({"x": "</script><script>alert(1)</script>", "y": "a & b"}))
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"x": "</script><script>alert(1)</script>", "y": "a & b"}
+
+
+def test_pictures_summarise_suites_models_and_the_trend() -> None:
+    report = viewer_report(30)
+    matrix = model_matrix(report.cases)
+    assert matrix["models"] == ["model-a", "model-b"]
+    assert {row["suite"] for row in matrix["rows"]} == {"review", "tasks", "rubric"}
+    cell = matrix["rows"][0]["cells"][0]
+    assert cell is not None and cell["pass"] + cell["fail"] + cell["error"] + cell["skipped"] > 0
+    assert trend_points([{"score": 0.5}]) is None
+    trend = trend_points([{"run_id": "a", "score": 0.0}, {"run_id": "b", "score": 1.0}])
+    assert trend is not None and trend["points"] == "10.0,110.0 590.0,10.0"
+    page = render_html(
+        report,
+        report_dir=None,
+        history=[{"run_id": "a", "score": 0.2}, {"run_id": "b", "score": 0.9}],
+    )
+    assert 'id="trend"' in page and "<polyline" in page
+    assert 'id="suite-scores"' in page and 'id="model-matrix"' in page
+
+
+def test_view_prints_the_path_when_there_is_no_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report_dir = tmp_path / "assay-report"
+    report_dir.mkdir()
+    (report_dir / "report.html").write_text("<!DOCTYPE html>", encoding="utf-8")
+    monkeypatch.setenv("BROWSER", "false")  # a browser command that fails: none to open
+    for display in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(display, raising=False)
+    assert main(["view", str(report_dir)]) == 0
+    assert capsys.readouterr().out.strip() == f"report: {(report_dir / 'report.html').resolve()}"
+    assert main(["view", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert "no report.html here" in err and "Traceback" not in err

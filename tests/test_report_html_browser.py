@@ -1,0 +1,102 @@
+"""report.html in a real headless browser: Debian's chromium driven by Playwright.
+
+Never downloads a browser (`playwright install` is not run): the test uses
+/usr/bin/chromium and skips, saying why, when it or the playwright package is absent.
+It also saves the README's screenshot (docs/img/report-html.png).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.report.html import render_html
+from tests.viewer_reports import viewer_report
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "img" / "report-html.png"
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="the playwright package is not installed (dev extra)"
+)
+if not CHROMIUM.is_file() and shutil.which("chromium") is None:
+    pytest.skip("no chromium (apt-get install -y chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM if CHROMIUM.is_file() else shutil.which("chromium")),
+            args=ARGS,
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _open(browser: Any, page_path: Path) -> tuple[Any, list[str]]:
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(page_path.as_uri())
+    return page, problems
+
+
+def test_loads_clean_filters_and_keeps_script_as_text(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "report.html").write_text(
+        render_html(viewer_report(40, out), report_dir=out), encoding="utf-8"
+    )
+    page, problems = _open(browser, out / "report.html")
+    rows = page.locator("#cases tbody tr.row")
+    assert rows.count() == 40
+    page.select_option("#f-status", "fail")
+    assert rows.count() == 8
+    assert all(s == "fail" for s in rows.evaluate_all("rs => rs.map(r => r.dataset.status)"))
+    page.select_option("#f-model", "model-a")
+    page.select_option("#f-suite", "review")
+    assert page.locator("#count").inner_text().endswith("of 40 cases")
+    page.select_option("#f-model", "")
+    page.select_option("#f-suite", "")
+    page.select_option("#f-sort", "id")
+    rows.first.click()  # case 0: the hostile finding, its diff and transcript
+    detail = page.locator("tr.detail")
+    assert "<script>window.__pwned = 1</script>" in detail.inner_text()
+    assert page.evaluate("window.__pwned === undefined")
+    assert detail.locator(".diff .hit").count() == 1  # the finding's line, linked
+    assert "Repeats (flaky: they disagree)" in detail.inner_text()
+    assert problems == []
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT), clip={"x": 0, "y": 0, "width": 1200, "height": 900})
+
+
+def test_a_thousand_cases_open_in_under_two_seconds(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "big"
+    out.mkdir()
+    (out / "report.html").write_text(
+        render_html(viewer_report(1000, out), report_dir=out), encoding="utf-8"
+    )
+    started = time.monotonic()
+    page, problems = _open(browser, out / "report.html")
+    page.wait_for_selector("#cases tbody tr.row")
+    assert page.locator("#cases tbody tr.row").count() == 1000
+    assert time.monotonic() - started < 2.0
+    assert problems == []
