@@ -330,6 +330,31 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="fail the gate when any case is skipped (no model key, an --offline cache miss)",
     )
     p.add_argument(
+        "--gate",
+        choices=("threshold", "regression"),
+        default=None,
+        help="threshold: the score against --threshold (default); regression: fail when "
+        "significantly worse than --baseline on the paired cases, or below --floor",
+    )
+    p.add_argument("--baseline", default=None, metavar="REPORT", help="report.json to gate against")
+    p.add_argument(
+        "--floor", type=float, default=None, metavar="X", help="regression gate's lowest score"
+    )
+    p.add_argument(
+        "--inconclusive",
+        choices=("score", "fail", "pass", "neutral"),
+        default=None,
+        help="the gate when the 95%% interval straddles the threshold: score (the point "
+        "score decides, default), fail, pass, or neutral (exit 0; the Action posts a notice)",
+    )
+    p.add_argument(
+        "--errors-count-as",
+        choices=("skip", "fail"),
+        default=None,
+        help="skip: errors leave the score (default, bounded by --max-errors); fail: the "
+        "gate's score counts them as misses",
+    )
+    p.add_argument(
         "--max-cost",
         type=float,
         default=None,

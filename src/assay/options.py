@@ -85,6 +85,18 @@ class RunOptions:
     """Stop starting cases once the estimated spend reaches this (default: no limit)."""
     require_all: bool | None = None
     """A skipped case (no key, a cache miss) fails the gate (default false)."""
+    gate: Literal["threshold", "regression"] | None = None
+    """The gate's mode (default threshold; regression needs `baseline` or `floor`)."""
+    inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
+    """What an interval straddling the threshold makes the gate (default score)."""
+    errors_count_as: Literal["skip", "fail"] | None = None
+    """Whether the gate's score counts errors as misses (default skip)."""
+    floor: float | None = None
+    """The regression gate's absolute lowest score."""
+    baseline: Path | None = None
+    """The report.json a regression gate compares with."""
+    quarantine: tuple[str, ...] = ()
+    """Case ids kept out of the gate; joined with `[tool.assay] quarantine`."""
     report_dir: Path | str | None = None
     """Where the report directory is written (default `assay-report`)."""
     work_root: Path | None = None
@@ -129,6 +141,9 @@ class RunSettings(RunOptions):
     threshold: float = DEFAULT_THRESHOLD
     max_errors: int = DEFAULT_MAX_ERRORS
     require_all: bool = False
+    gate: Literal["threshold", "regression"] = "threshold"
+    inconclusive: Literal["score", "fail", "pass", "neutral"] = "score"
+    errors_count_as: Literal["skip", "fail"] = "skip"
     report_dir: Path = DEFAULT_REPORT_DIR
     keep_workspaces: bool = False
     dry_run: bool = False
@@ -168,6 +183,12 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("threshold", "--threshold", "float"),
     ("max_errors", "--max-errors", "int"),
     ("require_all", "--require-all", "flag"),
+    ("gate", "--gate", "choice"),
+    ("inconclusive", "--inconclusive", "choice"),
+    ("errors_count_as", "--errors-count-as", "choice"),
+    ("floor", "--floor", "float"),
+    ("baseline", "--baseline", "path"),
+    ("quarantine", "--quarantine", "text"),
     ("max_cost_usd", "--max-cost", "float"),
     ("report_dir", "--report-dir", "path"),
     ("work_root", "--work-root", "path"),
@@ -188,6 +209,9 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("pass_env", "--pass-env", "text"),
 )
 _CHOICES: dict[str, tuple[str, ...]] = {
+    "gate": ("threshold", "regression"),
+    "inconclusive": ("score", "fail", "pass", "neutral"),
+    "errors_count_as": ("skip", "fail"),
     "judge_prompt": ("assay", "cassandra"),
     "isolation": ("auto", "bwrap", "none"),
     "agent_network": ("on", "off"),

@@ -39,12 +39,16 @@ _CONFIG_KEYS = {
     "threshold": "threshold",
     "max_errors": "max_errors",
     "require_all": "require_all",
+    "gate": "gate",
+    "inconclusive": "inconclusive",
+    "errors_count_as": "errors_count_as",
+    "floor": "floor",
     "report_dir": "report_dir",
     "isolation": "isolation",
     "agent_network": "agent_network",
     "command_network": "command_network",
 }
-_NOT_DECIDED_HERE = frozenset({"paths", "extra_env", "sandboxing", "pass_env"})
+_NOT_DECIDED_HERE = frozenset({"paths", "extra_env", "sandboxing", "pass_env", "quarantine"})
 
 
 def resolve_settings(
@@ -91,6 +95,7 @@ def resolve_settings(
         extra_env=dict(options.extra_env),
         sandboxing=options.sandboxing,
         pass_env=pass_env,
+        quarantine=_quarantine(options, env, config),
         **values,
         sources=sources,
         warnings=tuple(warnings),
@@ -122,7 +127,7 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
         values["agent_command"] = _agent_command(values["agent_command"], warnings)
     elif values.get("agent_command") is not None:
         values["agent_command"] = tuple(values["agent_command"])
-    for name in ("root", "skill", "report_dir", "work_root", "cache_dir", "resume_dir"):
+    for name in ("root", "skill", "report_dir", "work_root", "cache_dir", "resume_dir", "baseline"):
         if name in values:
             values[name] = Path(values[name])
 
@@ -150,6 +155,17 @@ def _pass_env(
     return tuple(dict.fromkeys(name for name in names if name))
 
 
+def _quarantine(
+    options: RunOptions, env: Mapping[str, tuple[object, str]], config: AssayConfig | None
+) -> tuple[str, ...]:
+    """Every source's case ids together (as `pass_env`): each only keeps more out of the gate."""
+    entries = [*(config.quarantine if config else ()), *options.quarantine]
+    if "quarantine" in env:
+        entries.append(str(env["quarantine"][0]))
+    ids = [case_id.strip() for entry in entries for case_id in entry.split(",")]
+    return tuple(dict.fromkeys(case_id for case_id in ids if case_id))
+
+
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
     from assay.report.stats import gate_option_problems
@@ -164,6 +180,16 @@ def check_settings(settings: RunSettings) -> None:
             f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"
         )
     problems += gate_option_problems(threshold=settings.threshold, max_errors=settings.max_errors)
+    if settings.floor is not None and not 0.0 <= settings.floor <= 1.0:
+        problems.append(f"--floor must be between 0 and 1, got {settings.floor:g}")
+    if settings.gate == "regression" and settings.baseline is None and settings.floor is None:
+        problems.append("--gate regression needs --baseline REPORT (or at least --floor X)")
+    if settings.baseline is not None and not settings.baseline.is_file():
+        problems.append(f"--baseline {settings.baseline}: no such report file")
+    elif settings.baseline is not None:
+        from assay.report.read import read_report
+
+        read_report(settings.baseline)  # a malformed baseline stops the run before it starts
     if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
     if settings.offline and settings.cache_dir is None:

@@ -1,0 +1,111 @@
+"""How the gate reads a run: its mode, what an inconclusive result does, how errors count.
+
+`summarize` (report/stats.py) counts and gates; this module holds the choices it gates
+with and the numbers those choices need: the cases that are gated (quarantined ones are
+run and reported but kept out), each case's attempt scores under `errors_count_as`, the
+interval over them (report/interval.py), and the regression test against a baseline
+(report/significance.py). See docs/statistics.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from assay.report.model import CaseResult
+
+__all__ = [
+    "ERRORS_COUNT_AS",
+    "GATE_MODES",
+    "INCONCLUSIVE_POLICIES",
+    "ErrorsCountAs",
+    "GateMode",
+    "GatePolicy",
+    "InconclusivePolicy",
+    "Verdict",
+    "attempt_scores",
+    "gated_cases",
+    "regression_problem",
+    "straddles",
+]
+
+GateMode = Literal["threshold", "regression"]
+InconclusivePolicy = Literal["score", "fail", "pass", "neutral"]
+ErrorsCountAs = Literal["skip", "fail"]
+Verdict = Literal["pass", "fail", "inconclusive"]
+
+GATE_MODES: Final = ("threshold", "regression")
+INCONCLUSIVE_POLICIES: Final = ("score", "fail", "pass", "neutral")
+ERRORS_COUNT_AS: Final = ("skip", "fail")
+_EPSILON = 1e-9
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """The gate's choices beyond threshold and max-errors (defaults: today's gate)."""
+
+    mode: GateMode = "threshold"
+    """`threshold`: the score against `--threshold`; `regression`: significantly worse than
+    the baseline on the paired cases, or below `floor`."""
+    inconclusive: InconclusivePolicy = "score"
+    """What an interval straddling the threshold (or floor) makes the gate: `score` (the
+    point score decides, as before), `fail`, `pass`, or `neutral` (passes; the Action says
+    so with a notice)."""
+    errors_count_as: ErrorsCountAs = "skip"
+    """`skip`: errors leave the denominator (as before, bounded by --max-errors); `fail`:
+    the gate's score counts every errored attempt and case as a miss."""
+    floor: float | None = None
+    """`--floor`: the absolute score a regression gate never goes below."""
+    baseline: tuple[CaseResult, ...] | None = None
+    """The baseline report's cases (regression mode)."""
+    quarantine: frozenset[str] = field(default_factory=frozenset)
+    """Case ids run and reported but kept out of the gate (`[tool.assay] quarantine`)."""
+
+
+def gated_cases(cases: Sequence[CaseResult], policy: GatePolicy) -> list[CaseResult]:
+    """The cases the gate reads: all but the quarantined ones."""
+    return [c for c in cases if not (c.quarantined or c.id in policy.quarantine)]
+
+
+def attempt_scores(case: CaseResult, errors_count_as: ErrorsCountAs) -> list[float]:
+    """The case's attempt scores the interval resamples; [] when the case is not scored.
+
+    Under `fail` an errored attempt is a 0, and a case that only errored is one 0.
+    """
+    scores: list[float] = []
+    for attempt in case.attempts:
+        if attempt.status in ("pass", "fail"):
+            scores.append(
+                attempt.score if attempt.score is not None else float(attempt.status == "pass")
+            )
+        elif attempt.status == "error" and errors_count_as == "fail":
+            scores.append(0.0)
+    if not scores and case.status in ("pass", "fail") and case.score is not None:
+        scores = [case.score]  # a result without its attempts (hand-built, or old)
+    if not scores and case.status == "error" and errors_count_as == "fail":
+        scores = [0.0]
+    return scores
+
+
+def straddles(interval: Sequence[float] | None, limit: float) -> bool:
+    """True when the 95% interval holds values on both sides of `limit`."""
+    if interval is None:
+        return False
+    low, high = interval
+    return low < limit - _EPSILON and high >= limit - _EPSILON
+
+
+def regression_problem(cases: Sequence[CaseResult], policy: GatePolicy) -> tuple[str | None, str]:
+    """(why the head regressed, or None; the one-line finding) against the baseline."""
+    from assay.report.significance import explain, significance_of
+
+    if policy.baseline is None:
+        return None, "no baseline report"
+    base = {(c.id, c.model): c for c in gated_cases(policy.baseline, policy)}
+    pairs = [(base[key], c) for c in cases if (key := (c.id, c.model)) in base]
+    significance = significance_of(pairs)
+    finding = f"{significance.verdict} vs the baseline ({explain(significance)})"
+    if significance.verdict == "significantly worse":
+        return finding, finding
+    return None, finding
