@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from assay.report.model import CaseResult
+from assay.report.model import CaseResult, Report
 
 __all__ = [
     "ERRORS_COUNT_AS",
@@ -25,6 +25,8 @@ __all__ = [
     "InconclusivePolicy",
     "Verdict",
     "attempt_scores",
+    "case_interval_note",
+    "gate_facts_note",
     "gated_cases",
     "regression_problem",
     "straddles",
@@ -109,3 +111,26 @@ def regression_problem(cases: Sequence[CaseResult], policy: GatePolicy) -> tuple
     if significance.verdict == "significantly worse":
         return finding, finding
     return None, finding
+
+
+def gate_facts_note(report: Report) -> str:
+    """` · verdict inconclusive · score if errors failed 0.40 · 1 quarantined`: what the
+    gate read beyond the score, for summary.md's counts line ("" when nothing to add)."""
+    summary = report.summary
+    parts = []
+    if summary.verdict is not None and summary.verdict != summary.gate:
+        parts.append(f"verdict {summary.verdict}")
+    if summary.gate_mode == "regression" and summary.regression:
+        parts.append(summary.regression)
+    if summary.score_if_errors_failed is not None:
+        parts.append(f"score if errors failed {summary.score_if_errors_failed:.2f}")
+    if summary.quarantined:
+        parts.append(f"{summary.quarantined} quarantined")
+    return "".join(f" · {part}" for part in parts)
+
+
+def case_interval_note(case: CaseResult) -> str:
+    """` (95% interval 0.15–0.95)` of a flaky case's pass rate; "" without one."""
+    if case.score_ci is None:
+        return ""
+    return f" (95% interval {case.score_ci[0]:.2f}–{case.score_ci[1]:.2f})"
