@@ -1,4 +1,4 @@
-"""The gate's statistics: the two-level interval, errors as misses, modes, inconclusive, quarantine."""
+"""The gate: the two-level interval, errors as misses, modes, inconclusive, quarantine."""
 
 from __future__ import annotations
 
