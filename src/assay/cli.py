@@ -125,6 +125,16 @@ def _json(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--json", action="store_true", help=f"print {what} as JSON on stdout")
 
 
+def _repeat(text: str) -> int | str:
+    """`--repeat K` or `--repeat auto`."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or auto, got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="assay",
@@ -301,10 +311,18 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--repeat",
+        type=_repeat,
+        default=None,
+        metavar="K|auto",
+        help="attempts per case; the case score is their mean, disagreement marks it flaky; "
+        "auto: once each, then more only where they can change the gate (up to --max-repeat)",
+    )
+    p.add_argument(
+        "--max-repeat",
         type=int,
         default=None,
         metavar="K",
-        help="attempts per case; the case score is their mean, disagreement marks it flaky",
+        help="the most attempts --repeat auto gives a case (default 5)",
     )
     p.add_argument(
         "--timeout",

@@ -73,8 +73,11 @@ class RunOptions:
     """A skill file overriding the suites' skill."""
     concurrency: int | None = None
     """Attempts in flight (default 8)."""
-    repeat: int | None = None
-    """Attempts per case (default 1)."""
+    repeat: int | Literal["auto"] | None = None
+    """Attempts per case (default 1); `auto`: once each, then more only where they can
+    change the gate (runner/adaptive.py), up to `max_repeat`."""
+    max_repeat: int | None = None
+    """The most attempts `repeat="auto"` gives a case (default 5)."""
     timeout_s: float | None = None
     """Per-attempt limit in seconds (default: the suite's harness timeout, else 600)."""
     threshold: float | None = None
@@ -134,7 +137,10 @@ class RunSettings(RunOptions):
 
     agent_command: tuple[str, ...] | None = None
     concurrency: int = DEFAULT_CONCURRENCY
-    repeat: int = DEFAULT_REPEAT
+    repeat: int = DEFAULT_REPEAT  # type: ignore[assignment]
+    """Attempts per case; with `adaptive`, the most a case gets (`--max-repeat`)."""
+    adaptive: bool = False
+    """`--repeat auto`: attempts after the first are given where they can change the gate."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """The run-wide timeout; a case's own (`runner.resolve.case_timeout`) applies when this
     one is the default."""
@@ -178,7 +184,8 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("agent_command", "--agent-command", "text"),
     ("skill", "--skill", "path"),
     ("concurrency", "--concurrency", "int"),
-    ("repeat", "--repeat", "int"),
+    ("repeat", "--repeat", "repeat"),
+    ("max_repeat", "--max-repeat", "int"),
     ("timeout_s", "--timeout", "float"),
     ("threshold", "--threshold", "float"),
     ("max_errors", "--max-errors", "int"),
@@ -272,7 +279,7 @@ def options_from_environ(
         value: object
         if how == "path":
             value = Path(text)
-        elif how == "int":
+        elif how == "int" or (how == "repeat" and text != "auto"):
             value = env_number(name, text, int)
         elif how == "float":
             value = env_number(name, text, float)

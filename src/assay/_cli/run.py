@@ -102,6 +102,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         skill=path(args.skill),
         concurrency=args.concurrency,
         repeat=args.repeat,
+        max_repeat=args.max_repeat,
         timeout_s=args.timeout,
         threshold=args.threshold,
         max_errors=args.max_errors,

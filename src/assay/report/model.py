@@ -114,6 +114,8 @@ class RunInfo(_Model):
     models: list[str] = Field(default_factory=list)
     judge_model: str | None = None
     repeat: Annotated[int, Field(ge=1)] = 1
+    repeat_auto: bool = False
+    """`--repeat auto`: `repeat` is then the most attempts a case could get."""
     shard: str | None = None
     """`I/N` when the run was a shard."""
     git_sha: str | None = None

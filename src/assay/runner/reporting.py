@@ -69,6 +69,7 @@ def build_report(
         models=list(options.models) or list(dict.fromkeys(r.model for r in runs if r.model)),
         judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
         repeat=options.repeat,
+        repeat_auto=options.adaptive,
         shard=format_shard(options.shard),
         git_sha=_git_sha(),
         max_errors=options.max_errors,

@@ -87,6 +87,8 @@ def resolve_settings(
             values[name], sources[name] = configured, str(config.path if config else "")
         else:
             sources[name] = DEFAULT
+    if isinstance(options, RunSettings) and options.adaptive and sources.get("repeat") != DEFAULT:
+        values["repeat"] = "auto"  # decided again: still adaptive, up to its max-repeat
     warnings: list[str] = []
     _normalise(values, warnings)
     pass_env = _pass_env(options, env, config)
@@ -114,6 +116,11 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
     from assay.runner.plan import parse_shard
     from assay.runner.resolve import parse_models
 
+    if values.get("repeat") == "auto":
+        from assay.runner.adaptive import DEFAULT_MAX_REPEAT
+
+        values["adaptive"] = True
+        values["repeat"] = values.get("max_repeat") or DEFAULT_MAX_REPEAT
     if "models" in values:
         raw = values["models"]
         values["models"] = parse_models([raw] if isinstance(raw, str) else list(raw))
@@ -175,6 +182,8 @@ def check_settings(settings: RunSettings) -> None:
         problems.append(f"--concurrency must be at least 1, got {settings.concurrency}")
     if settings.repeat < 1:
         problems.append(f"--repeat must be at least 1, got {settings.repeat}")
+    if settings.max_repeat is not None and settings.max_repeat < 1:
+        problems.append(f"--max-repeat must be at least 1, got {settings.max_repeat}")
     if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"
