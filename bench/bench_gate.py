@@ -33,6 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import describe_machine  # noqa: E402
 from assay.runner.adaptive import CaseKnowledge, next_round  # noqa: E402
 
 STABLE_PASS, STABLE_FAIL, FLAKY = 0.98, 0.02, 0.5
@@ -150,7 +153,7 @@ def main() -> None:
             f"| `{name}` | {flip:.1%} | {false_fail:.1%} | {detection:.1%} | {calls:.1f} | "
             f"{calls / base_calls:.0%} |"
         )
-    print(f"({time.perf_counter() - started:.1f} s)")
+    print(f"({time.perf_counter() - started:.1f} s; {describe_machine()})")
 
 
 if __name__ == "__main__":
