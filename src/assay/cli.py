@@ -366,6 +366,21 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "score decides, default), fail, pass, or neutral (exit 0; the Action posts a notice)",
     )
     p.add_argument(
+        "--affected-by",
+        default=None,
+        metavar="REF",
+        help="run only the cases whose suite file, fixtures, skill or base changed since REF "
+        "(git diff REF...HEAD), or every case when a path matching --affects-all changed",
+    )
+    p.add_argument(
+        "--affects-all",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help="with --affected-by: a changed path matching GLOB runs every case (repeatable; "
+        "joined with [tool.assay] affects_all)",
+    )
+    p.add_argument(
         "--errors-count-as",
         choices=("skip", "fail"),
         default=None,

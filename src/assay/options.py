@@ -100,6 +100,10 @@ class RunOptions:
     """The report.json a regression gate compares with."""
     quarantine: tuple[str, ...] = ()
     """Case ids kept out of the gate; joined with `[tool.assay] quarantine`."""
+    affected_by: str | None = None
+    """Run only the cases whose inputs changed since this git ref (runner/affected.py)."""
+    affects_all: tuple[str, ...] = ()
+    """Globs of paths whose change selects every case; joined with `[tool.assay] affects_all`."""
     report_dir: Path | str | None = None
     """Where the report directory is written (default `assay-report`)."""
     work_root: Path | None = None
@@ -140,6 +144,8 @@ class RunSettings(RunOptions):
     repeat: int = DEFAULT_REPEAT  # type: ignore[assignment]
     """Attempts per case; with `adaptive`, the most a case gets (`--max-repeat`)."""
     adaptive: bool = False
+    selection: str | None = None
+    """Why these cases were selected (`--affected-by`); None when every case was."""
     """`--repeat auto`: attempts after the first are given where they can change the gate."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """The run-wide timeout; a case's own (`runner.resolve.case_timeout`) applies when this
@@ -196,6 +202,8 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("floor", "--floor", "float"),
     ("baseline", "--baseline", "path"),
     ("quarantine", "--quarantine", "text"),
+    ("affected_by", "--affected-by", "text"),
+    ("affects_all", "--affects-all", "text"),
     ("max_cost_usd", "--max-cost", "float"),
     ("report_dir", "--report-dir", "path"),
     ("work_root", "--work-root", "path"),

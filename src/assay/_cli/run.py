@@ -113,6 +113,8 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         floor=args.floor,
         inconclusive=args.inconclusive,
         errors_count_as=args.errors_count_as,
+        affected_by=args.affected_by,
+        affects_all=tuple(args.affects_all or ()),
         report_dir=path(args.report_dir),
         work_root=path(args.work_root),
         keep_workspaces=switch(args.keep_workspaces),

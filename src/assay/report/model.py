@@ -135,6 +135,8 @@ class RunInfo(_Model):
     """`--floor`: the regression gate's absolute lowest score."""
     quarantine: list[str] = Field(default_factory=list)
     """Case ids kept out of the gate (`[tool.assay] quarantine`)."""
+    selection: str | None = None
+    """Why these cases ran (`--affected-by`: the ref, the counts and what changed); None: all."""
 
 
 class Tokens(_Model):

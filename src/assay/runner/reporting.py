@@ -81,6 +81,7 @@ def build_report(
         errors_count_as=options.errors_count_as,
         floor=options.floor,
         quarantine=list(options.quarantine),
+        selection=options.selection,
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
 

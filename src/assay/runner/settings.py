@@ -48,7 +48,9 @@ _CONFIG_KEYS = {
     "agent_network": "agent_network",
     "command_network": "command_network",
 }
-_NOT_DECIDED_HERE = frozenset({"paths", "extra_env", "sandboxing", "pass_env", "quarantine"})
+_NOT_DECIDED_HERE = frozenset(
+    {"paths", "extra_env", "sandboxing", "pass_env", "quarantine", "affects_all"}
+)
 
 
 def resolve_settings(
@@ -97,7 +99,8 @@ def resolve_settings(
         extra_env=dict(options.extra_env),
         sandboxing=options.sandboxing,
         pass_env=pass_env,
-        quarantine=_quarantine(options, env, config),
+        quarantine=_joined("quarantine", options.quarantine, env, config),
+        affects_all=_joined("affects_all", options.affects_all, env, config),
         **values,
         sources=sources,
         warnings=tuple(warnings),
@@ -162,13 +165,16 @@ def _pass_env(
     return tuple(dict.fromkeys(name for name in names if name))
 
 
-def _quarantine(
-    options: RunOptions, env: Mapping[str, tuple[object, str]], config: AssayConfig | None
+def _joined(
+    name: str,
+    given: Sequence[str],
+    env: Mapping[str, tuple[object, str]],
+    config: AssayConfig | None,
 ) -> tuple[str, ...]:
-    """Every source's case ids together (as `pass_env`): each only keeps more out of the gate."""
-    entries = [*(config.quarantine if config else ()), *options.quarantine]
-    if "quarantine" in env:
-        entries.append(str(env["quarantine"][0]))
+    """Every source's entries together (as `pass_env`): quarantine ids, affects_all globs."""
+    entries = [*(getattr(config, name) if config else ()), *given]
+    if name in env:
+        entries.append(str(env[name][0]))
     ids = [case_id.strip() for entry in entries for case_id in entry.split(",")]
     return tuple(dict.fromkeys(case_id for case_id in ids if case_id))
 

@@ -62,6 +62,8 @@ class ConfigFile(BaseModel):
     """The regression gate's absolute lowest score."""
     quarantine: list[str] = []
     """Case ids (`suite/case`) that run and are reported but are kept out of the gate."""
+    affects_all: list[str] = []
+    """Globs (repository-relative) whose change makes `--affected-by` run every case."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
     scaffold_without_license: bool | None = None
@@ -101,6 +103,7 @@ class AssayConfig:
     errors_count_as: str | None = None
     floor: float | None = None
     quarantine: tuple[str, ...] = ()
+    affects_all: tuple[str, ...] = ()
     report_dir: Path | None = None
     scaffold_without_license: bool = False
     isolation: str | None = None
@@ -222,6 +225,7 @@ def _resolve(
         errors_count_as=model.errors_count_as,
         floor=model.floor,
         quarantine=tuple(model.quarantine),
+        affects_all=tuple(model.affects_all),
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
         scaffold_without_license=bool(model.scaffold_without_license),
