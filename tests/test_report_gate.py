@@ -228,3 +228,26 @@ def test_a_case_marked_quarantined_stays_out_of_the_gate() -> None:
     cases = [_case("s/a", 1), _case("s/b", "e", quarantined=True)]
     summary = summarize(cases, threshold=0.9, max_errors=0, duration_s=0.0)
     assert summary.gate == "pass"
+
+
+def test_summary_markdown_carries_the_verdict_errors_and_selection() -> None:
+    from assay.report.markdown import render_summary
+    from assay.report.model import Report, RunInfo
+
+    cases = [_case("s/a", 1, 0, 1, score_ci=[0.21, 0.94]), _case("s/b", "e")]
+    report = Report(
+        run=RunInfo(
+            id="r",
+            started_at="now",
+            assay_version="0",
+            threshold=0.5,
+            selection="affected by main: 2 of 9 case(s) (fixture changed: 2)",
+        ),
+        summary=summarize(cases, threshold=0.5, max_errors=1, duration_s=0.0),
+        cases=cases,
+    )
+    text = render_summary(report)
+    assert "score if errors failed 0.33" in text
+    assert "selected: affected by main: 2 of 9 case(s)" in text
+    assert "verdict inconclusive" in text
+    assert "✅ ❌ ✅ (95% interval 0.21–0.94)" in text

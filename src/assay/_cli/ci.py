@@ -168,6 +168,12 @@ def _run_and_publish(
     options = dataclasses.replace(
         build_options(_run_args(inputs, target.env)), json_output=False, dry_run=False
     )
+    if inputs.select == "affected" and target.pull_request is not None:
+        options = dataclasses.replace(
+            options,
+            affected_by=target.pull_request.base_sha,
+            affects_all=(*options.affects_all, *inputs.affects_all),
+        )
     if baseline is not None:
         # The regression gate and `repeat: auto` read the baseline the comparison uses.
         options = dataclasses.replace(options, baseline=_kept_baseline(baseline, target.env))

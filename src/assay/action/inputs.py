@@ -80,6 +80,11 @@ class ActionInputs(BaseModel):
     """`threshold` (default) or `regression`: significantly worse than `baseline-report`."""
     inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
     """The gate when the interval straddles the threshold; `neutral`: a notice, exit 0."""
+    select: Literal["affected", "all"] = "all"
+    """`affected`: on a pull request, only the cases whose inputs it changes (`--affected-by`
+    the base commit); `all` (default), and every push, runs every case."""
+    affects_all: tuple[str, ...] = ()
+    """Globs whose change makes `select: affected` run every case (the agent's code, prompts)."""
     max_errors: int | None = Field(default=None, ge=0)
     """Cases allowed to end in `error` before the gate fails; empty = `[tool.assay]`, else 0."""
     comment: bool = True
@@ -98,7 +103,7 @@ class ActionInputs(BaseModel):
     baseline_artifact: str = Field(default="assay-report", min_length=1)
     """The name of the report artifact `baseline-report: auto` looks for."""
 
-    @field_validator("paths", "trigger_paths", "model", mode="before")
+    @field_validator("paths", "trigger_paths", "model", "affects_all", mode="before")
     @classmethod
     def _split(cls, value: Any) -> tuple[str, ...]:
         return split_list(value)

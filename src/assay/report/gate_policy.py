@@ -114,8 +114,9 @@ def regression_problem(cases: Sequence[CaseResult], policy: GatePolicy) -> tuple
 
 
 def gate_facts_note(report: Report) -> str:
-    """` · verdict inconclusive · score if errors failed 0.40 · 1 quarantined`: what the
-    gate read beyond the score, for summary.md's counts line ("" when nothing to add)."""
+    """` · verdict inconclusive · score if errors failed 0.40 · 1 quarantined · selected:
+    ...`: what the gate read beyond the score and why these cases ran, for summary.md's
+    counts line (and so the PR comment); "" when nothing to add."""
     summary = report.summary
     parts = []
     if summary.verdict is not None and summary.verdict != summary.gate:
@@ -126,6 +127,8 @@ def gate_facts_note(report: Report) -> str:
         parts.append(f"score if errors failed {summary.score_if_errors_failed:.2f}")
     if summary.quarantined:
         parts.append(f"{summary.quarantined} quarantined")
+    if report.run.selection:
+        parts.append(f"selected: {report.run.selection}")
     return "".join(f" · {part}" for part in parts)
 
 
