@@ -284,3 +284,17 @@ def test_regression_gate_without_a_baseline_is_refused(tmp_path: Path) -> None:
         check_settings(settings(RunOptions(baseline=tmp_path / "nope.json"), {}, None))
     with pytest.raises(ConfigError, match="--floor must be between 0 and 1"):
         check_settings(settings(RunOptions(floor=1.5), {}, None))
+
+
+def test_affected_by_and_affects_all_join_their_sources() -> None:
+    config = AssayConfig(path=Path("/proj/pyproject.toml"), affects_all=("agent/**",))
+    decided = settings(
+        RunOptions(affects_all=("prompts/*",)),
+        {"ASSAY_AFFECTED_BY": "origin/main", "ASSAY_AFFECTS_ALL": "assay.toml"},
+        config,
+    )
+    assert (decided.affected_by, decided.sources["affected_by"]) == (
+        "origin/main",
+        "ASSAY_AFFECTED_BY",
+    )
+    assert decided.affects_all == ("agent/**", "prompts/*", "assay.toml")
