@@ -311,22 +311,21 @@ def _decide(
         reason = "; ".join(problems) or _passed(score, limit)
     verdict = "fail" if problems else "pass"
     point_only = [p for p in problems if p.startswith("score ")]
+    # Only the point score's own test can be in doubt: errors, a regression, an
+    # incomplete run fail the gate whatever the interval says.
     if interval is not None and straddles(interval, limit) and problems == point_only:
-        if policy.mode == "threshold" or not point_only or policy.floor is not None:
-            verdict = "inconclusive"
-            low, high = interval
-            word = "floor" if policy.mode == "regression" else "threshold"
-            note = (
-                f"inconclusive: 95% interval {low:.2f}-{high:.2f} straddles the {word} {limit:.2f}"
-            )
-            if policy.inconclusive == "fail" and not problems:
-                problems = [note]
-                reason = f"{reason}; {note} and --inconclusive is fail"
-            elif policy.inconclusive in ("pass", "neutral") and problems:
-                reason = f"{reason}; {note} and --inconclusive is {policy.inconclusive}"
-                problems = []
-            # Under `score` the point score decides as it always did and the verdict
-            # field (and summary.md) carry the doubt; the reason stays as it was.
+        verdict = "inconclusive"
+        low, high = interval
+        word = "floor" if policy.mode == "regression" else "threshold"
+        note = f"inconclusive: 95% interval {low:.2f}-{high:.2f} straddles the {word} {limit:.2f}"
+        if policy.inconclusive == "fail" and not problems:
+            problems = [note]
+            reason = f"{reason}; {note} and --inconclusive is fail"
+        elif policy.inconclusive in ("pass", "neutral") and problems:
+            reason = f"{reason}; {note} and --inconclusive is {policy.inconclusive}"
+            problems = []
+        # Under `score` the point score decides as it always did and the verdict field
+        # (and summary.md) carry the doubt; the reason stays as it was.
     return problems, reason, verdict, regression
 
 
