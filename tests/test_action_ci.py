@@ -30,7 +30,9 @@ REPO = "acme/widgets"
 TOKEN = "ghs_ci_token_5e3f"
 MODEL_KEY = "sk-ant-test-9f8e7d6c5b4a"
 TRIGGER_PATHS = (*DEFAULT_TRIGGER_PATHS, "agent.py")
-REPORT_KEYS = {"ran", "reason", "score", "passed", "total", "failed", "errors", "report-path"}
+REPORT_KEYS = {
+    *("ran", "reason", "score", "passed", "total", "failed", "errors", "verdict", "report-path")
+}
 HOSTILE = (
     "x\n::error::pwned\r\n::set-output name=x::y\n::add-mask::\n::stop-commands::token\n"
     "##[error]boom %0A::warning::sneaky\r::notice::cr"
@@ -259,6 +261,7 @@ def test_push_runs_the_suite_and_publishes(
         "total": "2",
         "failed": "1",
         "errors": "0",
+        "verdict": "inconclusive",  # 1 of 2 against 0.5: the interval holds both sides
         "report-path": str(report_path),
     }
     assert json.loads(report_path.read_text())["summary"]["gate"] == "pass"

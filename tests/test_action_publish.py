@@ -179,6 +179,7 @@ def test_summary_outputs_and_capped_annotations(
         "total": "13",
         "failed": "11",
         "errors": "1",
+        "verdict": "fail",
         "report-path": str(report_dir.resolve() / "report.json"),
     }
     lines = _commands(capsys.readouterr().out)

@@ -24,6 +24,7 @@ OUTPUTS = {
     "total",
     "failed",
     "errors",
+    "verdict",
     "report-path",
     "regressions",
 }

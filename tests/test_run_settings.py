@@ -236,3 +236,65 @@ def test_deciding_again_keeps_what_was_decided_and_redecides_the_defaults() -> N
     assert (again.max_errors, again.sources["max_errors"]) == (3, str(CONFIG.path))  # was default
     handmade = resolve_settings(RunSettings(threshold=0.6), config=CONFIG, environ={})
     assert (handmade.threshold, handmade.sources["threshold"]) == (0.6, GIVEN)
+
+
+# -- the gate's options ----------------------------------------------------------------------
+
+
+def test_gate_options_follow_the_same_precedence() -> None:
+    config = AssayConfig(
+        path=Path("/proj/pyproject.toml"),
+        gate="regression",
+        inconclusive="fail",
+        errors_count_as="fail",
+        floor=0.4,
+        quarantine=("s/flaky",),
+    )
+    decided = settings(
+        RunOptions(inconclusive="neutral", quarantine=("s/given",)),
+        {"ASSAY_ERRORS_COUNT_AS": "skip", "ASSAY_QUARANTINE": "s/env, s/other"},
+        config,
+    )
+    assert (decided.inconclusive, decided.sources["inconclusive"]) == ("neutral", GIVEN)
+    assert (decided.errors_count_as, decided.sources["errors_count_as"]) == (
+        "skip",
+        "ASSAY_ERRORS_COUNT_AS",
+    )
+    assert (decided.gate, decided.floor) == ("regression", 0.4)
+    assert decided.quarantine == ("s/flaky", "s/given", "s/env", "s/other")
+    defaults = settings(RunOptions(), {}, None)
+    assert (defaults.gate, defaults.inconclusive, defaults.errors_count_as) == (
+        "threshold",
+        "score",
+        "skip",
+    )
+
+
+def test_a_bad_gate_choice_in_the_environment_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match="ASSAY_INCONCLUSIVE='maybe': expected one of"):
+        settings(RunOptions(), {"ASSAY_INCONCLUSIVE": "maybe"})
+
+
+def test_regression_gate_without_a_baseline_is_refused(tmp_path: Path) -> None:
+    from assay.runner.settings import check_settings
+
+    with pytest.raises(ConfigError, match="--gate regression needs --baseline"):
+        check_settings(settings(RunOptions(gate="regression"), {}, None))
+    with pytest.raises(ConfigError, match="no such report file"):
+        check_settings(settings(RunOptions(baseline=tmp_path / "nope.json"), {}, None))
+    with pytest.raises(ConfigError, match="--floor must be between 0 and 1"):
+        check_settings(settings(RunOptions(floor=1.5), {}, None))
+
+
+def test_affected_by_and_affects_all_join_their_sources() -> None:
+    config = AssayConfig(path=Path("/proj/pyproject.toml"), affects_all=("agent/**",))
+    decided = settings(
+        RunOptions(affects_all=("prompts/*",)),
+        {"ASSAY_AFFECTED_BY": "origin/main", "ASSAY_AFFECTS_ALL": "assay.toml"},
+        config,
+    )
+    assert (decided.affected_by, decided.sources["affected_by"]) == (
+        "origin/main",
+        "ASSAY_AFFECTED_BY",
+    )
+    assert decided.affects_all == ("agent/**", "prompts/*", "assay.toml")

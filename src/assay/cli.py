@@ -125,6 +125,16 @@ def _json(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--json", action="store_true", help=f"print {what} as JSON on stdout")
 
 
+def _repeat(text: str) -> int | str:
+    """`--repeat K` or `--repeat auto`."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or auto, got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="assay",
@@ -319,10 +329,18 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--repeat",
+        type=_repeat,
+        default=None,
+        metavar="K|auto",
+        help="attempts per case; the case score is their mean, disagreement marks it flaky; "
+        "auto: once each, then more only where they can change the gate (up to --max-repeat)",
+    )
+    p.add_argument(
+        "--max-repeat",
         type=int,
         default=None,
         metavar="K",
-        help="attempts per case; the case score is their mean, disagreement marks it flaky",
+        help="the most attempts --repeat auto gives a case (default 5)",
     )
     p.add_argument(
         "--timeout",
@@ -346,6 +364,46 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "--require-all",
         action="store_true",
         help="fail the gate when any case is skipped (no model key, an --offline cache miss)",
+    )
+    p.add_argument(
+        "--gate",
+        choices=("threshold", "regression"),
+        default=None,
+        help="threshold: the score against --threshold (default); regression: fail when "
+        "significantly worse than --baseline on the paired cases, or below --floor",
+    )
+    p.add_argument("--baseline", default=None, metavar="REPORT", help="report.json to gate against")
+    p.add_argument(
+        "--floor", type=float, default=None, metavar="X", help="regression gate's lowest score"
+    )
+    p.add_argument(
+        "--inconclusive",
+        choices=("score", "fail", "pass", "neutral"),
+        default=None,
+        help="the gate when the 95%% interval straddles the threshold: score (the point "
+        "score decides, default), fail, pass, or neutral (exit 0; the Action posts a notice)",
+    )
+    p.add_argument(
+        "--affected-by",
+        default=None,
+        metavar="REF",
+        help="run only the cases whose suite file, fixtures, skill or base changed since REF "
+        "(git diff REF...HEAD), or every case when a path matching --affects-all changed",
+    )
+    p.add_argument(
+        "--affects-all",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help="with --affected-by: a changed path matching GLOB runs every case (repeatable; "
+        "joined with [tool.assay] affects_all)",
+    )
+    p.add_argument(
+        "--errors-count-as",
+        choices=("skip", "fail"),
+        default=None,
+        help="skip: errors leave the score (default, bounded by --max-errors); fail: the "
+        "gate's score counts them as misses",
     )
     p.add_argument(
         "--max-cost",

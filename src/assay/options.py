@@ -73,8 +73,11 @@ class RunOptions:
     """A skill file overriding the suites' skill."""
     concurrency: int | None = None
     """Attempts in flight (default 8)."""
-    repeat: int | None = None
-    """Attempts per case (default 1)."""
+    repeat: int | Literal["auto"] | None = None
+    """Attempts per case (default 1); `auto`: once each, then more only where they can
+    change the gate (runner/adaptive.py), up to `max_repeat`."""
+    max_repeat: int | None = None
+    """The most attempts `repeat="auto"` gives a case (default 5)."""
     timeout_s: float | None = None
     """Per-attempt limit in seconds (default: the suite's harness timeout, else 600)."""
     threshold: float | None = None
@@ -85,6 +88,22 @@ class RunOptions:
     """Stop starting cases once the estimated spend reaches this (default: no limit)."""
     require_all: bool | None = None
     """A skipped case (no key, a cache miss) fails the gate (default false)."""
+    gate: Literal["threshold", "regression"] | None = None
+    """The gate's mode (default threshold; regression needs `baseline` or `floor`)."""
+    inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
+    """What an interval straddling the threshold makes the gate (default score)."""
+    errors_count_as: Literal["skip", "fail"] | None = None
+    """Whether the gate's score counts errors as misses (default skip)."""
+    floor: float | None = None
+    """The regression gate's absolute lowest score."""
+    baseline: Path | None = None
+    """The report.json a regression gate compares with."""
+    quarantine: tuple[str, ...] = ()
+    """Case ids kept out of the gate; joined with `[tool.assay] quarantine`."""
+    affected_by: str | None = None
+    """Run only the cases whose inputs changed since this git ref (runner/affected.py)."""
+    affects_all: tuple[str, ...] = ()
+    """Globs of paths whose change selects every case; joined with `[tool.assay] affects_all`."""
     report_dir: Path | str | None = None
     """Where the report directory is written (default `assay-report`)."""
     history_dir: Path | None = None
@@ -124,13 +143,21 @@ class RunSettings(RunOptions):
 
     agent_command: tuple[str, ...] | None = None
     concurrency: int = DEFAULT_CONCURRENCY
-    repeat: int = DEFAULT_REPEAT
+    repeat: int = DEFAULT_REPEAT  # type: ignore[assignment]
+    """Attempts per case; with `adaptive`, the most a case gets (`--max-repeat`)."""
+    adaptive: bool = False
+    selection: str | None = None
+    """Why these cases were selected (`--affected-by`); None when every case was."""
+    """`--repeat auto`: attempts after the first are given where they can change the gate."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """The run-wide timeout; a case's own (`runner.resolve.case_timeout`) applies when this
     one is the default."""
     threshold: float = DEFAULT_THRESHOLD
     max_errors: int = DEFAULT_MAX_ERRORS
     require_all: bool = False
+    gate: Literal["threshold", "regression"] = "threshold"
+    inconclusive: Literal["score", "fail", "pass", "neutral"] = "score"
+    errors_count_as: Literal["skip", "fail"] = "skip"
     report_dir: Path = DEFAULT_REPORT_DIR
     keep_workspaces: bool = False
     dry_run: bool = False
@@ -165,11 +192,20 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("agent_command", "--agent-command", "text"),
     ("skill", "--skill", "path"),
     ("concurrency", "--concurrency", "int"),
-    ("repeat", "--repeat", "int"),
+    ("repeat", "--repeat", "repeat"),
+    ("max_repeat", "--max-repeat", "int"),
     ("timeout_s", "--timeout", "float"),
     ("threshold", "--threshold", "float"),
     ("max_errors", "--max-errors", "int"),
     ("require_all", "--require-all", "flag"),
+    ("gate", "--gate", "choice"),
+    ("inconclusive", "--inconclusive", "choice"),
+    ("errors_count_as", "--errors-count-as", "choice"),
+    ("floor", "--floor", "float"),
+    ("baseline", "--baseline", "path"),
+    ("quarantine", "--quarantine", "text"),
+    ("affected_by", "--affected-by", "text"),
+    ("affects_all", "--affects-all", "text"),
     ("max_cost_usd", "--max-cost", "float"),
     ("report_dir", "--report-dir", "path"),
     ("history_dir", "--history", "path"),
@@ -191,6 +227,9 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("pass_env", "--pass-env", "text"),
 )
 _CHOICES: dict[str, tuple[str, ...]] = {
+    "gate": ("threshold", "regression"),
+    "inconclusive": ("score", "fail", "pass", "neutral"),
+    "errors_count_as": ("skip", "fail"),
     "judge_prompt": ("assay", "cassandra"),
     "isolation": ("auto", "bwrap", "none"),
     "agent_network": ("on", "off"),
@@ -251,7 +290,7 @@ def options_from_environ(
         value: object
         if how == "path":
             value = Path(text)
-        elif how == "int":
+        elif how == "int" or (how == "repeat" and text != "auto"):
             value = env_number(name, text, int)
         elif how == "float":
             value = env_number(name, text, float)

@@ -135,7 +135,7 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
     args.threshold = inputs.threshold
     args.models = list(inputs.model) or args.models
     args.judge_model = inputs.judge_model or args.judge_model
-    for name in ("concurrency", "repeat", "max_errors"):
+    for name in ("concurrency", "repeat", "max_errors", "gate", "inconclusive"):
         value = getattr(inputs, name)
         if value is not None:
             setattr(args, name, value)
@@ -161,11 +161,22 @@ def _run_and_publish(
     from assay.runner.settings import check_settings, resolve_settings
     from assay.suites import load_suites
 
+    # Read before the run: a baseline kept in the report directory would be overwritten.
+    baseline = _baseline(inputs, target)
     # CI publishes the report itself: no JSON on stdout, and a dry run would gate nothing,
     # whatever ASSAY_JSON or ASSAY_DRY_RUN say.
     options = dataclasses.replace(
         build_options(_run_args(inputs, target.env)), json_output=False, dry_run=False
     )
+    if inputs.select == "affected" and target.pull_request is not None:
+        options = dataclasses.replace(
+            options,
+            affected_by=target.pull_request.base_sha,
+            affects_all=(*options.affects_all, *inputs.affects_all),
+        )
+    if baseline is not None:
+        # The regression gate and `repeat: auto` read the baseline the comparison uses.
+        options = dataclasses.replace(options, baseline=_kept_baseline(baseline, target.env))
     # Loaded here for the warnings' annotations and the trigger-paths check, which look
     # at every case; the run itself decides and checks its options as `assay run` does.
     early = resolve_settings(options, config=None)
@@ -185,15 +196,25 @@ def _run_and_publish(
         commands.error(missing.message(), title="assay: missing model key")
         return EXIT_USAGE
 
-    # Read before the run: a baseline kept in the report directory would be overwritten.
-    baseline = _baseline(inputs, target)
     report = asyncio.run(run_prepared(prepared, listener=make_listener(sys.stdout)))
     report_dir = settings.resume_dir or settings.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
+    if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
+        commands.notice(report.summary.gate_reason, title="assay: inconclusive")
     return _exit_code(report, runner_files_written=not broken)
+
+
+def _kept_baseline(baseline: BaselineReport, env: RunnerEnvironment) -> Path:
+    """The baseline report as a file the run reads (an artifact exists only in memory)."""
+    import tempfile
+
+    where = Path(tempfile.mkdtemp(prefix="assay-baseline-", dir=env.runner_temp))
+    path = where / "report.json"
+    path.write_text(baseline.report.model_dump_json(), encoding="utf-8")
+    return path
 
 
 def _warn_about_trigger_paths(

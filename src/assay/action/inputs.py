@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -74,8 +74,17 @@ class ActionInputs(BaseModel):
     """Model for the judge; empty = the subject's model."""
     concurrency: int | None = Field(default=None, ge=1)
     """Case attempts run at once; empty = `[tool.assay]` concurrency, else 8."""
-    repeat: int | None = Field(default=None, ge=1)
-    """Attempts per case (the case score is their mean); empty = 1."""
+    repeat: int | Literal["auto"] | None = None
+    """Attempts per case (the case score is their mean), or `auto`; empty = 1."""
+    gate: Literal["threshold", "regression"] | None = None
+    """`threshold` (default) or `regression`: significantly worse than `baseline-report`."""
+    inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
+    """The gate when the interval straddles the threshold; `neutral`: a notice, exit 0."""
+    select: Literal["affected", "all"] = "all"
+    """`affected`: on a pull request, only the cases whose inputs it changes (`--affected-by`
+    the base commit); `all` (default), and every push, runs every case."""
+    affects_all: tuple[str, ...] = ()
+    """Globs whose change makes `select: affected` run every case (the agent's code, prompts)."""
     max_errors: int | None = Field(default=None, ge=0)
     """Cases allowed to end in `error` before the gate fails; empty = `[tool.assay]`, else 0."""
     comment: bool = True
@@ -94,7 +103,7 @@ class ActionInputs(BaseModel):
     baseline_artifact: str = Field(default="assay-report", min_length=1)
     """The name of the report artifact `baseline-report: auto` looks for."""
 
-    @field_validator("paths", "trigger_paths", "model", mode="before")
+    @field_validator("paths", "trigger_paths", "model", "affects_all", mode="before")
     @classmethod
     def _split(cls, value: Any) -> tuple[str, ...]:
         return split_list(value)
@@ -120,6 +129,8 @@ class ActionInputs(BaseModel):
         "report_dir",
         "concurrency",
         "repeat",
+        "gate",
+        "inconclusive",
         "max_errors",
         "shard",
         "baseline_report",
@@ -128,6 +139,22 @@ class ActionInputs(BaseModel):
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return value.strip() or None if isinstance(value, str) else value
+
+    @field_validator("repeat", mode="before")
+    @classmethod
+    def _repeat(cls, value: Any) -> Any:
+        # One message for a bad value, not one per member of the union.
+        if isinstance(value, str):
+            value = value.strip() or None
+        if value is None or value == "auto":
+            return value
+        try:
+            count = int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected a whole number or auto, got {value!r}") from None
+        if count < 1:
+            raise ValueError(f"Input should be greater than or equal to 1 (got {value!r})")
+        return count
 
     @field_validator("shard")
     @classmethod

@@ -66,6 +66,7 @@ def report_outputs(report: Report, report_path: Path) -> dict[str, str]:
         "total": str(summary.total),
         "failed": str(summary.failed),
         "errors": str(summary.errors),
+        "verdict": summary.verdict or summary.gate,
         "report-path": str(report_path),
     }
 

@@ -22,6 +22,7 @@ from assay.report.explain import (
     finding_marks,
     unexplained_reason,
 )
+from assay.report.gate_policy import case_interval_note, gate_facts_note
 from assay.report.model import CaseResult, Report
 from assay.report.stats import incomplete_reason
 
@@ -137,6 +138,7 @@ def _head(report: Report, title: str) -> str:
     )
     if summary.score_ci:
         counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"
+    counts += escape_markdown(gate_facts_note(report))
     headline = f"## {icon} {escape_markdown(title)}"
     incomplete = incomplete_reason(report.cases)
     if incomplete is not None:  # said first: a partial report must not read as a result
@@ -186,7 +188,10 @@ def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
         if case.flaky:
             outcomes = " ".join(_STATUS_ICON[a.status] for a in case.attempts)
             entries.append(
-                _Entry("### Flaky cases", f"- {_label(case, in_html=False)}: {outcomes}")
+                _Entry(
+                    "### Flaky cases",
+                    f"- {_label(case, in_html=False)}: {outcomes}{case_interval_note(case)}",
+                )
             )
     return entries
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from assay._version import __version__
 from assay.core.shards import ShardSyntaxError, parse_shard
 from assay.errors import ConfigError, SourcePosition
+from assay.report.gate_policy import GatePolicy
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
 from assay.report.stats import gate_option_problems, summarize
 
@@ -93,13 +94,23 @@ def merge_reports(
         interrupted=any(r.interrupted for r in runs),
         require_all=any(r.require_all for r in runs),
         isolation=_weakest_isolation([r.isolation for r in runs]),
+        inconclusive=runs[0].inconclusive,
+        errors_count_as=runs[0].errors_count_as,
+        quarantine=sorted({case_id for r in runs for case_id in r.quarantine}),
     )
+    # The shards' own choices of inconclusive and errors carry over; a regression gate
+    # needs its baseline, which a report does not hold, so the merge gates by threshold.
     summary = summarize(
         cases,
         threshold=info.threshold,
         max_errors=info.max_errors,
         duration_s=sum(i.report.summary.duration_s for i in inputs),
         require_all=info.require_all,
+        policy=GatePolicy(
+            inconclusive=info.inconclusive,
+            errors_count_as=info.errors_count_as,
+            quarantine=frozenset(info.quarantine),
+        ),
     )
     return Report(run=info, summary=summary, cases=cases)
 

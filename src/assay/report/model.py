@@ -84,6 +84,10 @@ class CaseResult(_Model):
     attempts: list[Attempt] = Field(default_factory=list)
     flaky: bool = False
     """True when the repeats disagree on pass/fail."""
+    score_ci: Annotated[list[UnitScore], Field(min_length=2, max_length=2)] | None = None
+    """95% interval [lo, hi] of the case's pass rate over its attempts; set for flaky cases."""
+    quarantined: bool = False
+    """Run and reported, but kept out of the gate (`[tool.assay] quarantine`)."""
     workspace: str | None = None
     """Where the sandbox was kept (only with --keep-workspaces)."""
 
@@ -110,6 +114,8 @@ class RunInfo(_Model):
     models: list[str] = Field(default_factory=list)
     judge_model: str | None = None
     repeat: Annotated[int, Field(ge=1)] = 1
+    repeat_auto: bool = False
+    """`--repeat auto`: `repeat` is then the most attempts a case could get."""
     shard: str | None = None
     """`I/N` when the run was a shard."""
     git_sha: str | None = None
@@ -119,6 +125,18 @@ class RunInfo(_Model):
     """`--require-all`: a skipped case fails the gate."""
     isolation: IsolationInfo | None = None
     """The run's OS sandbox (absent in reports of assay versions before it)."""
+    gate_mode: Literal["threshold", "regression"] = "threshold"
+    """`--gate`: against the threshold, or against a baseline report (and `floor`)."""
+    inconclusive: Literal["score", "fail", "pass", "neutral"] = "score"
+    """`--inconclusive`: what an interval straddling the threshold makes the gate."""
+    errors_count_as: Literal["skip", "fail"] = "skip"
+    """`--errors-count-as`: whether the gate's score counts errors as misses."""
+    floor: UnitScore | None = None
+    """`--floor`: the regression gate's absolute lowest score."""
+    quarantine: list[str] = Field(default_factory=list)
+    """Case ids kept out of the gate (`[tool.assay] quarantine`)."""
+    selection: str | None = None
+    """Why these cases ran (`--affected-by`: the ref, the counts and what changed); None: all."""
 
 
 class Tokens(_Model):
@@ -138,6 +156,16 @@ class Summary(_Model):
     """95% interval [lo, hi] of `score`."""
     gate: GateStatus
     gate_reason: str = ""
+    verdict: Literal["pass", "fail", "inconclusive"] | None = None
+    """What the numbers say: `inconclusive` when the 95% interval straddles the threshold
+    (the floor, in regression mode); `gate` is what `--inconclusive` made of it."""
+    gate_mode: Literal["threshold", "regression"] | None = None
+    score_if_errors_failed: UnitScore | None = None
+    """The score with every errored attempt and case counted as a miss; set when any errored."""
+    quarantined: Count = 0
+    """Cases kept out of the gate."""
+    regression: str | None = None
+    """Regression mode: the paired comparison with the baseline, in one line."""
     tokens: Tokens = Field(default_factory=Tokens)
     cost_usd: Amount | None = None
     duration_s: Amount = 0.0

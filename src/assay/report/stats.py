@@ -6,8 +6,12 @@ import math
 import random
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from assay.report.model import Attempt, CaseResult, CaseStatus, Summary, Tokens
+
+if TYPE_CHECKING:
+    from assay.report.gate_policy import GatePolicy
 
 __all__ = [
     "INTERRUPTED",
@@ -161,31 +165,62 @@ def summarize(
     duration_s: float,
     shard: str | None = None,
     require_all: bool = False,
+    policy: GatePolicy | None = None,
 ) -> Summary:
     """The report summary: counts, aggregate score and interval, gate, tokens and cost.
 
     `shard` (`I/N`) names the shard the cases are: a shard that got no cases at all (more
     shards than cases) passes with a note, since the merge of all shards gates the run.
-    `require_all` makes any skipped case a gate failure (`--require-all`).
+    `require_all` makes any skipped case a gate failure (`--require-all`). `policy` is
+    the gate's mode, its inconclusive rule, how errors count and the quarantine
+    (report/gate_policy.py; default: the threshold gate as it always was).
     """
+    from assay.report.gate_policy import GatePolicy, attempt_scores, gated_cases
+    from assay.report.interval import clustered_interval
+
+    policy = policy or GatePolicy()
     counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
     for case in cases:
         counts[case.status] += 1
-    scores = [c.score for c in cases if c.status in ("pass", "fail") and c.score is not None]
+    gated = gated_cases(cases, policy)
+    scored = [c for c in gated if c.status in ("pass", "fail") and c.score is not None]
+    scores = [c.score for c in scored if c.score is not None]
     score = sum(scores) / len(scores) if scores else None
-    interval = confidence_interval(scores)
+    interval = clustered_interval([attempt_scores(c, "skip") for c in scored])
+    errored = [
+        c for c in gated if c.status == "error" or any(a.status == "error" for a in c.attempts)
+    ]
+    if_failed = [s for c in gated if (s := attempt_scores(c, "fail"))]
+    score_if_errors_failed = (
+        _mean([_score_if_errors_failed(c) for c in gated if c in scored or c.status == "error"])
+        if errored
+        else None
+    )
+    gate_score, gate_interval = score, interval
+    if policy.errors_count_as == "fail" and errored:
+        gate_score, gate_interval = score_if_errors_failed, clustered_interval(if_failed)
+    gate_errors = sum(1 for c in gated if c.status == "error")
 
     problems: list[str] = []
+    verdict: str | None = None
+    regression: str | None = None
     if shard is not None and not cases:
         gate_reason = (
             f"shard {shard} has no cases (there are more shards than cases): nothing to "
             "gate here; the merged report of all shards gates the run"
         )
+        verdict = "pass"
     else:
-        problems = _gate_problems(
-            score, counts["error"], threshold=threshold, max_errors=max_errors
+        decision = _decide(
+            gate_score,
+            gate_interval,
+            gate_errors,
+            threshold=threshold,
+            max_errors=max_errors,
+            policy=policy,
+            gated=gated,
         )
-        gate_reason = "; ".join(problems) or _passed(score, threshold)
+        problems, gate_reason, verdict, regression = decision
         incomplete = incomplete_reason(cases)
         if incomplete is not None:
             if not problems:
@@ -198,6 +233,10 @@ def summarize(
             gate_reason = f"{gate_reason}; {problems[-1]}"
         elif skipped is not None:
             gate_reason = f"{gate_reason}; {skipped}"
+        if len(gated) < len(cases):
+            gate_reason = f"{gate_reason}; {len(cases) - len(gated)} quarantined case(s) not gated"
+        if problems and verdict == "pass":
+            verdict = "fail"
     if score is not None and not _is_unit_score(score):
         score, interval = None, None  # the gate failed on it; the report cannot hold it
 
@@ -212,6 +251,11 @@ def summarize(
         score_ci=list(interval) if interval is not None else None,
         gate="fail" if problems else "pass",
         gate_reason=gate_reason,
+        verdict=verdict,  # type: ignore[arg-type]
+        gate_mode=policy.mode,
+        score_if_errors_failed=score_if_errors_failed,
+        quarantined=len(cases) - len(gated),
+        regression=regression,
         tokens=Tokens(
             input=sum(c.usage.input_tokens for c in cases),
             output=sum(c.usage.output_tokens for c in cases),
@@ -221,8 +265,72 @@ def summarize(
     )
 
 
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _score_if_errors_failed(case: CaseResult) -> float:
+    """The case's score with its errored attempts as misses (an errored case: 0)."""
+    if case.status == "error" or case.score is None:
+        return 0.0
+    scored = sum(1 for a in case.attempts if a.status in ("pass", "fail"))
+    errors = sum(1 for a in case.attempts if a.status == "error")
+    return case.score * scored / (scored + errors) if scored else case.score
+
+
+def _decide(
+    score: float | None,
+    interval: tuple[float, float] | None,
+    errors: int,
+    *,
+    threshold: float,
+    max_errors: int,
+    policy: GatePolicy,
+    gated: Sequence[CaseResult],
+) -> tuple[list[str], str, str, str | None]:
+    """(problems, reason, verdict, regression finding) of the gate's own test."""
+    from assay.report.gate_policy import regression_problem, straddles
+
+    regression: str | None = None
+    if policy.mode == "regression":
+        limit = policy.floor if policy.floor is not None else 0.0
+        problems = _gate_problems(
+            score, errors, threshold=limit, max_errors=max_errors, word="floor"
+        )
+        worse, regression = regression_problem(gated, policy)
+        if worse is not None:
+            problems.append(worse)
+        reason = (
+            "; ".join(problems) or f"not worse than the baseline; {_passed(score, limit, 'floor')}"
+        )
+        if policy.baseline is not None and worse is None and not problems:
+            reason = f"{regression}; {_passed(score, limit, 'floor')}"
+    else:
+        limit = threshold
+        problems = _gate_problems(score, errors, threshold=limit, max_errors=max_errors)
+        reason = "; ".join(problems) or _passed(score, limit)
+    verdict = "fail" if problems else "pass"
+    point_only = [p for p in problems if p.startswith("score ")]
+    # Only the point score's own test can be in doubt: errors, a regression, an
+    # incomplete run fail the gate whatever the interval says.
+    if interval is not None and straddles(interval, limit) and problems == point_only:
+        verdict = "inconclusive"
+        low, high = interval
+        word = "floor" if policy.mode == "regression" else "threshold"
+        note = f"inconclusive: 95% interval {low:.2f}-{high:.2f} straddles the {word} {limit:.2f}"
+        if policy.inconclusive == "fail" and not problems:
+            problems = [note]
+            reason = f"{reason}; {note} and --inconclusive is fail"
+        elif policy.inconclusive in ("pass", "neutral") and problems:
+            reason = f"{reason}; {note} and --inconclusive is {policy.inconclusive}"
+            problems = []
+        # Under `score` the point score decides as it always did and the verdict field
+        # (and summary.md) carry the doubt; the reason stays as it was.
+    return problems, reason, verdict, regression
+
+
 def _gate_problems(
-    score: float | None, errors: int, *, threshold: float, max_errors: int
+    score: float | None, errors: int, *, threshold: float, max_errors: int, word: str = "threshold"
 ) -> list[str]:
     """Why the gate fails; empty when it passes.
 
@@ -237,16 +345,16 @@ def _gate_problems(
         problems.append(f"score {score} is not a number between 0 and 1")
     elif not score >= threshold - _EPSILON:
         shown, limit = _distinct(score, threshold)
-        problems.append(f"score {shown} < threshold {limit}")
+        problems.append(f"score {shown} < {word} {limit}")
     if not errors <= max_errors:
         problems.append(f"errors {errors} > max-errors {max_errors}")
     return problems
 
 
-def _passed(score: float | None, threshold: float) -> str:
+def _passed(score: float | None, threshold: float, word: str = "threshold") -> str:
     assert score is not None  # no score is a gate problem
     shown, limit = _distinct(score, threshold)
-    return f"score {shown} >= threshold {limit}"
+    return f"score {shown} >= {word} {limit}"
 
 
 def _is_unit_score(value: float) -> bool:

@@ -124,5 +124,19 @@ def fold_attempts(
         duration_s=sum(a.duration_s for a in attempts),
         attempts=attempts,
         flaky=flaky,
+        score_ci=_flaky_interval(attempts) if flaky else None,
         workspace=next((o.workspace for o in reversed(outcomes) if o.workspace), None),
     )
+
+
+def _flaky_interval(attempts: Sequence[Attempt]) -> list[float] | None:
+    """The 95% interval of a flaky case's pass rate over its scored attempts."""
+    from assay.report.interval import case_interval
+
+    scores = [
+        a.score if a.score is not None else float(a.status == "pass")
+        for a in attempts
+        if a.status in ("pass", "fail")
+    ]
+    interval = case_interval(scores)
+    return list(interval) if interval is not None else None

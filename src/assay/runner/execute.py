@@ -101,18 +101,56 @@ class Executor:
             if progress.run.skip_reason is not None:
                 outcomes = [skipped_outcome(progress.run.skip_reason)] * progress.attempts
                 self._finish(progress, case_result(progress.run, outcomes))
-        units = self._units()
-        count = min(self._options.concurrency, len(self._progress) * self._options.repeat)
-        self._workers = [asyncio.create_task(self._work(units)) for _ in range(count)]
+        if self._options.adaptive:
+            await self._execute_adaptive()
+        else:
+            await self._run_units(list(self._units()))
+        return [
+            p.result or case_result(p.run, _done(p), forced_reason=INTERRUPTED)
+            for p in self._progress
+        ]
+
+    async def _run_units(self, units: list[tuple[_Progress, int]]) -> None:
+        count = min(self._options.concurrency, len(units))
+        shared = iter(units)
+        self._workers = [asyncio.create_task(self._work(shared)) for _ in range(count)]
         if self.interrupted:  # a signal arrived before the workers existed
             self.stop()
         await asyncio.gather(*self._workers, return_exceptions=True)
         if self._failure is not None:
             raise self._failure
-        return [
-            p.result or case_result(p.run, _done(p), forced_reason=INTERRUPTED)
-            for p in self._progress
-        ]
+
+    async def _execute_adaptive(self) -> None:
+        """`--repeat auto`: rounds of attempts, each chosen by runner/adaptive.py."""
+        from assay.runner.adaptive import next_round
+        from assay.runner.adaptive_inputs import gate_limit, knowledge_of
+
+        runs = [(p.run.case.id, p.run.model) for p in self._progress]
+        knowledge = knowledge_of(self._options, runs)
+        live = [p for p in self._progress if p.result is None]
+        for progress in live:
+            progress.attempts = self._options.repeat + 1  # the policy finishes them, not a count
+        units = [(progress, 0) for progress in live]
+        while units and not self.interrupted:
+            await self._run_units(units)
+            live = [p for p in live if p.result is None]
+            chosen: set[str] = set()
+            if not self.interrupted and not self.budget.reached:
+                scores = {_key(p): _scores(p) for p in live}
+                chosen = set(
+                    next_round(
+                        scores,
+                        threshold=gate_limit(self._options),
+                        max_repeat=self._options.repeat,
+                        knowledge=knowledge,
+                    )
+                )
+            if self.interrupted:
+                return
+            units = [(p, p.finished) for p in live if _key(p) in chosen]
+            for progress in live:
+                if _key(progress) not in chosen:
+                    self._finish(progress, case_result(progress.run, _done(progress)))
 
     def _units(self) -> Iterator[tuple[_Progress, int]]:
         for progress in self._progress:
@@ -170,6 +208,20 @@ class Executor:
             where = self._report_dir / RESULTS_FILE
             raise output_error(exc, what=str(where), report_dir=self._report_dir) from None
         self._listener.case_finished(result)
+
+
+def _key(progress: _Progress) -> str:
+    from assay.runner.adaptive_inputs import case_key
+
+    return case_key(progress.run.case.id, progress.run.model)
+
+
+def _scores(progress: _Progress) -> list[float]:
+    return [
+        o.attempt.score if o.attempt.score is not None else float(o.attempt.status == "pass")
+        for o in _done(progress)
+        if o.attempt.status in ("pass", "fail")
+    ]
 
 
 def _done(progress: _Progress) -> list[AttemptOutcome]:

@@ -14,10 +14,11 @@ from assay.runner.plan import format_shard
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
+    from assay.report.gate_policy import GatePolicy
     from assay.report.model import CaseResult
     from assay.runner.plan import PlannedRun
 
-__all__ = ["build_report", "now"]
+__all__ = ["build_report", "gate_policy", "now"]
 
 
 def _isolation_info(options: RunSettings) -> IsolationInfo | None:
@@ -45,6 +46,10 @@ def build_report(
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
     from assay.report.stats import summarize
 
+    quarantine = frozenset(options.quarantine)
+    results = [
+        r.model_copy(update={"quarantined": True}) if r.id in quarantine else r for r in results
+    ]
     summary = summarize(
         results,
         threshold=options.threshold,
@@ -52,6 +57,7 @@ def build_report(
         duration_s=duration_s,
         shard=format_shard(options.shard),
         require_all=options.require_all,
+        policy=gate_policy(options),
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
@@ -63,14 +69,37 @@ def build_report(
         models=list(options.models) or list(dict.fromkeys(r.model for r in runs if r.model)),
         judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
         repeat=options.repeat,
+        repeat_auto=options.adaptive,
         shard=format_shard(options.shard),
         git_sha=_git_sha(),
         max_errors=options.max_errors,
         interrupted=interrupted,
         require_all=options.require_all,
         isolation=_isolation_info(options),
+        gate_mode=options.gate,
+        inconclusive=options.inconclusive,
+        errors_count_as=options.errors_count_as,
+        floor=options.floor,
+        quarantine=list(options.quarantine),
+        selection=options.selection,
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
+
+
+def gate_policy(options: RunSettings) -> GatePolicy:
+    """The gate's policy from the run's settings (the baseline report read here)."""
+    from assay.report.gate_policy import GatePolicy
+    from assay.report.read import read_report
+
+    baseline = read_report(options.baseline) if options.baseline is not None else None
+    return GatePolicy(
+        mode=options.gate,
+        inconclusive=options.inconclusive,
+        errors_count_as=options.errors_count_as,
+        floor=options.floor,
+        baseline=tuple(baseline.cases) if baseline is not None else None,
+        quarantine=frozenset(options.quarantine),
+    )
 
 
 def _redacted(report: Report) -> Report:

@@ -129,6 +129,8 @@ def prepare_run(
         selected = select_cases(selected, list(settings.patterns))
     if not selected:
         raise nothing_selected(settings.patterns)
+    if settings.affected_by:
+        settings, selected = _affected(settings, selected, config)
     if settings.work_root is not None:
         check_work_root(settings.work_root, selected)
     selected = shard_cases(selected, settings.shard)
@@ -297,3 +299,21 @@ def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
         for sig in installed:
             with contextlib.suppress(RuntimeError, ValueError):
                 loop.remove_signal_handler(sig)
+
+
+def _affected(
+    settings: RunSettings, cases: list[Case], config: AssayConfig | None
+) -> tuple[RunSettings, list[Case]]:
+    """`--affected-by`: the cases whose inputs changed, and the reason for the report."""
+    from assay.runner.affected import select_affected
+
+    assert settings.affected_by is not None
+    root = settings.root or (config.root if config is not None else None) or Path.cwd()
+    selection = select_affected(
+        cases, root=root, ref=settings.affected_by, affects_all=settings.affects_all
+    )
+    if not selection.cases:
+        raise ConfigError(
+            f"{selection.reason}: nothing to run (run without --affected-by to run every case)"
+        )
+    return dataclasses.replace(settings, selection=selection.reason), list(selection.cases)

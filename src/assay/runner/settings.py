@@ -39,12 +39,18 @@ _CONFIG_KEYS = {
     "threshold": "threshold",
     "max_errors": "max_errors",
     "require_all": "require_all",
+    "gate": "gate",
+    "inconclusive": "inconclusive",
+    "errors_count_as": "errors_count_as",
+    "floor": "floor",
     "report_dir": "report_dir",
     "isolation": "isolation",
     "agent_network": "agent_network",
     "command_network": "command_network",
 }
-_NOT_DECIDED_HERE = frozenset({"paths", "extra_env", "sandboxing", "pass_env"})
+_NOT_DECIDED_HERE = frozenset(
+    {"paths", "extra_env", "sandboxing", "pass_env", "quarantine", "affects_all"}
+)
 
 
 def resolve_settings(
@@ -83,6 +89,8 @@ def resolve_settings(
             values[name], sources[name] = configured, str(config.path if config else "")
         else:
             sources[name] = DEFAULT
+    if isinstance(options, RunSettings) and options.adaptive and sources.get("repeat") != DEFAULT:
+        values["repeat"] = "auto"  # decided again: still adaptive, up to its max-repeat
     warnings: list[str] = []
     _normalise(values, warnings)
     pass_env = _pass_env(options, env, config)
@@ -91,6 +99,8 @@ def resolve_settings(
         extra_env=dict(options.extra_env),
         sandboxing=options.sandboxing,
         pass_env=pass_env,
+        quarantine=_joined("quarantine", options.quarantine, env, config),
+        affects_all=_joined("affects_all", options.affects_all, env, config),
         **values,
         sources=sources,
         warnings=tuple(warnings),
@@ -109,6 +119,11 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
     from assay.runner.plan import parse_shard
     from assay.runner.resolve import parse_models
 
+    if values.get("repeat") == "auto":
+        from assay.runner.adaptive import DEFAULT_MAX_REPEAT
+
+        values["adaptive"] = True
+        values["repeat"] = values.get("max_repeat") or DEFAULT_MAX_REPEAT
     if "models" in values:
         raw = values["models"]
         values["models"] = parse_models([raw] if isinstance(raw, str) else list(raw))
@@ -130,6 +145,7 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
         "work_root",
         "cache_dir",
         "resume_dir",
+        "baseline",
     ):
         if name in values:
             values[name] = Path(values[name])
@@ -158,6 +174,20 @@ def _pass_env(
     return tuple(dict.fromkeys(name for name in names if name))
 
 
+def _joined(
+    name: str,
+    given: Sequence[str],
+    env: Mapping[str, tuple[object, str]],
+    config: AssayConfig | None,
+) -> tuple[str, ...]:
+    """Every source's entries together (as `pass_env`): quarantine ids, affects_all globs."""
+    entries = [*(getattr(config, name) if config else ()), *given]
+    if name in env:
+        entries.append(str(env[name][0]))
+    ids = [case_id.strip() for entry in entries for case_id in entry.split(",")]
+    return tuple(dict.fromkeys(case_id for case_id in ids if case_id))
+
+
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
     from assay.report.stats import gate_option_problems
@@ -167,11 +197,23 @@ def check_settings(settings: RunSettings) -> None:
         problems.append(f"--concurrency must be at least 1, got {settings.concurrency}")
     if settings.repeat < 1:
         problems.append(f"--repeat must be at least 1, got {settings.repeat}")
+    if settings.max_repeat is not None and settings.max_repeat < 1:
+        problems.append(f"--max-repeat must be at least 1, got {settings.max_repeat}")
     if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"
         )
     problems += gate_option_problems(threshold=settings.threshold, max_errors=settings.max_errors)
+    if settings.floor is not None and not 0.0 <= settings.floor <= 1.0:
+        problems.append(f"--floor must be between 0 and 1, got {settings.floor:g}")
+    if settings.gate == "regression" and settings.baseline is None and settings.floor is None:
+        problems.append("--gate regression needs --baseline REPORT (or at least --floor X)")
+    if settings.baseline is not None and not settings.baseline.is_file():
+        problems.append(f"--baseline {settings.baseline}: no such report file")
+    elif settings.baseline is not None:
+        from assay.report.read import read_report
+
+        read_report(settings.baseline)  # a malformed baseline stops the run before it starts
     if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
     if settings.offline and settings.cache_dir is None:

@@ -52,6 +52,18 @@ class ConfigFile(BaseModel):
     """Per-attempt limit in seconds (agent, judge and checks); beats a suite's `timeoutMs`."""
     require_all: bool | None = None
     """A skipped case (no key, an --offline cache miss) fails the gate."""
+    gate: Literal["threshold", "regression"] | None = None
+    """The gate's mode: against the threshold, or against a baseline report."""
+    inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
+    """What an interval straddling the threshold makes the gate (default score)."""
+    errors_count_as: Literal["skip", "fail"] | None = None
+    """Whether the gate's score counts errors as misses (default skip)."""
+    floor: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
+    """The regression gate's absolute lowest score."""
+    quarantine: list[str] = []
+    """Case ids (`suite/case`) that run and are reported but are kept out of the gate."""
+    affects_all: list[str] = []
+    """Globs (repository-relative) whose change makes `--affected-by` run every case."""
     report_dir: str | None = None
     """Where reports are written, relative to this file."""
     scaffold_without_license: bool | None = None
@@ -86,6 +98,12 @@ class AssayConfig:
     max_errors: int | None = None
     timeout: float | None = None
     require_all: bool | None = None
+    gate: str | None = None
+    inconclusive: str | None = None
+    errors_count_as: str | None = None
+    floor: float | None = None
+    quarantine: tuple[str, ...] = ()
+    affects_all: tuple[str, ...] = ()
     report_dir: Path | None = None
     scaffold_without_license: bool = False
     isolation: str | None = None
@@ -202,6 +220,12 @@ def _resolve(
         max_errors=model.max_errors,
         timeout=model.timeout,
         require_all=model.require_all,
+        gate=model.gate,
+        inconclusive=model.inconclusive,
+        errors_count_as=model.errors_count_as,
+        floor=model.floor,
+        quarantine=tuple(model.quarantine),
+        affects_all=tuple(model.affects_all),
         # An output location, not an input to confine: absolute paths are fine.
         report_dir=base / model.report_dir if model.report_dir else None,
         scaffold_without_license=bool(model.scaffold_without_license),

@@ -1,0 +1,56 @@
+"""What `--repeat auto` knows before its first attempt, read from the run's settings.
+
+The baseline report (`--baseline`) says which cases passed and which were flaky there;
+the quarantine list names cases known to be flaky. Keyed by case id and model, as a
+report pairs cases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from assay.runner.adaptive import CaseKnowledge
+
+if TYPE_CHECKING:
+    from assay.options import RunSettings
+
+__all__ = ["case_key", "gate_limit", "knowledge_of"]
+
+
+def case_key(case_id: str, model: str | None) -> str:
+    return f"{case_id}\x00{model or ''}"
+
+
+def gate_limit(options: RunSettings) -> float:
+    """The score the decision turns on: the threshold, or a regression gate's floor."""
+    if options.gate == "regression" and options.floor is not None:
+        return options.floor
+    return options.threshold
+
+
+def knowledge_of(
+    options: RunSettings, runs: Sequence[tuple[str, str | None]]
+) -> dict[str, CaseKnowledge]:
+    """Per case key of `runs` ((case id, model) pairs), what the baseline and quarantine say."""
+    baseline: dict[str, CaseKnowledge] = {}
+    if options.baseline is not None:
+        from assay.report.read import read_report
+
+        for case in read_report(options.baseline).cases:
+            if case.status in ("pass", "fail"):
+                baseline[case_key(case.id, case.model)] = CaseKnowledge(
+                    baseline_pass=case.status == "pass",
+                    known_flaky=case.flaky or case.quarantined,
+                    baseline_attempts=sum(1 for a in case.attempts if a.status in ("pass", "fail")),
+                )
+    quarantined = frozenset(options.quarantine)
+    knowledge: dict[str, CaseKnowledge] = {}
+    for case_id, model in runs:
+        key = case_key(case_id, model)
+        known = baseline.get(key, CaseKnowledge())
+        if case_id in quarantined:
+            known = dataclasses.replace(known, known_flaky=True)
+        knowledge[key] = known
+    return knowledge

@@ -1,0 +1,73 @@
+"""`select: affected` in the Action: a PR runs the cases its changes touch, and says why."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.github_publish import comments
+from tests.test_action_ci import EVENTS, REPO, TOKEN, Ci, ci_environment
+
+
+@pytest.fixture(name="ci")
+def _ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
+    with ci_environment(tmp_path, monkeypatch, token=TOKEN) as env:
+        yield env
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1"},
+    )
+    return done.stdout.strip()
+
+
+def _pull_request_from(ci: Ci, base_sha: str) -> None:
+    payload = json.loads((EVENTS / "pull_request_opened.json").read_text())
+    payload["pull_request"]["base"]["sha"] = base_sha
+    path = ci.root / "event.json"
+    path.write_text(json.dumps(payload))
+    ci.environ.update(GITHUB_EVENT_NAME="pull_request", GITHUB_EVENT_PATH=str(path))
+
+
+def test_select_affected_runs_every_case_when_an_affects_all_path_changed(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _git(ci.workspace, "init", "-q", "-b", "main")
+    _git(ci.workspace, "add", "-A")
+    _git(ci.workspace, "commit", "-q", "-m", "base")
+    base = _git(ci.workspace, "rev-parse", "HEAD")
+    (ci.workspace / "agent.py").write_text((ci.workspace / "agent.py").read_text() + "# v2\n")
+    _git(ci.workspace, "commit", "-q", "-am", "agent")
+    ci.fake.add_pull(REPO, 7, files=[{"filename": "agent.py"}, {"filename": "evals/tasks.json"}])
+    _pull_request_from(ci, base)
+    ci.environ.update(INPUT_SELECT="affected", INPUT_AFFECTS_ALL="agent.py")
+    ci.run(monkeypatch, capsys)
+    (comment,) = comments(ci.fake, REPO)
+    assert f"selected: all 2 case(s): agent.py changed since {base}" in comment["body"]
+
+
+def test_select_affected_with_nothing_affected_is_a_usage_error(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _git(ci.workspace, "init", "-q", "-b", "main")
+    _git(ci.workspace, "add", "-A")
+    _git(ci.workspace, "commit", "-q", "-m", "base")
+    base = _git(ci.workspace, "rev-parse", "HEAD")
+    (ci.workspace / "agent.py").write_text((ci.workspace / "agent.py").read_text() + "# v2\n")
+    _git(ci.workspace, "commit", "-q", "-am", "agent")
+    ci.fake.add_pull(REPO, 7, files=[{"filename": "agent.py"}, {"filename": "evals/tasks.json"}])
+    _pull_request_from(ci, base)
+    ci.environ.update(INPUT_SELECT="affected")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 2
+    assert "nothing to run" in out

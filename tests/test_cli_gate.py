@@ -1,0 +1,66 @@
+"""The gate's modes through `assay run`: regression against a baseline, inconclusive, quarantine."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assay.cli import main
+from tests.test_cli_run import load_report, project, run_args
+from tests.test_runner_e2e import set_plans
+
+
+def test_regression_gate_fails_a_head_worse_than_its_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = [f"t{i}" for i in range(6)]
+    root = project(tmp_path, {name: {} for name in names})
+    assert main(run_args(root, report="base")) == 0
+    baseline = root / "base" / "report.json"
+
+    set_plans(root, {name: {"solve": False} for name in names})
+    code = main(run_args(root, "--gate", "regression", "--baseline", str(baseline)))
+    capsys.readouterr()
+    report = load_report(root / "report" / "report.json")
+    assert code == 1
+    assert report.run.gate_mode == "regression" and report.summary.gate_mode == "regression"
+    assert report.summary.regression is not None
+    assert "significantly worse" in report.summary.regression
+
+    # The same head against itself: no change, and no threshold in regression mode.
+    shutil.copy(root / "report" / "report.json", tmp_path / "head.json")
+    code = main(run_args(root, "--gate", "regression", "--baseline", str(tmp_path / "head.json")))
+    assert code == 0
+
+
+def test_inconclusive_fail_and_neutral_through_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path, {"a": {"alternate": True}, "b": {}})
+    monkeypatch.setenv("ASSAY_INCONCLUSIVE", "fail")
+    assert main(run_args(root, "--repeat", "2", "--threshold", "0.5")) == 1
+    report = load_report(root / "report" / "report.json")
+    assert report.summary.verdict == "inconclusive"
+    assert report.run.inconclusive == "fail"
+    flaky = next(c for c in report.cases if c.id == "calc/a")
+    assert flaky.flaky and flaky.score_ci is not None and flaky.score_ci[0] < 0.5
+    assert (
+        main(run_args(root, "--repeat", "2", "--threshold", "0.5", "--inconclusive", "neutral"))
+        == 0
+    )
+    capsys.readouterr()
+
+
+def test_quarantine_from_the_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"solves": {}, "gives-up": {"solve": False}})
+    (root / "assay.toml").write_text('quarantine = ["calc/gives-up"]\n')
+    assert main(run_args(root)) == 0
+    capsys.readouterr()
+    report = load_report(root / "report" / "report.json")
+    gave_up = next(c for c in report.cases if c.id == "calc/gives-up")
+    assert gave_up.quarantined and gave_up.status == "fail"
+    assert report.summary.quarantined == 1 and report.run.quarantine == ["calc/gives-up"]
