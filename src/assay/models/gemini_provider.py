@@ -62,6 +62,9 @@ class GeminiProvider:
 
     async def aclose(self) -> None:
         await self.client.aio.aclose()
+        transport = self.client._api_client._http_options.httpx_async_client
+        if transport is not None:
+            await transport.aclose()
 
 
 def _is_connection_error(exc: Exception) -> bool:
@@ -102,7 +105,17 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
         raise ModelUnavailable("gemini/* needs the gemini extra: pip install 'assay[gemini]'") from None
     key = next(os.environ[v] for v in KEY_VARIABLES if os.environ.get(v))
     timeout = (policy or RetryPolicy()).timeout_s
-    options: dict[str, Any] = {"timeout": int(timeout * 1000)}
+    # The SDK's aiohttp transport subclasses aiohttp's ClientSession, which aiohttp warns
+    # against on every new session; its httpx transport is the supported alternative.
+    # httpx2 is the SDK's other transport, and the one the anthropic SDK already brings.
+    import httpx2
+
+    from assay.models._http import shared_ssl_context
+
+    options: dict[str, Any] = {
+        "timeout": int(timeout * 1000),
+        "httpx_async_client": httpx2.AsyncClient(timeout=timeout, verify=shared_ssl_context()),
+    }
     base_url = os.environ.get(BASE_URL_VARIABLE)
     if base_url:
         options["base_url"] = base_url
