@@ -41,7 +41,9 @@ def _offline_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
         monkeypatch.delenv(name, raising=False)
     # Nor the cloud credentials and endpoints of the bedrock, vertex and gemini providers.
     for name in list(os.environ):
-        if name.startswith(("AWS_", "ANTHROPIC_BEDROCK_", "ANTHROPIC_VERTEX_", "GOOGLE_", "GEMINI_")):
+        if name.startswith(
+            ("AWS_", "ANTHROPIC_BEDROCK_", "ANTHROPIC_VERTEX_", "GOOGLE_", "GEMINI_")
+        ):
             monkeypatch.delenv(name, raising=False)
     for name in ("CLOUD_ML_REGION", "GCLOUD_PROJECT"):
         monkeypatch.delenv(name, raising=False)

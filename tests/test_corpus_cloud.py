@@ -49,7 +49,9 @@ def test_the_corpus_runs_on_each_cloud_provider(
         _, tokens_in, tokens_out = SPEND[result.kind]
         assert (result.model, result.runtime) == (cloud.model, "builtin")
         assert (result.usage.input_tokens, result.usage.output_tokens) == (tokens_in, tokens_out)
-        priced = provider_cost(provider, model_id, Usage(input_tokens=tokens_in, output_tokens=tokens_out))
+        priced = provider_cost(
+            provider, model_id, Usage(input_tokens=tokens_in, output_tokens=tokens_out)
+        )
         assert priced and result.usage.cost_usd == pytest.approx(priced), result.id
         if result.kind != "verify":
             assert result.judge["model"] == cloud.model

@@ -10,16 +10,21 @@ from typing import Any
 
 import pytest
 
+from assay.core.usage import Usage
 from assay.errors import ModelError, ModelUnavailable
 from assay.models import Message, ModelRequest, ToolSpec, generate
 from assay.models import retry as retry_module
 from assay.models.names import missing_credentials
 from assay.models.pricing import cost_usd
-from assay.core.usage import Usage
 from assay.options import RunOptions
-from tests.fakes.anthropic_api import dropped, rate_limited, server_error, text_reply, tool_use_reply
+from tests.fakes.anthropic_api import (
+    dropped,
+    rate_limited,
+    server_error,
+    text_reply,
+    tool_use_reply,
+)
 from tests.fakes.cloud import SETUPS, CloudSetup
-from tests.fakes.gemini_api import call_reply
 
 VERDICT = ToolSpec(
     name="record_verdict",
@@ -64,7 +69,9 @@ def price_name(cloud: CloudSetup) -> str:
     return "gemini-2.5-flash" if cloud.provider == "gemini" else CLAUDE_PRICE
 
 
-def test_a_text_answer_with_usage_and_cost(cloud: CloudSetup, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_text_answer_with_usage_and_cost(
+    cloud: CloudSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with cloud.serving(monkeypatch) as fake:
         fake.reply(text_reply("LGTM", input_tokens=120, output_tokens=30))
         response = run(ask(cloud.model))
@@ -80,10 +87,15 @@ def test_a_forced_tool_call_is_the_structured_verdict(
 ) -> None:
     with cloud.serving(monkeypatch) as fake:
         fake.reply(tool_use_reply("record_verdict", {"met": True, "reasoning": "found it"}))
-        response = run(ask(cloud.model, tools=(VERDICT,), tool_choice="record_verdict", purpose="judge"))
+        response = run(
+            ask(cloud.model, tools=(VERDICT,), tool_choice="record_verdict", purpose="judge")
+        )
         (body,) = fake.bodies()
     (call,) = response.tool_uses()
-    assert (call["name"], call["input"]) == ("record_verdict", {"met": True, "reasoning": "found it"})
+    assert (call["name"], call["input"]) == (
+        "record_verdict",
+        {"met": True, "reasoning": "found it"},
+    )
     if cloud.provider == "gemini":  # function calling, forced with mode ANY
         calling = body["toolConfig"]["functionCallingConfig"]
         assert calling == {"mode": "ANY", "allowedFunctionNames": ["record_verdict"]}
@@ -93,9 +105,15 @@ def test_a_forced_tool_call_is_the_structured_verdict(
         assert "model" not in body and body["anthropic_version"]
 
 
-def test_a_tool_loop_sends_calls_and_results_back(cloud: CloudSetup, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tool_loop_sends_calls_and_results_back(
+    cloud: CloudSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with cloud.serving(monkeypatch) as fake:
-        fake.reply(tool_use_reply("record_verdict", {"met": False, "reasoning": "x"}, tool_use_id="toolu_1"))
+        fake.reply(
+            tool_use_reply(
+                "record_verdict", {"met": False, "reasoning": "x"}, tool_use_id="toolu_1"
+            )
+        )
         first = run(ask(cloud.model, tools=(VERDICT,)))
         call = first.tool_uses()[0]
         follow_up = ask(cloud.model, tools=(VERDICT,))
@@ -106,7 +124,10 @@ def test_a_tool_loop_sends_calls_and_results_back(cloud: CloudSetup, monkeypatch
             messages=(
                 *follow_up.messages,
                 Message("assistant", tuple(first.content)),
-                Message("user", ({"type": "tool_result", "tool_use_id": call["id"], "content": "noted"},)),
+                Message(
+                    "user",
+                    ({"type": "tool_result", "tool_use_id": call["id"], "content": "noted"},),
+                ),
             ),
         )
         assert run(follow_up).text() == "ok"
@@ -114,12 +135,20 @@ def test_a_tool_loop_sends_calls_and_results_back(cloud: CloudSetup, monkeypatch
     if cloud.provider == "gemini":
         parts = [p for c in second["contents"] for p in c["parts"]]
         assert parts[1]["functionCall"]["name"] == "record_verdict"
-        assert parts[2]["functionResponse"] == {"id": call["id"], "name": "record_verdict", "response": {"output": "noted"}}
+        assert parts[2]["functionResponse"] == {
+            "id": call["id"],
+            "name": "record_verdict",
+            "response": {"output": "noted"},
+        }
     else:
         assert second["messages"][2]["content"][0]["tool_use_id"] == call["id"]
 
 
-@pytest.mark.parametrize("fault", [rate_limited(retry_after="1"), server_error(), dropped()], ids=["429", "500", "dropped"])
+@pytest.mark.parametrize(
+    "fault",
+    [rate_limited(retry_after="1"), server_error(), dropped()],
+    ids=["429", "500", "dropped"],
+)
 def test_transient_faults_are_retried(
     cloud: CloudSetup, fault: Any, monkeypatch: pytest.MonkeyPatch, no_backoff: list[float]
 ) -> None:

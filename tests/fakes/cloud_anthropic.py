@@ -43,10 +43,14 @@ class _CloudMessages(FakeAnthropic):
     def invalid(self, body: Any) -> Reply | None:
         if isinstance(body, dict):
             if "model" in body:
-                return anthropic_error(400, "invalid_request_error", "model: Extra inputs are not permitted")
+                return anthropic_error(
+                    400, "invalid_request_error", "model: Extra inputs are not permitted"
+                )
             # The API version travels in the body (the SDK's own version string).
             if not isinstance(body.get("anthropic_version"), str):
-                return anthropic_error(400, "invalid_request_error", "anthropic_version: Field required")
+                return anthropic_error(
+                    400, "invalid_request_error", "anthropic_version: Field required"
+                )
             body = {**body, "model": "in-the-path"}
         return super().invalid(body)
 
@@ -89,4 +93,7 @@ class FakeVertex(_CloudMessages):
         return request.headers.get("authorization") == f"Bearer {self.api_key}"
 
     def unauthorised(self) -> Reply:
-        return Reply(401, {"error": {"code": 401, "message": "invalid credentials", "status": "UNAUTHENTICATED"}})
+        return Reply(
+            401,
+            {"error": {"code": 401, "message": "invalid credentials", "status": "UNAUTHENTICATED"}},
+        )

@@ -1,7 +1,7 @@
 """A loopback fake of the Gemini API's `generateContent`, for the real `google-genai` SDK.
 
-`POST /v1/models/{model}:generateContent` (the SDK's default version; `v1beta` too) with `x-goog-api-key`, the body in the
-REST shape the SDK sends (camelCase: `contents`, `systemInstruction`, `tools`,
+`POST /v1/models/{model}:generateContent` (the SDK's default; `v1beta` too) with
+`x-goog-api-key`, the body in the REST shape the SDK sends (camelCase: `contents`, `systemInstruction`, `tools`,
 `toolConfig`, `generationConfig`). Point the SDK at it with
 `GOOGLE_GEMINI_BASE_URL=fake.url` and any key.
 
@@ -45,10 +45,16 @@ def _usage(prompt: int, output: int, cached: int = 0, thoughts: int = 0) -> dict
     return usage
 
 
-def text_reply(text: str, *, prompt_tokens: int = 25, output_tokens: int = 10, **extra: int) -> dict[str, Any]:
+def text_reply(
+    text: str, *, prompt_tokens: int = 25, output_tokens: int = 10, **extra: int
+) -> dict[str, Any]:
     return {
         "candidates": [
-            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+            {
+                "content": {"role": "model", "parts": [{"text": text}]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
         ],
         "usageMetadata": _usage(prompt_tokens, output_tokens, **extra),
     }
@@ -71,14 +77,22 @@ def call_reply(
         call["thoughtSignature"] = signature
     parts.append(call)
     return {
-        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
         "usageMetadata": _usage(prompt_tokens, output_tokens, **extra),
     }
 
 
-def gemini_error(status: int, code: str, message: str, *, headers: dict[str, str] | None = None) -> Reply:
+def gemini_error(
+    status: int, code: str, message: str, *, headers: dict[str, str] | None = None
+) -> Reply:
     """An error in Google's shape: {"error": {"code", "message", "status"}}."""
-    return Reply(status, {"error": {"code": status, "message": message, "status": code}}, headers=dict(headers or {}))
+    return Reply(
+        status,
+        {"error": {"code": status, "message": message, "status": code}},
+        headers=dict(headers or {}),
+    )
 
 
 class FakeGemini(ScriptedModelServer):
@@ -96,7 +110,9 @@ class FakeGemini(ScriptedModelServer):
         return request.headers.get("x-goog-api-key") == self.api_key
 
     def unauthorised(self) -> Reply:
-        return gemini_error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.")
+        return gemini_error(
+            400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key."
+        )
 
     def invalid(self, body: Any) -> Reply | None:
         problem = _invalid(body)
@@ -136,7 +152,12 @@ def messages_view(body: dict[str, Any]) -> dict[str, Any]:
             elif "functionCall" in part:
                 call = part["functionCall"]
                 blocks.append(
-                    {"type": "tool_use", "id": call.get("id"), "name": call["name"], "input": call.get("args", {})}
+                    {
+                        "type": "tool_use",
+                        "id": call.get("id"),
+                        "name": call["name"],
+                        "input": call.get("args", {}),
+                    }
                 )
             elif "functionResponse" in part:
                 response = part["functionResponse"]
@@ -149,19 +170,32 @@ def messages_view(body: dict[str, Any]) -> dict[str, Any]:
                         "is_error": "error" in outcome,
                     }
                 )
-        messages.append({"role": "assistant" if content["role"] == "model" else "user", "content": blocks})
+        messages.append(
+            {"role": "assistant" if content["role"] == "model" else "user", "content": blocks}
+        )
     tools = [
-        {"name": f["name"], "description": f.get("description", ""), "input_schema": f.get("parametersJsonSchema", f.get("parameters_json_schema", {}))}
+        {
+            "name": f["name"],
+            "description": f.get("description", ""),
+            "input_schema": f.get("parametersJsonSchema", f.get("parameters_json_schema", {})),
+        }
         for tool in body.get("tools", [])
         for f in tool.get("functionDeclarations", [])
     ]
-    view: dict[str, Any] = {"model": "gemini", "max_tokens": 4096, "system": system, "messages": messages}
+    view: dict[str, Any] = {
+        "model": "gemini",
+        "max_tokens": 4096,
+        "system": system,
+        "messages": messages,
+    }
     if tools:
         view["tools"] = tools
     calling = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
     if calling.get("mode") == "ANY":
         names = calling.get("allowedFunctionNames") or []
-        view["tool_choice"] = {"type": "tool", "name": names[0]} if len(names) == 1 else {"type": "any"}
+        view["tool_choice"] = (
+            {"type": "tool", "name": names[0]} if len(names) == 1 else {"type": "any"}
+        )
     return view
 
 
@@ -176,7 +210,9 @@ def gemini_body(message: dict[str, Any]) -> dict[str, Any]:
             parts.append({"functionCall": {"id": block["id"], "name": block["name"], "args": args}})
     usage = message["usage"]
     return {
-        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
         "usageMetadata": _usage(
             usage["input_tokens"] + usage.get("cache_read_input_tokens", 0),
             usage["output_tokens"],

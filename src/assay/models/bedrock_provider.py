@@ -44,9 +44,12 @@ def bedrock_from_env(*, policy: RetryPolicy | None = None) -> BedrockProvider:
     try:
         import boto3  # noqa: F401  # the SDK signs with it; fail here, not mid-run
     except ImportError:  # pragma: no cover - depends on the installed extras
-        raise ModelUnavailable("bedrock/* needs the bedrock extra: pip install 'assay[bedrock]'") from None
+        raise ModelUnavailable(
+            "bedrock/* needs the bedrock extra: pip install 'assay[bedrock]'"
+        ) from None
     import anthropic
     from anthropic import AsyncAnthropicBedrock
+
     from assay.models._http import aiohttp_client
 
     bearer = os.environ.get("AWS_BEARER_TOKEN_BEDROCK")

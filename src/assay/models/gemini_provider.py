@@ -8,7 +8,6 @@ request and response mapping is in `gemini_wire.py`; this module is the transpor
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 
@@ -44,7 +43,7 @@ class GeminiProvider:
             )
         except errors.APIError as exc:
             raise _status_failure(exc) from None
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             raise ApiCallFailure(
                 status=None, error_type="timeout", message="request timed out"
             ) from None
@@ -102,7 +101,9 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
     try:
         from google import genai
     except ImportError:  # pragma: no cover - depends on the installed extras
-        raise ModelUnavailable("gemini/* needs the gemini extra: pip install 'assay[gemini]'") from None
+        raise ModelUnavailable(
+            "gemini/* needs the gemini extra: pip install 'assay[gemini]'"
+        ) from None
     key = next(os.environ[v] for v in KEY_VARIABLES if os.environ.get(v))
     timeout = (policy or RetryPolicy()).timeout_s
     # The SDK's aiohttp transport subclasses aiohttp's ClientSession, which aiohttp warns

@@ -77,9 +77,7 @@ def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            str(item.get("text", "")) for item in content if isinstance(item, dict)
-        )
+        return "".join(str(item.get("text", "")) for item in content if isinstance(item, dict))
     return "" if content is None else str(content)
 
 
@@ -118,7 +116,9 @@ def from_gemini(body: dict[str, Any]) -> ModelResponse:
     if not isinstance(candidates, list) or not candidates:
         feedback = body.get("promptFeedback") or {}
         blocked = feedback.get("blockReason") if isinstance(feedback, dict) else None
-        raise ValueError(f"no candidates (prompt blocked: {blocked})" if blocked else "no candidates")
+        raise ValueError(
+            f"no candidates (prompt blocked: {blocked})" if blocked else "no candidates"
+        )
     candidate = candidates[0]
     parts = (candidate.get("content") or {}).get("parts") or []
     content: list[dict[str, Any]] = []
@@ -140,7 +140,11 @@ def from_gemini(body: dict[str, Any]) -> ModelResponse:
         elif isinstance(part.get("text"), str):
             content.append({"type": "text", "text": part["text"]})
     finish = str(candidate.get("finishReason") or "STOP")
-    stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else _STOP.get(finish, finish.lower())
+    stop = (
+        "tool_use"
+        if any(b["type"] == "tool_use" for b in content)
+        else _STOP.get(finish, finish.lower())
+    )
     return ModelResponse(content=content, stop_reason=stop, usage=_usage(body.get("usageMetadata")))
 
 

@@ -176,6 +176,8 @@ PROVIDERS.register(
         action_input="openrouter-api-key",
     ),
 )
+
+
 def _build_bedrock() -> Provider:
     from assay.models.bedrock_provider import bedrock_from_env
 

@@ -24,7 +24,9 @@ _TOKENS = re.compile(
     r"(?: Cost: \$(?P<msg>[\d.]+) message, \$(?P<session>[\d.]+) session\.)?"
 )
 _APPLIED = re.compile(r"^Applied edit to (?P<path>.+)$")
-_BOOKKEEPING = re.compile(r"^(Tokens: |Applied edit to |Aider v|Main model:|Weak model:|Git repo:|Repo-map:)")
+_BOOKKEEPING = re.compile(
+    r"^(Tokens: |Applied edit to |Aider v|Main model:|Weak model:|Git repo:|Repo-map:)"
+)
 CONVENTIONS_FILE = ".assay-conventions.md"
 
 
@@ -44,11 +46,14 @@ class AiderStream(Stream):
         text = line.rstrip("\n")
         tokens = _TOKENS.match(text)
         if tokens:
+            # "sent" is the whole prompt; the cached parts are counted apart, as elsewhere.
+            read = _tokens(tokens["cr"], tokens["crk"])
+            written = _tokens(tokens["cw"], tokens["cwk"])
             self.add_usage(
-                input_tokens=_tokens(tokens["sent"], tokens["sk"]),
+                input_tokens=max(_tokens(tokens["sent"], tokens["sk"]) - read - written, 0),
                 output_tokens=_tokens(tokens["recv"], tokens["rk"]),
-                cache_read_tokens=_tokens(tokens["cr"], tokens["crk"]),
-                cache_write_tokens=_tokens(tokens["cw"], tokens["cwk"]),
+                cache_read_tokens=read,
+                cache_write_tokens=written,
             )
             if tokens["session"]:
                 self.usage = self.usage.model_copy(update={"cost_usd": float(tokens["session"])})

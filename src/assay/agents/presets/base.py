@@ -317,4 +317,3 @@ class _instructions:  # noqa: N801 - used as a context manager, named for what i
             self.path.unlink(missing_ok=True)
         else:
             self.path.write_bytes(self.before)
-
