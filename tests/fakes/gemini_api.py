@@ -1,8 +1,8 @@
 """A loopback fake of the Gemini API's `generateContent`, for the real `google-genai` SDK.
 
 `POST /v1/models/{model}:generateContent` (the SDK's default; `v1beta` too) with
-`x-goog-api-key`, the body in the REST shape the SDK sends (camelCase: `contents`, `systemInstruction`, `tools`,
-`toolConfig`, `generationConfig`). Point the SDK at it with
+`x-goog-api-key`, the body in the REST shape the SDK sends (camelCase: `contents`,
+`systemInstruction`, `tools`, `toolConfig`, `generationConfig`). Point the SDK at it with
 `GOOGLE_GEMINI_BASE_URL=fake.url` and any key.
 
 Answers are scripted like the other fakes' (`fake.reply(...)`, a `responder`, faults

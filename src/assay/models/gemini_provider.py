@@ -110,14 +110,13 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
     # against on every new session; its httpx transport is the supported alternative.
     # httpx2 is the SDK's other transport, and the one the anthropic SDK already brings.
     import httpx2
+    from google.genai import types
 
     from assay.models._http import shared_ssl_context
 
-    options: dict[str, Any] = {
-        "timeout": int(timeout * 1000),
-        "httpx_async_client": httpx2.AsyncClient(timeout=timeout, verify=shared_ssl_context()),
-    }
-    base_url = os.environ.get(BASE_URL_VARIABLE)
-    if base_url:
-        options["base_url"] = base_url
+    options = types.HttpOptions(
+        timeout=int(timeout * 1000),
+        httpx_async_client=httpx2.AsyncClient(timeout=timeout, verify=shared_ssl_context()),
+        base_url=os.environ.get(BASE_URL_VARIABLE) or None,
+    )
     return GeminiProvider(genai.Client(api_key=key, http_options=options))
