@@ -185,3 +185,35 @@ def test_without_credentials_the_model_is_unavailable(cloud: CloudSetup) -> None
     assert reason is not None and reason.startswith(f"no credentials for {cloud.model}")
     with pytest.raises(ModelUnavailable, match="no credentials"):
         run(ask(cloud.model))
+
+
+@pytest.mark.parametrize(
+    ("model_id", "priced_as"),
+    [
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+        ("us.anthropic.claude-opus-4-1-20250805-v1:0", "claude-opus-4-1"),
+        ("global.anthropic.claude-sonnet-4-6-v1", "claude-sonnet-4-6"),
+        ("apac.anthropic.claude-sonnet-4-6", "claude-sonnet-4-6"),
+    ],
+)
+def test_bedrock_ids_are_priced_as_the_claude_model_they_name(
+    cloud: CloudSetup, model_id: str, priced_as: str
+) -> None:
+    del cloud  # the module's parametrisation; pricing is per provider name here
+    from assay.models.registry import provider_cost
+
+    usage = Usage(input_tokens=1000, output_tokens=100)
+    assert provider_cost("bedrock", model_id, usage) == cost_usd(priced_as, usage)
+    assert provider_cost("vertex", priced_as + "@20250929", usage) == cost_usd(priced_as, usage)
+
+
+def test_a_missing_region_or_project_is_named(
+    cloud: CloudSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with cloud.serving(monkeypatch):
+        if cloud.provider == "gemini":
+            pytest.skip("Gemini's API has no region or project")
+        for name in ("AWS_REGION", "ANTHROPIC_VERTEX_PROJECT_ID", "CLOUD_ML_REGION"):
+            monkeypatch.delenv(name, raising=False)
+        with pytest.raises(ModelUnavailable, match="AWS_REGION|ANTHROPIC_VERTEX_PROJECT_ID"):
+            run(ask(cloud.model))
