@@ -39,6 +39,14 @@ def _offline_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
             monkeypatch.delenv(name, raising=False)
     for name in ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "RUNNER_TEMP"):
         monkeypatch.delenv(name, raising=False)
+    # Nor the cloud credentials and endpoints of the bedrock, vertex and gemini providers.
+    for name in list(os.environ):
+        if name.startswith(
+            ("AWS_", "ANTHROPIC_BEDROCK_", "ANTHROPIC_VERTEX_", "GOOGLE_", "GEMINI_")
+        ):
+            monkeypatch.delenv(name, raising=False)
+    for name in ("CLOUD_ML_REGION", "GCLOUD_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
     # Most tests' agents talk to the test through files beside the suite, which the OS
     # sandbox hides by design; tests/test_isolation.py runs the sandbox itself.
     monkeypatch.setenv("ASSAY_ISOLATION", "none")

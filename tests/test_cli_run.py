@@ -226,7 +226,8 @@ def test_a_bad_agent_command_stops_before_anything_runs(
         (
             "ASSAY_RUNTIME",
             "foo",
-            "ASSAY_RUNTIME='foo': unknown runtime 'foo'; known runtimes: builtin, claude, command",
+            "ASSAY_RUNTIME='foo': unknown runtime 'foo'; known runtimes: aider, builtin, claude, "
+            "claude-code, codex, command",
         ),
         ("ASSAY_KEEP_WORKSPACES", "maybe", "ASSAY_KEEP_WORKSPACES='maybe': expected 1/0"),
     ],

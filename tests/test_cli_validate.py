@@ -275,7 +275,7 @@ evals:
         (
             "x.yaml",
             SUITE + "    runtime: gpt\n",
-            "x.yaml:8:5: evals[0].runtime: unknown runtime 'gpt'; known runtimes: builtin, claude,",
+            "x.yaml:8:5: evals[0].runtime: unknown runtime 'gpt'; known runtimes: aider, builtin,",
         ),
         (
             "x.yaml",

@@ -33,8 +33,14 @@ FORBIDDEN: dict[str, frozenset[str]] = {
 }
 """Package -> the packages it must never import (beyond the rules for core and the CLI)."""
 
-PROVIDER_ADAPTERS = ("assay.models.anthropic_provider", "assay.models.openai_provider")
-PROVIDER_WIRE = ("assay.models.openai_wire",)
+PROVIDER_ADAPTERS = (
+    "assay.models.anthropic_provider",
+    "assay.models.openai_provider",
+    "assay.models.bedrock_provider",
+    "assay.models.vertex_provider",
+    "assay.models.gemini_provider",
+)
+PROVIDER_WIRE = ("assay.models.openai_wire", "assay.models.gemini_wire")
 """A provider's own modules: only the model layer reaches into them (through its registry)."""
 
 CORE_MAY_IMPORT = frozenset({"pydantic", "pydantic_core", "typing_extensions"})

@@ -23,7 +23,7 @@ WORKFLOWS = [
 ]
 ACTION = ROOT / "action.yml"
 DOCS = ROOT / "docs" / "github-action.md"
-_PLACEHOLDER = re.compile(r"@FULL_COMMIT_SHA(?= # vX\.Y\.Z)")
+_PLACEHOLDER = re.compile(r"@FULL_COMMIT_SHA(?= # v)")
 """The docs pin with a placeholder the reader replaces; the linters need a real-looking SHA."""
 
 

@@ -314,7 +314,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "--runtime",
         type=_runtime_name,
         metavar="RUNTIME",
-        help="agent runtime: builtin, command, claude, pi or a plugin's "
+        help="agent runtime: builtin, command, claude, pi, an agent CLI preset (claude-code, "
+        "codex, gemini-cli, opencode, aider) or a plugin's "
         "(default: command with --agent-command, else builtin)",
     )
     p.add_argument(

@@ -8,6 +8,7 @@ everything with `fake.inject(...)` (see loopback.py).
 
 from __future__ import annotations
 
+import re
 import threading
 from abc import ABC, abstractmethod
 from collections import deque
@@ -35,6 +36,7 @@ class ScriptedModelServer(LoopbackServer, ABC):
     """
 
     PATH: str
+    """A regular expression the request path fully matches (a literal path for most APIs)."""
 
     def __init__(
         self,
@@ -59,7 +61,7 @@ class ScriptedModelServer(LoopbackServer, ABC):
 
     def bodies(self) -> list[dict[str, Any]]:
         """The JSON body of every request to `PATH`, in arrival order."""
-        return [r.json() for r in self.requests if r.path == self.PATH]
+        return [r.json() for r in self.requests if re.fullmatch(self.PATH, r.path)]
 
     def reply(self, *answers: Scripted) -> None:
         """Queue answers for the next requests (after any injected faults)."""

@@ -42,7 +42,7 @@ class AnthropicProvider:
         try:
             return from_message(response_json(raw))
         except ValueError as exc:
-            raise ModelError(f"anthropic/{request.model}: unusable response: {exc}") from None
+            raise ModelError(f"{self.name}/{request.model}: unusable response: {exc}") from None
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -15,6 +15,7 @@ Kept free of SDK imports: each factory imports its SDK when it is called.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -112,6 +113,21 @@ def provider_spec(name: str) -> ProviderSpec | None:
     return PROVIDERS.get(name)
 
 
+_BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(?P<name>.+?)(?:-v\d+(?::\d+)?)?$")
+"""A Bedrock model id (`anthropic.claude-x-20250929-v1:0`) or inference profile id
+(`us.anthropic.claude-x-...`, `global.anthropic...`): the Claude name inside it."""
+
+
+def _bedrock_price(model: str, usage: Usage) -> float | None:
+    match = _BEDROCK_ID.match(model.strip())
+    return _list_price(match["name"] if match else model, usage)
+
+
+def _vertex_price(model: str, usage: Usage) -> float | None:
+    # Vertex writes a snapshot with `@` (`claude-sonnet-4-5@20250929`).
+    return _list_price(model.strip().replace("@", "-"), usage)
+
+
 def _build_anthropic() -> Provider:
     from assay.models.anthropic_provider import anthropic_from_env
 
@@ -158,6 +174,64 @@ PROVIDERS.register(
         factory=_build_openrouter,
         key_variables=("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
         action_input="openrouter-api-key",
+    ),
+)
+
+
+def _build_bedrock() -> Provider:
+    from assay.models.bedrock_provider import bedrock_from_env
+
+    return bedrock_from_env()
+
+
+def _build_vertex() -> Provider:
+    from assay.models.vertex_provider import vertex_from_env
+
+    return vertex_from_env()
+
+
+def _build_gemini() -> Provider:
+    from assay.models.gemini_provider import gemini_from_env
+
+    return gemini_from_env()
+
+
+PROVIDERS.register(
+    "bedrock",
+    ProviderSpec(
+        name="bedrock",
+        factory=_build_bedrock,
+        # AWS's standard chain: keys (with AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN), or a
+        # Bedrock API key; a profile or web identity (OIDC) needs no key in the environment.
+        key_variables=("AWS_ACCESS_KEY_ID", "AWS_BEARER_TOKEN_BEDROCK"),
+        keyless_when=(
+            "AWS_PROFILE",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        ),
+        price=_bedrock_price,
+    ),
+)
+PROVIDERS.register(
+    "vertex",
+    ProviderSpec(
+        name="vertex",
+        factory=_build_vertex,
+        # An OAuth token, or Application Default Credentials (a key or federation file,
+        # what google-github-actions/auth writes).
+        key_variables=("GOOGLE_OAUTH_ACCESS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS"),
+        keyless_when=("GOOGLE_GHA_CREDS_PATH",),
+        price=_vertex_price,
+    ),
+)
+PROVIDERS.register(
+    "gemini",
+    ProviderSpec(
+        name="gemini",
+        factory=_build_gemini,
+        key_variables=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+        claims_bare=lambda model: model.startswith("gemini-"),
     ),
 )
 BARE_FALLBACK = "openai"

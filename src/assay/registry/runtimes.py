@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_RUNTIMES",
+    "PRESETS",
     "RUNTIMES",
     "AgentFactory",
     "RuntimeSpec",
@@ -49,6 +50,9 @@ class RuntimeSpec:
     model's credentials are checked before the run, and a case without them is skipped."""
     runs_agent_command: bool = False
     """It runs the case's agent command (`--agent-command`, `agent_command`)."""
+    program: str | None = None
+    """The program it runs itself (an agent CLI preset's `claude`): checked to exist before
+    any sandbox is built, like an agent command's."""
 
 
 def _adapt(name: str, obj: object) -> RuntimeSpec:
@@ -81,7 +85,26 @@ RUNTIMES.register(
 # canonical name of either is `builtin`.
 RUNTIMES.register("claude", _BUILTIN)
 RUNTIMES.register("pi", _BUILTIN)
-BUILTIN_RUNTIMES = ("builtin", "command", "claude", "pi")
+
+
+def _preset(module: str, program: str) -> AgentFactory:
+    def factory(options: RunOptions) -> Any:
+        return importlib.import_module(f"assay.agents.presets.{module}").agent(options, program)
+
+    return factory
+
+
+# Agent CLI presets (agents/presets/): runtime name, module, the CLI's program.
+PRESETS = (
+    ("claude-code", "claude_code", "claude"),
+    ("codex", "codex", "codex"),
+    ("gemini-cli", "gemini_cli", "gemini"),
+    ("opencode", "opencode", "opencode"),
+    ("aider", "aider", "aider"),
+)
+for _name, _module, _program in PRESETS:
+    RUNTIMES.register(_name, RuntimeSpec(_name, _preset(_module, _program), program=_program))
+BUILTIN_RUNTIMES = ("builtin", "command", "claude", "pi", *(name for name, _, _ in PRESETS))
 """The runtimes assay ships (for `assay schema`, whose output must not depend on plugins)."""
 
 

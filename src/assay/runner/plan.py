@@ -182,7 +182,8 @@ def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -
         program = run.agent_command[0] if run.agent_command else None
         if program is not None and not _runnable(program):
             missing.setdefault(program, []).append(run.case.id)
-    problems = [
+    problems = _missing_preset_programs(runs)
+    problems += [
         ConfigError(
             f"agent command {program!r} not found"
             + (" on PATH" if os.sep not in program else "")
@@ -192,6 +193,22 @@ def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -
     ]
     if problems:
         raise ConfigErrors(problems)
+
+
+def _missing_preset_programs(runs: Sequence[PlannedRun]) -> list[ConfigError]:
+    """A runtime that runs its own program (an agent CLI preset) needs it on PATH."""
+    missing: dict[tuple[str, str], list[str]] = {}
+    for run in runs:
+        spec = runtime_spec(run.runtime)
+        if spec is not None and spec.program is not None and not _runnable(spec.program):
+            missing.setdefault((spec.name, spec.program), []).append(run.case.id)
+    return [
+        ConfigError(
+            f"runtime {name} runs {program!r}, which is not on PATH (needed by {_some(ids)}): "
+            f"install {program} or choose another runtime"
+        )
+        for (name, program), ids in missing.items()
+    ]
 
 
 def _runs_command(runtime: str) -> bool:

@@ -58,8 +58,11 @@ def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 def resolve_runtime(case: Case, *, options: RunSettings, config: AssayConfig | None) -> str:
     forced = kind_of(case).runtime
-    if forced is not None:  # a task runs its agent command, whatever runtime is asked
-        return forced
+    if forced is not None:  # a task runs its agent command, whatever runtime is asked,
+        asked = options.runtime or (config.runtime if config else None)
+        spec = runtime_spec(asked) if asked else None
+        # ... unless the runtime asked for is an agent CLI preset: that CLI is the agent.
+        return spec.name if spec is not None and spec.program is not None else forced
     if options.runtime:
         return canonical_runtime(options.runtime)
     # An agent named on the command line is the agent under test, whatever runtime the

@@ -1,0 +1,109 @@
+"""aider: `aider --message <prompt> --yes-always --no-git ...`.
+
+aider has no JSON output: its stdout is text. What it did is read from its own lines:
+`Applied edit to <file>` is a `tool:edit` event, and `Tokens: 2.3k sent, 120 received.
+Cost: $0.01 message, $0.05 session.` is the usage (its last such line holds the session's
+cost). The final message is its stdout less those bookkeeping lines. The skill is passed
+as a read-only conventions file (`--read`), aider's documented way. The model is
+aider's (LiteLLM's) `provider/model`, and its key is that provider's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+from assay.agents.presets.opencode import _provider_keys
+
+__all__ = ["Aider", "AiderStream", "agent"]
+
+_TOKENS = re.compile(
+    r"^Tokens: (?P<sent>[\d.]+)(?P<sk>k?) sent(?:, (?P<cw>[\d.]+)(?P<cwk>k?) cache write)?"
+    r"(?:, (?P<cr>[\d.]+)(?P<crk>k?) cache hit)?, (?P<recv>[\d.]+)(?P<rk>k?) received\."
+    r"(?: Cost: \$(?P<msg>[\d.]+) message, \$(?P<session>[\d.]+) session\.)?"
+)
+_APPLIED = re.compile(r"^Applied edit to (?P<path>.+)$")
+_BOOKKEEPING = re.compile(
+    r"^(Tokens: |Applied edit to |Aider v|Main model:|Weak model:|Git repo:|Repo-map:)"
+)
+CONVENTIONS_FILE = ".assay-conventions.md"
+
+
+def _tokens(number: str | None, k: str | None) -> int:
+    if not number:
+        return 0
+    return round(float(number) * (1000 if k else 1))
+
+
+class AiderStream(Stream):
+    def __init__(self) -> None:
+        super().__init__()
+        self._text: list[str] = []
+
+    def __call__(self, line: str) -> None:  # text, not JSON lines
+        self.lines += 1
+        text = line.rstrip("\n")
+        tokens = _TOKENS.match(text)
+        if tokens:
+            # "sent" is the whole prompt; the cached parts are counted apart, as elsewhere.
+            read = _tokens(tokens["cr"], tokens["crk"])
+            written = _tokens(tokens["cw"], tokens["cwk"])
+            self.add_usage(
+                input_tokens=max(_tokens(tokens["sent"], tokens["sk"]) - read - written, 0),
+                output_tokens=_tokens(tokens["recv"], tokens["rk"]),
+                cache_read_tokens=read,
+                cache_write_tokens=written,
+            )
+            if tokens["session"]:
+                self.usage = self.usage.model_copy(update={"cost_usd": float(tokens["session"])})
+            return
+        applied = _APPLIED.match(text)
+        if applied:
+            self.tool("edit")
+            return
+        if not _BOOKKEEPING.match(text):
+            self._text.append(text)
+        reply = "\n".join(self._text).strip()
+        self.final_text = reply or None
+
+    def on_event(self, event: dict[str, Any]) -> None:  # pragma: no cover - never JSON
+        pass
+
+
+class Aider(Preset):
+    name = "aider"
+    instructions_file = CONVENTIONS_FILE
+
+    def argv(self, run: Invocation) -> list[str]:
+        argv = [
+            self.program,
+            "--message",
+            run.prompt,
+            "--yes-always",
+            "--no-git",
+            "--no-auto-commits",
+            "--no-pretty",
+            "--no-stream",
+            "--no-check-update",
+            "--no-show-model-warnings",
+            "--no-analytics",
+        ]
+        if run.instructions_file:
+            argv += ["--read", run.instructions_file]
+        if run.model:
+            argv += ["--model", run.model]
+        return argv
+
+    def model_arg(self, model: str) -> str:
+        return model  # LiteLLM names models `provider/model` too
+
+    def keys_for(self, model: str | None) -> tuple[str, ...]:
+        return _provider_keys(model)
+
+    def stream(self) -> Stream:
+        return AiderStream()
+
+
+def agent(options: Any, program: str) -> PresetAgent:
+    return PresetAgent(Aider(program), options=options)

@@ -1,0 +1,319 @@
+"""What every agent CLI preset shares: the prompt, the skill, the run, reading the answer.
+
+A preset (`claude-code`, `codex`, ...) is a `Preset`: its CLI's headless argv, the model
+keys it may see, where its skill goes (a system prompt flag, or an instructions file the
+CLI reads from the workspace), and a `Stream` that turns the CLI's stdout into trace
+events (`tool:<name>`), its final message and its usage. `PresetAgent` runs it like any
+command agent: in the case's sandbox, inside the run's OS sandbox when there is one,
+with the agent environment less every model key but the preset's own. Its final message
+answers the case: a JSON block with findings or a verdict (parsed leniently, then
+validated like the command runtime's answer), or for a rubric case the review itself.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, assert_never
+
+from assay._util.proc import LaunchError, run_command
+from assay._util.secrets import agent_environ, holds_credential, redact, redact_file
+from assay.agents.asks import FINDINGS_SHAPE, RUBRIC_LEAD, VERDICT_SHAPE, candidate_json
+from assay.agents.command import (
+    _assay_env,
+    _AttemptFiles,
+    _validated_findings,
+    _validated_verdict,
+    _with_stderr,
+)
+from assay.agents.presets.answer import json_answer, without_json_blocks
+from assay.agents.skill import load_skill
+from assay.agents.trace import parse_json_object
+from assay.core.usage import Usage
+from assay.errors import AgentError
+from assay.subject import AgentOutput, AttemptContext
+from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+
+if TYPE_CHECKING:
+    from assay.options import RunOptions
+
+__all__ = ["Invocation", "Preset", "PresetAgent", "Stream", "preset_prompt"]
+
+_ANSWER_LAST = "End your final message with the answer as one fenced ```json block: {shape}."
+
+
+class Stream(ABC):
+    """A line callback for the CLI's stdout: what the run needs from its stream."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.final_text: str | None = None
+        """The agent's final message (None when the stream ended before it)."""
+        self.usage = Usage()
+        self.error: str | None = None
+        """What the CLI reported as its failure, if it did."""
+        self.lines = 0
+        self.unreadable = 0
+        """Lines that were not the JSON the CLI promises (a warning, a truncated line)."""
+
+    def __call__(self, line: str) -> None:
+        if not line.strip():
+            return
+        self.lines += 1
+        event = parse_json_object(line)
+        if event is None:
+            self.unreadable += 1
+            return
+        self.on_event(event)
+
+    def tool(self, name: object) -> None:
+        if isinstance(name, str) and name.strip():
+            self.events.append(f"tool:{name.strip()}")
+
+    def add_usage(self, **counts: Any) -> None:
+        update = {key: getattr(self.usage, key) + _count(value) for key, value in counts.items()}
+        self.usage = self.usage.model_copy(update=update)
+
+    @abstractmethod
+    def on_event(self, event: dict[str, Any]) -> None: ...
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What one attempt gives the CLI."""
+
+    prompt: str
+    model: str | None
+    """The model id as the CLI names it (already mapped by `Preset.model_arg`)."""
+    skill: str | None
+    """The skill's instructions when the preset passes them on the command line."""
+    workspace: Path
+    instructions_file: str | None = None
+    """The workspace file holding the skill, when the preset reads it from there."""
+
+
+class Preset(ABC):
+    """One agent CLI, driven headless."""
+
+    name: str
+    """The runtime name (`claude-code`)."""
+    key_variables: tuple[str, ...] = ()
+    """The model keys the CLI may see; every other provider key is withheld."""
+    instructions_file: str | None = None
+    """Where the skill goes when the CLI reads instructions from the workspace (AGENTS.md);
+    None when it takes them as an argument (`Invocation.skill`)."""
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+
+    @abstractmethod
+    def argv(self, run: Invocation) -> list[str]: ...
+
+    @abstractmethod
+    def stream(self) -> Stream: ...
+
+    def model_arg(self, model: str) -> str:
+        """`provider/model` as the CLI wants it: its own id, by default."""
+        return model.split("/", 1)[1] if "/" in model else model
+
+    def keys_for(self, model: str | None) -> tuple[str, ...]:
+        return self.key_variables
+
+    def environ(self, model: str | None) -> dict[str, str]:
+        """The agent environment less every credential but this preset's keys."""
+        keep = set(self.keys_for(model))
+        return {
+            name: value
+            for name, value in agent_environ().items()
+            if name in keep or not holds_credential(name, value)
+        }
+
+    def price(self, model: str | None, usage: Usage) -> float | None:
+        """The cost of `usage` when the CLI did not state it (list prices of the model)."""
+        if model is None:
+            return None
+        from assay.models.pricing import cost_usd
+
+        return cost_usd(model, usage)
+
+
+def preset_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
+    """What the CLI is asked, per case kind, ending with the answer it must give."""
+    spec = case.spec
+    if isinstance(spec, TaskSpec):
+        return spec.prompt
+    if isinstance(spec, ReviewSpec):
+        return (
+            f"{spec.given}\n\nReview the changes on branch eval against main (the diff is in "
+            f"{diff_file}). Report each issue as a finding with severity "
+            "(critical|high|medium|low|info), confidence, title, description and location "
+            "{path, startLine, endLine}. " + _ANSWER_LAST.format(shape=FINDINGS_SHAPE)
+        )
+    if isinstance(spec, VerifySpec):
+        return (
+            f"{spec.given}\n\nA reviewer reported this candidate finding about the changes on "
+            f"branch eval against main (the diff is in {diff_file}):\n\n"
+            f"{candidate_json(spec)}\n\nCheck it against the code and answer keep (a real "
+            "issue) or reject (not a real issue). " + _ANSWER_LAST.format(shape=VERDICT_SHAPE)
+        )
+    if isinstance(spec, RubricSpec):
+        return f"{RUBRIC_LEAD} Write the review as your final message.\n\n{diff}"
+    assert_never(spec)
+
+
+def _skill_text(ctx: AttemptContext) -> str | None:
+    spec = ctx.case.spec
+    path = ctx.skill_override or getattr(spec, "skill", None)
+    return load_skill(path).body if path is not None else None
+
+
+class PresetAgent:
+    """Runs a preset's CLI for one attempt (the preset runtimes' Agent)."""
+
+    def __init__(self, preset: Preset, *, options: RunOptions | None = None) -> None:
+        self.preset = preset
+        self.sandboxing = options.sandboxing if options is not None else None
+
+    async def run(self, ctx: AttemptContext) -> AgentOutput:
+        preset, case, sandbox = self.preset, ctx.case, ctx.sandbox
+        workspace = Path(sandbox.path)
+        files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
+        prompt = preset_prompt(case, diff=sandbox.diff, diff_file=files.diff)
+        files.prompt.write_text(prompt, encoding="utf-8")
+        skill = _skill_text(ctx)
+        model = preset.model_arg(ctx.model) if ctx.model else None
+        invocation = Invocation(
+            prompt=prompt,
+            model=model,
+            skill=skill if preset.instructions_file is None else None,
+            workspace=workspace,
+            instructions_file=preset.instructions_file if skill else None,
+        )
+        argv = preset.argv(invocation)
+        values = {
+            "workspace": str(workspace),
+            "prompt": prompt,
+            "task_id": case.local_id,
+            "case_id": case.id,
+            "model": ctx.model or "",
+            "diff_file": str(files.diff),
+        }
+        env = {**preset.environ(ctx.model), **ctx.env, **_assay_env(values, case, files)}
+        stream = preset.stream()
+        private_dir = workspace.parent
+        entries_before = set(os.listdir(private_dir))
+        isolation = self.sandboxing.for_agent(Path(sandbox.root), argv) if self.sandboxing else None
+        with _instructions(workspace, preset.instructions_file, skill):
+            try:
+                result = await run_command(
+                    argv,
+                    cwd=workspace,
+                    env=env,
+                    timeout_s=ctx.timeout_s,
+                    stdout_path=files.stdout,
+                    stderr_path=files.stderr,
+                    on_stdout_line=stream,
+                    isolation=isolation,
+                )
+            except LaunchError as exc:
+                raise AgentError(f"{preset.name}: {exc}") from None
+        for transcript in (files.stdout, files.stderr):
+            redact_file(transcript, env)
+        if result.timed_out:
+            raise AgentError(
+                _with_stderr(f"{preset.name} timed out after {ctx.timeout_s:g}s", result, env)
+            )
+        outside = sorted(set(os.listdir(private_dir)) - entries_before)
+        if outside:
+            raise AgentError(f"{preset.name} wrote outside its workspace: {', '.join(outside)}")
+        usage = stream.usage
+        if usage.cost_usd is None:
+            usage = usage.model_copy(update={"cost_usd": preset.price(model, usage)})
+        output = AgentOutput(
+            trace_events=stream.events,
+            usage=usage,
+            exit_code=result.exit_code,
+            stdout_path=files.stdout,
+            stderr_path=files.stderr,
+            transcript=files.stdout,
+        )
+        if isinstance(case.spec, TaskSpec):
+            return output  # the checks decide, as for any command agent
+        if result.exit_code != 0 or stream.error:
+            said = f": {redact(stream.error, env)}" if stream.error else ""
+            raise AgentError(
+                _with_stderr(
+                    f"{preset.name} exited with code {result.exit_code}{said}", result, env
+                )
+            )
+        if stream.final_text is None:
+            raise AgentError(
+                f"{preset.name} printed no final message ({stream.lines} lines on stdout, "
+                f"{stream.unreadable} not JSON): the stream ended early"
+            )
+        _read_answer(case.spec, output, redact(stream.final_text, env), preset.name)
+        return output
+
+
+def _read_answer(
+    spec: ReviewSpec | VerifySpec | RubricSpec, output: AgentOutput, text: str, name: str
+) -> None:
+    source = f"{name}'s final message"
+    if isinstance(spec, ReviewSpec):
+        answer = json_answer(text, "findings")
+        if answer is None:
+            raise AgentError(f"{source} holds no JSON block with findings: {_start(text)}")
+        output.findings = _validated_findings(answer, source)
+    elif isinstance(spec, VerifySpec):
+        answer = json_answer(text, "verdict")
+        if answer is None:
+            raise AgentError(f"{source} holds no JSON block with a verdict: {_start(text)}")
+        output.verdict, output.verdict_reason = _validated_verdict(answer, source)
+    elif isinstance(spec, RubricSpec):
+        answer = json_answer(text, "findings")
+        if answer is not None:
+            output.findings = _validated_findings(answer, source)
+        output.review_text = without_json_blocks(text)
+        if not output.review_text and not output.findings:
+            raise AgentError(f"{source} is empty")
+    else:
+        assert_never(spec)
+
+
+def _start(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text[:200] + ("..." if len(text) > 200 else ""))
+
+
+class _instructions:  # noqa: N801 - used as a context manager, named for what it holds
+    """The skill as the CLI's instructions file in the workspace, for the run only.
+
+    A file already there (the repository's own AGENTS.md) keeps its text after the skill,
+    and is put back as it was afterwards, so the workspace holds only the agent's changes.
+    """
+
+    def __init__(self, workspace: Path, name: str | None, skill: str | None) -> None:
+        self.path = workspace / name if name and skill else None
+        self.skill = skill or ""
+        self.before: bytes | None = None
+
+    def __enter__(self) -> None:
+        if self.path is None:
+            return
+        self.before = self.path.read_bytes() if self.path.is_file() else None
+        own = self.before.decode("utf-8", errors="replace") if self.before else ""
+        self.path.write_text(self.skill + ("\n\n" + own if own else ""), encoding="utf-8")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.path is None:
+            return
+        if self.before is None:
+            self.path.unlink(missing_ok=True)
+        else:
+            self.path.write_bytes(self.before)

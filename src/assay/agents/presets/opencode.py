@@ -1,0 +1,85 @@
+"""opencode: `opencode run --format json <message>`.
+
+Its stream (JSONL) has `step_start`, `text` (`part.text`), `tool_use` (`part.tool`, once
+the tool finished), `step_finish` (`part.tokens` {input, output, reasoning, cache {read,
+write}} and `part.cost`) and `error`. The final message is the text of the last step.
+The skill goes to AGENTS.md in the workspace. The model is opencode's own
+`provider/model`, the same string assay uses, and its key is that provider's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+
+__all__ = ["Opencode", "OpencodeStream", "agent"]
+
+
+class OpencodeStream(Stream):
+    def __init__(self) -> None:
+        super().__init__()
+        self._step: list[str] = []
+        self._cost: float | None = None
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        part = event.get("part") or {}
+        if kind == "step_start":
+            self._step = []
+        elif kind == "text" and isinstance(part.get("text"), str):
+            self._step.append(part["text"])
+            self.final_text = "".join(self._step)
+        elif kind == "tool_use":
+            self.tool(part.get("tool"))
+        elif kind == "step_finish":
+            tokens = part.get("tokens") or {}
+            cache = tokens.get("cache") or {}
+            self.add_usage(
+                input_tokens=tokens.get("input"),
+                output_tokens=(tokens.get("output") or 0) + (tokens.get("reasoning") or 0),
+                cache_read_tokens=cache.get("read"),
+                cache_write_tokens=cache.get("write"),
+            )
+            cost = part.get("cost")
+            if isinstance(cost, int | float) and cost >= 0:
+                self._cost = (self._cost or 0.0) + float(cost)
+                self.usage = self.usage.model_copy(update={"cost_usd": self._cost})
+        elif kind == "error":
+            error = event.get("error") or {}
+            data = error.get("data") if isinstance(error, dict) else None
+            message = data.get("message") if isinstance(data, dict) else None
+            self.error = str(message or (error.get("name") if isinstance(error, dict) else error))
+
+
+class Opencode(Preset):
+    name = "opencode"
+    instructions_file = "AGENTS.md"
+
+    def argv(self, run: Invocation) -> list[str]:
+        argv = [self.program, "run", "--format", "json"]
+        if run.model:
+            argv += ["--model", run.model]
+        return [*argv, run.prompt]
+
+    def model_arg(self, model: str) -> str:
+        return model  # opencode names models `provider/model` too
+
+    def keys_for(self, model: str | None) -> tuple[str, ...]:
+        return _provider_keys(model)
+
+    def stream(self) -> Stream:
+        return OpencodeStream()
+
+
+def _provider_keys(model: str | None) -> tuple[str, ...]:
+    """The key variables of the provider serving `model` (none without a model)."""
+    if not model:
+        return ()
+    from assay.models.names import provider_of
+
+    return provider_of(model).credential_variables()
+
+
+def agent(options: Any, program: str) -> PresetAgent:
+    return PresetAgent(Opencode(program), options=options)
