@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from assay.models.base import Provider
 from assay.models.limiter import AdaptiveLimiter
 from assay.models.names import parse_model
+from assay.models.preload import sdk_imports_done
 from assay.models.providers import PROVIDERS, ProviderFactory, ProviderSpec
 from assay.models.scope import BuiltProvider, close_provider, current_scope
 
@@ -103,6 +104,7 @@ async def provider_for(name: str) -> Provider:
         return built.provider
     if built is not None:
         await close_provider(built.provider)
+    await sdk_imports_done()
     provider = factory()
     scope.providers[name] = BuiltProvider(factory, provider)
     return provider
