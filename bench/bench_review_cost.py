@@ -72,6 +72,24 @@ def serve_fake(latency_s: float, conn: Connection) -> None:
         conn.recv()
 
 
+_SELF_USAGE = """
+import atexit, os, resource, runpy, sys
+out = sys.argv[1]
+def dump():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    open(out, "w").write(f"{u.ru_utime + u.ru_stime} {u.ru_maxrss}")
+atexit.register(dump)
+sys.argv = ["assay", *sys.argv[2:]]
+if os.environ.get("BENCH_CPROFILE"):  # the main thread (the event loop) only
+    import cProfile
+    profile = cProfile.Profile()
+    atexit.register(lambda: profile.dump_stats(os.environ["BENCH_CPROFILE"]))
+    profile.enable()
+runpy.run_module("assay.cli", run_name="__main__")
+"""
+"""Runs `assay` and records the CPU time and peak RSS of its own process (RUSAGE_SELF:
+not its git children, not the fake), for the bare-SDK comparison to be like for like."""
+
 PROFILE: list[str] = []
 """`--profile FILE`: the py-spy command line each `assay run` is started under."""
 
@@ -81,19 +99,22 @@ def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[floa
     env = assay_env()
     env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=url)
     report = tempfile.mkdtemp(prefix="r-", dir=root)
-    argv = [*PROFILE, sys.executable, "-m", "assay.cli", "run", str(evals), "--report-dir", report]
+    usage_file = Path(report) / "rusage.txt"
+    argv = [*PROFILE, sys.executable, "-c", _SELF_USAGE, str(usage_file)]
+    argv += ["run", str(evals), "--report-dir", report]
     argv += ["--concurrency", str(concurrency), "--work-root", str(root / "work")]
     started = time.perf_counter()
     proc = subprocess.Popen(
         argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    _, status, usage = os.wait4(proc.pid, 0)
+    _, status, _ = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode != 0:
         raise SystemExit(f"assay run exited {proc.returncode}:\n{stderr[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+    cpu, peak = usage_file.read_text().split()
+    return wall, float(cpu), int(peak)
 
 
 async def bare_sdk_cpu(url: str, calls: int) -> float:
@@ -184,7 +205,7 @@ def main() -> int:
                 )
             if args.e2e:
                 n, c = args.e2e, args.concurrency
-                ideal = math.ceil(n / c) * CALLS_PER_CASE * args.latency
+                ideal = math.ceil(n / c) * CALLS_PER_CASE * args.latency or float("nan")
                 walls = []
                 for _ in range(args.repeats):
                     wall, cpu, rss = run_assay(root, corpus(n), url, c)

@@ -25,15 +25,26 @@ _running: list[threading.Thread] = []
 """The import threads this process started that may still run."""
 
 _PROVIDER_MODULES = {
-    "anthropic": "assay.models.anthropic_provider",
-    "openai": "assay.models.openai_provider",
-    "openrouter": "assay.models.openai_provider",
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openrouter": "openai",
 }
-"""The adapter module each built-in provider's factory imports (it imports the SDK).
-A plugin provider is imported when first called, as before."""
+"""The SDK each built-in provider's adapter imports. A plugin provider's SDK is imported
+when it is first called, as before."""
 
-_CALL_PATH = ("assay.models.api", "aiohttp")
-"""What every first call imports besides its adapter: the call path and the transport."""
+_CALL_PATH = ("aiohttp",)
+"""The transport every adapter imports besides its SDK."""
+
+_PARSES_SOURCE = ("anyio", "anyio.abc")
+"""Imported on the calling thread first: these parse their own source with `ast` at import.
+
+On CPython 3.11 two threads in `ast` at once corrupt its shared recursion counter
+("SystemError: AST constructor recursion depth mismatch"), and the main thread parses too
+(pydantic reads assay's models' attribute docstrings with `ast` as it builds them). So the
+thread imports only third-party packages that parse nothing (checked by hooking
+`compile(..., PyCF_ONLY_AST)` while importing anthropic, openai and aiohttp in a thread),
+and never assay's own modules.
+"""
 
 
 def start_sdk_imports(models: Iterable[str]) -> threading.Thread | None:
@@ -41,6 +52,8 @@ def start_sdk_imports(models: Iterable[str]) -> threading.Thread | None:
     modules = sorted({_PROVIDER_MODULES.get(parse_model(m).provider, "") for m in models} - {""})
     if not modules:
         return None
+    for name in _PARSES_SOURCE:
+        importlib.import_module(name)
     thread = threading.Thread(
         target=_import_all, args=((*_CALL_PATH, *modules),), name="assay-sdk-import", daemon=True
     )

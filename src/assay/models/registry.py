@@ -98,13 +98,15 @@ async def provider_for(name: str) -> Provider:
     if spec is None:
         raise KeyError(f"no model provider registered as {name!r}")
     factory = spec.factory
+    # Before looking in the scope: nothing may await between that look and storing the
+    # new adapter, or two first calls would each build one (and leak a client).
+    await sdk_imports_done()
     scope = await current_scope()
     built = scope.providers.get(name)
     if built is not None and built.factory is factory:
         return built.provider
     if built is not None:
         await close_provider(built.provider)
-    await sdk_imports_done()
     provider = factory()
     scope.providers[name] = BuiltProvider(factory, provider)
     return provider
