@@ -140,7 +140,9 @@ def prepare_run(
 async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = None) -> Report:
     """Execute a prepared run and write its report directory (see `run_async`)."""
     bridge_env()
-    if not prepared.settings.offline:  # a replay-only run never imports an SDK
+    # With a cache, hits never import an SDK (a replay costs no import) and a miss imports
+    # it at its first call as before; without one, every call needs it: start it now.
+    if prepared.settings.cache_dir is None:
         from assay.models.preload import start_sdk_imports
 
         start_sdk_imports(_models_called(prepared.runs))
