@@ -13,6 +13,7 @@ directory, also when the attempt fails.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -160,8 +161,14 @@ def _skill(path: Path | None) -> Skill | None:
     return load_skill(path) if path is not None else None
 
 
+@functools.cache
+def _base_prompt(prompt_file: str) -> str:
+    """A shipped prompt: package data, which does not change while assay runs."""
+    return resources.files("assay.agents").joinpath("prompts", prompt_file).read_text("utf-8")
+
+
 def _system(prompt_file: str, skill: Skill | None) -> str:
-    base = resources.files("assay.agents").joinpath("prompts", prompt_file).read_text("utf-8")
+    base = _base_prompt(prompt_file)
     if skill is None:
         return base.strip()
     header = f"# Instructions: {skill.name}"

@@ -7,6 +7,7 @@ layout). Optional YAML front matter between `---` lines carries `name` and
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,17 @@ def load_skill(path: Path) -> Skill:
         raise AgentError(f"skill not found: {file}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise AgentError(f"skill {file} cannot be read: {exc}") from None
+    return _parsed(file, text)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(file: Path, text: str) -> Skill:
+    """The skill in `text`, parsed once per (file, content) rather than once per case.
+
+    Keyed by the content just read, not by a stat, so a skill edited between two runs
+    in one process (as tests do) is parsed again: reading costs microseconds, the YAML
+    front matter about a millisecond.
+    """
     meta, body = _split_front_matter(text, file)
     # A directory skill is named after its directory, whether given as the dir or its SKILL.md.
     default_name = file.parent.name if file.name == SKILL_FILE else file.stem

@@ -6,6 +6,7 @@ validated against the same models, so what the agent returns is always well form
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -78,7 +79,9 @@ class VerdictSubmission(_Strict):
     """Why, citing the code you checked."""
 
 
+@functools.cache
 def submission_tool(name: str, model: type[BaseModel]) -> ToolSpec:
+    """The submission tool's spec, built once per (name, model): it never differs per case."""
     return ToolSpec(
         name=name,
         description=(model.__doc__ or name).strip(),

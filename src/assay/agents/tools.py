@@ -8,6 +8,7 @@ reading it would let the agent see the fixture's history instead of reviewing th
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -106,7 +107,9 @@ class SandboxTools:
         self.limits = limits or ToolLimits()
 
     @staticmethod
+    @functools.cache
     def specs() -> tuple[ToolSpec, ...]:
+        """The tools' specs, built once per process: they are the same for every case."""
         return tuple(
             ToolSpec(
                 name=name, description=model.__doc__ or name, input_schema=tool_input_schema(model)

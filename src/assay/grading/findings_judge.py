@@ -8,6 +8,8 @@ differs, or any should_not_find is violated; optional should_find never fail it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from typing import Any, Literal
 
@@ -16,8 +18,13 @@ from assay.core.checks import Check, FindingRef
 from assay.core.severities import normalise_severity, warden_severity
 from assay.errors import JudgeError
 from assay.grading.base import Grade
-from assay.grading.judge_verdicts import FindingsVerdict, findings_verdict_problems
+from assay.grading.judge_verdicts import (
+    FindingsVerdict,
+    bounded_findings_schema,
+    findings_verdict_problems,
+)
 from assay.grading.judging import JudgeCall, load_judge_prompt
+from assay.models.base import ToolSpec
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
@@ -60,6 +67,7 @@ class FindingsJudge:
             options=self.options,
             sample=ctx.attempt,
             check=problems,
+            tool=_bounded_tool(len(spec.should_find), len(spec.should_not_find), len(findings)),
         )
         checks = assertion_checks(spec, answer.verdict, findings)
         failed = [c for c in checks if c.status == "fail" and getattr(c, "required", True)]
@@ -76,6 +84,15 @@ class FindingsJudge:
             },
             usage=answer.usage,
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _bounded_tool(should_find: int, should_not_find: int, findings: int) -> ToolSpec:
+    """The verdict tool as this case's judge sees it: its schema bounded by the counts."""
+    schema = bounded_findings_schema(
+        should_find=should_find, should_not_find=should_not_find, findings=findings
+    )
+    return dataclasses.replace(_CALL.tool, input_schema=schema)
 
 
 def judge_prompt(spec: ReviewSpec, findings: list[dict[str, Any]]) -> str:

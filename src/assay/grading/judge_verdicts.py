@@ -8,13 +8,20 @@ in range, each assertion answered once).
 
 from __future__ import annotations
 
+import copy
+import functools
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from assay._util.json_schema import tool_input_schema
 
 __all__ = [
     "FindingsVerdict",
     "RubricVerdict",
     "ShouldFindVerdict",
     "ShouldNotFindVerdict",
+    "bounded_findings_schema",
     "findings_verdict_problems",
 ]
 
@@ -112,3 +119,34 @@ def _finding_reference(
         valid = f"0..{findings - 1}" if findings else "none: the agent reported no findings"
         return [f"{where}.{field} is {index}, out of range (valid: {valid})"]
     return []
+
+
+@functools.lru_cache(maxsize=256)
+def bounded_findings_schema(
+    *, should_find: int, should_not_find: int, findings: int
+) -> dict[str, Any]:
+    """FindingsVerdict's tool schema narrowed to one case's counts.
+
+    Each array holds exactly one entry per assertion, each `index` lies within its
+    assertions, and a finding index within the agent's findings (null only when there are
+    none), so a judge that follows the schema cannot answer out of range. Cached by the
+    three counts, which few cases differ in; the shared static schema is copied, not changed.
+    """
+    schema = copy.deepcopy(tool_input_schema(FindingsVerdict))
+    for key, count, finding_field in (
+        ("should_find", should_find, "matchedFindingIndex"),
+        ("should_not_find", should_not_find, "violatingFindingIndex"),
+    ):
+        array = schema["properties"][key]
+        array["minItems"] = array["maxItems"] = count
+        entry = array["items"]["properties"]
+        entry["index"]["maximum"] = max(count - 1, 0)
+        reference = entry[finding_field]
+        if findings:
+            for option in reference["anyOf"]:
+                if option.get("type") == "integer":
+                    option["maximum"] = findings - 1
+        else:
+            reference.pop("anyOf")
+            reference["type"] = "null"
+    return schema

@@ -8,6 +8,7 @@ saying what was wrong; a second failure is a JudgeError that keeps the raw answe
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from importlib import resources
 from typing import Any, Generic, TypeVar
 
 import jsonschema
+from jsonschema.protocols import Validator
 from pydantic import BaseModel, ValidationError
 
 from assay import models
@@ -33,8 +35,12 @@ MAX_RAW_CHARS = 20_000
 VerdictT = TypeVar("VerdictT", bound=BaseModel)
 
 
+@functools.cache
 def load_judge_prompt(version: str) -> str:
-    """The judge system prompt `<version>.md` shipped in assay.grading/prompts."""
+    """The judge system prompt `<version>.md` shipped in assay.grading/prompts.
+
+    Package data does not change while assay runs, so it is read once per version.
+    """
     return resources.files("assay.grading").joinpath("prompts", f"{version}.md").read_text("utf-8")
 
 
@@ -59,14 +65,20 @@ class JudgeCall(Generic[VerdictT]):
     reader: Callable[[Any], tuple[VerdictT | None, list[str]]] | None = None
     tool_model: type[BaseModel] | None = None
 
-    @property
+    @functools.cached_property
     def tool(self) -> ToolSpec:
+        """The verdict tool, built once per call site (the judges hold one JudgeCall each)."""
         model = self.tool_model or self.verdict_model
         return ToolSpec(
             name=self.tool_name,
             description=(model.__doc__ or self.tool_name).strip(),
             input_schema=tool_input_schema(model),
         )
+
+    @functools.cached_property
+    def _validator(self) -> Validator:
+        """jsonschema's validator of `tool`'s schema, built once instead of per answer."""
+        return jsonschema.Draft202012Validator(self.tool.input_schema)
 
     async def ask(
         self,
@@ -77,9 +89,17 @@ class JudgeCall(Generic[VerdictT]):
         sample: int = 0,
         options: RunOptions,
         check: Callable[[VerdictT], list[str]] | None = None,
+        tool: ToolSpec | None = None,
     ) -> JudgeAnswer[VerdictT]:
-        """Ask `model` for a verdict; `check` lists what a schema cannot (wrong counts, indexes)."""
-        tool = self.tool
+        """Ask `model` for a verdict; `check` lists what `self.tool`'s schema cannot say.
+
+        `tool` is what the judge is shown instead of `self.tool`: the same tool with its
+        schema narrowed to this case (array lengths, index ranges), so a judge that follows
+        its schema cannot answer out of range. Answers are still validated against the
+        static schema and then by `check`, whose messages name the case's counts: the
+        retry stays the fallback for a judge that ignores the bounds.
+        """
+        tool = tool or self.tool
         messages = [Message("user", ({"type": "text", "text": prompt},))]
         usages: list[Usage] = []
         raws: list[str] = []
@@ -135,7 +155,7 @@ class JudgeCall(Generic[VerdictT]):
             return verdict, problems, raw
         schema_problems = [
             f"{'.'.join(str(p) for p in error.absolute_path) or 'input'}: {error.message}"
-            for error in jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments)
+            for error in self._validator.iter_errors(arguments)
         ]
         if schema_problems:
             return None, schema_problems, raw

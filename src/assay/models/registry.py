@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from assay.models.base import Provider
 from assay.models.limiter import AdaptiveLimiter
 from assay.models.names import parse_model
+from assay.models.preload import sdk_imports_done
 from assay.models.providers import PROVIDERS, ProviderFactory, ProviderSpec
 from assay.models.scope import BuiltProvider, close_provider, current_scope
 
@@ -97,6 +98,9 @@ async def provider_for(name: str) -> Provider:
     if spec is None:
         raise KeyError(f"no model provider registered as {name!r}")
     factory = spec.factory
+    # Before looking in the scope: nothing may await between that look and storing the
+    # new adapter, or two first calls would each build one (and leak a client).
+    await sdk_imports_done()
     scope = await current_scope()
     built = scope.providers.get(name)
     if built is not None and built.factory is factory:

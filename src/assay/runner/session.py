@@ -143,6 +143,12 @@ def prepare_run(
 async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = None) -> Report:
     """Execute a prepared run and write its report directory (see `run_async`)."""
     bridge_env()
+    # With a cache, hits never import an SDK (a replay costs no import) and a miss imports
+    # it at its first call as before; without one, every call needs it: start it now.
+    if prepared.settings.cache_dir is None:
+        from assay.models.preload import start_sdk_imports
+
+        start_sdk_imports(_models_called(prepared.runs))
     listener = listener or NullListener()
     options = _sandboxed(prepared.settings, prepared.cases)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
@@ -165,6 +171,22 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
             # Every result is in results.jsonl already: --resume writes the report.
             raise output_error(exc, what=str(report_dir), report_dir=report_dir) from None
     return report
+
+
+def _models_called(runs: Sequence[PlannedRun]) -> set[str]:
+    """The models the planned runs will call: judges, and the builtin agent's own model."""
+    from assay.agents import runtime_spec
+
+    called: set[str] = set()
+    for run in runs:
+        if run.skip_reason is not None:
+            continue
+        spec = runtime_spec(run.runtime)
+        if run.model and spec is not None and spec.calls_model:
+            called.add(run.model)
+        if run.judge_model:
+            called.add(run.judge_model)
+    return called
 
 
 async def _run_planned(

@@ -1,0 +1,237 @@
+"""Per-case cost of review cases: CPU per model call, end-to-end wall time, peak RSS.
+
+A benchmark, not a test. It writes N review cases (bench_cache's corpus) and runs
+`assay run` on them as a fresh process against the loopback FakeAnthropic, served from
+its own process so that the fake's threads do not share assay's interpreter lock. Each
+case makes 4 sequential calls (list_dir, read_file, submit_findings, the judge).
+
+- `--cpu A,B`: CPU (user+sys of the assay process, from `wait4`) of runs of A and B
+  cases; (cpu(B) - cpu(A)) / (4 * (B - A)) is the CPU per model call beyond the run's
+  fixed cost. Beside it, the bare anthropic SDK (aiohttp transport, as assay uses) makes
+  the same number of sequential calls in this process: its CPU per call.
+- `--e2e N`: wall time of N cases at `--latency`/`--concurrency` over the ideal
+  `ceil(N / c) * 4 * latency`.
+- `--memory A,B`: peak RSS (`ru_maxrss`) of runs of A and B cases.
+
+    .venv/bin/python bench/bench_review_cost.py --cpu 50,250 --repeats 3
+    .venv/bin/python bench/bench_review_cost.py --e2e 256 --latency 0.5 --concurrency 32
+    .venv/bin/python bench/bench_review_cost.py --memory 1000,5000 --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import multiprocessing
+import os
+import socketserver
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tests.fakes.anthropic_api import FakeAnthropic, tool_use_reply  # noqa: E402
+
+from _assay_runs import assay_env  # noqa: E402
+from bench_cache import FINDING, KEY, write_corpus  # noqa: E402
+
+CALLS_PER_CASE = 4
+
+
+def respond(body: dict[str, Any]) -> dict[str, Any]:
+    """Agent: list_dir, then read_file, then submit; the judge finds the finding."""
+    if body["system"][0]["text"].startswith("You are the judge"):
+        verdict = {"index": 0, "met": True, "matchedFindingIndex": 0, "reasoning": "found"}
+        return tool_use_reply("record_verdict", {"should_find": [verdict], "should_not_find": []})
+    results = sum(
+        1
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    )
+    if results == 0:
+        return tool_use_reply("list_dir", {"path": "."})
+    if results == 1:
+        return tool_use_reply("read_file", {"path": "handler.ts"})
+    return tool_use_reply("submit_findings", {"findings": [FINDING]})
+
+
+def serve_fake(latency_s: float, conn: Connection) -> None:
+    socketserver.TCPServer.request_queue_size = 128
+    with FakeAnthropic(api_key=KEY, responder=respond, latency_s=latency_s) as fake:
+        conn.send(fake.url)
+        conn.recv()
+
+
+_SELF_USAGE = """
+import atexit, os, resource, runpy, sys
+out = sys.argv[1]
+def dump():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    open(out, "w").write(f"{u.ru_utime + u.ru_stime} {u.ru_maxrss}")
+atexit.register(dump)
+sys.argv = ["assay", *sys.argv[2:]]
+if os.environ.get("BENCH_CPROFILE"):  # the main thread (the event loop) only
+    import cProfile
+    profile = cProfile.Profile()
+    atexit.register(lambda: profile.dump_stats(os.environ["BENCH_CPROFILE"]))
+    profile.enable()
+runpy.run_module("assay.cli", run_name="__main__")
+"""
+"""Runs `assay` and records the CPU time and peak RSS of its own process (RUSAGE_SELF:
+not its git children, not the fake), for the bare-SDK comparison to be like for like."""
+
+PROFILE: list[str] = []
+"""`--profile FILE`: the py-spy command line each `assay run` is started under."""
+
+
+def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[float, float, int]:
+    """(wall s, CPU s of the assay process, peak RSS KiB) of one `assay run`."""
+    env = assay_env()
+    env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=url)
+    report = tempfile.mkdtemp(prefix="r-", dir=root)
+    usage_file = Path(report) / "rusage.txt"
+    argv = [*PROFILE, sys.executable, "-c", _SELF_USAGE, str(usage_file)]
+    argv += ["run", str(evals), "--report-dir", report]
+    argv += ["--concurrency", str(concurrency), "--work-root", str(root / "work")]
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, _ = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"assay run exited {proc.returncode}:\n{stderr[-2000:]}")
+    cpu, peak = usage_file.read_text().split()
+    return wall, float(cpu), int(peak)
+
+
+async def bare_sdk_cpu(url: str, calls: int) -> float:
+    """CPU seconds per sequential call through the bare SDK on aiohttp (warm client)."""
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(
+        api_key=KEY, base_url=url, max_retries=0, http_client=anthropic.DefaultAioHttpClient()
+    )
+    tool = {
+        "name": "list_dir",
+        "description": "List a directory.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    }
+
+    async def one(n: int) -> None:
+        await client.messages.with_raw_response.create(
+            model="claude-haiku-4-5",
+            max_tokens=1024,
+            system=[
+                {"type": "text", "text": "You review code.", "cache_control": {"type": "ephemeral"}}
+            ],
+            messages=[{"role": "user", "content": [{"type": "text", "text": f"case {n}"}]}],
+            tools=[tool],  # type: ignore[list-item]
+        )
+
+    try:
+        for n in range(20):
+            await one(n)
+        started = time.process_time()
+        for n in range(calls):
+            await one(n)
+        return (time.process_time() - started) / calls
+    finally:
+        await client.close()
+
+
+def load() -> str:
+    return os.getloadavg().__repr__()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--cpu", help="A,B case counts")
+    parser.add_argument("--e2e", type=int, help="cases for the end-to-end run")
+    parser.add_argument("--memory", help="case counts, comma-separated")
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--profile", help="write a py-spy raw profile (collapsed stacks) here")
+    args = parser.parse_args()
+    if args.profile:
+        PROFILE[:] = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", args.profile, "--"]
+
+    ours, theirs = multiprocessing.Pipe()
+    server = multiprocessing.get_context("spawn").Process(
+        target=serve_fake, args=(args.latency, theirs)
+    )
+    server.start()
+    url = ours.recv()
+    corpora: dict[int, Path] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="assay-bench-cost-") as scratch:
+            root = Path(scratch)
+
+            def corpus(n: int) -> Path:
+                if n not in corpora:
+                    corpora[n] = write_corpus(root / f"c{n}", n)
+                return corpora[n]
+
+            if args.cpu:
+                a, b = (int(x) for x in args.cpu.split(","))
+                per_call, bare = [], []
+                for _ in range(args.repeats):
+                    _, cpu_a, _ = run_assay(root, corpus(a), url, args.concurrency)
+                    _, cpu_b, _ = run_assay(root, corpus(b), url, args.concurrency)
+                    per_call.append((cpu_b - cpu_a) / (CALLS_PER_CASE * (b - a)))
+                    bare.append(asyncio.run(bare_sdk_cpu(url, CALLS_PER_CASE * (b - a))))
+                    print(
+                        f"  cpu({a})={cpu_a:.2f}s cpu({b})={cpu_b:.2f}s "
+                        f"assay {per_call[-1] * 1000:.2f} ms/call, bare sdk "
+                        f"{bare[-1] * 1000:.2f} ms/call, load {load()}"
+                    )
+                m, s = statistics.median(per_call), statistics.median(bare)
+                print(
+                    f"CPU per call beyond fixed cost: assay {m * 1000:.2f} ms, bare SDK "
+                    f"{s * 1000:.2f} ms, ratio {m / s:.2f} (median of {args.repeats})"
+                )
+            if args.e2e:
+                n, c = args.e2e, args.concurrency
+                ideal = math.ceil(n / c) * CALLS_PER_CASE * args.latency or float("nan")
+                walls = []
+                for _ in range(args.repeats):
+                    wall, cpu, rss = run_assay(root, corpus(n), url, c)
+                    walls.append(wall)
+                    print(
+                        f"  {wall:.2f}s wall, {cpu:.2f}s CPU, "
+                        f"ratio {wall / ideal:.2f}, load {load()}"
+                    )
+                print(
+                    f"e2e {n} cases c={c} latency {args.latency}s: ideal {ideal:.2f}s, "
+                    f"median {statistics.median(walls):.2f}s = "
+                    f"{statistics.median(walls) / ideal:.2f}x, best {min(walls) / ideal:.2f}x"
+                )
+            if args.memory:
+                for n in (int(x) for x in args.memory.split(",")):
+                    rss = []
+                    for _ in range(args.repeats):
+                        wall, cpu, peak = run_assay(root, corpus(n), url, args.concurrency)
+                        rss.append(peak / 1024)
+                        print(f"  {n} cases: {peak / 1024:.1f} MiB, {wall:.1f}s, load {load()}")
+                    print(f"peak RSS {n} cases: median {statistics.median(rss):.1f} MiB")
+    finally:
+        ours.send("stop")
+        server.join(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

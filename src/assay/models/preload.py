@@ -1,0 +1,84 @@
+"""Importing the provider SDKs in the background while a run builds its first sandboxes.
+
+The anthropic SDK and its HTTP stack are some 3,000 modules (2-3 s on a loaded runner):
+without this, every case of the first round waits for that import at its first model
+call. A run that will call a model starts it here in a daemon thread as it starts, so
+the import overlaps planning the report directory and building sandboxes (git processes
+and file I/O, during which the interpreter lock is free). What the overlap buys under the
+GIL is measured in docs/performance.md ("Per-case cost").
+
+Only a run imports them: `validate`, `list` and `--version` never call this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+from collections.abc import Iterable
+
+from assay.models.names import parse_model
+
+__all__ = ["sdk_imports_done", "start_sdk_imports"]
+
+_running: list[threading.Thread] = []
+"""The import threads this process started that may still run."""
+
+_PROVIDER_MODULES = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openrouter": "openai",
+}
+"""The SDK each built-in provider's adapter imports. A plugin provider's SDK is imported
+when it is first called, as before."""
+
+_CALL_PATH = ("aiohttp",)
+"""The transport every adapter imports besides its SDK."""
+
+_PARSES_SOURCE = ("anyio", "anyio.abc")
+"""Imported on the calling thread first: these parse their own source with `ast` at import.
+
+On CPython 3.11 two threads in `ast` at once corrupt its shared recursion counter
+("SystemError: AST constructor recursion depth mismatch"), and the main thread parses too
+(pydantic reads assay's models' attribute docstrings with `ast` as it builds them). So the
+thread imports only third-party packages that parse nothing (checked by hooking
+`compile(..., PyCF_ONLY_AST)` while importing anthropic, openai and aiohttp in a thread),
+and never assay's own modules.
+"""
+
+
+def start_sdk_imports(models: Iterable[str]) -> threading.Thread | None:
+    """Start importing what calls to `models` need; None when there is nothing to import."""
+    modules = sorted({_PROVIDER_MODULES.get(parse_model(m).provider, "") for m in models} - {""})
+    if not modules:
+        return None
+    for name in _PARSES_SOURCE:
+        importlib.import_module(name)
+    thread = threading.Thread(
+        target=_import_all, args=((*_CALL_PATH, *modules),), name="assay-sdk-import", daemon=True
+    )
+    thread.start()
+    _running.append(thread)
+    return thread
+
+
+async def sdk_imports_done() -> None:
+    """Wait, without blocking the event loop, for the background imports to finish.
+
+    The first call waits here rather than on the import lock of a module the thread is
+    half-way through, so the loop keeps building sandboxes and other cases meanwhile.
+    """
+    while _running:
+        thread = _running[-1]
+        if thread.is_alive():
+            await asyncio.to_thread(thread.join)
+        if _running and _running[-1] is thread:
+            _running.pop()
+
+
+def _import_all(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001, S112 - the first call imports it again and reports
+            continue
