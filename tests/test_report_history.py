@@ -86,7 +86,10 @@ def test_history_and_compare_commands(
     assert listing[1].startswith("head1") and "feature" in listing[1]
     assert listing[2].startswith("base1") and "main" in listing[2]
     assert main(["history", "--flaky", "--history", str(where)]) == 0
-    assert "tasks/case-0001 [model-b]  pass fail" in capsys.readouterr().out
+    flaky_out = capsys.readouterr().out
+    assert "tasks/case-0001 [model-b]  pass fail" in flaky_out
+    # ... and the list that quarantines them, ready for [tool.assay]
+    assert flaky_out.endswith('quarantine = [\n    "tasks/case-0001",\n]\n')
     assert main(["compare", "@main", "@last", "--json", "--history", str(where)]) == 0
     comparison = json.loads(capsys.readouterr().out)
     assert (comparison["base"]["run_id"], comparison["head"]["run_id"]) == ("base1", "head1")

@@ -9,7 +9,12 @@ from pathlib import Path
 
 from assay.cli import EXIT_PASS
 from assay.options import DEFAULT_REPORT_DIR
-from assay.report.history import flaky_cases, history_dir_for, read_history
+from assay.report.history import (
+    flaky_cases,
+    history_dir_for,
+    quarantine_snippet,
+    read_history,
+)
 from assay.report.terminal import clean
 
 __all__ = ["command", "history_dir_of"]
@@ -32,6 +37,10 @@ def command(args: argparse.Namespace) -> int:
             print(f"no case flipped between pass and fail in the history at {where}")
         for key, statuses in flaky:
             print(f"{clean(key, limit=100)}  {' '.join(statuses)}")
+        if flaky:  # what keeps them out of the gate while they still run and are reported
+            print("\nto quarantine them, add to [tool.assay] in pyproject.toml (or assay.toml):")
+            # json.dumps escapes every control and non-ASCII character of the ids.
+            print(quarantine_snippet(flaky), end="")
         return EXIT_PASS
     runs = read_history(where)
     if args.json:

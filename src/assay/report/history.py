@@ -32,6 +32,7 @@ __all__ = [
     "flaky_cases",
     "history_dir_for",
     "history_for_viewer",
+    "quarantine_snippet",
     "read_history",
     "record_run",
     "resolve_ref",
@@ -197,6 +198,13 @@ def flaky_cases(history_dir: Path) -> list[tuple[str, list[str]]]:
         for key, statuses in sorted(seen.items())
         if {"pass", "fail"} <= set(statuses)
     ]
+
+
+def quarantine_snippet(flaky: list[tuple[str, list[str]]]) -> str:
+    """The `[tool.assay] quarantine` list that keeps `flaky` (from `flaky_cases`) out of the
+    gate: their case ids, each once (a quarantine names a case, whatever its model)."""
+    ids = sorted({key.split(" [", 1)[0] for key, _ in flaky})
+    return "quarantine = [\n" + "".join(f"    {json.dumps(i)},\n" for i in ids) + "]\n"
 
 
 def history_for_viewer(history_dir: Path | None) -> list[dict[str, Any]]:
