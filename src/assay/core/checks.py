@@ -9,7 +9,7 @@ from pydantic import ConfigDict
 from assay.core._contract import ContractModel
 from assay.core.statuses import CheckStatus
 
-__all__ = ["Check", "FindingRef"]
+__all__ = ["Check", "FindingRef", "check_summary"]
 
 
 class FindingRef(ContractModel):
@@ -65,3 +65,22 @@ class Check(ContractModel):
     finding: FindingRef | None = None
     """The agent's finding that met a should_find (or its severity) or violated a
     should_not_find."""
+
+
+def check_summary(check: Check) -> str:
+    """One line saying why `check` did not pass: its message, else what its PVYai fields say
+    (PVYai leaves most messages empty), else its status."""
+    if check.message:
+        return check.message
+    fields = check.model_extra or {}
+    parts = []
+    for key, label in (
+        ("missingFiles", "missing"),
+        ("unexpectedFiles", "unexpected"),
+        ("missingEvents", "missing events"),
+    ):
+        if fields.get(key):
+            parts.append(f"{label}: {', '.join(map(str, fields[key]))}")
+    if not parts and "exitCode" in fields:
+        parts.append(f"exit code {fields['exitCode']}")
+    return "; ".join(parts) or check.status

@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from assay.core.checks import Check
+from assay.core.checks import Check, check_summary
 from assay.suites.case import TaskSpec
 from assay.suites.pvyai_paths import normalize_files, normalize_strings
 
@@ -114,21 +114,3 @@ def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()
             )
         )
     return checks
-
-
-def check_summary(check: Check) -> str:
-    """One line saying why a check did not pass (PVYai leaves most messages empty)."""
-    if check.message:
-        return check.message
-    fields = check.model_extra or {}
-    parts = []
-    for key, label in (
-        ("missingFiles", "missing"),
-        ("unexpectedFiles", "unexpected"),
-        ("missingEvents", "missing events"),
-    ):
-        if fields.get(key):
-            parts.append(f"{label}: {', '.join(fields[key])}")
-    if not parts and "exitCode" in fields:
-        parts.append(f"exit code {fields['exitCode']}")
-    return "; ".join(parts) or check.status

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from assay.core.checks import Check, FindingRef
+from assay.core.checks import Check, FindingRef, check_summary
 from assay.report.model import CaseResult
 
 __all__ = [
@@ -57,24 +57,6 @@ def finding_label(ref: FindingRef) -> str:
     return f"{label} at {where}" if where else label
 
 
-def _summary(check: Check) -> str:
-    """Why a check without a message did not pass (PVYai leaves most messages empty)."""
-    if check.message:
-        return check.message
-    fields = check.model_extra or {}
-    parts = []
-    for key, label in (
-        ("missingFiles", "missing"),
-        ("unexpectedFiles", "unexpected"),
-        ("missingEvents", "missing events"),
-    ):
-        if fields.get(key):
-            parts.append(f"{label}: {', '.join(map(str, fields[key]))}")
-    if "exitCode" in fields:
-        parts.append(f"exit code {fields['exitCode']}")
-    return "; ".join(parts) or check.status
-
-
 def explain_check(check: Check) -> CheckExplanation:
     tail = (check.model_extra or {}).get("outputTail")
     finding = finding_label(check.finding) if check.finding is not None else None
@@ -84,7 +66,7 @@ def explain_check(check: Check) -> CheckExplanation:
         check=check,
         expected=check.expected,
         finding=finding,
-        reason=_summary(check),
+        reason=check_summary(check),
         reason_label="judge" if check.kind in _JUDGED else "result",
         output_tail=tail if isinstance(tail, str) and tail.strip() else None,
     )
