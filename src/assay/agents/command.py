@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, assert_never
@@ -36,9 +36,17 @@ from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
 
 if TYPE_CHECKING:
+    from assay._util.isolation import Sandboxing
     from assay.options import RunOptions
 
-__all__ = ["PLACEHOLDERS", "CommandAgent", "build_prompt", "render_argv"]
+__all__ = [
+    "PLACEHOLDERS",
+    "CommandAgent",
+    "build_prompt",
+    "render_argv",
+    "run_agent_process",
+    "template_values",
+]
 
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """A findings file larger than this is not an answer but a runaway agent."""
@@ -134,52 +142,31 @@ class CommandAgent:
             raise AgentError(
                 f"no agent command: pass --agent-command or set agent_command in {where}"
             )
-        workspace = Path(sandbox.path)
         files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
         prompt = build_prompt(case, diff=sandbox.diff, diff_file=files.diff)
         files.prompt.write_text(prompt, encoding="utf-8")
-        values = {
-            "workspace": str(workspace),
-            "prompt": prompt,
-            "task_id": case.local_id,
-            "case_id": case.id,
-            "model": ctx.model or "",
-            "diff_file": str(files.diff),
-        }
+        values = template_values(ctx, prompt=prompt, files=files)
         argv = render_argv(template, values)
         env = {**agent_environ(), **ctx.env, **_assay_env(values, case, files)}
 
-        # The sandbox's private directory holds only the repo and scratch: anything new
-        # there afterwards was written outside the workspace.
-        private_dir = workspace.parent
-        entries_before = set(os.listdir(private_dir))
         reader = StdoutReader()
-        isolation = self.sandboxing.for_agent(Path(sandbox.root), argv) if self.sandboxing else None
-        try:
-            result = await run_command(
-                argv,
-                cwd=workspace,
-                env=env,
-                timeout_s=ctx.timeout_s,
-                stdout_path=files.stdout,
-                stderr_path=files.stderr,
-                on_stdout_line=reader,
-                isolation=isolation,
-            )
-        except LaunchError as exc:
+
+        def launch_failed(exc: LaunchError) -> str:
             hint = ""
             if "too long" in exc.problem and len(prompt.encode()) > MAX_ENV_PROMPT_BYTES:
                 hint = "; the prompt is too large for argv: read $ASSAY_PROMPT_FILE instead"
-            raise AgentError(f"agent {exc}{hint}") from None
+            return f"agent {exc}{hint}"
 
-        for transcript in (files.stdout, files.stderr):
-            # Transcripts become CI artifacts: an agent printing its key must not leak it.
-            redact_file(transcript, env)
-        if result.timed_out:
-            raise AgentError(_with_stderr(f"agent timed out after {ctx.timeout_s:g}s", result, env))
-        outside = sorted(set(os.listdir(private_dir)) - entries_before)
-        if outside:
-            raise AgentError(f"agent wrote outside its workspace: {', '.join(outside)}")
+        result = await run_agent_process(
+            argv,
+            ctx=ctx,
+            env=env,
+            files=files,
+            on_stdout_line=reader,
+            sandboxing=self.sandboxing,
+            label="agent",
+            launch_failed=launch_failed,
+        )
         output = AgentOutput(
             trace_events=reader.events,
             exit_code=result.exit_code,
@@ -199,6 +186,65 @@ class CommandAgent:
             # The review reaches the judge and the report; an agent echoing its key must not.
             output.review_text = redact(output.review_text, env)
         return output
+
+
+def template_values(ctx: AttemptContext, *, prompt: str, files: _AttemptFiles) -> dict[str, str]:
+    """The placeholders' values for one attempt (also its ASSAY_* variables)."""
+    return {
+        "workspace": str(ctx.sandbox.path),
+        "prompt": prompt,
+        "task_id": ctx.case.local_id,
+        "case_id": ctx.case.id,
+        "model": ctx.model or "",
+        "diff_file": str(files.diff),
+    }
+
+
+async def run_agent_process(
+    argv: Sequence[str],
+    *,
+    ctx: AttemptContext,
+    env: Mapping[str, str],
+    files: _AttemptFiles,
+    on_stdout_line: Callable[[str], None],
+    sandboxing: Sandboxing | None,
+    label: str,
+    launch_failed: Callable[[LaunchError], str],
+) -> CommandResult:
+    """Run an agent's process in the case's workspace, confined when `sandboxing` says so.
+
+    Its transcripts are redacted (they become CI artifacts). AgentError when it cannot
+    start (`launch_failed` words why), runs out of time, or writes outside its workspace;
+    `label` names it in those messages.
+    """
+    workspace = Path(ctx.sandbox.path)
+    # The sandbox's private directory holds only the repo and scratch: anything new
+    # there afterwards was written outside the workspace.
+    private_dir = workspace.parent
+    entries_before = set(os.listdir(private_dir))
+    isolation = sandboxing.for_agent(Path(ctx.sandbox.root), argv) if sandboxing else None
+    try:
+        result = await run_command(
+            argv,
+            cwd=workspace,
+            env=env,
+            timeout_s=ctx.timeout_s,
+            stdout_path=files.stdout,
+            stderr_path=files.stderr,
+            on_stdout_line=on_stdout_line,
+            isolation=isolation,
+        )
+    except LaunchError as exc:
+        raise AgentError(launch_failed(exc)) from None
+    for transcript in (files.stdout, files.stderr):
+        # Transcripts become CI artifacts: an agent printing its key must not leak it.
+        redact_file(transcript, env)
+    if result.timed_out:
+        raise AgentError(_with_stderr(f"{label} timed out after {ctx.timeout_s:g}s", result, env))
+    outside = sorted(set(os.listdir(private_dir)) - entries_before)
+    if outside:
+        raise AgentError(f"{label} wrote outside its workspace: {', '.join(outside)}")
+    return result
 
 
 def _read_answer(

@@ -12,14 +12,12 @@ validated like the command runtime's answer), or for a rubric case the review it
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
-from assay._util.proc import LaunchError, run_command
-from assay._util.secrets import agent_environ, holds_credential, redact, redact_file
+from assay._util.secrets import agent_environ, holds_credential, redact
 from assay.agents.asks import FINDINGS_SHAPE, RUBRIC_LEAD, VERDICT_SHAPE, candidate_json
 from assay.agents.command import (
     _assay_env,
@@ -27,6 +25,8 @@ from assay.agents.command import (
     _validated_findings,
     _validated_verdict,
     _with_stderr,
+    run_agent_process,
+    template_values,
 )
 from assay.agents.presets.answer import json_answer, without_json_blocks
 from assay.agents.skill import load_skill
@@ -196,42 +196,20 @@ class PresetAgent:
             instructions_file=preset.instructions_file if skill else None,
         )
         argv = preset.argv(invocation)
-        values = {
-            "workspace": str(workspace),
-            "prompt": prompt,
-            "task_id": case.local_id,
-            "case_id": case.id,
-            "model": ctx.model or "",
-            "diff_file": str(files.diff),
-        }
+        values = template_values(ctx, prompt=prompt, files=files)
         env = {**preset.environ(ctx.model), **ctx.env, **_assay_env(values, case, files)}
         stream = preset.stream()
-        private_dir = workspace.parent
-        entries_before = set(os.listdir(private_dir))
-        isolation = self.sandboxing.for_agent(Path(sandbox.root), argv) if self.sandboxing else None
         with _instructions(workspace, preset.instructions_file, skill):
-            try:
-                result = await run_command(
-                    argv,
-                    cwd=workspace,
-                    env=env,
-                    timeout_s=ctx.timeout_s,
-                    stdout_path=files.stdout,
-                    stderr_path=files.stderr,
-                    on_stdout_line=stream,
-                    isolation=isolation,
-                )
-            except LaunchError as exc:
-                raise AgentError(f"{preset.name}: {exc}") from None
-        for transcript in (files.stdout, files.stderr):
-            redact_file(transcript, env)
-        if result.timed_out:
-            raise AgentError(
-                _with_stderr(f"{preset.name} timed out after {ctx.timeout_s:g}s", result, env)
+            result = await run_agent_process(
+                argv,
+                ctx=ctx,
+                env=env,
+                files=files,
+                on_stdout_line=stream,
+                sandboxing=self.sandboxing,
+                label=preset.name,
+                launch_failed=lambda exc: f"{preset.name}: {exc}",
             )
-        outside = sorted(set(os.listdir(private_dir)) - entries_before)
-        if outside:
-            raise AgentError(f"{preset.name} wrote outside its workspace: {', '.join(outside)}")
         usage = stream.usage
         if usage.cost_usd is None:
             usage = usage.model_copy(update={"cost_usd": preset.price(model, usage)})
