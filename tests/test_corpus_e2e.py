@@ -10,13 +10,18 @@ the example agent from `[tool.assay]`. The runs check what a user relies on:
 - ~30% of requests answered first by a fault (429, 529, 500, dropped connection) change
   no status and no score;
 - without a key the model-backed cases are skipped and the tasks still pass;
-- the API key appears in no file, transcript, workspace or console output.
+- the API key appears in no file, transcript, workspace or console output;
+- the report's cases, checks, findings, verdicts and summary equal the committed golden
+  file `tests/data/corpus-golden.json` (times, temp paths and the task checks' own
+  command output left out), so a refactor that changes what a run concludes is seen.
+  After an intended change, regenerate it: `UPDATE_GOLDEN=1 pytest tests/test_corpus_e2e.py`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import zlib
@@ -45,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 API_KEY = "sk-ant-test-SECRET-1234567890"
 MODEL = "anthropic/claude-sonnet-4-6"
 MODEL_KINDS = ("review", "verify", "rubric")
+GOLDEN = ROOT / "tests" / "data" / "corpus-golden.json"
 ASSAY = [sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())"]
 # What the scripted model spends per case (the fake's default tool-call usage is 40 in /
 # 20 out per agent turn; the judges' answers state their own): (calls, input, output).
@@ -345,3 +351,47 @@ def readable_bytes(path: Path) -> bytes:
         except zlib.error:
             pass
     return data
+
+
+# -- (5) the same conclusions as before ---------------------------------------------------
+
+_VOLATILE = {"duration_s", "durationS", "started_at", "finished_at"}
+"""Clocks, which differ between any two runs."""
+_MKDTEMP_SUFFIX = re.compile(r"-[a-z0-9_]{8}/")
+_COMMAND_OUTPUT = {"stdout", "stderr", "outputTail"}
+"""A task check's own command output: the fixture's pytest words it, not assay."""
+
+
+def golden_view(report: dict[str, Any], base: Path) -> dict[str, Any]:
+    """What a run concludes: every case (its checks, findings, judge, usage, attempts) and
+    the summary, without clocks, command output or the run's temp and checkout paths."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: clean(item)
+                for key, item in value.items()
+                if key not in _VOLATILE and key not in _COMMAND_OUTPUT
+            }
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        if isinstance(value, str):
+            value = value.replace(str(base), "<tmp>").replace(str(ROOT), "<repo>")
+            if value.startswith("<tmp>"):  # a kept workspace: mkdtemp's random suffixes
+                value = _MKDTEMP_SUFFIX.sub("-<random>/", value)
+            return re.sub(r"\b\d+\.\d+s\b", "<time>", value)
+        return value
+
+    return clean({"summary": report["summary"], "cases": report["cases"]})
+
+
+def test_the_corpus_report_matches_the_golden_file(clean_run: CorpusRun) -> None:
+    raw = json.loads((clean_run.report_dir / "report.json").read_text(encoding="utf-8"))
+    observed = golden_view(raw, clean_run.report_dir.parent)
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(json.dumps(observed, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    expected = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert observed["summary"] == expected["summary"]
+    assert [c["id"] for c in observed["cases"]] == [c["id"] for c in expected["cases"]]
+    for case, before in zip(observed["cases"], expected["cases"], strict=True):
+        assert case == before, case["id"]
