@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from assay._util.prompt_text import cap_diff, fenced
-from assay.agents.asks import RUBRIC_LEAD, candidate_json
+from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.loop import DEFAULT_MAX_TURNS, ToolLoop
 from assay.agents.skill import Skill, load_skill
 from assay.agents.submissions import (
@@ -124,32 +124,27 @@ def _output(result: BaseModel, **common: Any) -> AgentOutput:
 
 
 def _plan(ctx: AttemptContext) -> _Plan:
+    """The kind's task as `asks.ASKS` words it, inside the PR context, ending with the tool
+    that takes the answer."""
     spec = ctx.case.spec
     if isinstance(spec, ReviewSpec):
         skill = _skill(ctx.skill_override or spec.skill)
-        message = _pr_context(ctx, title=spec.given, repository=spec.repository)
-        message += (
-            "\n\nReview this change following your instructions, then call "
-            f"`{SUBMIT_FINDINGS}` with your findings."
-        )
+        submit = f"Follow your instructions, then call `{SUBMIT_FINDINGS}` with your findings."
+        message = _message(ctx, title=spec.given, repository=spec.repository, answer=submit)
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, FindingsSubmission)
     if isinstance(spec, RubricSpec):
         skill = _skill(ctx.skill_override)
-        title = spec.description or ctx.case.name
-        message = _pr_context(ctx, title=title, repository=None, lead=RUBRIC_LEAD)
-        message += (
-            f"\n\nWhen you are done, call `{SUBMIT_FINDINGS}` with your written review "
+        submit = (
+            f"When you are done, call `{SUBMIT_FINDINGS}` with your written review "
             "(`review`) and the individual issues (`findings`)."
         )
+        title = spec.description or ctx.case.name
+        message = _message(ctx, title=title, repository=None, answer=submit)
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, ReviewSubmission)
     if isinstance(spec, VerifySpec):
         skill = _skill(ctx.skill_override or spec.skill)
-        message = _pr_context(ctx, title=spec.given, repository=spec.repository)
-        candidate = candidate_json(spec)
-        message += (
-            f"\n\nCandidate finding to verify:\n\n{fenced(candidate, 'json')}\n\n"
-            f"Check it against the code, then call `{SUBMIT_VERDICT}`."
-        )
+        submit = f"Then call `{SUBMIT_VERDICT}`."
+        message = _message(ctx, title=spec.given, repository=spec.repository, answer=submit)
         return _Plan(_system("verifier.md", skill), message, SUBMIT_VERDICT, VerdictSubmission)
     raise AgentError(
         f"the builtin runtime runs review, verify and rubric cases, not {ctx.case.kind!r} "
@@ -177,8 +172,15 @@ def _system(prompt_file: str, skill: Skill | None) -> str:
     return f"{base.strip()}\n\n{header}\n\n{skill.body}"
 
 
-def _pr_context(ctx: AttemptContext, *, title: str, repository: str | None, lead: str = "") -> str:
+def _message(ctx: AttemptContext, *, title: str, repository: str | None, answer: str) -> str:
+    """The first user message: the pull request (repository, title, changed files, and its
+    diff unless the task shows it), then the task. The case's own account of the change
+    (`Ask.given`) is the pull request's title here."""
     sandbox = ctx.sandbox
+    diff = fenced(
+        cap_diff(sandbox.diff, hint="read the changed files for the rest") or "(empty diff)", "diff"
+    )
+    ask = ask_for(ctx.case, Shown(diff_at="above", diff=diff, answer=answer))
     repo = sandbox.repository or repository
     changed = [str(name) for name in sandbox.changed_files]
     parts = []
@@ -186,7 +188,7 @@ def _pr_context(ctx: AttemptContext, *, title: str, repository: str | None, lead
         parts.append(f"Repository: {repo}")
     parts.append(f"Pull request title: {title}")
     parts.append("Changed files:\n" + ("\n".join(f"- {name}" for name in changed) or "(none)"))
-    diff = cap_diff(sandbox.diff, hint="read the changed files for the rest")
-    intro = lead or "The pull request's diff (`git diff main...eval`):"
-    parts.append(f"{intro}\n\n{fenced(diff or '(empty diff)', 'diff')}")
+    if not ASKS[ctx.case.kind].shows_diff:
+        parts.append(f"The pull request's diff (`git diff main...eval`):\n\n{diff}")
+    parts.append(ask.task)
     return "\n\n".join(parts)

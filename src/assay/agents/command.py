@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
-from assay.agents.asks import FINDINGS_SHAPE, RUBRIC_LEAD, VERDICT_SHAPE, candidate_json
+from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.trace import StdoutReader, parse_json_object
 from assay.core.findings import Finding
 from assay.core.placeholders import PLACEHOLDERS
@@ -58,8 +58,8 @@ only in $ASSAY_PROMPT_FILE."""
 _STDERR_IN_MESSAGE = 2000
 
 _ANSWER_HINT = (
-    "write {shape} to the file named by $ASSAY_FINDINGS_FILE, "
-    "or print it as one JSON line on stdout"
+    "Write {shape} to the file named by $ASSAY_FINDINGS_FILE, "
+    "or print it as one JSON line on stdout."
 )
 
 
@@ -69,31 +69,12 @@ def render_argv(template: Sequence[str], values: Mapping[str, str]) -> list[str]
 
 
 def build_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
-    """What the agent is asked to do, for each kind of case."""
-    spec = case.spec
-    if isinstance(spec, TaskSpec):
-        return spec.prompt
-    if isinstance(spec, ReviewSpec):
-        return (
-            f"{spec.given}\n\n"
-            f"Review the changes on branch eval against main (the diff is in {diff_file}). "
-            "Report each issue as a finding with severity (critical|high|medium|low|info), "
-            "confidence, title, description and location {path, startLine, endLine}; "
-            + _ANSWER_HINT.format(shape=FINDINGS_SHAPE)
-            + "."
-        )
-    if isinstance(spec, VerifySpec):
-        candidate = candidate_json(spec)
-        return (
-            f"{spec.given}\n\n"
-            f"A reviewer reported this candidate finding about the changes on branch eval "
-            f"against main (the diff is in {diff_file}):\n\n{candidate}\n\n"
-            "Check it against the code and answer keep (a real issue) or reject "
-            "(not a real issue): " + _ANSWER_HINT.format(shape=VERDICT_SHAPE) + "."
-        )
-    if isinstance(spec, RubricSpec):
-        return f"{RUBRIC_LEAD}\n\n{diff}"
-    assert_never(spec)
+    """What the agent is asked to do, for each kind of case (`asks.ASKS` words it)."""
+    answer = ASKS[case.kind].answer
+    # A rubric case's review is the agent's stdout, as Cassandra reads it: nothing to add.
+    hint = "" if answer.shape is None or answer.written_review else _ANSWER_HINT
+    shown = Shown(diff_at=f"in {diff_file}", diff=diff, answer=hint.format(shape=answer.shape))
+    return ask_for(case, shown).text
 
 
 @dataclass(frozen=True)
@@ -258,13 +239,13 @@ def _read_answer(
         answer = _answer(files.findings, reader.last_findings, "findings")
         if answer is None:
             shape = '{"findings": [...]}'
-            raise AgentError("agent gave no findings: " + _ANSWER_HINT.format(shape=shape))
+            raise AgentError("agent gave no findings: " + _missing_answer(shape))
         output.findings = _validated_findings(*answer)
     elif isinstance(spec, VerifySpec):
         answer = _answer(files.findings, reader.last_verdict, "verdict")
         if answer is None:
             shape = '{"verdict": "keep"|"reject"}'
-            raise AgentError("agent gave no verdict: " + _ANSWER_HINT.format(shape=shape))
+            raise AgentError("agent gave no verdict: " + _missing_answer(shape))
         output.verdict, output.verdict_reason = _validated_verdict(*answer)
     elif isinstance(spec, RubricSpec):
         answer = _answer(files.findings, reader.last_findings, "findings")
@@ -275,6 +256,11 @@ def _read_answer(
             raise AgentError("agent printed no review on stdout")
     else:
         assert_never(spec)
+
+
+def _missing_answer(shape: str) -> str:
+    hint = _ANSWER_HINT.format(shape=shape).rstrip(".")
+    return hint[0].lower() + hint[1:]
 
 
 def _assay_env(values: Mapping[str, str], case: Case, files: _AttemptFiles) -> dict[str, str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from assay._util.secrets import agent_environ, holds_credential, redact
-from assay.agents.asks import FINDINGS_SHAPE, RUBRIC_LEAD, VERDICT_SHAPE, candidate_json
+from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.command import (
     _assay_env,
     _AttemptFiles,
@@ -144,27 +144,14 @@ class Preset(ABC):
 
 
 def preset_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
-    """What the CLI is asked, per case kind, ending with the answer it must give."""
-    spec = case.spec
-    if isinstance(spec, TaskSpec):
-        return spec.prompt
-    if isinstance(spec, ReviewSpec):
-        return (
-            f"{spec.given}\n\nReview the changes on branch eval against main (the diff is in "
-            f"{diff_file}). Report each issue as a finding with severity "
-            "(critical|high|medium|low|info), confidence, title, description and location "
-            "{path, startLine, endLine}. " + _ANSWER_LAST.format(shape=FINDINGS_SHAPE)
-        )
-    if isinstance(spec, VerifySpec):
-        return (
-            f"{spec.given}\n\nA reviewer reported this candidate finding about the changes on "
-            f"branch eval against main (the diff is in {diff_file}):\n\n"
-            f"{candidate_json(spec)}\n\nCheck it against the code and answer keep (a real "
-            "issue) or reject (not a real issue). " + _ANSWER_LAST.format(shape=VERDICT_SHAPE)
-        )
-    if isinstance(spec, RubricSpec):
-        return f"{RUBRIC_LEAD} Write the review as your final message.\n\n{diff}"
-    assert_never(spec)
+    """What the CLI is asked, per case kind (`asks.ASKS` words it), ending with the answer it
+    must give in its final message."""
+    answer = ASKS[case.kind].answer
+    if answer.written_review:
+        hint = "Write the review as your final message."
+    else:
+        hint = _ANSWER_LAST.format(shape=answer.shape) if answer.shape else ""
+    return ask_for(case, Shown(diff_at=f"in {diff_file}", diff=diff, answer=hint)).text
 
 
 def _skill_text(ctx: AttemptContext) -> str | None:
