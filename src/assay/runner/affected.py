@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError
-from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.runner.kinds import kind_of
+from assay.suites.case import Case
 
 __all__ = ["Selection", "case_inputs", "changed_files", "repository_of", "select_affected"]
 
@@ -32,23 +33,7 @@ class Selection:
 
 def case_inputs(case: Case) -> list[tuple[str, Path]]:
     """(kind, path) of every file or directory the case is made of."""
-    inputs: list[tuple[str, Path]] = [("suite file", case.source_path)]
-    spec = case.spec
-    if isinstance(spec, ReviewSpec | VerifySpec):
-        inputs += [("fixture", f.source) for f in _fixtures(spec.files, spec.supporting_files)]
-        if spec.skill is not None:
-            inputs.append(("skill", spec.skill))
-    elif isinstance(spec, RubricSpec):
-        inputs.append(("fixture", spec.diff))
-        if spec.base is not None:
-            inputs.append(("base", spec.base))
-    elif isinstance(spec, TaskSpec):
-        inputs.append(("fixture", spec.workspace))
-    return inputs
-
-
-def _fixtures(*groups: Iterable[FixtureFile]) -> list[FixtureFile]:
-    return [fixture for group in groups for fixture in group]
+    return [("suite file", case.source_path), *kind_of(case).inputs(case.spec)]
 
 
 def repository_of(root: Path) -> Path:

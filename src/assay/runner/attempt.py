@@ -189,7 +189,8 @@ def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | No
     from assay.sandbox import build_sandbox
 
     artifacts.mkdir(parents=True, exist_ok=True)
-    return build_sandbox(run.case, parent=work_root, skill_override=skill)
+    builder = kind_of(run.case).sandbox
+    return build_sandbox(run.case, parent=work_root, skill_override=skill, builder=builder)
 
 
 def _kept(sandbox: Sandbox | None, options: RunSettings) -> str | None:

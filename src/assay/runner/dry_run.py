@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError
+from assay.runner.kinds import kind_of
 from assay.sandbox import Sandbox, build_sandbox, private_work_root
 from assay.suites.case import Case
 
@@ -54,7 +55,8 @@ def build_dry_run(
 
 def _build(case: Case, root: Path, skill_override: Path | None) -> Sandbox | SandboxError:
     try:
-        return build_sandbox(case, parent=root, skill_override=skill_override)
+        builder = kind_of(case).sandbox
+        return build_sandbox(case, parent=root, skill_override=skill_override, builder=builder)
     except SandboxError as exc:
         return exc
 

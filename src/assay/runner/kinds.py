@@ -1,12 +1,17 @@
-"""The case kinds (`review`, `verify`, `rubric`, `task`) and what each one brings to a run.
+"""The case kinds (`review`, `verify`, `rubric`, `task`): each one bundle of what it brings.
 
-One entry per kind says what the runner must know about it: the type of its spec, the
-grader that scores it, whether that grading calls a model (the judge: its credentials are
-checked and `--judge-model` applies), what a timeout during grading is called, the runtime
-the kind always runs with (a task runs its agent command), and the checks an attempt
-whose agent never finished still reports (PVYai's `blocked`). The runner and `assay ci`'s
-preflight ask here instead of testing `case.kind` themselves. Graders are imported only
-when a case of their kind runs (the judges bring in the model layer, the task checks do not).
+One entry per kind holds every part of it: the type of its spec, the files a case is made
+of (`--affected-by`, the work-root check), the sandbox builder (`sandbox/build.py`'s part
+of the kind, passed back to `build_sandbox`), what the agent is asked and the answer it
+gives (`agents/asks.py`'s part), the grader that scores it, whether that grading calls a
+model (the judge: its credentials are checked and `--judge-model` applies), what a timeout
+during grading is called, the runtime the kind always runs with (a task runs its agent
+command), and the checks an attempt whose agent never finished still reports (PVYai's
+`blocked`). The runner and `assay ci`'s preflight ask here instead of testing `case.kind`
+themselves; the layers below (sandbox, agents) cannot import the runner, so each keeps its
+part in one table keyed by kind, and this registry is built from those tables (a kind one
+of them lacks fails at import). Graders are imported only when a case of their kind runs
+(the judges bring in the model layer, the task checks do not).
 
 Kinds are closed: a plugin adds suite formats, runtimes and graders, which all produce or
 score cases of these four kinds.
@@ -14,11 +19,15 @@ score cases of these four kinds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from assay.suites.case import ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.agents.asks import ASKS, KindAsk
+from assay.sandbox.build import SANDBOX_BUILDERS, SandboxBuilder
+from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
 if TYPE_CHECKING:
     from assay.core.checks import Check
@@ -29,10 +38,21 @@ if TYPE_CHECKING:
 __all__ = ["KINDS", "CaseKindSpec", "grader_for", "kind_of"]
 
 
+Inputs = Callable[[Any], list[tuple[str, Path]]]
+"""`inputs(spec)`: (what, path) of each file or directory a case's spec is made of."""
+
+
 @dataclass(frozen=True)
 class CaseKindSpec:
-    name: str
+    name: CaseKind
     spec_type: type
+    inputs: Inputs
+    """Its fixtures and skill (the suite file aside): what `--affected-by` compares."""
+    copied_tree: Callable[[Any], Path | None]
+    """The directory its sandbox copies whole (a task's workspace, a rubric's base tree)."""
+    sandbox: SandboxBuilder
+    ask: KindAsk
+    """Its task text and the answer it wants, for every runtime."""
     grader: Callable[[RunOptions], Grader]
     needs_judge: bool
     """Its grading calls a model (the judge)."""
@@ -74,14 +94,105 @@ def _blocked_task_checks(spec: TaskSpec, reason: str) -> list[Check]:
     return blocked_checks(spec, reason)
 
 
-KINDS: dict[str, CaseKindSpec] = {
-    "review": CaseKindSpec("review", ReviewSpec, _findings_judge, True, "judge"),
-    "verify": CaseKindSpec("verify", VerifySpec, _verdict, False, "grading"),
-    "rubric": CaseKindSpec("rubric", RubricSpec, _rubric_judge, True, "judge"),
-    "task": CaseKindSpec(
-        "task", TaskSpec, _task_checks, False, "checks", "command", _blocked_task_checks
-    ),
-}
+def _review_inputs(spec: ReviewSpec | VerifySpec) -> list[tuple[str, Path]]:
+    inputs = [("fixture", f.source) for f in _fixtures(spec.files, spec.supporting_files)]
+    return inputs + ([("skill", spec.skill)] if spec.skill is not None else [])
+
+
+def _fixtures(*groups: tuple[FixtureFile, ...]) -> list[FixtureFile]:
+    return [fixture for group in groups for fixture in group]
+
+
+def _rubric_inputs(spec: RubricSpec) -> list[tuple[str, Path]]:
+    return [("fixture", spec.diff)] + ([("base", spec.base)] if spec.base is not None else [])
+
+
+def _task_inputs(spec: TaskSpec) -> list[tuple[str, Path]]:
+    return [("fixture", spec.workspace)]
+
+
+def _no_tree(spec: Any) -> None:
+    return None  # review and verify fixtures are single files
+
+
+def _rubric_tree(spec: RubricSpec) -> Path | None:
+    return spec.base  # a directory, or a tarball (which the check passes over)
+
+
+def _task_tree(spec: TaskSpec) -> Path:
+    return spec.workspace
+
+
+def _kind(
+    name: CaseKind,
+    spec_type: type,
+    inputs: Inputs,
+    *,
+    copied_tree: Callable[[Any], Path | None],
+    grader: Callable[[RunOptions], Grader],
+    needs_judge: bool,
+    grading_phase: Literal["judge", "checks", "grading"],
+    runtime: str | None = None,
+    blocked_checks: Callable[[Any, str], list[Check]] | None = None,
+) -> CaseKindSpec:
+    """A built-in kind, with the sandbox's and the agents' parts of it from their tables."""
+    return CaseKindSpec(
+        name,
+        spec_type,
+        inputs,
+        copied_tree,
+        SANDBOX_BUILDERS[name],
+        ASKS[name],
+        grader,
+        needs_judge,
+        grading_phase,
+        runtime,
+        blocked_checks,
+    )
+
+
+KINDS: Mapping[str, CaseKindSpec] = MappingProxyType(
+    {
+        "review": _kind(
+            "review",
+            ReviewSpec,
+            _review_inputs,
+            copied_tree=_no_tree,
+            grader=_findings_judge,
+            needs_judge=True,
+            grading_phase="judge",
+        ),
+        "verify": _kind(
+            "verify",
+            VerifySpec,
+            _review_inputs,
+            copied_tree=_no_tree,
+            grader=_verdict,
+            needs_judge=False,
+            grading_phase="grading",
+        ),
+        "rubric": _kind(
+            "rubric",
+            RubricSpec,
+            _rubric_inputs,
+            copied_tree=_rubric_tree,
+            grader=_rubric_judge,
+            needs_judge=True,
+            grading_phase="judge",
+        ),
+        "task": _kind(
+            "task",
+            TaskSpec,
+            _task_inputs,
+            copied_tree=_task_tree,
+            grader=_task_checks,
+            needs_judge=False,
+            grading_phase="checks",
+            runtime="command",
+            blocked_checks=_blocked_task_checks,
+        ),
+    }
+)
 
 
 def kind_of(case: Case) -> CaseKindSpec:

@@ -243,12 +243,11 @@ def _unknown_providers(settings: RunSettings) -> list[str]:
 def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
     """Sandboxes copy fixture directories: one made inside such a directory would copy
     itself into itself, level after level, and leave itself behind in the fixture."""
-    from assay.suites.case import TaskSpec
+    from assay.runner.kinds import kind_of
 
     real_root = Path(os.path.realpath(work_root))
     for case in cases:
-        spec = case.spec
-        tree = spec.workspace if isinstance(spec, TaskSpec) else getattr(spec, "base", None)
+        tree = kind_of(case).copied_tree(case.spec)
         if tree is None or not tree.is_dir():
             continue
         real_tree = Path(os.path.realpath(tree))
