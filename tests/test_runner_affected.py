@@ -147,7 +147,36 @@ def test_affected_by_end_to_end_records_the_selection(
     assert main(run_args(root, "--affected-by", "HEAD~1", "--root", str(root))) == 0
     report = load_report(root / "report" / "report.json")
     assert report.run.selection == "affected by HEAD~1: 2 of 2 case(s) (fixture changed: 2)"
+    capsys.readouterr()
+
+
+def test_nothing_affected_is_a_pass_with_nothing_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"a": {}, "b": {}})
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root, "base")
     _write(root / "other.txt", "unrelated\n")
     commit_all(root, "unrelated")
-    assert main(run_args(root, "--affected-by", "HEAD~1", "--root", str(root))) == 2
-    assert "nothing to run" in capsys.readouterr().err
+    assert main(run_args(root, "--affected-by", "HEAD~1", "--root", str(root))) == 0
+    capsys.readouterr()
+    report = load_report(root / "report" / "report.json")
+    assert report.run.selection == "no cases affected by changes since HEAD~1"
+    summary = report.summary
+    assert (summary.total, summary.gate, summary.verdict, summary.score) == (
+        0,
+        "pass",
+        "pass",
+        None,
+    )
+    assert summary.gate_reason == (
+        "no cases affected by changes since HEAD~1: nothing to run, nothing to gate"
+    )
+    markdown = (root / "report" / "summary.md").read_text()
+    assert "selected: no cases affected by changes since HEAD" in markdown
+    # Shards of such a run merge into the same pass.
+    merged = tmp_path / "merged.json"
+    assert main(["merge", str(root / "report"), "-o", str(merged)]) == 0
+    capsys.readouterr()
+    again = load_report(merged).summary
+    assert (again.gate, again.total) == ("pass", 0)

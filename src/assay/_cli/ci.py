@@ -202,6 +202,10 @@ def _run_and_publish(
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
+    if not report.cases and report.run.selection:
+        # A pull request that touches no case's inputs: a pass with nothing run, said as
+        # plainly as a skipped run says it.
+        commands.notice(report.summary.gate_reason, title="assay: no cases affected")
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
     return _exit_code(report, runner_files_written=not broken)

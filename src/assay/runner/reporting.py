@@ -58,6 +58,7 @@ def build_report(
         shard=format_shard(options.shard),
         require_all=options.require_all,
         policy=gate_policy(options),
+        nothing_selected=options.selection if not runs else None,
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
