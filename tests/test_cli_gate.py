@@ -35,6 +35,28 @@ def test_regression_gate_fails_a_head_worse_than_its_baseline(
     assert code == 0
 
 
+def test_the_baseline_is_read_once_for_the_gate_and_repeat_auto(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.report import read
+
+    root = project(tmp_path, {"a": {}, "b": {}})
+    assert main(run_args(root, report="base")) == 0
+    baseline = root / "base" / "report.json"
+    reads: list[Path] = []
+    real = read.read_report
+
+    def counted(path: Path) -> object:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(read, "read_report", counted)
+    args = ("--gate", "regression", "--baseline", str(baseline), "--repeat", "auto")
+    assert main(run_args(root, *args)) == 0
+    capsys.readouterr()
+    assert reads == [baseline]
+
+
 def test_inconclusive_fail_and_neutral_through_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,10 +35,8 @@ def knowledge_of(
 ) -> dict[str, CaseKnowledge]:
     """Per case key of `runs` ((case id, model) pairs), what the baseline and quarantine say."""
     baseline: dict[str, CaseKnowledge] = {}
-    if options.baseline is not None:
-        from assay.report.read import read_report
-
-        for case in read_report(options.baseline).cases:
+    if options.baseline_report is not None:
+        for case in options.baseline_report.cases:
             if case.status in ("pass", "fail"):
                 baseline[case_key(case.id, case.model)] = CaseKnowledge(
                     baseline_pass=case.status == "pass",

@@ -88,11 +88,10 @@ def build_report(
 
 
 def gate_policy(options: RunSettings) -> GatePolicy:
-    """The gate's policy from the run's settings (the baseline report read here)."""
+    """The gate's policy from the run's settings (the baseline as the run read it)."""
     from assay.report.gate_policy import GatePolicy
-    from assay.report.read import read_report
 
-    baseline = read_report(options.baseline) if options.baseline is not None else None
+    baseline = options.baseline_report
     return GatePolicy(
         mode=options.gate,
         inconclusive=options.inconclusive,

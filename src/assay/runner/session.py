@@ -25,7 +25,12 @@ from assay.runner.lock import report_dir_lock
 from assay.runner.plan import PlannedRun, plan_runs, shard_cases
 from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
-from assay.runner.settings import check_settings, check_work_root, resolve_settings
+from assay.runner.settings import (
+    check_settings,
+    check_work_root,
+    resolve_settings,
+    with_baseline,
+)
 from assay.runner.writer import prepare_report_dir, write_report_dir
 from assay.suites.select import nothing_selected
 
@@ -122,6 +127,7 @@ def prepare_run(
         settings = resolve_settings(options, config=config, environ=environ)
         check_settings(settings)
     warnings += settings.warnings
+    settings = with_baseline(settings)
     selected = list(cases)
     if settings.patterns:
         from assay.suites import select_cases

@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
-__all__ = ["DEFAULT", "GIVEN", "check_settings", "check_work_root", "resolve_settings"]
+__all__ = [
+    "DEFAULT",
+    "GIVEN",
+    "check_settings",
+    "check_work_root",
+    "resolve_settings",
+    "with_baseline",
+]
 
 GIVEN = "option"
 """The source of a value given in RunOptions (on the command line, for `assay run`)."""
@@ -210,10 +217,6 @@ def check_settings(settings: RunSettings) -> None:
         problems.append("--gate regression needs --baseline REPORT (or at least --floor X)")
     if settings.baseline is not None and not settings.baseline.is_file():
         problems.append(f"--baseline {settings.baseline}: no such report file")
-    elif settings.baseline is not None:
-        from assay.report.read import read_report
-
-        read_report(settings.baseline)  # a malformed baseline stops the run before it starts
     if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
     if settings.offline and settings.cache_dir is None:
@@ -257,3 +260,13 @@ def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
                 f"--work-root {work_root} is inside the fixture {tree} of {case.id}; "
                 "put sandboxes outside the suites' fixtures"
             )
+
+
+def with_baseline(settings: RunSettings) -> RunSettings:
+    """`settings` holding the `--baseline` report, read here and only here (a malformed
+    one is a ConfigError naming the file, before anything runs)."""
+    if settings.baseline is None or settings.baseline_report is not None:
+        return settings
+    from assay.report.read import read_report
+
+    return dataclasses.replace(settings, baseline_report=read_report(settings.baseline))
