@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from assay._util.isolation import IsolationMode, Sandboxing
-    from assay.report.model import Report
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -150,9 +149,6 @@ class RunSettings(RunOptions):
     """`--repeat auto`: attempts after the first are given where they can change the gate."""
     selection: str | None = None
     """Why these cases were selected (`--affected-by`); None when every case was."""
-    baseline_report: Report | None = field(default=None, compare=False)
-    """`--baseline` as read, once, when the run is prepared (`runner.settings.with_baseline`):
-    the regression gate and `--repeat auto` both use this copy."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """The run-wide timeout; a case's own (`runner.resolve.case_timeout`) applies when this
     one is the default."""

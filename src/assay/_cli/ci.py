@@ -184,7 +184,12 @@ def _run_and_publish(
     loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
     for problem in loaded.warnings:
         annotate_config_problem(problem, target.env.workspace, level="warning")
-    prepared = prepare_run(options, cases=loaded.cases, config=loaded.config)
+    prepared = prepare_run(
+        options,
+        cases=loaded.cases,
+        config=loaded.config,
+        baseline=baseline.report if baseline is not None else None,
+    )
     settings = prepared.settings
     selected = list(prepared.cases)
     _warn_about_trigger_paths(loaded.cases, inputs, settings.agent_command, target.env.workspace)

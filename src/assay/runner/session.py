@@ -28,8 +28,8 @@ from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.settings import (
     check_settings,
     check_work_root,
+    read_baseline,
     resolve_settings,
-    with_baseline,
 )
 from assay.runner.writer import prepare_report_dir, write_report_dir
 from assay.suites.select import nothing_selected
@@ -54,6 +54,9 @@ class PreparedRun:
     runs: tuple[PlannedRun, ...]
     warnings: tuple[str, ...] = ()
     """Unknown suite keys, mistyped placeholders: for the caller to show."""
+    baseline: Report | None = None
+    """`--baseline` as read, once (`runner.settings.read_baseline`): the regression gate
+    and `--repeat auto` both use this copy."""
 
 
 def run(
@@ -109,8 +112,12 @@ def prepare_run(
     cases: Sequence[Case] | None = None,
     config: AssayConfig | None = None,
     environ: Mapping[str, str] | None = None,
+    baseline: Report | None = None,
 ) -> PreparedRun:
     """Decide every option, load (unless `cases` are given), select, shard and plan.
+
+    `baseline` is the `--baseline` report when the caller has read it already (the Action
+    has it in memory); else it is read here, once.
 
     Every check of the options happens here, the same for the library and the command
     line: a ConfigError means nothing was built.
@@ -127,7 +134,8 @@ def prepare_run(
         settings = resolve_settings(options, config=config, environ=environ)
         check_settings(settings)
     warnings += settings.warnings
-    settings = with_baseline(settings)
+    if baseline is None or settings.baseline is None:
+        baseline = read_baseline(settings)
     selected = list(cases)
     if settings.patterns:
         from assay.suites import select_cases
@@ -143,7 +151,9 @@ def prepare_run(
     runs = plan_runs(selected, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
-    return PreparedRun(settings, config, tuple(selected), tuple(runs), tuple(warnings))
+    return PreparedRun(
+        settings, config, tuple(selected), tuple(runs), tuple(warnings), baseline=baseline
+    )
 
 
 async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = None) -> Report:
@@ -162,7 +172,11 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
         report = await _run_planned(
-            options, prepared.runs, report_dir=report_dir, listener=listener
+            options,
+            prepared.runs,
+            report_dir=report_dir,
+            listener=listener,
+            baseline=prepared.baseline,
         )
         try:
             write_report_dir(
@@ -196,7 +210,12 @@ def _models_called(runs: Sequence[PlannedRun]) -> set[str]:
 
 
 async def _run_planned(
-    options: RunSettings, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
+    options: RunSettings,
+    runs: Sequence[PlannedRun],
+    *,
+    report_dir: Path,
+    listener: RunListener,
+    baseline: Report | None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
@@ -249,6 +268,7 @@ async def _run_planned(
                 stream=stream,
                 listener=listener,
                 budget=budget,
+                baseline=baseline,
             )
             with _stop_on_signals(executor.stop):
                 finished = await executor.execute()
@@ -267,6 +287,7 @@ async def _run_planned(
         started_at=started_at,
         duration_s=time.monotonic() - clock,
         interrupted=executor.interrupted,
+        baseline=baseline,
     )
 
 

@@ -22,6 +22,7 @@ from assay.errors import ConfigError
 from assay.options import RunOptions, RunSettings, options_from_environ
 
 if TYPE_CHECKING:
+    from assay.report.model import Report
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
@@ -31,7 +32,7 @@ __all__ = [
     "check_settings",
     "check_work_root",
     "resolve_settings",
-    "with_baseline",
+    "read_baseline",
 ]
 
 GIVEN = "option"
@@ -262,11 +263,12 @@ def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
             )
 
 
-def with_baseline(settings: RunSettings) -> RunSettings:
-    """`settings` holding the `--baseline` report, read here and only here (a malformed
-    one is a ConfigError naming the file, before anything runs)."""
-    if settings.baseline is None or settings.baseline_report is not None:
-        return settings
+def read_baseline(settings: RunSettings) -> Report | None:
+    """The `--baseline` report, read here and only here, when the run is prepared (a
+    malformed one is a ConfigError naming the file, before anything runs); the run passes
+    this copy to the regression gate and `--repeat auto`."""
+    if settings.baseline is None:
+        return None
     from assay.report.read import read_report
 
-    return dataclasses.replace(settings, baseline_report=read_report(settings.baseline))
+    return read_report(settings.baseline)
