@@ -57,6 +57,24 @@ def test_the_baseline_is_read_once_for_the_gate_and_repeat_auto(
     assert reads == [baseline]
 
 
+def test_quarantine_from_the_command_line_adds_to_the_environment_and_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = ("solves", "a", "b", "c")
+    root = project(tmp_path, {"solves": {}, **{n: {"solve": False} for n in names[1:]}})
+    (root / "assay.toml").write_text('quarantine = ["calc/a"]\n')
+    monkeypatch.setenv("ASSAY_QUARANTINE", "calc/b")
+    # Without the flag calc/c fails the 0.9 gate; quarantined by --quarantine, it does not.
+    assert main(run_args(root, "--threshold", "0.9")) == 1
+    code = main(run_args(root, "--threshold", "0.9", "--quarantine", "calc/c,calc/nope"))
+    assert "quarantine: 'calc/nope' names no case" in capsys.readouterr().err
+    report = load_report(root / "report" / "report.json")
+    assert code == 0
+    assert report.run.quarantine == ["calc/a", "calc/c", "calc/nope", "calc/b"]
+    assert {c.id for c in report.cases if c.quarantined} == {"calc/a", "calc/b", "calc/c"}
+    assert report.summary.quarantined == 3 and report.summary.score == 1.0
+
+
 def test_inconclusive_fail_and_neutral_through_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

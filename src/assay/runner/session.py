@@ -134,6 +134,12 @@ def prepare_run(
         settings = resolve_settings(options, config=config, environ=environ)
         check_settings(settings)
     warnings += settings.warnings
+    known_ids = {case.id for case in cases}
+    warnings += [
+        f"quarantine: {case_id!r} names no case (case ids are <suite>/<case>)"
+        for case_id in settings.quarantine
+        if case_id not in known_ids
+    ]
     if baseline is None or settings.baseline is None:
         baseline = read_baseline(settings)
     selected = list(cases)
