@@ -10,7 +10,7 @@ import pytest
 from assay.cli import main
 from assay.errors import ConfigError
 from assay.runner.affected import select_affected
-from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec
+from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from tests.test_cli_run import load_report, project, run_args
 
 
@@ -115,6 +115,50 @@ def test_a_changed_base_selects_the_rubric_case(repo: Path) -> None:
     commit_all(repo, "base")
     ids, reason = _selected(repo)
     assert ids == ["rubric/one"] and "base changed: 1" in reason
+
+
+def test_a_verify_supporting_file_and_a_task_workspace_are_fixtures(repo: Path) -> None:
+    _write(repo / "fixtures" / "support.py", "s\n")
+    _write(repo / "workspaces" / "t" / "src" / "app.py", "app\n")
+    commit_all(repo, "more fixtures")
+    verify = Case(
+        id="verify/v",
+        suite="verify",
+        name="v",
+        kind="verify",
+        format="warden-yaml",  # type: ignore[arg-type]
+        source_path=repo / "evals" / "verify.yaml",
+        source_line=1,
+        spec=VerifySpec(
+            given="g",
+            files=(FixtureFile(repo / "fixtures" / "a.py", "a.py"),),
+            candidate={},
+            expect_verdict="keep",
+            supporting_files=(FixtureFile(repo / "fixtures" / "support.py", "support.py"),),
+        ),
+    )
+    task = Case(
+        id="tasks/t",
+        suite="tasks",
+        name="t",
+        kind="task",
+        format="pvyai",  # type: ignore[arg-type]
+        source_path=repo / "evals" / "tasks.json",
+        source_line=1,
+        spec=TaskSpec(prompt="p", workspace=repo / "workspaces" / "t", commands=()),
+    )
+    everything = [*cases(repo), verify, task]
+
+    def chosen() -> list[str]:
+        selection = select_affected(everything, root=repo, ref="HEAD~1", affects_all=())
+        return [c.id for c in selection.cases]
+
+    _write(repo / "fixtures" / "support.py", "changed\n")
+    commit_all(repo, "support")
+    assert chosen() == ["verify/v"]
+    _write(repo / "workspaces" / "t" / "src" / "app.py", "changed\n")  # deep inside it
+    commit_all(repo, "workspace")
+    assert chosen() == ["tasks/t"]
 
 
 def test_an_affects_all_path_selects_everything(repo: Path) -> None:
