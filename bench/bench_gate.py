@@ -18,7 +18,9 @@ baseline the Action gives it (`baseline-report`: the default branch's own earlie
 here a `--repeat 3` run of the unchanged agent, not counted as this run's spend);
 `auto (no baseline)` has nothing but the run itself.
 
-    python bench/bench_gate.py            # 200 runs, ~1 min on 2 cores
+    python bench/bench_gate.py                   # 200 runs, 20 cases, a few seconds
+    python bench/bench_gate.py --scale 5         # 100 cases
+    python bench/bench_gate.py --threshold 0.65  # the gate closer to the true score
 """
 
 from __future__ import annotations
@@ -125,12 +127,16 @@ def strategies() -> dict[str, Strategy]:
 
 
 def main() -> None:
+    global UNCHANGED, REGRESSED, THRESHOLD
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--scale", type=int, default=1, help="blocks of 20 cases (default 1)")
+    parser.add_argument(
+        "--threshold", type=float, default=THRESHOLD, help=f"the gate (default {THRESHOLD})"
+    )
     args = parser.parse_args()
-    global UNCHANGED, REGRESSED
     UNCHANGED, REGRESSED = BLOCK * args.scale, BROKEN * args.scale
+    THRESHOLD = args.threshold
     started = time.perf_counter()
     rows = []
     for name, strategy in strategies().items():

@@ -56,7 +56,7 @@ def test_select_affected_runs_every_case_when_an_affects_all_path_changed(
     assert f"selected: all 2 case(s): agent.py changed since {base}" in comment["body"]
 
 
-def test_select_affected_with_nothing_affected_is_a_usage_error(
+def test_select_affected_with_nothing_affected_passes_with_nothing_run(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _git(ci.workspace, "init", "-q", "-b", "main")
@@ -69,5 +69,25 @@ def test_select_affected_with_nothing_affected_is_a_usage_error(
     _pull_request_from(ci, base)
     ci.environ.update(INPUT_SELECT="affected")
     code, out, _ = ci.run(monkeypatch, capsys)
-    assert code == 2
-    assert "nothing to run" in out
+    assert code == 0
+    reason = f"no cases affected by changes since {base}"
+    assert f"::notice title=assay%3A no cases affected::{reason}: nothing to run" in out
+    assert (ci.outputs["total"], ci.outputs["verdict"]) == ("0", "pass")
+    (comment,) = comments(ci.fake, REPO)
+    assert f"selected: {reason}" in comment["body"]
+
+
+def test_select_affected_on_a_push_runs_every_case(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A push to the default branch has no pull request to compare with: everything runs.
+    _git(ci.workspace, "init", "-q", "-b", "main")
+    _git(ci.workspace, "add", "-A")
+    _git(ci.workspace, "commit", "-q", "-m", "base")
+    ci.use_event("push", "push.json")
+    ci.environ.update(INPUT_SELECT="affected", INPUT_THRESHOLD="0.5")
+    code, _, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    report_path = ci.root / "runner-temp" / "assay-report" / "report.json"
+    report = json.loads(report_path.read_text())
+    assert report["summary"]["total"] == 2 and report["run"].get("selection") is None

@@ -35,6 +35,46 @@ def test_regression_gate_fails_a_head_worse_than_its_baseline(
     assert code == 0
 
 
+def test_the_baseline_is_read_once_for_the_gate_and_repeat_auto(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.report import read
+
+    root = project(tmp_path, {"a": {}, "b": {}})
+    assert main(run_args(root, report="base")) == 0
+    baseline = root / "base" / "report.json"
+    reads: list[Path] = []
+    real = read.read_report
+
+    def counted(path: Path) -> object:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(read, "read_report", counted)
+    args = ("--gate", "regression", "--baseline", str(baseline), "--repeat", "auto")
+    assert main(run_args(root, *args)) == 0
+    capsys.readouterr()
+    assert reads == [baseline]
+
+
+def test_quarantine_from_the_command_line_adds_to_the_environment_and_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = ("solves", "a", "b", "c")
+    root = project(tmp_path, {"solves": {}, **{n: {"solve": False} for n in names[1:]}})
+    (root / "assay.toml").write_text('quarantine = ["calc/a"]\n')
+    monkeypatch.setenv("ASSAY_QUARANTINE", "calc/b")
+    # Without the flag calc/c fails the 0.9 gate; quarantined by --quarantine, it does not.
+    assert main(run_args(root, "--threshold", "0.9")) == 1
+    code = main(run_args(root, "--threshold", "0.9", "--quarantine", "calc/c,calc/nope"))
+    assert "quarantine: 'calc/nope' names no case" in capsys.readouterr().err
+    report = load_report(root / "report" / "report.json")
+    assert code == 0
+    assert report.run.quarantine == ["calc/a", "calc/c", "calc/nope", "calc/b"]
+    assert {c.id for c in report.cases if c.quarantined} == {"calc/a", "calc/b", "calc/c"}
+    assert report.summary.quarantined == 3 and report.summary.score == 1.0
+
+
 def test_inconclusive_fail_and_neutral_through_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -86,6 +86,13 @@ def test_one_attempt_per_case_is_wilson_as_before() -> None:
     assert (round(low, 4), round(high, 4)) == (0.3006, 0.9544)
 
 
+def test_one_case_one_attempt_is_wilson_not_a_point() -> None:
+    low, high = clustered_interval([[1]]) or (0, 0)
+    assert (round(low, 4), round(high, 4)) == (0.2065, 1.0)
+    low, high = clustered_interval([[1], [0]]) or (0, 0)
+    assert low < 0.1 and high > 0.9
+
+
 def test_no_cases_no_interval() -> None:
     assert clustered_interval([]) is None
 

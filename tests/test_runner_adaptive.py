@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
-from assay.runner.adaptive import CaseKnowledge, aggregate_bounds, max_looks, next_round
+from assay.runner.adaptive import (
+    CaseKnowledge,
+    aggregate_bounds,
+    max_looks,
+    next_round,
+    reversal_chance,
+)
 from tests.test_cli_run import load_report, project, run_args
 
 
@@ -71,6 +77,65 @@ def test_stopping_keeps_its_error_rate_under_optional_stopping() -> None:
         if high < threshold:  # it stopped sure of the wrong answer
             wrong += 1
     assert wrong / runs < 0.05
+
+
+def test_a_run_that_more_attempts_cannot_reverse_stops_while_the_interval_straddles() -> None:
+    # 12 cases the baseline saw pass, passing again, 4 flaky ones at K: the bound still
+    # straddles 0.66, but finishing the 12 to K cannot plausibly pull 0.72 under it.
+    scores = {f"s{i}": [1.0] for i in range(12)}
+    scores |= {f"f{i}": [1.0, 0.0, 1.0, 0.0, 1.0] for i in range(4)}
+    scores |= {f"z{i}": [0.0] for i in range(4)}
+    known = {c: CaseKnowledge(baseline_pass=True, baseline_attempts=3) for c in scores}
+    known |= {f"z{i}": CaseKnowledge(baseline_pass=False, baseline_attempts=3) for i in range(4)}
+    known |= {f"f{i}": CaseKnowledge(known_flaky=True) for i in range(4)}
+    low, high = aggregate_bounds(scores, knowledge=known, max_repeat=5)
+    assert low < 0.66 <= high
+    chance = reversal_chance(scores, threshold=0.66, knowledge=known, max_repeat=5)
+    assert chance < 0.01
+    assert next_round(scores, threshold=0.66, max_repeat=5, knowledge=known) == []
+
+
+def test_the_reversal_chance_is_high_near_the_threshold_and_for_what_is_unknown() -> None:
+    close = {f"c{i}": [1.0, 0.0] for i in range(10)}
+    assert reversal_chance(close, threshold=0.5, knowledge={}, max_repeat=5) > 0.2
+    # One attempt each and nothing known: a case that passed once may well be flaky.
+    fresh = {f"c{i}": [1.0] for i in range(7)} | {f"d{i}": [0.0] for i in range(3)}
+    assert reversal_chance(fresh, threshold=0.6, knowledge={}, max_repeat=5) > 0.01
+    assert sorted(next_round(fresh, threshold=0.6, max_repeat=5, knowledge={})) == sorted(fresh)
+    # Every case at K: nothing can change.
+    done = {f"c{i}": [1.0, 0.0, 1.0] for i in range(4)}
+    assert reversal_chance(done, threshold=0.6, knowledge={}, max_repeat=3) == 0.0
+
+
+def test_a_case_with_two_agreeing_attempts_joins_the_pool_and_is_no_longer_open() -> None:
+    scores = {f"c{i}": [1.0, 1.0] for i in range(6)} | {"x": [1.0], "y": [1.0, 0.0]}
+    chosen = next_round(scores, threshold=0.8, max_repeat=5, knowledge={})
+    assert chosen == ["x", "y"]
+
+
+def test_stopping_early_agrees_with_what_repeat_k_would_decide() -> None:
+    # Stochastic curtailment: the run's decision is the one finishing every case to K
+    # would give (from the same first attempts) in all but a few runs.
+    rng = random.Random(11)
+    probabilities = [0.98] * 12 + [0.02] * 4 + [0.5] * 4
+    threshold = 0.65
+    disagree = 0
+    runs = 300
+    for _ in range(runs):
+        draws = {
+            f"c{i}": [float(rng.random() < p) for _ in range(5)]
+            for i, p in enumerate(probabilities)
+        }
+        scores = {c: d[:1] for c, d in draws.items()}
+        while chosen := next_round(scores, threshold=threshold, max_repeat=5, knowledge={}):
+            for case_id in chosen:
+                scores[case_id].append(draws[case_id][len(scores[case_id])])
+
+        def failed(run: dict[str, list[float]]) -> bool:
+            return sum(sum(s) / len(s) for s in run.values()) / len(run) < threshold
+
+        disagree += failed(scores) != failed(draws)
+    assert disagree / runs < 0.05
 
 
 def test_repeat_auto_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ import pytest
 from assay.cli import main
 from assay.errors import ConfigError
 from assay.runner.affected import select_affected
-from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec
+from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from tests.test_cli_run import load_report, project, run_args
 
 
@@ -117,6 +117,50 @@ def test_a_changed_base_selects_the_rubric_case(repo: Path) -> None:
     assert ids == ["rubric/one"] and "base changed: 1" in reason
 
 
+def test_a_verify_supporting_file_and_a_task_workspace_are_fixtures(repo: Path) -> None:
+    _write(repo / "fixtures" / "support.py", "s\n")
+    _write(repo / "workspaces" / "t" / "src" / "app.py", "app\n")
+    commit_all(repo, "more fixtures")
+    verify = Case(
+        id="verify/v",
+        suite="verify",
+        name="v",
+        kind="verify",
+        format="warden-yaml",  # type: ignore[arg-type]
+        source_path=repo / "evals" / "verify.yaml",
+        source_line=1,
+        spec=VerifySpec(
+            given="g",
+            files=(FixtureFile(repo / "fixtures" / "a.py", "a.py"),),
+            candidate={},
+            expect_verdict="keep",
+            supporting_files=(FixtureFile(repo / "fixtures" / "support.py", "support.py"),),
+        ),
+    )
+    task = Case(
+        id="tasks/t",
+        suite="tasks",
+        name="t",
+        kind="task",
+        format="pvyai",  # type: ignore[arg-type]
+        source_path=repo / "evals" / "tasks.json",
+        source_line=1,
+        spec=TaskSpec(prompt="p", workspace=repo / "workspaces" / "t", commands=()),
+    )
+    everything = [*cases(repo), verify, task]
+
+    def chosen() -> list[str]:
+        selection = select_affected(everything, root=repo, ref="HEAD~1", affects_all=())
+        return [c.id for c in selection.cases]
+
+    _write(repo / "fixtures" / "support.py", "changed\n")
+    commit_all(repo, "support")
+    assert chosen() == ["verify/v"]
+    _write(repo / "workspaces" / "t" / "src" / "app.py", "changed\n")  # deep inside it
+    commit_all(repo, "workspace")
+    assert chosen() == ["tasks/t"]
+
+
 def test_an_affects_all_path_selects_everything(repo: Path) -> None:
     _write(repo / "agent" / "prompt.txt", "changed\n")
     commit_all(repo, "agent")
@@ -147,7 +191,36 @@ def test_affected_by_end_to_end_records_the_selection(
     assert main(run_args(root, "--affected-by", "HEAD~1", "--root", str(root))) == 0
     report = load_report(root / "report" / "report.json")
     assert report.run.selection == "affected by HEAD~1: 2 of 2 case(s) (fixture changed: 2)"
+    capsys.readouterr()
+
+
+def test_nothing_affected_is_a_pass_with_nothing_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"a": {}, "b": {}})
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root, "base")
     _write(root / "other.txt", "unrelated\n")
     commit_all(root, "unrelated")
-    assert main(run_args(root, "--affected-by", "HEAD~1", "--root", str(root))) == 2
-    assert "nothing to run" in capsys.readouterr().err
+    assert main(run_args(root, "--affected-by", "HEAD~1", "--root", str(root))) == 0
+    capsys.readouterr()
+    report = load_report(root / "report" / "report.json")
+    assert report.run.selection == "no cases affected by changes since HEAD~1"
+    summary = report.summary
+    assert (summary.total, summary.gate, summary.verdict, summary.score) == (
+        0,
+        "pass",
+        "pass",
+        None,
+    )
+    assert summary.gate_reason == (
+        "no cases affected by changes since HEAD~1: nothing to run, nothing to gate"
+    )
+    markdown = (root / "report" / "summary.md").read_text()
+    assert "selected: no cases affected by changes since HEAD" in markdown
+    # Shards of such a run merge into the same pass.
+    merged = tmp_path / "merged.json"
+    assert main(["merge", str(root / "report"), "-o", str(merged)]) == 0
+    capsys.readouterr()
+    again = load_report(merged).summary
+    assert (again.gate, again.total) == ("pass", 0)

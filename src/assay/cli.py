@@ -400,6 +400,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "joined with [tool.assay] affects_all)",
     )
     p.add_argument(
+        "--quarantine",
+        action="append",
+        default=None,
+        metavar="CASE_ID",
+        help="keep CASE_ID out of the gate; it still runs and is reported (repeatable, or "
+        "comma-separated; joined with ASSAY_QUARANTINE and [tool.assay] quarantine)",
+    )
+    p.add_argument(
         "--errors-count-as",
         choices=("skip", "fail"),
         default=None,

@@ -146,9 +146,9 @@ class RunSettings(RunOptions):
     repeat: int = DEFAULT_REPEAT  # type: ignore[assignment]
     """Attempts per case; with `adaptive`, the most a case gets (`--max-repeat`)."""
     adaptive: bool = False
+    """`--repeat auto`: attempts after the first are given where they can change the gate."""
     selection: str | None = None
     """Why these cases were selected (`--affected-by`); None when every case was."""
-    """`--repeat auto`: attempts after the first are given where they can change the gate."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """The run-wide timeout; a case's own (`runner.resolve.case_timeout`) applies when this
     one is the default."""

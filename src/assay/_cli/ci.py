@@ -184,7 +184,12 @@ def _run_and_publish(
     loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
     for problem in loaded.warnings:
         annotate_config_problem(problem, target.env.workspace, level="warning")
-    prepared = prepare_run(options, cases=loaded.cases, config=loaded.config)
+    prepared = prepare_run(
+        options,
+        cases=loaded.cases,
+        config=loaded.config,
+        baseline=baseline.report if baseline is not None else None,
+    )
     settings = prepared.settings
     selected = list(prepared.cases)
     _warn_about_trigger_paths(loaded.cases, inputs, settings.agent_command, target.env.workspace)
@@ -202,6 +207,10 @@ def _run_and_publish(
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
+    if not report.cases and report.run.selection:
+        # A pull request that touches no case's inputs: a pass with nothing run, said as
+        # plainly as a skipped run says it.
+        commands.notice(report.summary.gate_reason, title="assay: no cases affected")
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
     return _exit_code(report, runner_files_written=not broken)

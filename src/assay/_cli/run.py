@@ -115,6 +115,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         errors_count_as=args.errors_count_as,
         affected_by=args.affected_by,
         affects_all=tuple(args.affects_all or ()),
+        quarantine=tuple(args.quarantine or ()),
         report_dir=path(args.report_dir),
         history_dir=path(args.history),
         work_root=path(args.work_root),

@@ -97,6 +97,7 @@ def merge_reports(
         inconclusive=runs[0].inconclusive,
         errors_count_as=runs[0].errors_count_as,
         quarantine=sorted({case_id for r in runs for case_id in r.quarantine}),
+        selection=_common([r.selection for r in runs]),
     )
     # The shards' own choices of inconclusive and errors carry over; a regression gate
     # needs its baseline, which a report does not hold, so the merge gates by threshold.
@@ -111,6 +112,7 @@ def merge_reports(
             errors_count_as=info.errors_count_as,
             quarantine=frozenset(info.quarantine),
         ),
+        nothing_selected=info.selection if not cases else None,
     )
     return Report(run=info, summary=summary, cases=cases)
 

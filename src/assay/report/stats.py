@@ -166,11 +166,14 @@ def summarize(
     shard: str | None = None,
     require_all: bool = False,
     policy: GatePolicy | None = None,
+    nothing_selected: str | None = None,
 ) -> Summary:
     """The report summary: counts, aggregate score and interval, gate, tokens and cost.
 
     `shard` (`I/N`) names the shard the cases are: a shard that got no cases at all (more
-    shards than cases) passes with a note, since the merge of all shards gates the run.
+    shards than cases) passes with a note, since the merge of all shards gates the run;
+    so does a run whose selection chose no case on purpose (`nothing_selected`, the
+    selection's reason: `--affected-by` with no case affected).
     `require_all` makes any skipped case a gate failure (`--require-all`). `policy` is
     the gate's mode, its inconclusive rule, how errors count and the quarantine
     (report/gate_policy.py; default: the threshold gate as it always was).
@@ -209,6 +212,9 @@ def summarize(
             f"shard {shard} has no cases (there are more shards than cases): nothing to "
             "gate here; the merged report of all shards gates the run"
         )
+        verdict = "pass"
+    elif nothing_selected is not None and not cases:
+        gate_reason = f"{nothing_selected}: nothing to run, nothing to gate"
         verdict = "pass"
     else:
         decision = _decide(

@@ -15,6 +15,7 @@ from assay.runner.adaptive import CaseKnowledge
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
+    from assay.report.model import Report
 
 __all__ = ["case_key", "gate_limit", "knowledge_of"]
 
@@ -31,16 +32,14 @@ def gate_limit(options: RunSettings) -> float:
 
 
 def knowledge_of(
-    options: RunSettings, runs: Sequence[tuple[str, str | None]]
+    options: RunSettings, runs: Sequence[tuple[str, str | None]], *, baseline: Report | None
 ) -> dict[str, CaseKnowledge]:
     """Per case key of `runs` ((case id, model) pairs), what the baseline and quarantine say."""
-    baseline: dict[str, CaseKnowledge] = {}
-    if options.baseline is not None:
-        from assay.report.read import read_report
-
-        for case in read_report(options.baseline).cases:
+    known_before: dict[str, CaseKnowledge] = {}
+    if baseline is not None:
+        for case in baseline.cases:
             if case.status in ("pass", "fail"):
-                baseline[case_key(case.id, case.model)] = CaseKnowledge(
+                known_before[case_key(case.id, case.model)] = CaseKnowledge(
                     baseline_pass=case.status == "pass",
                     known_flaky=case.flaky or case.quarantined,
                     baseline_attempts=sum(1 for a in case.attempts if a.status in ("pass", "fail")),
@@ -49,7 +48,7 @@ def knowledge_of(
     knowledge: dict[str, CaseKnowledge] = {}
     for case_id, model in runs:
         key = case_key(case_id, model)
-        known = baseline.get(key, CaseKnowledge())
+        known = known_before.get(key, CaseKnowledge())
         if case_id in quarantined:
             known = dataclasses.replace(known, known_flaky=True)
         knowledge[key] = known

@@ -82,6 +82,8 @@ def select_affected(
         if why is not None:
             chosen.append(case)
             kinds[why] = kinds.get(why, 0) + 1
+    if not chosen:
+        return Selection((), f"no cases affected by changes since {ref}")
     detail = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
     reason = f"affected by {ref}: {len(chosen)} of {len(cases)} case(s)"
     return Selection(tuple(chosen), f"{reason} ({detail})" if detail else reason)

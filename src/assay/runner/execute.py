@@ -22,7 +22,7 @@ from assay.runner.combine import case_result
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
-    from assay.report.model import CaseResult
+    from assay.report.model import CaseResult, Report
     from assay.runner.events import RunListener
     from assay.runner.plan import PlannedRun
     from assay.runner.results import ResultsStream
@@ -76,9 +76,11 @@ class Executor:
         stream: ResultsStream,
         listener: RunListener,
         budget: Budget,
+        baseline: Report | None = None,
     ) -> None:
         self._progress = [_Progress(run, [None] * options.repeat, options.repeat) for run in runs]
         self._options = options
+        self._baseline = baseline
         self._work_root = work_root
         self._report_dir = report_dir
         self._stream = stream
@@ -126,7 +128,7 @@ class Executor:
         from assay.runner.adaptive_inputs import gate_limit, knowledge_of
 
         runs = [(p.run.case.id, p.run.model) for p in self._progress]
-        knowledge = knowledge_of(self._options, runs)
+        knowledge = knowledge_of(self._options, runs, baseline=self._baseline)
         live = [p for p in self._progress if p.result is None]
         for progress in live:
             progress.attempts = self._options.repeat + 1  # the policy finishes them, not a count

@@ -42,6 +42,7 @@ def build_report(
     started_at: str,
     duration_s: float,
     interrupted: bool,
+    baseline: Report | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
     from assay.report.stats import summarize
@@ -57,7 +58,8 @@ def build_report(
         duration_s=duration_s,
         shard=format_shard(options.shard),
         require_all=options.require_all,
-        policy=gate_policy(options),
+        policy=gate_policy(options, baseline),
+        nothing_selected=options.selection if not runs else None,
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
@@ -86,12 +88,10 @@ def build_report(
     return _redacted(Report(run=info, summary=summary, cases=results))
 
 
-def gate_policy(options: RunSettings) -> GatePolicy:
-    """The gate's policy from the run's settings (the baseline report read here)."""
+def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
+    """The gate's policy from the run's settings and its baseline (as the run read it)."""
     from assay.report.gate_policy import GatePolicy
-    from assay.report.read import read_report
 
-    baseline = read_report(options.baseline) if options.baseline is not None else None
     return GatePolicy(
         mode=options.gate,
         inconclusive=options.inconclusive,

@@ -25,7 +25,12 @@ from assay.runner.lock import report_dir_lock
 from assay.runner.plan import PlannedRun, plan_runs, shard_cases
 from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
-from assay.runner.settings import check_settings, check_work_root, resolve_settings
+from assay.runner.settings import (
+    check_settings,
+    check_work_root,
+    read_baseline,
+    resolve_settings,
+)
 from assay.runner.writer import prepare_report_dir, write_report_dir
 from assay.suites.select import nothing_selected
 
@@ -49,6 +54,9 @@ class PreparedRun:
     runs: tuple[PlannedRun, ...]
     warnings: tuple[str, ...] = ()
     """Unknown suite keys, mistyped placeholders: for the caller to show."""
+    baseline: Report | None = None
+    """`--baseline` as read, once (`runner.settings.read_baseline`): the regression gate
+    and `--repeat auto` both use this copy."""
 
 
 def run(
@@ -104,8 +112,12 @@ def prepare_run(
     cases: Sequence[Case] | None = None,
     config: AssayConfig | None = None,
     environ: Mapping[str, str] | None = None,
+    baseline: Report | None = None,
 ) -> PreparedRun:
     """Decide every option, load (unless `cases` are given), select, shard and plan.
+
+    `baseline` is the `--baseline` report when the caller has read it already (the Action
+    has it in memory); else it is read here, once.
 
     Every check of the options happens here, the same for the library and the command
     line: a ConfigError means nothing was built.
@@ -122,6 +134,14 @@ def prepare_run(
         settings = resolve_settings(options, config=config, environ=environ)
         check_settings(settings)
     warnings += settings.warnings
+    known_ids = {case.id for case in cases}
+    warnings += [
+        f"quarantine: {case_id!r} names no case (case ids are <suite>/<case>)"
+        for case_id in settings.quarantine
+        if case_id not in known_ids
+    ]
+    if baseline is None or settings.baseline is None:
+        baseline = read_baseline(settings)
     selected = list(cases)
     if settings.patterns:
         from assay.suites import select_cases
@@ -137,7 +157,9 @@ def prepare_run(
     runs = plan_runs(selected, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
-    return PreparedRun(settings, config, tuple(selected), tuple(runs), tuple(warnings))
+    return PreparedRun(
+        settings, config, tuple(selected), tuple(runs), tuple(warnings), baseline=baseline
+    )
 
 
 async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = None) -> Report:
@@ -156,7 +178,11 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
         report = await _run_planned(
-            options, prepared.runs, report_dir=report_dir, listener=listener
+            options,
+            prepared.runs,
+            report_dir=report_dir,
+            listener=listener,
+            baseline=prepared.baseline,
         )
         try:
             write_report_dir(
@@ -190,7 +216,12 @@ def _models_called(runs: Sequence[PlannedRun]) -> set[str]:
 
 
 async def _run_planned(
-    options: RunSettings, runs: Sequence[PlannedRun], *, report_dir: Path, listener: RunListener
+    options: RunSettings,
+    runs: Sequence[PlannedRun],
+    *,
+    report_dir: Path,
+    listener: RunListener,
+    baseline: Report | None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
@@ -243,6 +274,7 @@ async def _run_planned(
                 stream=stream,
                 listener=listener,
                 budget=budget,
+                baseline=baseline,
             )
             with _stop_on_signals(executor.stop):
                 finished = await executor.execute()
@@ -261,6 +293,7 @@ async def _run_planned(
         started_at=started_at,
         duration_s=time.monotonic() - clock,
         interrupted=executor.interrupted,
+        baseline=baseline,
     )
 
 
@@ -334,8 +367,6 @@ def _affected(
     selection = select_affected(
         cases, root=root, ref=settings.affected_by, affects_all=settings.affects_all
     )
-    if not selection.cases:
-        raise ConfigError(
-            f"{selection.reason}: nothing to run (run without --affected-by to run every case)"
-        )
+    # No case affected is a pass with nothing run (report/stats.py: summarize), not an
+    # error: a pull request that touches no eval input has nothing the gate could fail.
     return dataclasses.replace(settings, selection=selection.reason), list(selection.cases)

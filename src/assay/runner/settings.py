@@ -22,10 +22,18 @@ from assay.errors import ConfigError
 from assay.options import RunOptions, RunSettings, options_from_environ
 
 if TYPE_CHECKING:
+    from assay.report.model import Report
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
-__all__ = ["DEFAULT", "GIVEN", "check_settings", "check_work_root", "resolve_settings"]
+__all__ = [
+    "DEFAULT",
+    "GIVEN",
+    "check_settings",
+    "check_work_root",
+    "resolve_settings",
+    "read_baseline",
+]
 
 GIVEN = "option"
 """The source of a value given in RunOptions (on the command line, for `assay run`)."""
@@ -210,10 +218,6 @@ def check_settings(settings: RunSettings) -> None:
         problems.append("--gate regression needs --baseline REPORT (or at least --floor X)")
     if settings.baseline is not None and not settings.baseline.is_file():
         problems.append(f"--baseline {settings.baseline}: no such report file")
-    elif settings.baseline is not None:
-        from assay.report.read import read_report
-
-        read_report(settings.baseline)  # a malformed baseline stops the run before it starts
     if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
     if settings.offline and settings.cache_dir is None:
@@ -256,3 +260,14 @@ def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
                 f"--work-root {work_root} is inside the fixture {tree} of {case.id}; "
                 "put sandboxes outside the suites' fixtures"
             )
+
+
+def read_baseline(settings: RunSettings) -> Report | None:
+    """The `--baseline` report, read here and only here, when the run is prepared (a
+    malformed one is a ConfigError naming the file, before anything runs); the run passes
+    this copy to the regression gate and `--repeat auto`."""
+    if settings.baseline is None:
+        return None
+    from assay.report.read import read_report
+
+    return read_report(settings.baseline)
