@@ -33,10 +33,9 @@ def clustered_interval(cases: Sequence[Sequence[float]]) -> tuple[float, float] 
 
     `cases` holds each scored case's attempt scores (each in [0, 1]). None without any
     case. With one attempt per case there is no attempt level to resample and the
-    interval is `confidence_interval` over the cases (Wilson for pass/fail). An all-zero
-    run is exactly [0, 0]. When every attempt of every case has the same score the
-    bootstrap cannot vary, and Wilson over the cases keeps "5 of 5 passed" from reading
-    as certainty.
+    interval is `confidence_interval` over the cases (Wilson for pass/fail). When every
+    attempt of every case has the same score the bootstrap cannot vary, and Wilson over
+    the cases keeps "5 of 5 passed" (or "0 of 5") from reading as certainty.
     """
     clusters = [list(scores) for scores in cases if scores]
     if not clusters:
@@ -44,8 +43,6 @@ def clustered_interval(cases: Sequence[Sequence[float]]) -> tuple[float, float] 
     means = [sum(scores) / len(scores) for scores in clusters]
     if all(len(scores) == 1 for scores in clusters):
         return confidence_interval(means)
-    if not any(any(scores) for scores in clusters):
-        return 0.0, 0.0
     values = {score for scores in clusters for score in scores}
     if len(values) == 1:
         return confidence_interval(means)

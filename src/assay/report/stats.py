@@ -66,10 +66,6 @@ def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
     n = len(scores)
     if n == 0:
         return None
-    if not any(scores):
-        # Nothing scored above zero: the interval is exactly [0, 0] (Wilson's lower bound
-        # here is 0 only up to rounding, 2.8e-17, and a report must not show that).
-        return 0.0, 0.0
     if all(score in (0.0, 1.0) for score in scores):
         return _wilson(sum(scores), n)
     resamples = min(_BOOTSTRAP_RESAMPLES, max(200, _BOOTSTRAP_MAX_DRAWS // n))
