@@ -20,6 +20,7 @@ import pytest
 
 from assay.action import github_api
 from assay.action.input_text import DEFAULT_TRIGGER_PATHS
+from assay.action.inputs import MODEL_KEY_VARIABLES
 from assay.cli import main
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_publish import BOT_LOGIN, add_publish_routes, check_runs, comments
@@ -29,6 +30,7 @@ EVENTS = Path(__file__).parent / "data" / "events"
 REPO = "acme/widgets"
 TOKEN = "ghs_ci_token_5e3f"
 MODEL_KEY = "sk-ant-test-9f8e7d6c5b4a"
+MODEL_VARIABLES = tuple(v for v in MODEL_KEY_VARIABLES.values() if v != "OPENAI_BASE_URL")
 TRIGGER_PATHS = (*DEFAULT_TRIGGER_PATHS, "agent.py")
 REPORT_KEYS = {
     *("ran", "reason", "score", "passed", "total", "failed", "errors", "verdict", "report-path")
@@ -326,20 +328,21 @@ def test_every_model_key_input_is_masked_first_and_not_left_behind(
         "INPUT_ANTHROPIC_API_KEY": "sk-ant-mask-1",
         "INPUT_OPENAI_API_KEY": "sk-openai-mask-2",
         "INPUT_OPENROUTER_API_KEY": "sk-or-mask-3",
+        "INPUT_GEMINI_API_KEY": "AIza-gemini-mask-4",
     }
     ci.environ.update(keys, INPUT_OPENAI_BASE_URL="http://127.0.0.1:9/v1")
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+    for name in (*MODEL_VARIABLES, "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     ci.use_event("push", "push.json")
     ci.environ["INPUT_THRESHOLD"] = "0"
     code, out, _ = ci.run(monkeypatch, capsys)
     assert code == 0
-    assert _commands(out)[:4] == [
+    assert _commands(out)[:5] == [
         *(f"::add-mask::{value}" for value in keys.values()),
         f"::add-mask::{TOKEN}",
     ]
     # The run had them (the key-free task suite ran); nothing is left behind in the process.
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+    for name in (*MODEL_VARIABLES, "OPENAI_BASE_URL"):
         assert name not in os.environ
     outputs = (ci.root / "runner-temp" / "assay-report").rglob("*")
     for path in [p for p in outputs if p.is_file()]:

@@ -73,6 +73,14 @@ class ProviderSpec:
     """Which bare model names (no `provider/`) mean this provider."""
     action_input: str | None = None
     """The Action input that carries the key (`anthropic-api-key`), if the Action has one."""
+    sdk_modules: tuple[str, ...] = ()
+    """The third-party modules its adapter imports, which a run starts importing in the
+    background before the first call (`preload.py`); each must parse no Python source
+    with `ast` as it is imported (see `preload._PARSES_SOURCE`). Empty: imported at the
+    first call."""
+    extra: str | None = None
+    """The pyproject extra that installs those modules (`assay[bedrock]`); None when they
+    are core dependencies. The Action's lock holds every built-in provider's extra."""
     price: Pricer = _list_price
     """USD cost of one call's usage of a model, or None when unknown."""
 
@@ -155,6 +163,7 @@ PROVIDERS.register(
         bridged=(("ASSAY_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),),
         claims_bare=lambda model: model.startswith("claude"),
         action_input="anthropic-api-key",
+        sdk_modules=("anthropic",),
     ),
 )
 PROVIDERS.register(
@@ -165,6 +174,8 @@ PROVIDERS.register(
         key_variables=("OPENAI_API_KEY",),
         keyless_when=("OPENAI_BASE_URL",),
         action_input="openai-api-key",
+        sdk_modules=("openai",),
+        extra="openai",
     ),
 )
 PROVIDERS.register(
@@ -174,6 +185,8 @@ PROVIDERS.register(
         factory=_build_openrouter,
         key_variables=("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
         action_input="openrouter-api-key",
+        sdk_modules=("openai",),
+        extra="openai",
     ),
 )
 
@@ -211,6 +224,9 @@ PROVIDERS.register(
             "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
         ),
         price=_bedrock_price,
+        # The SDK signs requests with botocore, which boto3 brings.
+        sdk_modules=("anthropic", "boto3"),
+        extra="bedrock",
     ),
 )
 PROVIDERS.register(
@@ -223,6 +239,8 @@ PROVIDERS.register(
         key_variables=("GOOGLE_OAUTH_ACCESS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS"),
         keyless_when=("GOOGLE_GHA_CREDS_PATH",),
         price=_vertex_price,
+        sdk_modules=("anthropic", "google.auth"),
+        extra="vertex",
     ),
 )
 PROVIDERS.register(
@@ -232,6 +250,10 @@ PROVIDERS.register(
         factory=_build_gemini,
         key_variables=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
         claims_bare=lambda model: model.startswith("gemini-"),
+        action_input="gemini-api-key",
+        # httpx2: the transport the adapter gives the SDK (gemini_provider.py).
+        sdk_modules=("google.genai", "httpx2"),
+        extra="gemini",
     ),
 )
 BARE_FALLBACK = "openai"
