@@ -200,6 +200,8 @@ def _run_and_publish(
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
+    for note in report.run.notes:
+        commands.notice(note, title="assay: agent model")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
