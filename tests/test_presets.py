@@ -197,7 +197,7 @@ def test_each_preset_sees_only_its_own_model_key_and_gets_the_skill(
             "opencode",
             "bedrock/us.anthropic.claude-haiku-4-5-v1:0",
             "amazon-bedrock/us.anthropic.claude-haiku-4-5-v1:0",
-            [],  # no AWS key is set; no other provider's key is passed instead
+            ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"],
         ),
         (
             "aider",
@@ -222,6 +222,8 @@ def test_the_model_given_on_the_command_line_reaches_the_cli_in_its_own_names(
     log = on_path(tmp_path, preset, monkeypatch)
     monkeypatch.setenv("GEMINI_API_KEY", "AIza-gemini-0123456789")
     monkeypatch.setenv("GOOGLE_OAUTH_ACCESS_TOKEN", "ya29.vertex-token-0123456789")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.setenv(name, f"aws-{name.lower()}-0123456789")
     code, report = run(tmp_path, preset, "-t", VERIFY_CASE, "--model", model)
     assert report is not None
     (result,) = report.cases

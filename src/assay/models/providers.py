@@ -69,6 +69,9 @@ class ProviderSpec:
     """(source, target): a prefixed key another tool sets, copied into `target` when unset."""
     keyless_when: tuple[str, ...] = ()
     """Variables whose presence makes a key unnecessary (a custom base URL: Ollama, vLLM)."""
+    companions: tuple[str, ...] = ()
+    """Credentials that go with a key rather than being one (AWS_SECRET_ACCESS_KEY beside
+    AWS_ACCESS_KEY_ID): an agent CLI running this provider's model sees them with the key."""
     claims_bare: Callable[[str], bool] | None = None
     """Which bare model names (no `provider/`) mean this provider."""
     action_input: str | None = None
@@ -88,7 +91,9 @@ class ProviderSpec:
         if not self.name or "/" in self.name:
             raise ValueError(f"invalid provider name {self.name!r}")
         # Redacted, masked in CI and kept from verification commands from now on.
-        declare_provider_variables(self.credential_variables(), self.keyless_when)
+        declare_provider_variables(
+            (*self.credential_variables(), *self.companions), self.keyless_when
+        )
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -102,6 +107,11 @@ class ProviderSpec:
         sources = tuple(source for source, target in self.bridged if target in self.keys)
         warden = (warden_key_variables(self.name)[0],) if self.keys else ()
         return tuple(dict.fromkeys((*self.keys, *sources, *warden)))
+
+    def agent_variables(self) -> tuple[str, ...]:
+        """The credentials an agent CLI running this provider's model needs: its key
+        variables and their companions."""
+        return tuple(dict.fromkeys((*self.credential_variables(), *self.companions)))
 
 
 def _adapt(name: str, obj: object) -> ProviderSpec:
@@ -217,6 +227,7 @@ PROVIDERS.register(
         # AWS's standard chain: keys (with AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN), or a
         # Bedrock API key; a profile or web identity (OIDC) needs no key in the environment.
         key_variables=("AWS_ACCESS_KEY_ID", "AWS_BEARER_TOKEN_BEDROCK"),
+        companions=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
         keyless_when=(
             "AWS_PROFILE",
             "AWS_WEB_IDENTITY_TOKEN_FILE",

@@ -87,9 +87,9 @@ def provider_keys(model: str | None, providers: Iterable[str]) -> tuple[str, ...
     from assay.models.providers import PROVIDERS
 
     if model:
-        return provider_of(model).credential_variables()
+        return provider_of(model).agent_variables()
     specs = [spec for name in providers if (spec := PROVIDERS.get(name)) is not None]
-    return tuple(dict.fromkeys(key for spec in specs for key in spec.credential_variables()))
+    return tuple(dict.fromkeys(key for spec in specs for key in spec.agent_variables()))
 
 
 PRESET = Opencode
