@@ -337,3 +337,28 @@ def test_a_missing_cli_is_exit_2_before_any_sandbox(
 )
 def test_the_answer_is_the_last_json_block_with_the_key(text: str, answer: Any) -> None:
     assert json_answer(text, "verdict") == answer
+
+
+def test_the_model_mapping_and_a_preset_that_declares_no_providers() -> None:
+    from assay.agents.presets.base import Invocation, Preset, Stream
+    from assay.agents.presets.codex import Codex
+    from assay.agents.presets.opencode import Opencode
+
+    class Undeclared(Preset):  # a plugin's preset written before `providers` existed
+        name = "undeclared"
+
+        def argv(self, run: Invocation) -> list[str]:
+            return [self.program]
+
+        def stream(self) -> Stream:
+            raise NotImplementedError
+
+    assert Undeclared.cli_model("gemini/gemini-2.5-pro") == "gemini-2.5-pro"
+    assert Undeclared.cannot_run("anything/at-all") is None
+    assert Codex.cli_model("gpt-5") == "gpt-5"  # a bare name the registry gives to openai
+    assert Codex.cli_model("claude-sonnet-4-6") is None
+    assert Opencode.cli_model("claude-sonnet-4-6") == "anthropic/claude-sonnet-4-6"
+    assert Opencode.cli_model("vertex/claude-sonnet-4-5@20250929") == (
+        "google-vertex-anthropic/claude-sonnet-4-5@20250929"
+    )
+    assert Opencode.cannot_run("openai/gpt-5") is None

@@ -109,10 +109,11 @@ class Preset(ABC):
     """The runtime name (`claude-code`)."""
     key_variables: tuple[str, ...] = ()
     """The model keys the CLI may see; every other provider key is withheld."""
-    providers: ClassVar[Mapping[str, str]] = {}
+    providers: ClassVar[Mapping[str, str] | None] = None
     """The assay providers whose models the CLI runs, each with the provider prefix the CLI
     writes before the model's id: '' for none (Claude Code takes `claude-sonnet-4-6`),
-    else the CLI's own provider name (opencode writes a Gemini model `google/gemini-...`)."""
+    else the CLI's own provider name (opencode writes a Gemini model `google/gemini-...`).
+    None: any model, as the id after its provider (a preset that declares nothing)."""
     instructions_file: str | None = None
     """Where the skill goes when the CLI reads instructions from the workspace (AGENTS.md);
     None when it takes them as an argument (`Invocation.skill`)."""
@@ -133,6 +134,8 @@ class Preset(ABC):
         from assay.models.names import parse_model
 
         parsed = parse_model(model)
+        if cls.providers is None:
+            return parsed.name
         prefix = cls.providers.get(parsed.provider)
         if prefix is None:
             return None
@@ -141,7 +144,7 @@ class Preset(ABC):
     @classmethod
     def cannot_run(cls, model: str) -> str | None:
         """Why the CLI is not given `model` and runs its own default model; None when it runs it."""
-        if cls.cli_model(model) is not None:
+        if cls.providers is None or cls.cli_model(model) is not None:
             return None
         kinds = ", ".join(f"{provider}/" for provider in cls.providers)
         return (

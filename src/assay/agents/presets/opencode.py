@@ -80,7 +80,7 @@ class Opencode(Preset):
         return OpencodeStream()
 
 
-def provider_keys(model: str | None, providers: Iterable[str]) -> tuple[str, ...]:
+def provider_keys(model: str | None, providers: Iterable[str] | None) -> tuple[str, ...]:
     """The key variables of the provider serving `model`; without one (the CLI's own default
     model, which may be any of theirs) those of every provider in `providers`."""
     from assay.models.names import provider_of
@@ -88,7 +88,8 @@ def provider_keys(model: str | None, providers: Iterable[str]) -> tuple[str, ...
 
     if model:
         return provider_of(model).agent_variables()
-    specs = [spec for name in providers if (spec := PROVIDERS.get(name)) is not None]
+    names = PROVIDERS.names() if providers is None else providers
+    specs = [spec for name in names if (spec := PROVIDERS.get(name)) is not None]
     return tuple(dict.fromkeys(key for spec in specs for key in spec.agent_variables()))
 
 
