@@ -247,6 +247,26 @@ def test_a_run_without_the_os_sandbox_warns_in_the_log_and_the_summary(
     assert f"{SANDBOX_WARNING}agents and verification commands run WITHOUT an OS sandbox" in out
 
 
+def test_a_preset_that_cannot_run_the_model_says_so_once_as_a_notice_and_in_the_summary(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.agent_clis import install_fake_cli
+
+    install_fake_cli(ci.root / "bin", "codex")
+    monkeypatch.setenv("PATH", f"{ci.root / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    del ci.environ["ASSAY_AGENT_COMMAND"]
+    ci.environ.update(ASSAY_RUNTIME="codex", INPUT_MODEL="claude-haiku-4-5")
+    ci.use_event("push", "push.json")
+    _, out, _ = ci.run(monkeypatch, capsys)
+    note = (
+        "codex runs openai/ models, not claude-haiku-4-5: its cases ran with codex's own "
+        "default model (choose one with --model, and the judge with --judge-model)"
+    )
+    notices = [c for c in _commands(out) if c.startswith("::notice title=assay%3A agent model::")]
+    assert notices == [f"::notice title=assay%3A agent model::{note}"]
+    assert ci.summary.count("> [!NOTE]") == 1 and note in ci.summary
+
+
 def test_push_runs_the_suite_and_publishes(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
