@@ -1,9 +1,10 @@
 """Write the Action's hash-pinned lock files from pyproject.toml: `python .ci/lock.py`.
 
 - requirements.lock: what the Action installs into assay's venv - the dependencies, the
-  `openai` extra (the openai-api-key / openrouter-api-key inputs need that SDK) and the
-  build backend (assay itself is then installed with --no-deps --no-build-isolation, so
-  nothing unpinned is fetched to build it).
+  extras of every built-in model provider (`ACTION_EXTRAS`: `openai` for openai/ and
+  openrouter/, `bedrock`, `vertex`, `gemini`), so a suite naming any provider's model runs
+  in the Action, and the build backend (assay itself is then installed with --no-deps
+  --no-build-isolation, so nothing unpinned is fetched to build it).
 - requirements-uv.lock: uv alone, which the Action bootstraps with pip when the runner
   has none.
 
@@ -29,6 +30,12 @@ UV_LOCK = ROOT / "requirements-uv.lock"
 PYTHON_FLOOR = "3.11"
 DIGEST_PREFIX = "# requirements-sha256: "
 COMMAND = "python .ci/lock.py"
+ACTION_EXTRAS = ("openai", "bedrock", "vertex", "gemini")
+"""The extras the Action installs: every extra a built-in provider's `ProviderSpec.extra`
+names (tests/test_action_lock.py checks that). One lock for all of them rather than one
+per extra the run would pick: the cloud SDKs add a few seconds to a cached uv install
+(docs/performance.md, "The Action's install"), and the models a run calls are known only
+once its suites are loaded, which is after the install."""
 
 
 def action_requirements(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
@@ -37,7 +44,7 @@ def action_requirements(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
     project = data["project"]
     return [
         *project["dependencies"],
-        *project["optional-dependencies"]["openai"],
+        *(req for extra in ACTION_EXTRAS for req in project["optional-dependencies"][extra]),
         *data["build-system"]["requires"],
     ]
 

@@ -20,6 +20,7 @@ import pytest
 
 from assay.action import github_api
 from assay.action.input_text import DEFAULT_TRIGGER_PATHS
+from assay.action.inputs import MODEL_KEY_VARIABLES
 from assay.cli import main
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_publish import BOT_LOGIN, add_publish_routes, check_runs, comments
@@ -29,6 +30,7 @@ EVENTS = Path(__file__).parent / "data" / "events"
 REPO = "acme/widgets"
 TOKEN = "ghs_ci_token_5e3f"
 MODEL_KEY = "sk-ant-test-9f8e7d6c5b4a"
+MODEL_VARIABLES = tuple(v for v in MODEL_KEY_VARIABLES.values() if v != "OPENAI_BASE_URL")
 TRIGGER_PATHS = (*DEFAULT_TRIGGER_PATHS, "agent.py")
 REPORT_KEYS = {
     *("ran", "reason", "score", "passed", "total", "failed", "errors", "verdict", "report-path")
@@ -245,6 +247,26 @@ def test_a_run_without_the_os_sandbox_warns_in_the_log_and_the_summary(
     assert f"{SANDBOX_WARNING}agents and verification commands run WITHOUT an OS sandbox" in out
 
 
+def test_a_preset_that_cannot_run_the_model_says_so_once_as_a_notice_and_in_the_summary(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.agent_clis import install_fake_cli
+
+    install_fake_cli(ci.root / "bin", "codex")
+    monkeypatch.setenv("PATH", f"{ci.root / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    del ci.environ["ASSAY_AGENT_COMMAND"]
+    ci.environ.update(ASSAY_RUNTIME="codex", INPUT_MODEL="claude-haiku-4-5")
+    ci.use_event("push", "push.json")
+    _, out, _ = ci.run(monkeypatch, capsys)
+    note = (
+        "codex runs openai/ models, not claude-haiku-4-5: its cases ran with codex's own "
+        "default model (choose one with --model, and the judge with --judge-model)"
+    )
+    notices = [c for c in _commands(out) if c.startswith("::notice title=assay%3A agent model::")]
+    assert notices == [f"::notice title=assay%3A agent model::{note}"]
+    assert ci.summary.count("> [!NOTE]") == 1 and note in ci.summary
+
+
 def test_push_runs_the_suite_and_publishes(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -326,20 +348,21 @@ def test_every_model_key_input_is_masked_first_and_not_left_behind(
         "INPUT_ANTHROPIC_API_KEY": "sk-ant-mask-1",
         "INPUT_OPENAI_API_KEY": "sk-openai-mask-2",
         "INPUT_OPENROUTER_API_KEY": "sk-or-mask-3",
+        "INPUT_GEMINI_API_KEY": "AIza-gemini-mask-4",
     }
     ci.environ.update(keys, INPUT_OPENAI_BASE_URL="http://127.0.0.1:9/v1")
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+    for name in (*MODEL_VARIABLES, "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     ci.use_event("push", "push.json")
     ci.environ["INPUT_THRESHOLD"] = "0"
     code, out, _ = ci.run(monkeypatch, capsys)
     assert code == 0
-    assert _commands(out)[:4] == [
+    assert _commands(out)[:5] == [
         *(f"::add-mask::{value}" for value in keys.values()),
         f"::add-mask::{TOKEN}",
     ]
     # The run had them (the key-free task suite ran); nothing is left behind in the process.
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+    for name in (*MODEL_VARIABLES, "OPENAI_BASE_URL"):
         assert name not in os.environ
     outputs = (ci.root / "runner-temp" / "assay-report").rglob("*")
     for path in [p for p in outputs if p.is_file()]:

@@ -125,6 +125,7 @@ def test_every_model_input_is_bridged_to_its_provider_variable() -> None:
             "INPUT_OPENAI_API_KEY": "sk-openai",
             "INPUT_OPENAI_BASE_URL": "http://127.0.0.1:8000/v1",
             "INPUT_OPENROUTER_API_KEY": "sk-or",
+            "INPUT_GEMINI_API_KEY": "AIza-gemini",
         }
     )
     assert inputs.model_environment == {
@@ -132,6 +133,29 @@ def test_every_model_input_is_bridged_to_its_provider_variable() -> None:
         "OPENAI_API_KEY": "sk-openai",
         "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1",
         "OPENROUTER_API_KEY": "sk-or",
+        "GEMINI_API_KEY": "AIza-gemini",
     }
-    for secret in ("sk-ant", "sk-openai", "sk-or"):
+    for secret in ("sk-ant", "sk-openai", "sk-or", "AIza-gemini"):
         assert secret not in repr(inputs)
+
+
+def test_each_providers_action_input_is_read_and_bridged_to_one_of_its_keys() -> None:
+    from assay.action.inputs import MODEL_KEY_VARIABLES, input_names, secret_inputs
+    from assay.models.providers import PROVIDERS
+
+    given = {
+        name: spec.action_input
+        for name in PROVIDERS.names()
+        if (spec := PROVIDERS.get(name)) is not None and spec.action_input is not None
+    }
+    assert given == {
+        "anthropic": "anthropic-api-key",
+        "openai": "openai-api-key",
+        "openrouter": "openrouter-api-key",
+        "gemini": "gemini-api-key",
+    }
+    for provider, name in given.items():
+        spec = PROVIDERS.get(provider)
+        assert spec is not None and name in input_names() and name in secret_inputs()
+        assert MODEL_KEY_VARIABLES[name.replace("-", "_")] in spec.keys, provider
+    assert set(secret_inputs()) == {*given.values(), "github-token"}

@@ -3,14 +3,15 @@
 Checked offline, so the test does not turn red when PyPI publishes a release: the lock's
 first line is a digest of the requirements it was resolved from (.ci/lock.py writes it),
 and every requirement must be met by the version the lock pins. After changing
-pyproject.toml's dependencies, the `openai` extra, the build backend or the dev extra's
-uv, run `python .ci/lock.py`.
+pyproject.toml's dependencies, a model provider's extra (`openai`, `bedrock`, `vertex`,
+`gemini`), the build backend or the dev extra's uv, run `python .ci/lock.py`.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -101,4 +102,56 @@ def test_the_lock_holds_what_the_action_needs_to_build_and_call_models() -> None
     pins = _pins(LOCK.LOCK)
     for name in ("hatchling", "openai", "anthropic", "pygithub", "pydantic"):
         assert name in pins, name
+    # The cloud providers' SDKs: Bedrock signs with botocore, Vertex authenticates with
+    # google-auth, Gemini is google-genai.
+    for name in ("boto3", "botocore", "google-auth", "google-genai"):
+        assert name in pins, name
     assert set(_pins(LOCK.UV_LOCK)) == {"uv"}
+
+
+def test_every_built_in_providers_extra_is_in_the_actions_lock() -> None:
+    """A suite naming any built-in provider's model can run in the Action: the extra its
+    ProviderSpec names is one the lock is resolved from, with every requirement of it."""
+    from assay.models.providers import PROVIDERS
+
+    extras = {
+        spec.extra
+        for name in PROVIDERS.names()
+        if (spec := PROVIDERS.get(name)) is not None and spec.extra is not None
+    }
+    assert extras == {"openai", "bedrock", "vertex", "gemini"}
+    assert extras <= set(LOCK.ACTION_EXTRAS)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = LOCK.action_requirements()
+    for extra in extras:
+        for requirement in pyproject["project"]["optional-dependencies"][extra]:
+            assert requirement in wanted, (extra, requirement)
+
+
+def test_every_sdk_module_a_provider_names_is_installed_by_a_pinned_distribution() -> None:
+    """The modules preload imports for each provider come from distributions the lock pins
+    (read from this environment's installed metadata, which the dev extra makes whole)."""
+    from importlib.metadata import packages_distributions
+
+    from assay.models.providers import PROVIDERS
+
+    pins = _pins(LOCK.LOCK)
+    owners = packages_distributions()
+    for name in PROVIDERS.names():
+        spec = PROVIDERS.get(name)
+        assert spec is not None
+        for module in spec.sdk_modules:
+            path = module.split(".")
+            distributions = owners.get(path[0], [])
+            if len(distributions) > 1:  # a namespace package (`google`): the sub-package's
+                distributions = [d for d in distributions if _provides(d, path)]
+            assert distributions, (name, module)
+            assert all(canonicalize_name(d) in pins for d in distributions), (name, module)
+
+
+def _provides(distribution: str, path: list[str]) -> bool:
+    from importlib.metadata import distribution as find
+
+    files = find(distribution).files or []
+    prefix = "/".join(path) + "/"
+    return any(str(f).startswith(prefix) or str(f) == "/".join(path) + ".py" for f in files)

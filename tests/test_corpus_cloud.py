@@ -1,7 +1,8 @@
-"""`assay run evals/ --model <bedrock|vertex|gemini>/...` on the project's own corpus, through
-each provider's real SDK to its loopback fake, with the corpus responder playing reviewer,
-verifier and judge: every case gets the status it gets on the Anthropic API, and usage and
-cost are the provider's own."""
+"""`assay run evals/ --model <provider>/...` on the project's own corpus for every built-in
+provider but Anthropic's (tests/test_corpus_e2e.py): Bedrock, Vertex, Gemini, OpenAI and
+OpenRouter, through each provider's real SDK to its loopback fake, with the corpus responder
+playing reviewer, verifier and judge: every case gets the status it gets on the Anthropic
+API, and usage and cost are the provider's own."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from assay.cli import main
 from assay.models.registry import provider_cost
 from assay.report.model import Report, Usage
-from tests.fakes.cloud import SETUPS, CloudSetup
+from tests.fakes.cloud import OPENAI_COMPATIBLE, SETUPS, CloudSetup
 from tests.fakes.corpus_responder import corpus_responder
 from tests.test_corpus_e2e import MODEL_KINDS, SPEND, corpus_cases, expected_status, run_args
 
@@ -25,7 +26,7 @@ def in_the_project(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cloud", SETUPS, ids=str)
+@pytest.mark.parametrize("cloud", (*SETUPS, *OPENAI_COMPATIBLE), ids=str)
 def test_the_corpus_runs_on_each_cloud_provider(
     cloud: CloudSetup,
     tmp_path: Path,

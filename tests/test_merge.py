@@ -268,6 +268,15 @@ def test_interruptions_carry_over_with_their_counts_added_up() -> None:
     )
 
 
+def test_the_shards_notes_are_kept_once_each() -> None:
+    note = "codex runs openai/ models, not claude-x: its cases ran with codex's own default"
+    shards = [
+        make_report([make_case("calc/a", line=1)], shard="1/2", notes=[note]),
+        make_report([make_case("calc/b", line=2)], shard="2/2", notes=[note, "another"]),
+    ]
+    assert merge_reports(shards).run.notes == [note, "another"]
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

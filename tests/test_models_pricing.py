@@ -110,3 +110,34 @@ def test_required_families_are_priced() -> None:
         r"gpt-5",
     ):
         assert any(re.match(family, name) for name in table), family
+
+
+def test_the_gemini_prices_say_they_are_unverified_and_the_rest_do_not() -> None:
+    """Google's pricing page could not be read when the list was checked: its entries say
+    where their figures come from instead (pricing.json's notes say what that means)."""
+    table = json.loads(resources.files("assay.models").joinpath("pricing.json").read_text())
+    unverified = {name for name, entry in table["models"].items() if "unverified" in entry}
+    assert unverified == {name for name in table["models"] if name.startswith("gemini-")}
+    for name in unverified:
+        price = price_for(f"gemini/{name}")
+        assert price is not None and "not read" in (price.unverified or ""), name
+    claude = price_for("claude-sonnet-4-6")
+    assert claude is not None and claude.unverified is None
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "gemini-2.5-flash-preview-09-2025",  # a preview is its own model, not a snapshot
+        "gemini-2.5-flash-001",
+        "gemini-3.8-flash",
+        "gemini-2.0-flash",
+        "gemini-2.5",
+    ],
+)
+def test_a_gemini_model_without_an_entry_costs_none_not_a_neighbours_price(model: str) -> None:
+    from assay.models.registry import provider_cost
+
+    usage = Usage(input_tokens=1000, output_tokens=1000)
+    assert price_for(model) is None
+    assert provider_cost("gemini", model, usage) is None

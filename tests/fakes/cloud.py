@@ -3,6 +3,7 @@
 A `CloudSetup` starts the provider's fake with a responder and sets the environment the
 provider reads (dummy AWS keys, a dummy OAuth token, a dummy Gemini key), so that the
 real SDK talks to 127.0.0.1 and nothing looks up credentials on the network.
+`OPENAI_COMPATIBLE` does the same for `openai/` and `openrouter/` against the OpenAI fake.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ import pytest
 
 from tests.fakes.cloud_anthropic import FakeBedrock, FakeVertex
 from tests.fakes.gemini_api import FakeGemini, messages_responder
+from tests.fakes.openai_messages import FakeOpenAIMessages
+from tests.fakes.openai_messages import messages_responder as chat_responder
 from tests.fakes.scripted import Responder, ScriptedModelServer
 
 AWS_KEY_ID = "AKIAFAKEKEYID0123456"
 AWS_SECRET = "fake-aws-secret-access-key-0123456789"
 VERTEX_TOKEN = "ya29.fake-vertex-access-token-0123456789"
 GEMINI_KEY = "AIzaFAKE-gemini-key-0123456789"
+OPENAI_KEY = "sk-fake-openai-key-0123456789"
+OPENROUTER_KEY = "sk-or-fake-openrouter-key-0123456789"
 
 
 @dataclass(frozen=True)
@@ -79,4 +84,28 @@ SETUPS = (
     CloudSetup("bedrock", "bedrock/eu.anthropic.claude-sonnet-4-6-v1:0", AWS_SECRET, _bedrock),
     CloudSetup("vertex", "vertex/claude-sonnet-4-6@20260115", VERTEX_TOKEN, _vertex),
     CloudSetup("gemini", "gemini/gemini-2.5-flash", GEMINI_KEY, _gemini),
+)
+
+
+def _openai(monkeypatch: pytest.MonkeyPatch, responder: Responder | None) -> ScriptedModelServer:
+    answer = chat_responder(responder) if responder is not None else None
+    fake = FakeOpenAIMessages(api_key=OPENAI_KEY, responder=answer).start()
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    return fake
+
+
+def _openrouter(
+    monkeypatch: pytest.MonkeyPatch, responder: Responder | None
+) -> ScriptedModelServer:
+    answer = chat_responder(responder) if responder is not None else None
+    fake = FakeOpenAIMessages(api_key=OPENROUTER_KEY, responder=answer).start()
+    monkeypatch.setenv("OPENROUTER_API_KEY", OPENROUTER_KEY)
+    monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
+    return fake
+
+
+OPENAI_COMPATIBLE = (
+    CloudSetup("openai", "openai/gpt-5", OPENAI_KEY, _openai),
+    CloudSetup("openrouter", "openrouter/anthropic/claude-sonnet-4.6", OPENROUTER_KEY, _openrouter),
 )

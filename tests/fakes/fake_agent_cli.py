@@ -27,7 +27,7 @@ def noise(mode: str) -> None:
 
 def main(PRESET: str) -> int:  # noqa: N803, C901, PLR0912, PLR0915 - a script, read top to bottom
     mode = os.environ.get("FAKE_CLI_MODE", "ok")
-    CREDENTIAL = re.compile(r"(_API_KEY|_TOKEN|_SECRET_ACCESS_KEY)$")
+    CREDENTIAL = re.compile(r"(_API_KEY|_TOKEN|_SECRET_ACCESS_KEY|_ACCESS_KEY_ID)$")
     if os.environ.get("FAKE_CLI_LOG"):
         with open(os.environ["FAKE_CLI_LOG"], "a") as log:
             log.write(

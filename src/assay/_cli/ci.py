@@ -34,7 +34,7 @@ from assay.action import commands
 from assay.action.decide import announce, decide_event
 from assay.action.environment import RunnerEnvironment
 from assay.action.event import load_event
-from assay.action.inputs import ActionInputs, raw_input, read_inputs
+from assay.action.inputs import ActionInputs, raw_input, read_inputs, secret_inputs
 from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
 from assay.action.problems import annotate_config_problem, report_config_error
 from assay.action.publish import PublishTarget, publish_report
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["command", "run_ci"]
 
-_SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "openrouter-api-key", "github-token")
 RUN_REASON_VARIABLE = "ASSAY_RUN_REASON"
 """Set by action.yml from its decision step: the evals run, for this reason."""
 
@@ -93,7 +92,7 @@ def run_ci(environ: Mapping[str, str]) -> int:
 
 
 def _mask_secrets(environ: Mapping[str, str]) -> None:
-    inputs = ((raw_input(environ, name) or "").strip() for name in _SECRET_INPUTS)
+    inputs = ((raw_input(environ, name) or "").strip() for name in secret_inputs())
     variables = (value.strip() for value in secret_values(environ))
     # dict: each value masked once, in a stable order (the inputs first)
     values = dict.fromkeys(v for v in (*inputs, *variables) if v)
@@ -206,6 +205,8 @@ def _run_and_publish(
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
+    for note in report.run.notes:
+        commands.notice(note, title="assay: agent model")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     if not report.cases and report.run.selection:
         # A pull request that touches no case's inputs: a pass with nothing run, said as

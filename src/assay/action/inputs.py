@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_TRIGGER_PATHS",
     "MODEL_KEY_VARIABLES",
     "ActionInputs",
+    "secret_inputs",
     "raw_input",
     "read_inputs",
 ]
@@ -43,6 +44,7 @@ MODEL_KEY_VARIABLES = {
     "openai_api_key": "OPENAI_API_KEY",
     "openai_base_url": "OPENAI_BASE_URL",
     "openrouter_api_key": "OPENROUTER_API_KEY",
+    "gemini_api_key": "GEMINI_API_KEY",
 }
 """Each model input and the variable the providers read it from (bridged for the run)."""
 
@@ -66,6 +68,8 @@ class ActionInputs(BaseModel):
     """An OpenAI-compatible server (vLLM, Ollama, a gateway); bridged to OPENAI_BASE_URL."""
     openrouter_api_key: SecretStr | None = None
     """OpenRouter's key; bridged to OPENROUTER_API_KEY."""
+    gemini_api_key: SecretStr | None = None
+    """A Gemini API key (Google AI Studio) for `gemini/` models; bridged to GEMINI_API_KEY."""
     github_token: SecretStr | None = None
     """Token for listing PR files, the sticky comment and the check run."""
     model: tuple[str, ...] = ()
@@ -183,6 +187,15 @@ class ActionInputs(BaseModel):
     @property
     def token(self) -> str | None:
         return self.github_token.get_secret_value() if self.github_token else None
+
+
+def secret_inputs() -> tuple[str, ...]:
+    """The inputs holding secrets (the model keys, the token), kebab-case: masked first."""
+    return tuple(
+        name.replace("_", "-")
+        for name, field in ActionInputs.model_fields.items()
+        if SecretStr in get_args(field.annotation)
+    )
 
 
 def input_names() -> tuple[str, ...]:

@@ -17,20 +17,12 @@ import importlib
 import threading
 from collections.abc import Iterable
 
-from assay.models.names import parse_model
+from assay.models.names import provider_of
 
-__all__ = ["sdk_imports_done", "start_sdk_imports"]
+__all__ = ["sdk_imports_done", "sdk_modules_for", "start_sdk_imports"]
 
 _running: list[threading.Thread] = []
 """The import threads this process started that may still run."""
-
-_PROVIDER_MODULES = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "openrouter": "openai",
-}
-"""The SDK each built-in provider's adapter imports. A plugin provider's SDK is imported
-when it is first called, as before."""
 
 _CALL_PATH = ("aiohttp",)
 """The transport every adapter imports besides its SDK."""
@@ -49,7 +41,7 @@ and never assay's own modules.
 
 def start_sdk_imports(models: Iterable[str]) -> threading.Thread | None:
     """Start importing what calls to `models` need; None when there is nothing to import."""
-    modules = sorted({_PROVIDER_MODULES.get(parse_model(m).provider, "") for m in models} - {""})
+    modules = sdk_modules_for(models)
     if not modules:
         return None
     for name in _PARSES_SOURCE:
@@ -60,6 +52,11 @@ def start_sdk_imports(models: Iterable[str]) -> threading.Thread | None:
     thread.start()
     _running.append(thread)
     return thread
+
+
+def sdk_modules_for(models: Iterable[str]) -> list[str]:
+    """The SDK modules calls to `models` import, as each provider's `ProviderSpec` says."""
+    return sorted({module for m in models for module in provider_of(m).sdk_modules})
 
 
 async def sdk_imports_done() -> None:

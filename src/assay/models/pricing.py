@@ -2,7 +2,8 @@
 
 A model is priced only when its name matches an entry exactly, through the entry's
 aliases, or as a dated snapshot of it (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-08-06`).
-Every other name has no price and its cost is None: assay never guesses a cost.
+Every other name has no price and its cost is None: assay never guesses a cost. An entry
+that could not be compared with the provider's own page says so (`unverified`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class _EntryFile(_RatesFile):
     aliases: list[str] = Field(default_factory=list)
     """Other names of the same model."""
     long_prompt: _LongPromptFile | None = None
+    unverified: str | None = Field(default=None, min_length=1)
+    """Why these figures were not checked against the provider's own page, and where they
+    come from instead."""
 
 
 class _PricingFile(BaseModel):
@@ -80,6 +84,8 @@ class ModelPrice:
     rates: Rates
     long_prompt_above: int | None = None
     long_prompt_rates: Rates | None = None
+    unverified: str | None = None
+    """Set when the price list could not check this entry against the provider (why)."""
 
     def cost(self, usage: Usage) -> float:
         prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
@@ -105,6 +111,7 @@ def _load() -> tuple[str, dict[str, ModelPrice]]:
             rates=_rates(entry),
             long_prompt_above=entry.long_prompt.above_tokens if entry.long_prompt else None,
             long_prompt_rates=_rates(entry.long_prompt) if entry.long_prompt else None,
+            unverified=entry.unverified,
         )
         for key in (name, *entry.aliases):
             table[key] = price

@@ -69,10 +69,21 @@ class ProviderSpec:
     """(source, target): a prefixed key another tool sets, copied into `target` when unset."""
     keyless_when: tuple[str, ...] = ()
     """Variables whose presence makes a key unnecessary (a custom base URL: Ollama, vLLM)."""
+    companions: tuple[str, ...] = ()
+    """Credentials that go with a key rather than being one (AWS_SECRET_ACCESS_KEY beside
+    AWS_ACCESS_KEY_ID): an agent CLI running this provider's model sees them with the key."""
     claims_bare: Callable[[str], bool] | None = None
     """Which bare model names (no `provider/`) mean this provider."""
     action_input: str | None = None
     """The Action input that carries the key (`anthropic-api-key`), if the Action has one."""
+    sdk_modules: tuple[str, ...] = ()
+    """The third-party modules its adapter imports, which a run starts importing in the
+    background before the first call (`preload.py`); each must parse no Python source
+    with `ast` as it is imported (see `preload._PARSES_SOURCE`). Empty: imported at the
+    first call."""
+    extra: str | None = None
+    """The pyproject extra that installs those modules (`assay[bedrock]`); None when they
+    are core dependencies. The Action's lock holds every built-in provider's extra."""
     price: Pricer = _list_price
     """USD cost of one call's usage of a model, or None when unknown."""
 
@@ -80,7 +91,9 @@ class ProviderSpec:
         if not self.name or "/" in self.name:
             raise ValueError(f"invalid provider name {self.name!r}")
         # Redacted, masked in CI and kept from verification commands from now on.
-        declare_provider_variables(self.credential_variables(), self.keyless_when)
+        declare_provider_variables(
+            (*self.credential_variables(), *self.companions), self.keyless_when
+        )
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -94,6 +107,11 @@ class ProviderSpec:
         sources = tuple(source for source, target in self.bridged if target in self.keys)
         warden = (warden_key_variables(self.name)[0],) if self.keys else ()
         return tuple(dict.fromkeys((*self.keys, *sources, *warden)))
+
+    def agent_variables(self) -> tuple[str, ...]:
+        """The credentials an agent CLI running this provider's model needs: its key
+        variables and their companions."""
+        return tuple(dict.fromkeys((*self.credential_variables(), *self.companions)))
 
 
 def _adapt(name: str, obj: object) -> ProviderSpec:
@@ -155,6 +173,7 @@ PROVIDERS.register(
         bridged=(("ASSAY_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),),
         claims_bare=lambda model: model.startswith("claude"),
         action_input="anthropic-api-key",
+        sdk_modules=("anthropic",),
     ),
 )
 PROVIDERS.register(
@@ -165,6 +184,8 @@ PROVIDERS.register(
         key_variables=("OPENAI_API_KEY",),
         keyless_when=("OPENAI_BASE_URL",),
         action_input="openai-api-key",
+        sdk_modules=("openai",),
+        extra="openai",
     ),
 )
 PROVIDERS.register(
@@ -174,6 +195,8 @@ PROVIDERS.register(
         factory=_build_openrouter,
         key_variables=("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
         action_input="openrouter-api-key",
+        sdk_modules=("openai",),
+        extra="openai",
     ),
 )
 
@@ -204,6 +227,7 @@ PROVIDERS.register(
         # AWS's standard chain: keys (with AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN), or a
         # Bedrock API key; a profile or web identity (OIDC) needs no key in the environment.
         key_variables=("AWS_ACCESS_KEY_ID", "AWS_BEARER_TOKEN_BEDROCK"),
+        companions=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
         keyless_when=(
             "AWS_PROFILE",
             "AWS_WEB_IDENTITY_TOKEN_FILE",
@@ -211,6 +235,9 @@ PROVIDERS.register(
             "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
         ),
         price=_bedrock_price,
+        # The SDK signs requests with botocore, which boto3 brings.
+        sdk_modules=("anthropic", "boto3"),
+        extra="bedrock",
     ),
 )
 PROVIDERS.register(
@@ -223,6 +250,8 @@ PROVIDERS.register(
         key_variables=("GOOGLE_OAUTH_ACCESS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS"),
         keyless_when=("GOOGLE_GHA_CREDS_PATH",),
         price=_vertex_price,
+        sdk_modules=("anthropic", "google.auth"),
+        extra="vertex",
     ),
 )
 PROVIDERS.register(
@@ -232,6 +261,10 @@ PROVIDERS.register(
         factory=_build_gemini,
         key_variables=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
         claims_bare=lambda model: model.startswith("gemini-"),
+        action_input="gemini-api-key",
+        # httpx2: the transport the adapter gives the SDK (gemini_provider.py).
+        sdk_modules=("google.genai", "httpx2"),
+        extra="gemini",
     ),
 )
 BARE_FALLBACK = "openai"

@@ -53,6 +53,10 @@ class RuntimeSpec:
     program: str | None = None
     """The program it runs itself (an agent CLI preset's `claude`): checked to exist before
     any sandbox is built, like an agent command's."""
+    model_problem: Callable[[str], str | None] | None = None
+    """Why its program is not given the subject model `model` and runs its own default model
+    instead (an agent CLI preset asked for another provider's model), or None when it runs
+    it: the run says it once (`runner.plan.model_notes`). None (the field): no such limit."""
 
 
 def _adapt(name: str, obj: object) -> RuntimeSpec:
@@ -94,6 +98,16 @@ def _preset(module: str, program: str) -> AgentFactory:
     return factory
 
 
+def _preset_model_problem(module: str) -> Callable[[str], str | None]:
+    """The preset's own answer (`Preset.cannot_run`), its module imported when first asked."""
+
+    def problem(model: str) -> str | None:
+        preset = importlib.import_module(f"assay.agents.presets.{module}").PRESET
+        return preset.cannot_run(model)  # type: ignore[no-any-return]
+
+    return problem
+
+
 # Agent CLI presets (agents/presets/): runtime name, module, the CLI's program.
 PRESETS = (
     ("claude-code", "claude_code", "claude"),
@@ -103,7 +117,15 @@ PRESETS = (
     ("aider", "aider", "aider"),
 )
 for _name, _module, _program in PRESETS:
-    RUNTIMES.register(_name, RuntimeSpec(_name, _preset(_module, _program), program=_program))
+    RUNTIMES.register(
+        _name,
+        RuntimeSpec(
+            _name,
+            _preset(_module, _program),
+            program=_program,
+            model_problem=_preset_model_problem(_module),
+        ),
+    )
 BUILTIN_RUNTIMES = ("builtin", "command", "claude", "pi", *(name for name, _, _ in PRESETS))
 """The runtimes assay ships (for `assay schema`, whose output must not depend on plugins)."""
 

@@ -149,10 +149,12 @@ def _head(report: Report, title: str) -> str:
         if (isolation is not None and isolation.warning)
         else []
     )
+    notes = [f"> [!NOTE]\n> {escape_markdown(note)}\n" for note in report.run.notes]
     lines = [
         headline,
         "",
         *warning,
+        *notes,
         f"**Score {_fmt_score(summary.score)}** (threshold {report.run.threshold:.2f}) · {gate}",
         "",
         counts,

@@ -137,6 +137,9 @@ class RunInfo(_Model):
     """Case ids kept out of the gate (`[tool.assay] quarantine`)."""
     selection: str | None = None
     """Why these cases ran (`--affected-by`: the ref, the counts and what changed); None: all."""
+    notes: list[str] = Field(default_factory=list)
+    """What the run says once about how its cases ran: an agent CLI preset that could not
+    run the subject model and ran with its own default model instead."""
 
 
 class Tokens(_Model):

@@ -259,6 +259,7 @@ def print_summary(
         lines.append("interrupted: the report covers the cases that finished")
     if report.run.isolation is not None and report.run.isolation.warning:
         lines.append(f"WARNING: {report.run.isolation.warning}")
+    lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
     if not (stream.isatty() if colour is None else colour):

@@ -37,6 +37,7 @@ __all__ = [
     "PlannedRun",
     "format_shard",
     "model_calls",
+    "model_notes",
     "models_needed",
     "parse_shard",
     "plan_runs",
@@ -164,6 +165,25 @@ def plan_runs(
         raise ConfigErrors(unknown)
     _check_agent_commands(runs, options=options)
     return runs
+
+
+def model_notes(runs: Sequence[PlannedRun]) -> list[str]:
+    """What the run says once about the models its agents get: each runtime that is not
+    given a subject model it cannot run (an agent CLI preset asked for another provider's
+    model), which then runs its own default model (`RuntimeSpec.model_problem`)."""
+    notes: dict[str, None] = {}
+    asked: set[tuple[str, str]] = set()
+    for run in runs:
+        spec = runtime_spec(run.runtime)
+        if run.model is None or spec is None or spec.model_problem is None:
+            continue
+        if (run.runtime, run.model) in asked:
+            continue
+        asked.add((run.runtime, run.model))
+        problem = spec.model_problem(run.model)
+        if problem is not None:
+            notes.setdefault(problem, None)
+    return list(notes)
 
 
 def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -> None:

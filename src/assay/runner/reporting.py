@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from assay._version import __version__
 from assay.report.model import IsolationInfo, Report, RunInfo
-from assay.runner.plan import format_shard
+from assay.runner.plan import format_shard, model_notes
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -84,6 +84,7 @@ def build_report(
         floor=options.floor,
         quarantine=list(options.quarantine),
         selection=options.selection,
+        notes=model_notes(runs),
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
 

@@ -5,7 +5,9 @@ aider has no JSON output: its stdout is text. What it did is read from its own l
 Cost: $0.01 message, $0.05 session.` is the usage (its last such line holds the session's
 cost). The final message is its stdout less those bookkeeping lines. The skill is passed
 as a read-only conventions file (`--read`), aider's documented way. The model is
-aider's (LiteLLM's) `provider/model`, and its key is that provider's.
+aider's (LiteLLM's) `provider/model` (`vertex_ai/` for assay's `vertex/`; the others keep
+assay's prefix), and its key is that provider's; with its own default model it may see the
+key of any provider it runs.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ import re
 from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
-from assay.agents.presets.opencode import _provider_keys
+from assay.agents.presets.opencode import provider_keys
 
-__all__ = ["Aider", "AiderStream", "agent"]
+__all__ = ["PRESET", "Aider", "AiderStream", "agent"]
 
 _TOKENS = re.compile(
     r"^Tokens: (?P<sent>[\d.]+)(?P<sk>k?) sent(?:, (?P<cw>[\d.]+)(?P<cwk>k?) cache write)?"
@@ -74,6 +76,14 @@ class AiderStream(Stream):
 class Aider(Preset):
     name = "aider"
     instructions_file = CONVENTIONS_FILE
+    providers = {
+        "anthropic": "anthropic",
+        "openai": "openai",
+        "openrouter": "openrouter",
+        "gemini": "gemini",
+        "bedrock": "bedrock",
+        "vertex": "vertex_ai",
+    }
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [
@@ -95,14 +105,14 @@ class Aider(Preset):
             argv += ["--model", run.model]
         return argv
 
-    def model_arg(self, model: str) -> str:
-        return model  # LiteLLM names models `provider/model` too
-
     def keys_for(self, model: str | None) -> tuple[str, ...]:
-        return _provider_keys(model)
+        return provider_keys(model, self.providers)
 
     def stream(self) -> Stream:
         return AiderStream()
+
+
+PRESET = Aider
 
 
 def agent(options: Any, program: str) -> PresetAgent:

@@ -1,21 +1,25 @@
 """What every agent CLI preset shares: the prompt, the skill, the run, reading the answer.
 
 A preset (`claude-code`, `codex`, ...) is a `Preset`: its CLI's headless argv, the model
-keys it may see, where its skill goes (a system prompt flag, or an instructions file the
-CLI reads from the workspace), and a `Stream` that turns the CLI's stdout into trace
-events (`tool:<name>`), its final message and its usage. `PresetAgent` runs it like any
-command agent: in the case's sandbox, inside the run's OS sandbox when there is one,
-with the agent environment less every model key but the preset's own. Its final message
-answers the case: a JSON block with findings or a verdict (parsed leniently, then
-validated like the command runtime's answer), or for a rubric case the review itself.
+keys it may see, the providers whose models it runs (read through the provider registry's
+names, and what the CLI calls them), where its skill goes (a system prompt flag, or an
+instructions file the CLI reads from the workspace), and a `Stream` that turns the CLI's
+stdout into trace events (`tool:<name>`), its final message and its usage. The subject
+model reaches the CLI only when it is one the CLI runs; otherwise the CLI runs its own
+default model, and the run says so once (`cannot_run`, read by the planner). `PresetAgent`
+runs it like any command agent: in the case's sandbox, inside the run's OS sandbox when
+there is one, with the agent environment less every model key but the preset's own. Its
+final message answers the case: a JSON block with findings or a verdict (parsed leniently,
+then validated like the command runtime's answer), or for a rubric case the review itself.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, ClassVar, assert_never
 
 from assay._util.secrets import agent_environ, holds_credential, redact
 from assay.agents.asks import ASKS, Shown, ask_for
@@ -90,7 +94,7 @@ class Invocation:
 
     prompt: str
     model: str | None
-    """The model id as the CLI names it (already mapped by `Preset.model_arg`)."""
+    """The model id as the CLI names it (`Preset.cli_model`); None: the CLI's own default."""
     skill: str | None
     """The skill's instructions when the preset passes them on the command line."""
     workspace: Path
@@ -105,6 +109,11 @@ class Preset(ABC):
     """The runtime name (`claude-code`)."""
     key_variables: tuple[str, ...] = ()
     """The model keys the CLI may see; every other provider key is withheld."""
+    providers: ClassVar[Mapping[str, str] | None] = None
+    """The assay providers whose models the CLI runs, each with the provider prefix the CLI
+    writes before the model's id: '' for none (Claude Code takes `claude-sonnet-4-6`),
+    else the CLI's own provider name (opencode writes a Gemini model `google/gemini-...`).
+    None: any model, as the id after its provider (a preset that declares nothing)."""
     instructions_file: str | None = None
     """Where the skill goes when the CLI reads instructions from the workspace (AGENTS.md);
     None when it takes them as an argument (`Invocation.skill`)."""
@@ -118,11 +127,33 @@ class Preset(ABC):
     @abstractmethod
     def stream(self) -> Stream: ...
 
-    def model_arg(self, model: str) -> str:
-        """`provider/model` as the CLI wants it: its own id, by default."""
-        return model.split("/", 1)[1] if "/" in model else model
+    @classmethod
+    def cli_model(cls, model: str) -> str | None:
+        """`model` (`provider/name`, or a bare name the provider registry reads as one) as
+        the CLI names it, or None when its provider is not one the CLI runs."""
+        from assay.models.names import parse_model
+
+        parsed = parse_model(model)
+        if cls.providers is None:
+            return parsed.name
+        prefix = cls.providers.get(parsed.provider)
+        if prefix is None:
+            return None
+        return f"{prefix}/{parsed.name}" if prefix else parsed.name
+
+    @classmethod
+    def cannot_run(cls, model: str) -> str | None:
+        """Why the CLI is not given `model` and runs its own default model; None when it runs it."""
+        if cls.providers is None or cls.cli_model(model) is not None:
+            return None
+        kinds = ", ".join(f"{provider}/" for provider in cls.providers)
+        return (
+            f"{cls.name} runs {kinds} models, not {model}: its cases ran with {cls.name}'s own "
+            f"default model (choose one with --model, and the judge with --judge-model)"
+        )
 
     def keys_for(self, model: str | None) -> tuple[str, ...]:
+        """The keys the CLI may see when it runs `model` (None: its own default model)."""
         return self.key_variables
 
     def environ(self, model: str | None) -> dict[str, str]:
@@ -135,12 +166,13 @@ class Preset(ABC):
         }
 
     def price(self, model: str | None, usage: Usage) -> float | None:
-        """The cost of `usage` when the CLI did not state it (list prices of the model)."""
+        """The cost of `usage` when the CLI did not state it: the price of `model` by its
+        provider's pricing; None for the CLI's own default model, which assay does not know."""
         if model is None:
             return None
-        from assay.models.pricing import cost_usd
+        from assay.models.names import parse_model, provider_of
 
-        return cost_usd(model, usage)
+        return provider_of(model).price(parse_model(model).name, usage)
 
 
 def preset_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
@@ -174,17 +206,19 @@ class PresetAgent:
         prompt = preset_prompt(case, diff=sandbox.diff, diff_file=files.diff)
         files.prompt.write_text(prompt, encoding="utf-8")
         skill = _skill_text(ctx)
-        model = preset.model_arg(ctx.model) if ctx.model else None
+        cli_model = preset.cli_model(ctx.model) if ctx.model else None
+        # The subject model when the CLI runs it; None: its own default (the plan said so).
+        model = ctx.model if cli_model is not None else None
         invocation = Invocation(
             prompt=prompt,
-            model=model,
+            model=cli_model,
             skill=skill if preset.instructions_file is None else None,
             workspace=workspace,
             instructions_file=preset.instructions_file if skill else None,
         )
         argv = preset.argv(invocation)
         values = template_values(ctx, prompt=prompt, files=files)
-        env = {**preset.environ(ctx.model), **ctx.env, **_assay_env(values, case, files)}
+        env = {**preset.environ(model), **ctx.env, **_assay_env(values, case, files)}
         stream = preset.stream()
         with _instructions(workspace, preset.instructions_file, skill):
             result = await run_agent_process(

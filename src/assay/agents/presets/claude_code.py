@@ -4,7 +4,8 @@ Its stream is one JSON object a line: `system` (init), `assistant` and `user` me
 the Messages shape (`tool_use` blocks are its tool calls), and a last `result` with the
 final text, `total_cost_usd` and `usage`. The skill is appended to its system prompt;
 `--permission-mode bypassPermissions` lets it edit and run commands unattended, which the
-OS sandbox makes safe. Its key is ANTHROPIC_API_KEY (or a CLAUDE_CODE_OAUTH_TOKEN).
+OS sandbox makes safe. It runs `anthropic/` models (`--model claude-sonnet-4-6`); its key
+is ANTHROPIC_API_KEY (or a CLAUDE_CODE_OAUTH_TOKEN).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
 
-__all__ = ["ClaudeCode", "ClaudeCodeStream", "agent"]
+__all__ = ["PRESET", "ClaudeCode", "ClaudeCodeStream", "agent"]
 
 
 class ClaudeCodeStream(Stream):
@@ -44,6 +45,7 @@ class ClaudeCodeStream(Stream):
 class ClaudeCode(Preset):
     name = "claude-code"
     key_variables = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+    providers = {"anthropic": ""}
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [
@@ -64,6 +66,9 @@ class ClaudeCode(Preset):
 
     def stream(self) -> Stream:
         return ClaudeCodeStream()
+
+
+PRESET = ClaudeCode
 
 
 def agent(options: Any, program: str) -> PresetAgent:

@@ -7,7 +7,8 @@ and `turn.failed` / `error` on failure. Its tools become `tool:shell`,
 `tool:apply_patch`, `tool:web_search` and `tool:<mcp tool>`; the last `agent_message` is
 the final message. The skill goes to AGENTS.md in the workspace, which Codex reads.
 Codex's own sandbox cannot nest inside assay's (both need user namespaces), so it is
-bypassed: assay's OS sandbox is the confinement. Its key is OPENAI_API_KEY / CODEX_API_KEY.
+bypassed: assay's OS sandbox is the confinement. It runs `openai/` models (`--model
+gpt-5`); its key is OPENAI_API_KEY / CODEX_API_KEY.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
 
-__all__ = ["Codex", "CodexStream", "agent"]
+__all__ = ["PRESET", "Codex", "CodexStream", "agent"]
 
 _TOOLS = {"command_execution": "shell", "file_change": "apply_patch", "web_search": "web_search"}
 
@@ -50,6 +51,7 @@ class CodexStream(Stream):
 class Codex(Preset):
     name = "codex"
     key_variables = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    providers = {"openai": ""}
     instructions_file = "AGENTS.md"
 
     def argv(self, run: Invocation) -> list[str]:
@@ -66,6 +68,9 @@ class Codex(Preset):
 
     def stream(self) -> Stream:
         return CodexStream()
+
+
+PRESET = Codex
 
 
 def agent(options: Any, program: str) -> PresetAgent:

@@ -4,8 +4,8 @@ Its stream (JSONL) has `init`, `message` (user and assistant chunks; assistant o
 `delta: true` are parts of one reply), `tool_use` (`tool_name`, `parameters`),
 `tool_result`, `error` and a last `result` with `status` and `stats` (token counts). The
 final message is the assistant's text after its last tool call. The skill goes to
-GEMINI.md in the workspace; `--approval-mode yolo` approves its tools unattended. Its key
-is GEMINI_API_KEY (or GOOGLE_API_KEY).
+GEMINI.md in the workspace; `--approval-mode yolo` approves its tools unattended. It runs
+`gemini/` models (`--model gemini-2.5-pro`); its key is GEMINI_API_KEY (or GOOGLE_API_KEY).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
 
-__all__ = ["GeminiCli", "GeminiCliStream", "agent"]
+__all__ = ["PRESET", "GeminiCli", "GeminiCliStream", "agent"]
 
 
 class GeminiCliStream(Stream):
@@ -52,6 +52,7 @@ class GeminiCliStream(Stream):
 class GeminiCli(Preset):
     name = "gemini-cli"
     key_variables = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    providers = {"gemini": ""}
     instructions_file = "GEMINI.md"
 
     def argv(self, run: Invocation) -> list[str]:
@@ -70,6 +71,9 @@ class GeminiCli(Preset):
 
     def stream(self) -> Stream:
         return GeminiCliStream()
+
+
+PRESET = GeminiCli
 
 
 def agent(options: Any, program: str) -> PresetAgent:

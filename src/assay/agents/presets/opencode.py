@@ -4,16 +4,19 @@ Its stream (JSONL) has `step_start`, `text` (`part.text`), `tool_use` (`part.too
 the tool finished), `step_finish` (`part.tokens` {input, output, reasoning, cache {read,
 write}} and `part.cost`) and `error`. The final message is the text of the last step.
 The skill goes to AGENTS.md in the workspace. The model is opencode's own
-`provider/model`, the same string assay uses, and its key is that provider's.
+`provider/model` (models.dev's provider ids: `google/` for assay's `gemini/`,
+`amazon-bedrock/` for `bedrock/`, `google-vertex-anthropic/` for `vertex/`), and its key is
+that provider's; with its own default model it may see the key of any provider it runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
 
-__all__ = ["Opencode", "OpencodeStream", "agent"]
+__all__ = ["PRESET", "Opencode", "OpencodeStream", "agent", "provider_keys"]
 
 
 class OpencodeStream(Stream):
@@ -55,6 +58,14 @@ class OpencodeStream(Stream):
 class Opencode(Preset):
     name = "opencode"
     instructions_file = "AGENTS.md"
+    providers = {
+        "anthropic": "anthropic",
+        "openai": "openai",
+        "openrouter": "openrouter",
+        "gemini": "google",
+        "bedrock": "amazon-bedrock",
+        "vertex": "google-vertex-anthropic",
+    }
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [self.program, "run", "--format", "json"]
@@ -62,23 +73,27 @@ class Opencode(Preset):
             argv += ["--model", run.model]
         return [*argv, run.prompt]
 
-    def model_arg(self, model: str) -> str:
-        return model  # opencode names models `provider/model` too
-
     def keys_for(self, model: str | None) -> tuple[str, ...]:
-        return _provider_keys(model)
+        return provider_keys(model, self.providers)
 
     def stream(self) -> Stream:
         return OpencodeStream()
 
 
-def _provider_keys(model: str | None) -> tuple[str, ...]:
-    """The key variables of the provider serving `model` (none without a model)."""
-    if not model:
-        return ()
+def provider_keys(model: str | None, providers: Iterable[str] | None) -> tuple[str, ...]:
+    """The key variables of the provider serving `model`; without one (the CLI's own default
+    model, which may be any of theirs) those of every provider in `providers`."""
     from assay.models.names import provider_of
+    from assay.models.providers import PROVIDERS
 
-    return provider_of(model).credential_variables()
+    if model:
+        return provider_of(model).agent_variables()
+    names = PROVIDERS.names() if providers is None else providers
+    specs = [spec for name in names if (spec := PROVIDERS.get(name)) is not None]
+    return tuple(dict.fromkeys(key for spec in specs for key in spec.agent_variables()))
+
+
+PRESET = Opencode
 
 
 def agent(options: Any, program: str) -> PresetAgent:

@@ -1,0 +1,68 @@
+"""The background SDK import: which modules a run's models need comes from each provider's
+ProviderSpec (`sdk_modules`), and the thread imports exactly those."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from assay.models.preload import sdk_modules_for, start_sdk_imports
+from assay.models.providers import PROVIDERS, ProviderSpec
+from assay.models.registry import register_provider
+
+
+@pytest.mark.parametrize(
+    ("models", "modules"),
+    [
+        (["anthropic/claude-sonnet-4-6", "claude-haiku-4-5"], ["anthropic"]),
+        (["openai/gpt-5", "openrouter/anthropic/claude-sonnet-4.6"], ["openai"]),
+        (["bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"], ["anthropic", "boto3"]),
+        (["vertex/claude-sonnet-4-5@20250929"], ["anthropic", "google.auth"]),
+        (["gemini/gemini-2.5-flash", "gemini-2.5-pro"], ["google.genai", "httpx2"]),
+        ([], []),
+    ],
+)
+def test_the_modules_are_the_providers_own(models: list[str], modules: list[str]) -> None:
+    assert sdk_modules_for(models) == modules
+
+
+def test_a_plugin_provider_declares_its_own_and_an_undeclared_one_imports_nothing() -> None:
+    register_provider(
+        "declared",
+        spec=ProviderSpec(name="declared", factory=lambda: None, sdk_modules=("colorsys",)),  # type: ignore[arg-type, return-value]
+    )
+    register_provider("quiet", lambda: None, key_variables=())  # type: ignore[arg-type, return-value]
+    try:
+        assert sdk_modules_for(["declared/x"]) == ["colorsys"]
+        assert start_sdk_imports(["quiet/x"]) is None
+    finally:
+        PROVIDERS.unregister("declared")
+        PROVIDERS.unregister("quiet")
+
+
+@pytest.mark.parametrize(
+    ("model", "wanted", "not_wanted"),
+    [
+        ("gemini/gemini-2.5-flash", ["google.genai"], ["anthropic", "openai"]),
+        ("bedrock/anthropic.claude-haiku-4-5-v1:0", ["anthropic", "boto3"], ["google.genai"]),
+    ],
+)
+def test_the_thread_imports_them_in_a_fresh_interpreter(
+    model: str, wanted: list[str], not_wanted: list[str]
+) -> None:
+    script = (
+        "import json, sys\n"
+        "from assay.models.preload import start_sdk_imports\n"
+        f"thread = start_sdk_imports([{model!r}])\n"
+        "thread.join()\n"
+        f"print(json.dumps({{m: m in sys.modules for m in {[*wanted, *not_wanted]!r}}}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert {m: loaded[m] for m in wanted} == dict.fromkeys(wanted, True), done.stderr
+    assert {m: loaded[m] for m in not_wanted} == dict.fromkeys(not_wanted, False)
