@@ -221,7 +221,8 @@ def test_auto_baseline_is_the_newest_trusted_artifact_of_the_default_branch(
     (comment,) = comments(ci.fake, REPO)
     assert "### Compared with main\n\nScore 1.00 → 0.50" in comment["body"]
     listed = [r for r in ci.fake.requests if r.path == f"/repos/{REPO}/actions/artifacts"]
-    assert listed and all(r.query.get("name") == ["assay-report"] for r in listed)
+    # The baseline's, then the run history's (tests/test_action_history.py).
+    assert [r.query.get("name") for r in listed] == [["assay-report"], ["assay-history"]]
 
 
 def test_auto_without_an_artifact_warns_and_the_run_goes_on(

@@ -280,7 +280,12 @@ def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
     assert workflow["on"]["push"]["branches"] == ["main"] and "workflow_dispatch" in workflow["on"]
     assert workflow["permissions"] == {}
     (job,) = workflow["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write", "checks": "write"}
+    assert job["permissions"] == {
+        "contents": "read",
+        "pull-requests": "write",
+        "checks": "write",
+        "actions": "read",  # the run history's artifact (keep-history)
+    }
     group = job["concurrency"]["group"]
     assert "github.event.label.name" in group  # an unrelated label gets its own group
     assert job["concurrency"]["cancel-in-progress"] == "${{ github.event.action == 'synchronize' }}"
