@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from assay.report.compare import compare_reports
 from assay.report.html import render_html
-from tests.viewer_reports import viewer_report
+from tests.viewer_reports import HOSTILE, baseline_of, viewer_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -102,4 +103,51 @@ def test_a_thousand_cases_open_in_under_two_seconds(browser: Any, tmp_path: Path
     page.wait_for_selector("#cases tbody tr.row")
     assert page.locator("#cases tbody tr.row").count() == 1000
     assert time.monotonic() - started < 2.0
+    assert problems == []
+
+
+def test_the_baseline_comparison_shows_and_filters(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "compared"
+    out.mkdir()
+    head = viewer_report(40, out)
+    comparison = compare_reports(baseline_of(head), head)
+    (out / "report.html").write_text(
+        render_html(head, report_dir=out, comparison=comparison), encoding="utf-8"
+    )
+    page, problems = _open(browser, out / "report.html")
+    section = page.locator("#comparison")
+    assert section.is_visible()
+    assert "Compared with the baseline (run base1 at bbbbbbbbbbbb)" in section.inner_text()
+    headline = page.locator("#cmp-headline").inner_text()
+    assert "8 newly failing · 8 newly passing" in headline
+    assert "significantly" in headline or "no significant change" in headline
+    rows = page.locator("#cmp-cases tbody tr")
+    changed = comparison.changes
+    unchanged = ("still_passing", "still_skipped", "still_failing")
+    assert rows.count() == sum(c.change not in unchanged for c in changed) == 16
+    page.select_option("#f-change", "newly_failing")
+    assert rows.count() == 8
+    assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.change)")) == {"newly_failing"}
+    first = rows.first.locator("td").all_inner_texts()
+    assert first[3:5] == ["pass", "fail"]  # base and head side by side
+    page.select_option("#f-change", "")
+    assert rows.count() == 40
+    assert page.locator("#cmp-count").inner_text() == "40 of 40 cases"
+    # A case's detail says what it was in the baseline; hostile text stays text.
+    page.select_option("#f-sort", "id")
+    page.locator("#cases tbody tr.row").first.click()
+    detail = page.locator("tr.detail").inner_text()
+    assert "baseline: pass → now fail (newly failing)" in detail and HOSTILE in detail
+    assert page.evaluate("window.__pwned === undefined")
+    assert problems == []
+
+
+def test_without_a_baseline_there_is_no_comparison_view(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "plain"
+    out.mkdir()
+    (out / "report.html").write_text(
+        render_html(viewer_report(5, out), report_dir=out), encoding="utf-8"
+    )
+    page, problems = _open(browser, out / "report.html")
+    assert not page.locator("#comparison").is_visible()
     assert problems == []

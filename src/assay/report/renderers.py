@@ -28,6 +28,7 @@ from assay.core.files import (
 )
 
 if TYPE_CHECKING:
+    from assay.report.compare import Comparison
     from assay.report.model import Report
     from assay.suites.case import Case
 
@@ -58,6 +59,16 @@ class RenderContext:
     """`--cassandra-report` was asked for."""
     history_dir: Path | None = None
     """The run history this run was recorded in (report.html draws its trend)."""
+    baseline: Report | None = None
+    """The report this run is compared with (`--baseline`): summary.md and report.html lead
+    with what changed."""
+
+    def comparison(self) -> Comparison | None:
+        if self.baseline is None:
+            return None
+        from assay.report.compare import compare_reports
+
+        return compare_reports(self.baseline, self.report)
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,11 @@ def _report_json(ctx: RenderContext) -> str:
 
 
 def _summary(ctx: RenderContext) -> str:
+    comparison = ctx.comparison()
+    if comparison is not None:
+        from assay.report.summary_compared import render_compared_summary
+
+        return render_compared_summary(ctx.report, comparison)
     from assay.report.markdown import render_summary
 
     return render_summary(ctx.report)
@@ -105,7 +121,10 @@ def _html(ctx: RenderContext) -> str:
     from assay.report.html import render_html
 
     return render_html(
-        ctx.report, report_dir=ctx.report_dir, history=history_for_viewer(ctx.history_dir)
+        ctx.report,
+        report_dir=ctx.report_dir,
+        history=history_for_viewer(ctx.history_dir),
+        comparison=ctx.comparison(),
     )
 
 
