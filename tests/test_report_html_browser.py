@@ -33,18 +33,36 @@ ARGS = [
 ]
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "img" / "report-html.png"
 
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is not installed (dev extra)"
-)
-if not CHROMIUM.is_file() and shutil.which("chromium") is None:
-    pytest.skip("no chromium (apt-get install -y chromium)", allow_module_level=True)
+REQUIRED = os.environ.get("ASSAY_REQUIRE_BROWSER") == "1"
+"""Set by CI: a missing browser or playwright fails the run instead of skipping the viewer."""
+
+
+def _chromium() -> str | None:
+    if CHROMIUM.is_file():
+        return str(CHROMIUM)
+    # GitHub's Ubuntu runners link their Chromium snapshot under both names.
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"ASSAY_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+try:
+    from playwright import sync_api
+except ImportError:
+    _unavailable("the playwright package is not installed (dev extra)")
+if _chromium() is None:
+    _unavailable("no chromium (apt-get install -y chromium)")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM if CHROMIUM.is_file() else shutil.which("chromium")),
+            executable_path=_chromium(),
             args=ARGS,
         )
         try:
