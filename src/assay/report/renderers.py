@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,9 @@ class RenderContext:
     """The report this run is compared with (`--baseline`): summary.md and report.html lead
     with what changed."""
 
+    @cached_property
     def comparison(self) -> Comparison | None:
+        """The run compared with `baseline` (made once for every renderer that shows it)."""
         if self.baseline is None:
             return None
         from assay.report.compare import compare_reports
@@ -100,7 +103,7 @@ def _report_json(ctx: RenderContext) -> str:
 
 
 def _summary(ctx: RenderContext) -> str:
-    comparison = ctx.comparison()
+    comparison = ctx.comparison
     if comparison is not None:
         from assay.report.summary_compared import render_compared_summary
 
@@ -124,7 +127,7 @@ def _html(ctx: RenderContext) -> str:
         ctx.report,
         report_dir=ctx.report_dir,
         history=history_for_viewer(ctx.history_dir),
-        comparison=ctx.comparison(),
+        comparison=ctx.comparison,
     )
 
 
