@@ -161,8 +161,10 @@ def _restore(data: bytes, *, history_dir: Path, keep: int, origin: str) -> int:
         commands.warning(
             f"{len(skipped)} run(s) of {origin} left out: {skipped[0]}{more}", title=_TITLE
         )
-    before = len(read_history(history_dir))
-    return len(adopt_runs(history_dir, runs, keep=keep)) - before
+    restored = {report.run.id for report, _ in runs}
+    held = {entry.run_id for entry in read_history(history_dir)}
+    kept = adopt_runs(history_dir, runs, keep=keep)
+    return sum(e.run_id in restored and e.run_id not in held for e in kept)
 
 
 def _checked_members(
@@ -244,4 +246,6 @@ def _shown(exc: ConfigError, staged_file: Path, shown: str) -> str:
     place = shown
     if where is not None and where.line:
         place += f":{where.line}" + (f":{where.col}" if where.col else "")
-    return f"{place}: {first.message.replace(f'{staged_file}: ', '')}"
+    # read_history's advice to delete a local index means nothing for an artifact.
+    message = first.message.replace(f"{staged_file}: ", "").removesuffix("; delete it")
+    return f"{place}: {message}"
