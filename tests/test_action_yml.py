@@ -158,6 +158,26 @@ def _bash(script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_the_history_is_uploaded_after_the_evals_and_never_fails_the_job(
+    action: dict[str, Any],
+) -> None:
+    steps = _steps(action)
+    names = [s.get("id") or s.get("name") for s in steps]
+    (upload,) = [s for s in steps if "upload-artifact" in s.get("uses", "")]
+    assert steps.index(upload) == len(steps) - 1 and names.index("assay") < steps.index(upload)
+    # After a failed gate too (not after a cancel), only when `assay ci` named the history.
+    assert "!cancelled()" in upload["if"]
+    assert "steps.assay.outputs.history-dir != ''" in upload["if"]
+    assert upload["continue-on-error"] is True
+    assert upload["with"] == {
+        "name": "${{ inputs.history-artifact }}",
+        "path": "${{ steps.assay.outputs.history-dir }}",
+        "include-hidden-files": True,  # the directory is `.assay-history`
+        "if-no-files-found": "ignore",
+        "overwrite": True,
+    }
+
+
 def test_windows_runners_get_a_clear_error(action: dict[str, Any]) -> None:
     first = _steps(action)[0]
     assert first["if"] == "runner.os == 'Windows'"
