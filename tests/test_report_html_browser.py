@@ -2,8 +2,9 @@
 
 Never downloads a browser (`playwright install` is not run): the test uses
 /usr/bin/chromium and skips, saying why, when it or the playwright package is absent.
-It also takes the README's screenshot: into the test's temp dir, and over
-docs/img/report-html.png when ASSAY_UPDATE_SCREENSHOT=1 (a test run never edits the tree).
+It also takes the README's screenshots: into the test's temp dir, and over
+docs/img/report-html.png and report-html-comparison.png when ASSAY_UPDATE_SCREENSHOT=1 (a
+test run never edits the tree).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ ARGS = [
     "--no-first-run",
 ]
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "img" / "report-html.png"
+COMPARISON_SCREENSHOT = SCREENSHOT.with_name("report-html-comparison.png")
+UPDATE_SCREENSHOTS = os.environ.get("ASSAY_UPDATE_SCREENSHOT") == "1"
+"""Read at import: tests/conftest.py clears every ASSAY_* variable before each test."""
 
 REQUIRED = os.environ.get("ASSAY_REQUIRE_BROWSER") == "1"
 """Set by CI: a missing browser or playwright fails the run instead of skipping the viewer."""
@@ -105,7 +109,7 @@ def test_loads_clean_filters_and_keeps_script_as_text(browser: Any, tmp_path: Pa
     assert detail.locator(".diff .hit").count() == 1  # the finding's line, linked
     assert "Repeats (flaky: they disagree)" in detail.inner_text()
     assert problems == []
-    shot = SCREENSHOT if os.environ.get("ASSAY_UPDATE_SCREENSHOT") == "1" else tmp_path / "shot.png"
+    shot = SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / "shot.png"
     page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1200, "height": 900})
     assert shot.stat().st_size > 10_000  # a real picture, not an empty page
 
@@ -143,6 +147,9 @@ def test_the_baseline_comparison_shows_and_filters(browser: Any, tmp_path: Path)
     changed = comparison.changes
     unchanged = ("still_passing", "still_skipped", "still_failing")
     assert rows.count() == sum(c.change not in unchanged for c in changed) == 16
+    shot = COMPARISON_SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / "comparison.png"
+    page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1200, "height": 720})
+    assert shot.stat().st_size > 10_000
     page.select_option("#f-change", "newly_failing")
     assert rows.count() == 8
     assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.change)")) == {"newly_failing"}
