@@ -152,9 +152,24 @@ def test_path_baseline_goes_to_the_summary_comment_and_outputs(
     assert _warnings(out) == []
     assert "assay: comparing with baseline" in out
     assert "assay: compared with baseline: 1 newly failing, 0 newly passing" in out
+    # The job summary leads as the comment does: the verdict, what changed, then the rest;
+    # the newly failing case is listed (with why) once.
     summary = ci.summary
-    assert summary.index("Evaluation Results") < summary.index("Compared with baseline")
-    assert "### ❌ Newly failing" in summary and "`demo/broken`" in summary
+    order = [
+        summary.index(text)
+        for text in (
+            "## ❌ Evaluation Results",
+            "**Score 0.50**",
+            "2 cases: 1 passed, 1 failed, 0 errors, 0 skipped · 95% interval 0.09–0.91 · verdict",
+            "## ➖ Compared with baseline: score 1.00 → 0.50",
+            "### ❌ Newly failing",
+            "<summary>❌ <code>demo/broken</code> ✅ → ❌",
+            "### Results by suite",
+            "base run `",
+        )
+    ]
+    assert order == sorted(order)
+    assert summary.count("<code>demo/broken</code>") == 1 and "Still failing" not in summary
     (comment,) = comments(ci.fake, REPO)
     body = comment["body"]
     assert (
@@ -221,7 +236,8 @@ def test_auto_baseline_is_the_newest_trusted_artifact_of_the_default_branch(
     (comment,) = comments(ci.fake, REPO)
     assert "### Compared with main\n\nScore 1.00 → 0.50" in comment["body"]
     listed = [r for r in ci.fake.requests if r.path == f"/repos/{REPO}/actions/artifacts"]
-    assert listed and all(r.query.get("name") == ["assay-report"] for r in listed)
+    # The baseline's, then the run history's (tests/test_action_history.py).
+    assert [r.query.get("name") for r in listed] == [["assay-report"], ["assay-history"]]
 
 
 def test_auto_without_an_artifact_warns_and_the_run_goes_on(

@@ -33,7 +33,8 @@ MODEL_KEY = "sk-ant-test-9f8e7d6c5b4a"
 MODEL_VARIABLES = tuple(v for v in MODEL_KEY_VARIABLES.values() if v != "OPENAI_BASE_URL")
 TRIGGER_PATHS = (*DEFAULT_TRIGGER_PATHS, "agent.py")
 REPORT_KEYS = {
-    *("ran", "reason", "score", "passed", "total", "failed", "errors", "verdict", "report-path")
+    *("ran", "reason", "score", "passed", "total", "failed", "errors", "verdict", "report-path"),
+    "history-dir",  # a step output only: action.yml uploads the history from it
 }
 HOSTILE = (
     "x\n::error::pwned\r\n::set-output name=x::y\n::add-mask::\n::stop-commands::token\n"
@@ -285,6 +286,7 @@ def test_push_runs_the_suite_and_publishes(
         "errors": "0",
         "verdict": "inconclusive",  # 1 of 2 against 0.5: the interval holds both sides
         "report-path": str(report_path),
+        "history-dir": str(ci.root / "runner-temp" / ".assay-history"),  # for action.yml
     }
     assert json.loads(report_path.read_text())["summary"]["gate"] == "pass"
     assert "## ✅ Evaluation Results" in ci.summary

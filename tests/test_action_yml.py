@@ -158,6 +158,26 @@ def _bash(script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_the_history_is_uploaded_after_the_evals_and_never_fails_the_job(
+    action: dict[str, Any],
+) -> None:
+    steps = _steps(action)
+    names = [s.get("id") or s.get("name") for s in steps]
+    (upload,) = [s for s in steps if "upload-artifact" in s.get("uses", "")]
+    assert steps.index(upload) == len(steps) - 1 and names.index("assay") < steps.index(upload)
+    # After a failed gate too (not after a cancel), only when `assay ci` named the history.
+    assert "!cancelled()" in upload["if"]
+    assert "steps.assay.outputs.history-dir != ''" in upload["if"]
+    assert upload["continue-on-error"] is True
+    assert upload["with"] == {
+        "name": "${{ inputs.history-artifact }}",
+        "path": "${{ steps.assay.outputs.history-dir }}",
+        "include-hidden-files": True,  # the directory is `.assay-history`
+        "if-no-files-found": "ignore",
+        "overwrite": True,
+    }
+
+
 def test_windows_runners_get_a_clear_error(action: dict[str, Any]) -> None:
     first = _steps(action)[0]
     assert first["if"] == "runner.os == 'Windows'"
@@ -280,7 +300,12 @@ def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
     assert workflow["on"]["push"]["branches"] == ["main"] and "workflow_dispatch" in workflow["on"]
     assert workflow["permissions"] == {}
     (job,) = workflow["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write", "checks": "write"}
+    assert job["permissions"] == {
+        "contents": "read",
+        "pull-requests": "write",
+        "checks": "write",
+        "actions": "read",  # the run history's artifact (keep-history)
+    }
     group = job["concurrency"]["group"]
     assert "github.event.label.name" in group  # an unrelated label gets its own group
     assert job["concurrency"]["cancel-in-progress"] == "${{ github.event.action == 'synchronize' }}"

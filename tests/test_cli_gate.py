@@ -28,6 +28,11 @@ def test_regression_gate_fails_a_head_worse_than_its_baseline(
     assert report.run.gate_mode == "regression" and report.summary.gate_mode == "regression"
     assert report.summary.regression is not None
     assert "significantly worse" in report.summary.regression
+    # summary.md and report.html compare the run with its baseline, what changed first.
+    summary = (root / "report" / "summary.md").read_text()
+    assert summary.index("Compared with baseline") < summary.index("### ❌ Newly failing")
+    assert summary.count("<details>") == 6  # each failing case once
+    assert '"newly_failing":6' in (root / "report" / "report.html").read_text()
 
     # The same head against itself: no change, and no threshold in regression mode.
     shutil.copy(root / "report" / "report.json", tmp_path / "head.json")

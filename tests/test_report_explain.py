@@ -130,6 +130,10 @@ def test_junit_and_terminal_show_the_explanation_once() -> None:
     assert "FAIL  review/sqli" in out
     assert out.count("no finding mentions the admin route") == 1
     assert "expected: Missing auth check on /admin" in out
+    # The failed review case's findings, marked, as in summary.md and junit.xml.
+    assert "  agent's findings:\n    matched: SQL injection in <script>query</script>" in out
+    assert "    violating: Style nit: long line (low) at app/db.py" in out
+    assert "    unmatched: Unused import (info)" in out
 
 
 def test_task_and_verdict_checks_name_what_they_expected() -> None:

@@ -2,8 +2,9 @@
 
 Never downloads a browser (`playwright install` is not run): the test uses
 /usr/bin/chromium and skips, saying why, when it or the playwright package is absent.
-It also takes the README's screenshot: into the test's temp dir, and over
-docs/img/report-html.png when ASSAY_UPDATE_SCREENSHOT=1 (a test run never edits the tree).
+It also takes the README's screenshots: into the test's temp dir, and over
+docs/img/report-html.png and report-html-comparison.png when ASSAY_UPDATE_SCREENSHOT=1 (a
+test run never edits the tree).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from assay.report.compare import compare_reports
 from assay.report.html import render_html
-from tests.viewer_reports import viewer_report
+from tests.viewer_reports import HOSTILE, baseline_of, viewer_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -31,19 +33,40 @@ ARGS = [
     "--no-first-run",
 ]
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "img" / "report-html.png"
+COMPARISON_SCREENSHOT = SCREENSHOT.with_name("report-html-comparison.png")
+UPDATE_SCREENSHOTS = os.environ.get("ASSAY_UPDATE_SCREENSHOT") == "1"
+"""Read at import: tests/conftest.py clears every ASSAY_* variable before each test."""
 
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is not installed (dev extra)"
-)
-if not CHROMIUM.is_file() and shutil.which("chromium") is None:
-    pytest.skip("no chromium (apt-get install -y chromium)", allow_module_level=True)
+REQUIRED = os.environ.get("ASSAY_REQUIRE_BROWSER") == "1"
+"""Set by CI: a missing browser or playwright fails the run instead of skipping the viewer."""
+
+
+def _chromium() -> str | None:
+    if CHROMIUM.is_file():
+        return str(CHROMIUM)
+    # GitHub's Ubuntu runners link their Chromium snapshot under both names.
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"ASSAY_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+try:
+    from playwright import sync_api
+except ImportError:
+    _unavailable("the playwright package is not installed (dev extra)")
+if _chromium() is None:
+    _unavailable("no chromium (apt-get install -y chromium)")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM if CHROMIUM.is_file() else shutil.which("chromium")),
+            executable_path=_chromium(),
             args=ARGS,
         )
         try:
@@ -86,7 +109,7 @@ def test_loads_clean_filters_and_keeps_script_as_text(browser: Any, tmp_path: Pa
     assert detail.locator(".diff .hit").count() == 1  # the finding's line, linked
     assert "Repeats (flaky: they disagree)" in detail.inner_text()
     assert problems == []
-    shot = SCREENSHOT if os.environ.get("ASSAY_UPDATE_SCREENSHOT") == "1" else tmp_path / "shot.png"
+    shot = SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / "shot.png"
     page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1200, "height": 900})
     assert shot.stat().st_size > 10_000  # a real picture, not an empty page
 
@@ -102,4 +125,54 @@ def test_a_thousand_cases_open_in_under_two_seconds(browser: Any, tmp_path: Path
     page.wait_for_selector("#cases tbody tr.row")
     assert page.locator("#cases tbody tr.row").count() == 1000
     assert time.monotonic() - started < 2.0
+    assert problems == []
+
+
+def test_the_baseline_comparison_shows_and_filters(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "compared"
+    out.mkdir()
+    head = viewer_report(40, out)
+    comparison = compare_reports(baseline_of(head), head)
+    (out / "report.html").write_text(
+        render_html(head, report_dir=out, comparison=comparison), encoding="utf-8"
+    )
+    page, problems = _open(browser, out / "report.html")
+    section = page.locator("#comparison")
+    assert section.is_visible()
+    assert "Compared with the baseline (run base1 at bbbbbbbbbbbb)" in section.inner_text()
+    headline = page.locator("#cmp-headline").inner_text()
+    assert "8 newly failing · 8 newly passing" in headline
+    assert "significantly" in headline or "no significant change" in headline
+    rows = page.locator("#cmp-cases tbody tr")
+    changed = comparison.changes
+    unchanged = ("still_passing", "still_skipped", "still_failing")
+    assert rows.count() == sum(c.change not in unchanged for c in changed) == 16
+    shot = COMPARISON_SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / "comparison.png"
+    page.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": 1200, "height": 720})
+    assert shot.stat().st_size > 10_000
+    page.select_option("#f-change", "newly_failing")
+    assert rows.count() == 8
+    assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.change)")) == {"newly_failing"}
+    first = rows.first.locator("td").all_inner_texts()
+    assert first[3:5] == ["pass", "fail"]  # base and head side by side
+    page.select_option("#f-change", "")
+    assert rows.count() == 40
+    assert page.locator("#cmp-count").inner_text() == "40 of 40 cases"
+    # A case's detail says what it was in the baseline; hostile text stays text.
+    page.select_option("#f-sort", "id")
+    page.locator("#cases tbody tr.row").first.click()
+    detail = page.locator("tr.detail").inner_text()
+    assert "baseline: pass → now fail (newly failing)" in detail and HOSTILE in detail
+    assert page.evaluate("window.__pwned === undefined")
+    assert problems == []
+
+
+def test_without_a_baseline_there_is_no_comparison_view(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "plain"
+    out.mkdir()
+    (out / "report.html").write_text(
+        render_html(viewer_report(5, out), report_dir=out), encoding="utf-8"
+    )
+    page, problems = _open(browser, out / "report.html")
+    assert not page.locator("#comparison").is_visible()
     assert problems == []

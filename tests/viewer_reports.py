@@ -99,3 +99,21 @@ def viewer_report(count: int, report_dir: Path | None = None, *, run_id: str = "
         summary=summarize(cases, threshold=0.75, max_errors=0, duration_s=3.0),
         cases=cases,
     )
+
+
+def baseline_of(head: Report, *, run_id: str = "base1") -> Report:
+    """`head`'s report as a baseline where every 5th case from 0 passed (so it is newly
+    failing now) and every 5th from 1 failed (newly passing now); the rest as in head."""
+    cases = []
+    for i, case in enumerate(head.cases):
+        if i % 5 in (0, 1):
+            status = "pass" if i % 5 == 0 else "fail"
+            case = case.model_copy(
+                update={"status": status, "score": 1.0 if status == "pass" else 0.0}
+            )
+        cases.append(case)
+    return Report(
+        run=head.run.model_copy(update={"id": run_id, "git_sha": "b" * 40}),
+        summary=summarize(cases, threshold=0.75, max_errors=0, duration_s=3.0),
+        cases=cases,
+    )

@@ -8,9 +8,12 @@
 3. Run exactly what `assay run` would with the inputs as its options (same option
    precedence, same runner, same exit codes), after checking that every model the
    selected cases need has a key.
+   Before it runs, the run history gets the default branch's earlier runs from their
+   `history-artifact` (assay.action.history_artifact), so the trend spans workflow runs.
 4. Publish: job summary, annotations, outputs, sticky PR comment, check run; with
    input `baseline-report`, the comparison with that baseline too (a baseline that
-   cannot be had is a warning, never a failure).
+   cannot be had is a warning, never a failure). The step output `history-dir` names the
+   history for action.yml to upload.
 
 Exit codes: 0 gate passed or evals skipped, 1 gate failed, 2 configuration error (bad
 input, invalid suite, missing model key, or a $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY that
@@ -43,6 +46,7 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.action.baseline_report import BaselineReport
+    from assay.options import RunSettings
     from assay.report.model import Report
     from assay.suites.case import Case
 
@@ -200,6 +204,7 @@ def _run_and_publish(
         commands.error(missing.message(), title="assay: missing model key")
         return EXIT_USAGE
 
+    history_dir = _restore_history(inputs, target, settings)
     report = asyncio.run(run_prepared(prepared, listener=make_listener(sys.stdout)))
     report_dir = settings.resume_dir or settings.report_dir
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
@@ -212,9 +217,37 @@ def _run_and_publish(
         # A pull request that touches no case's inputs: a pass with nothing run, said as
         # plainly as a skipped run says it.
         commands.notice(report.summary.gate_reason, title="assay: no cases affected")
+    if history_dir is not None:
+        # For action.yml's upload step: the next run restores the history from it.
+        with report_and_continue(broken):
+            write_outputs(target.env.output, {"history-dir": str(history_dir)})
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
     return _exit_code(report, runner_files_written=not broken)
+
+
+def _restore_history(
+    inputs: ActionInputs, target: PublishTarget, settings: RunSettings
+) -> Path | None:
+    """The run's history directory, with the default branch's earlier runs restored into
+    it; None when the history stays in this job (`keep-history: false`, or a shard, whose
+    partial report would read as a run of its own)."""
+    if not inputs.keep_history or settings.shard is not None:
+        return None
+    from assay.action.history_artifact import restore_history
+    from assay.report.history import history_dir_for, history_keep
+
+    report_dir = Path(settings.resume_dir or settings.report_dir)
+    history_dir = history_dir_for(report_dir, settings.history_dir)
+    restore_history(
+        target.client,
+        repository=target.env.repository,
+        artifact_name=inputs.history_artifact,
+        history_dir=history_dir,
+        keep=history_keep(),
+        allow_http=target.env.api_url.startswith("http://"),
+    )
+    return history_dir
 
 
 def _kept_baseline(baseline: BaselineReport, env: RunnerEnvironment) -> Path:

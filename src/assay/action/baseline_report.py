@@ -4,8 +4,8 @@
   relative paths start at the workspace.
 - `auto` takes the newest report artifact (input `baseline-artifact`) of a successful
   `push`, `workflow_dispatch` or `schedule` run on the repository's default branch, found
-  through the REST API. Runs from forks and pull requests are never a baseline: their
-  artifacts hold whatever the PR's code wrote.
+  through the REST API (`action/artifacts.py`). Runs from forks and pull requests are never
+  a baseline: their artifacts hold whatever the PR's code wrote.
 
 The archive is read in memory and only its report.json is taken (at the top, or the one
 report.json inside it); a member name that is absolute or climbs with `..` rejects the
@@ -24,10 +24,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from assay.action import commands
-from assay.action.github_api import TIMEOUT_S, describe_error, github_errors, is_permission_error
+from assay.action.github_api import describe_error, github_errors, is_permission_error
 from assay.core.files import REPORT_FILE
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import ConfigError, ConfigErrors
@@ -35,8 +34,6 @@ from assay.report.model import Report
 
 if TYPE_CHECKING:
     from github import Github
-    from github.Artifact import Artifact
-    from github.Repository import Repository
 
 __all__ = ["AUTO", "MAX_BYTES", "BaselineReport", "load_baseline_report"]
 
@@ -45,12 +42,6 @@ AUTO = "auto"
 MAX_BYTES = 50 * 1024 * 1024
 """Cap on the downloaded archive and on the report.json inside it."""
 REPORT_NAME = REPORT_FILE
-TRUSTED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})
-"""Events whose runs execute the default branch's own code (no pull request's)."""
-MAX_CANDIDATES = 100
-"""Artifacts examined, newest first, before giving up (one page of the API)."""
-_CHUNK_BYTES = 1024 * 1024
-_REDIRECTS = (301, 302, 303, 307, 308)
 
 
 class BaselineUnavailable(Exception):
@@ -138,21 +129,27 @@ def _located(shown: str, problem: ConfigError) -> str:
 def _latest_artifact(
     client: Github | None, *, repository: str, artifact_name: str, allow_http: bool
 ) -> BaselineReport:
+    from assay.action.artifacts import ArtifactUnavailable, download_artifact, trusted_artifacts
+
     if client is None:
         raise BaselineUnavailable("`baseline-report: auto` needs the github-token input")
     if not repository:
         raise BaselineUnavailable("GITHUB_REPOSITORY is not set")
     try:
         repo = client.get_repo(repository)
-        branch = repo.default_branch
-        for artifact in _newest_first(repo, artifact_name):
-            run_id = _trusted_run(repo, artifact, branch)
-            if run_id is None:
-                continue
-            data = _download(client, artifact.archive_download_url, allow_http=allow_http)
-            origin = f"the `{artifact_name}` artifact of run {run_id} on {branch}"
+        for found in trusted_artifacts(repo, artifact_name):
+            data = download_artifact(
+                client,
+                found.artifact.archive_download_url,
+                allow_http=allow_http,
+                max_bytes=MAX_BYTES,
+            )
+            origin = f"the `{artifact_name}` artifact of run {found.run_id} on {found.branch}"
             report = _report_from_archive(data, origin=origin)
-            return BaselineReport(report, label=branch, origin=origin)
+            return BaselineReport(report, label=found.branch, origin=origin)
+        branch = repo.default_branch
+    except ArtifactUnavailable as exc:
+        raise BaselineUnavailable(str(exc)) from None
     except github_errors() as exc:
         hint = "; the job needs `permissions: actions: read`" if is_permission_error(exc) else ""
         raise BaselineUnavailable(
@@ -164,65 +161,10 @@ def _latest_artifact(
     )
 
 
-def _newest_first(repo: Repository, name: str) -> list[Artifact]:
-    candidates = []
-    for artifact in repo.get_artifacts(name=name):
-        candidates.append(artifact)
-        if len(candidates) >= MAX_CANDIDATES:
-            break
-    return sorted(candidates, key=lambda a: (a.created_at, a.id), reverse=True)
-
-
-def _trusted_run(repo: Repository, artifact: Artifact, branch: str) -> int | None:
-    """The id of the artifact's run when that run may serve as a baseline, else None."""
-    if artifact.expired or artifact.workflow_run is None:
-        return None
-    summary = artifact.workflow_run
-    if summary.head_branch != branch or summary.head_repository_id != summary.repository_id:
-        return None
-    run = repo.get_workflow_run(summary.id)
-    if run.conclusion != "success" or run.event not in TRUSTED_EVENTS:
-        return None
-    return summary.id
-
-
-def _download(client: Github, url: str, *, allow_http: bool) -> bytes:
-    """The archive behind `archive_download_url`.
-
-    GitHub answers with a redirect to a signed URL on its blob storage, whose host
-    PyGithub refuses to follow to; the storage URL is fetched directly, without the token
-    (the signature is the credential, and the token must not reach another host).
-    """
-    status, headers, _ = client.requester.requestBlob("GET", url)
-    location = headers.get("location")
-    if status not in _REDIRECTS or not location:
-        detail = "the artifact has expired" if status == 410 else f"HTTP {status}"
-        raise BaselineUnavailable(f"could not download the baseline artifact ({detail})")
-    scheme = urlsplit(location).scheme
-    if scheme != "https" and not (allow_http and scheme == "http"):
-        raise BaselineUnavailable(f"refusing to download the artifact over {scheme or 'no'}: URL")
-    return _fetch_capped(location)
-
-
-def _fetch_capped(url: str) -> bytes:
-    import requests
-
-    with requests.get(url, stream=True, timeout=TIMEOUT_S) as response:
-        if response.status_code != 200:
-            raise BaselineUnavailable(f"the artifact storage answered HTTP {response.status_code}")
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BYTES:
-            raise BaselineUnavailable(_too_big("the artifact archive"))
-        received = bytearray()
-        for chunk in response.iter_content(_CHUNK_BYTES):
-            received += chunk
-            if len(received) > MAX_BYTES:
-                raise BaselineUnavailable(_too_big("the artifact archive"))
-    return bytes(received)
-
-
 def _too_big(what: str) -> str:
-    return f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MiB"
+    from assay.action.artifacts import too_big
+
+    return too_big(what, MAX_BYTES)
 
 
 def _report_from_archive(data: bytes, *, origin: str) -> Report:

@@ -106,6 +106,11 @@ class ActionInputs(BaseModel):
     `baseline-artifact` of a successful run on the default branch; empty = no comparison."""
     baseline_artifact: str = Field(default="assay-report", min_length=1)
     """The name of the report artifact `baseline-report: auto` looks for."""
+    keep_history: bool = True
+    """Restore the run history from `history-artifact` before the evals (action.yml uploads
+    it after them), so the trend spans workflow runs; false: the history stays in the job."""
+    history_artifact: str = Field(default="assay-history", min_length=1)
+    """The artifact the history is restored from (the default branch's newest) and kept as."""
 
     @field_validator("paths", "trigger_paths", "model", "affects_all", mode="before")
     @classmethod

@@ -1,7 +1,9 @@
 """Publish a finished report: job summary, annotations, outputs, PR comment, check run.
 
-With a baseline (input `baseline-report`), the comparison follows the results in the job
-summary and the PR comment, and output `regressions` counts the newly failing cases.
+With a baseline (input `baseline-report`), the job summary and the PR comment lead with the
+verdict and what changed compared with it, each failing case listed once, and output
+`regressions` counts the newly failing cases. The score trend of the run history follows
+the job summary.
 
 Each destination is independent: the job summary and annotations need no token, and a
 comment or check run GitHub refuses (missing permission, fork, network) becomes a
@@ -44,9 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PublishTarget", "publish_report", "report_outputs"]
 
-_SUMMARY_COMPARISON_BYTES = 256 * 1024
-"""The comparison's share of the job summary (GitHub allows 1 MiB per step)."""
 _SUMMARY_MARGIN_BYTES = 4 * 1024
+_TREND_BYTES = 8 * 1024
+"""Kept for the score trend after the summary (20 runs take about 1 KiB)."""
 
 
 @dataclass(frozen=True)
@@ -121,9 +123,21 @@ def publish_report(
 def _write_step_summary(
     report: Report, report_dir: Path, path: Path | None, compared: _Compared | None
 ) -> None:
-    append_step_summary(path, redact(_summary_markdown(report, report_dir)))
-    if compared is not None:
-        _append_comparison(path, compared)
+    if compared is None:
+        text = _summary_markdown(report, report_dir)
+    else:
+        # What changed leads, as in the PR comment; summary.md's own comparison is titled
+        # against a file, this one against the branch.
+        from assay.report.summary_compared import render_compared_summary
+
+        room = SUMMARY_LIMIT_BYTES - step_summary_size(path) if path is not None else 0
+        text = render_compared_summary(
+            report,
+            compared.comparison,
+            max_bytes=max(room - _SUMMARY_MARGIN_BYTES - _TREND_BYTES, _SUMMARY_MARGIN_BYTES),
+            comparison_title=compared.title,
+        )
+    append_step_summary(path, redact(text))  # the baseline's text may not be redacted
     _append_trend(path, report_dir)
 
 
@@ -151,20 +165,6 @@ def _compare(baseline: BaselineReport, report: Report) -> _Compared:
         f"{counts.get('newly_passing', 0)} newly passing ({comparison.significance.verdict})"
     )
     return _Compared(comparison, f"Compared with {baseline.label}")
-
-
-def _append_comparison(path: Path | None, compared: _Compared) -> None:
-    from assay.report.compare_markdown import render_comparison
-
-    if path is None:
-        return
-    room = SUMMARY_LIMIT_BYTES - step_summary_size(path) - _SUMMARY_MARGIN_BYTES
-    # render_comparison keeps its headline whatever the budget; the summary's own cut
-    # (append_step_summary) is the backstop when even that does not fit.
-    budget = max(min(_SUMMARY_COMPARISON_BYTES, room), _SUMMARY_MARGIN_BYTES)
-    append_step_summary(
-        path, "\n" + render_comparison(compared.comparison, max_bytes=budget, title=compared.title)
-    )
 
 
 def _refused(what: str, exc: BaseException, permission_hint: str) -> None:

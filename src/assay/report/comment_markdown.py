@@ -11,11 +11,11 @@ size-fitting are summary.md's (one implementation).
 from __future__ import annotations
 
 from assay.report.compare import CaseChange, Comparison
-from assay.report.gate_policy import gate_facts_note
 from assay.report.markdown import (
     _STATUS_ICON,
     _code,
     _Entry,
+    _facts,
     _fit,
     _fmt_score,
     _html,
@@ -77,7 +77,7 @@ def _verdict(report: Report) -> str:
     counts = (
         f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
         f"{summary.errors} errors, {summary.skipped} skipped"
-    ) + escape_markdown(gate_facts_note(report))
+    ) + _facts(report)
     incomplete = incomplete_reason(report.cases)
     partial = f" ({escape_markdown(incomplete)})" if incomplete is not None else ""
     isolation = report.run.isolation

@@ -28,10 +28,13 @@ from assay.report.model import Report
 __all__ = [
     "DEFAULT_KEEP",
     "HISTORY_DIRNAME",
+    "INDEX_FILE",
     "HistoryEntry",
+    "adopt_runs",
     "flaky_cases",
     "history_dir_for",
     "history_for_viewer",
+    "history_keep",
     "quarantine_snippet",
     "read_history",
     "record_run",
@@ -74,7 +77,8 @@ def history_dir_for(report_dir: Path, explicit: Path | None = None) -> Path:
     return report_dir.resolve().parent / HISTORY_DIRNAME
 
 
-def _keep() -> int:
+def history_keep() -> int:
+    """How many runs the history keeps: `ASSAY_HISTORY_KEEP`, default 20."""
     text = os.environ.get("ASSAY_HISTORY_KEEP", "")
     if not text:
         return DEFAULT_KEEP
@@ -137,13 +141,40 @@ def record_run(
     report: Report, history_dir: Path, *, branch: str | None = None, keep: int | None = None
 ) -> HistoryEntry:
     """Add `report` to the history (replacing a run of the same id) and trim it to `keep`."""
-    keep = _keep() if keep is None else keep
-    name = f"reports/{safe_segment(report.run.id)}.json"
+    keep = history_keep() if keep is None else keep
+    entry = _entry_for(report, branch if branch is not None else current_branch())
+    _write(history_dir / entry.report, report.model_dump_json() + "\n")
+    return _keep_runs(history_dir, [entry], keep=keep)[-1]
+
+
+def adopt_runs(
+    history_dir: Path, runs: list[tuple[Report, str | None]], *, keep: int | None = None
+) -> list[HistoryEntry]:
+    """Put earlier runs (each report with its branch, oldest first) before the ones
+    `history_dir` already holds (a run it holds is kept as it is); trim to `keep`.
+
+    Each index entry is built from its report here, whatever index it came from, and each
+    report is written under a name made from its run id: restored history cannot point
+    the index anywhere else.
+    """
+    keep = history_keep() if keep is None else keep
+    held = {e.run_id for e in read_history(history_dir)}
+    entries = []
+    for report, branch in runs[-keep:]:
+        if report.run.id in held:
+            continue
+        entry = _entry_for(report, branch)
+        _write(history_dir / entry.report, report.model_dump_json() + "\n")
+        entries.append(entry)
+    return _keep_runs(history_dir, entries, keep=keep, before=True)
+
+
+def _entry_for(report: Report, branch: str | None) -> HistoryEntry:
     summary = report.summary
-    entry = HistoryEntry(
+    return HistoryEntry(
         run_id=report.run.id,
         git_sha=report.run.git_sha,
-        branch=branch if branch is not None else current_branch(),
+        branch=branch,
         time=report.run.started_at,
         score=summary.score,
         gate=summary.gate,
@@ -152,16 +183,26 @@ def record_run(
         failed=summary.failed,
         errors=summary.errors,
         skipped=summary.skipped,
-        report=name,
+        report=f"reports/{safe_segment(report.run.id)}.json",
     )
-    _write(history_dir / name, report.model_dump_json() + "\n")
-    runs = [e for e in read_history(history_dir) if e.run_id != entry.run_id] + [entry]
+
+
+def _keep_runs(
+    history_dir: Path, added: list[HistoryEntry], *, keep: int, before: bool = False
+) -> list[HistoryEntry]:
+    """Write the index with `added` after (or `before`) the runs it holds, replacing runs of
+    the same id; drop the oldest past `keep`, their reports too."""
+    ids = {e.run_id for e in added}
+    held = [e for e in read_history(history_dir) if e.run_id not in ids]
+    runs = added + held if before else held + added
     dropped, runs = runs[:-keep], runs[-keep:]
     document = {"format": _FORMAT, "runs": [e.model_dump() for e in runs]}
     _write(history_dir / INDEX_FILE, json.dumps(document, indent=2) + "\n")
+    kept = {e.report for e in runs}
     for old in dropped:
-        (history_dir / old.report).unlink(missing_ok=True)
-    return entry
+        if old.report not in kept:
+            (history_dir / old.report).unlink(missing_ok=True)
+    return runs
 
 
 def resolve_ref(ref: str, history_dir: Path) -> Path:

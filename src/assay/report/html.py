@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from assay.report.html_data import viewer_data
 from assay.report.model import CaseResult, Report
+
+if TYPE_CHECKING:
+    from assay.report.compare import Comparison
 
 __all__ = ["embed_json", "render_html"]
 
@@ -39,7 +42,11 @@ def embed_json(value: Any) -> Markup:
 
 
 def render_html(
-    report: Report, *, report_dir: Path | None, history: list[dict[str, Any]] | None = None
+    report: Report,
+    *,
+    report_dir: Path | None,
+    history: list[dict[str, Any]] | None = None,
+    comparison: Comparison | None = None,
 ) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -50,7 +57,7 @@ def render_html(
         lstrip_blocks=True,
     )
     template = env.get_template("report.html.j2")
-    data = viewer_data(report, report_dir, history=history)
+    data = viewer_data(report, report_dir, history=history, comparison=comparison)
     return template.render(
         report=report,
         data=embed_json(data),

@@ -1,17 +1,22 @@
 """What report.html shows, as one JSON-ready document: the report, explained, plus the
 diffs and transcripts of the attempts read from `cases/` (each capped, and the whole
-bounded, so a large run still opens at once)."""
+bounded, so a large run still opens at once), and the comparison with a baseline when
+there is one."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
 from assay.core.paths import is_inside
 from assay.report.explain import explain_check, finding_marks
 from assay.report.model import CaseResult, Report
+from assay.report.significance import explain
+
+if TYPE_CHECKING:
+    from assay.report.compare import Comparison
 
 __all__ = ["MAX_ARTIFACT_CHARS", "MAX_TOTAL_ARTIFACT_CHARS", "viewer_data"]
 
@@ -36,7 +41,11 @@ class _Budget:
 
 
 def viewer_data(
-    report: Report, report_dir: Path | None, *, history: list[dict[str, Any]] | None = None
+    report: Report,
+    report_dir: Path | None,
+    *,
+    history: list[dict[str, Any]] | None = None,
+    comparison: Comparison | None = None,
 ) -> dict[str, Any]:
     budget = _Budget(MAX_TOTAL_ARTIFACT_CHARS)
     cases = [_case(case, report_dir, budget) for case in report.cases]
@@ -45,7 +54,39 @@ def viewer_data(
         "summary": report.summary.model_dump(mode="json"),
         "cases": cases,
         "history": history or [],
+        "comparison": _comparison(comparison) if comparison is not None else None,
         "artifacts_dropped": budget.dropped,
+    }
+
+
+def _comparison(comparison: Comparison) -> dict[str, Any]:
+    """The baseline comparison: the totals, the significance in words, and per case the
+    base and head status side by side (every case of either report)."""
+    return {
+        "base": {
+            "run_id": comparison.base.run_id,
+            "git_sha": comparison.base.git_sha,
+            "score": comparison.base.summary.score,
+        },
+        "head": {"run_id": comparison.head.run_id, "score": comparison.head.summary.score},
+        "score_delta": comparison.delta.score,
+        "paired_delta": comparison.delta.paired_score,
+        "verdict": comparison.significance.verdict,
+        "explanation": explain(comparison.significance),
+        "counts": dict(comparison.counts),
+        "changes": [
+            {
+                "id": c.id,
+                "model": c.model or "",
+                "change": c.change,
+                "base_status": c.base_status,
+                "head_status": c.head_status,
+                "base_score": c.base_score,
+                "head_score": c.head_score,
+                "score_delta": c.score_delta,
+            }
+            for c in comparison.changes
+        ],
     }
 
 

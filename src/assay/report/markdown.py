@@ -32,6 +32,7 @@ __all__ = [
     "problem_details",
     "render_summary",
     "suite_table",
+    "verdict_head",
 ]
 
 MAX_TEXT_CHARS = 2000
@@ -127,6 +128,11 @@ def render_summary(
 
 
 def _head(report: Report, title: str) -> str:
+    return verdict_head(report, title) + "\n" + suite_table(report.cases) + "\n"
+
+
+def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
+    """The headline, the score against the threshold with the gate, and the counts."""
     summary = report.summary
     icon = "✅" if summary.gate == "pass" else "❌"
     gate = f"gate **{summary.gate}**"
@@ -138,7 +144,7 @@ def _head(report: Report, title: str) -> str:
     )
     if summary.score_ci:
         counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"
-    counts += escape_markdown(gate_facts_note(report))
+    counts += _facts(report)
     headline = f"## {icon} {escape_markdown(title)}"
     incomplete = incomplete_reason(report.cases)
     if incomplete is not None:  # said first: a partial report must not read as a result
@@ -158,8 +164,6 @@ def _head(report: Report, title: str) -> str:
         f"**Score {_fmt_score(summary.score)}** (threshold {report.run.threshold:.2f}) · {gate}",
         "",
         counts,
-        "",
-        suite_table(report.cases),
     ]
     return "\n".join(lines) + "\n"
 
@@ -210,11 +214,12 @@ def _problems(cases: Iterable[CaseResult]) -> list[_Entry]:
     ]
 
 
-def _problem_block(case: CaseResult) -> str:
+def _problem_block(case: CaseResult, *, note: str = "") -> str:
     score = f" · score {_fmt_score(case.score)}" if case.score is not None else ""
+    label = _label(case, in_html=True) + (f" {note}" if note else "")
     parts = [
         "<details>",
-        f"<summary>{_STATUS_ICON[case.status]} {_label(case, in_html=True)}{score}</summary>",
+        f"<summary>{_STATUS_ICON[case.status]} {label}{score}</summary>",
         "",
         f"{_code(case.source.path)} line {case.source.line}",
         "",
@@ -319,3 +324,9 @@ def _fit(head: str, entries: list[_Entry], foot: str, *, max_bytes: int) -> str:
         parts.append(_truncation_note(omitted))
     parts.append(foot)
     return "".join(parts)
+
+
+def _facts(report: Report) -> str:
+    """The gate's facts for the counts line, still set off by a space once escaped."""
+    note = gate_facts_note(report)
+    return " " + escape_markdown(note) if note else ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from assay.core.files import (
 )
 
 if TYPE_CHECKING:
+    from assay.report.compare import Comparison
     from assay.report.model import Report
     from assay.suites.case import Case
 
@@ -58,6 +60,18 @@ class RenderContext:
     """`--cassandra-report` was asked for."""
     history_dir: Path | None = None
     """The run history this run was recorded in (report.html draws its trend)."""
+    baseline: Report | None = None
+    """The report this run is compared with (`--baseline`): summary.md and report.html lead
+    with what changed."""
+
+    @cached_property
+    def comparison(self) -> Comparison | None:
+        """The run compared with `baseline` (made once for every renderer that shows it)."""
+        if self.baseline is None:
+            return None
+        from assay.report.compare import compare_reports
+
+        return compare_reports(self.baseline, self.report)
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,11 @@ def _report_json(ctx: RenderContext) -> str:
 
 
 def _summary(ctx: RenderContext) -> str:
+    comparison = ctx.comparison
+    if comparison is not None:
+        from assay.report.summary_compared import render_compared_summary
+
+        return render_compared_summary(ctx.report, comparison)
     from assay.report.markdown import render_summary
 
     return render_summary(ctx.report)
@@ -105,7 +124,10 @@ def _html(ctx: RenderContext) -> str:
     from assay.report.html import render_html
 
     return render_html(
-        ctx.report, report_dir=ctx.report_dir, history=history_for_viewer(ctx.history_dir)
+        ctx.report,
+        report_dir=ctx.report_dir,
+        history=history_for_viewer(ctx.history_dir),
+        comparison=ctx.comparison,
     )
 
 

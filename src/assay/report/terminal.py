@@ -224,10 +224,14 @@ def _styled_line(line: str) -> Any:
     return text
 
 
+_FINDINGS_SHOWN = 10
+"""A failed review case's findings listed in the terminal; report.json has them all."""
+
+
 def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
     """Why each failed case failed (expected, the agent's finding, the judge's reasoning),
     for the first `limit` of them; report.json has the rest."""
-    from assay.report.explain import explain_lines, failing_checks
+    from assay.report.explain import explain_lines, failing_checks, finding_marks
 
     failed = [c for c in report.cases if c.status == "fail"]
     lines: list[str] = []
@@ -237,6 +241,13 @@ def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
             continue  # its progress line already gave the reason
         lines.append(f"FAIL  {clean(_label(case))}")
         lines += ["  " + clean(line, limit=300) for e in explanations for line in explain_lines(e)]
+        marks = finding_marks(case) if case.kind == "review" else []
+        if marks:
+            lines.append("  agent's findings:")
+            shown = marks[:_FINDINGS_SHOWN]
+            lines += [f"    {m.mark}: {clean(m.label, limit=200)}" for m in shown]
+            if len(marks) > len(shown):
+                lines.append(f"    ... and {len(marks) - len(shown)} more (see report.json)")
     if len(failed) > limit:
         lines.append(f"... and {len(failed) - limit} more failed cases (see report.json)")
     return lines

@@ -57,19 +57,26 @@ def write_report_dir(
     pvyai: bool = False,
     cassandra: bool = False,
     history_dir: Path | None = None,
+    baseline: Report | None = None,
 ) -> list[Path]:
     """Write every registered renderer's file (report.json first); return the paths.
 
     `run` and `merge` both come here, so a renderer (a plugin's included) is written by both.
     With `history_dir` the run is recorded in that history first, so report.html's trend
-    ends with it.
+    ends with it; with `baseline`, summary.md and report.html compare the run with it.
     """
     if history_dir is not None:
         from assay.report.history import record_run
 
         record_run(report, history_dir)
     ctx = RenderContext(
-        report, cases, path, pvyai=pvyai, cassandra=cassandra, history_dir=history_dir
+        report,
+        cases,
+        path,
+        pvyai=pvyai,
+        cassandra=cassandra,
+        history_dir=history_dir,
+        baseline=baseline,
     )
     written = []
     broken: list[str] = []
