@@ -192,21 +192,12 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
                 history_dir=history_dir_for(report_dir, options.history_dir),
-                baseline=_baseline(options),
+                baseline=prepared.baseline,
             )
         except OSError as exc:
             # Every result is in results.jsonl already: --resume writes the report.
             raise output_error(exc, what=str(report_dir), report_dir=report_dir) from None
     return report
-
-
-def _baseline(options: RunSettings) -> Report | None:
-    """The `--baseline` report (checked readable before the run started)."""
-    if options.baseline is None:
-        return None
-    from assay.report.read import read_report
-
-    return read_report(options.baseline)
 
 
 def _models_called(runs: Sequence[PlannedRun]) -> set[str]:
