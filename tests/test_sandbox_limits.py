@@ -8,9 +8,11 @@ runners: an ordinary user, whose sandbox gets its own user namespace and process
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -112,6 +114,30 @@ def test_the_variables_set_the_limits_and_bad_values_name_the_variable() -> None
     ):
         with pytest.raises(ConfigError, match=f"{variable}={text!r}"):
             limits_from_environ({variable: text})
+
+
+def test_tool_assay_sets_the_limits_and_the_variables_beat_it(tmp_path: Path) -> None:
+    from assay.suites.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.assay]\nsandbox_max_processes = 8192\nsandbox_max_file_size = "16G"\n'
+        'sandbox_tmp_size = "1G"\n'
+    )
+    config = load_config(tmp_path)
+    assert config is not None
+    limits = limits_from_environ({}, config.sandbox_limits)
+    assert limits == Limits(max_processes=8192, max_file_size=16 * 1024**3, tmp_size=1024**3)
+    env = {"ASSAY_SANDBOX_MAX_PROCESSES": "100"}
+    assert limits_from_environ(env, config.sandbox_limits).max_processes == 100
+
+
+def test_a_bad_limit_in_tool_assay_names_its_line(tmp_path: Path) -> None:
+    from assay.suites.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text('[tool.assay]\n\nsandbox_tmp_size = "lots"\n')
+    with pytest.raises(ConfigError, match="sandbox_tmp_size='lots'") as caught:
+        load_config(tmp_path)
+    assert caught.value.location is not None and caught.value.location.line == 3
 
 
 def test_a_bad_limit_stops_the_run_before_anything_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -337,3 +363,52 @@ def test_common_tools_still_work_with_the_limits_and_sys_masked(tmp_path: Path) 
     if shutil.which("go"):
         go = _run(sandboxing, tmp_path, ["go", "env", "GOROOT"])
         assert go.exit_code == 0, go.stderr_tail
+
+
+# -- a whole run ----------------------------------------------------------------------------
+
+AGENT = """\
+if [ "$1" = hog ]; then head -c 5000000 /dev/zero > big.bin || exit $?; fi
+printf 'def add(a, b):\\n    return a + b\\n' > calc.py
+"""
+
+
+@needs_bwrap
+def test_a_run_goes_on_past_an_agent_the_size_limit_stopped(tmp_path: Path) -> None:
+    """The file-size limit applies to root too, so this runs `assay run` as it is."""
+    root = tmp_path / "suite-checkout"
+    (root / "fixtures" / "calc").mkdir(parents=True)
+    (root / "fixtures" / "calc" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "agent.sh").write_text(AGENT)
+    tasks = [
+        {
+            "id": name,
+            "name": name,
+            "prompt": "fix add",
+            "workspaceFixture": "fixtures/calc",
+            "verificationCommands": [{"id": "ok", "name": "ok", "command": ["/bin/true"]}],
+            "expectedChangedFiles": ["calc.py"],
+        }
+        for name in ("hog", "fine")
+    ]
+    suite_file = root / "calc.json"
+    suite_file.write_text(json.dumps({"id": "calc", "name": "calc", "tasks": tasks}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    env["ASSAY_SANDBOX_MAX_FILE_SIZE"] = "1M"
+    command = [
+        sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())",
+        "run", str(suite_file), "--agent-command", f"/bin/sh {root / 'agent.sh'} {{task_id}}",
+        "--report-dir", str(tmp_path / "report"), "--work-root", str(tmp_path / "work"),
+        "--isolation", "bwrap", "--keep-workspaces",
+    ]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    cases = {case["id"]: case for case in report["cases"]}
+    assert cases["calc/fine"]["status"] == "pass"
+    hog = cases["calc/hog"]
+    assert hog["status"] == "error"
+    assert "agent exited with code 153 (killed by SIGXFSZ" in hog["reason"]
+    assert "1 MiB (ASSAY_SANDBOX_MAX_FILE_SIZE)" in hog["reason"]
+    big = [path for path in (tmp_path / "work").rglob("big.bin")]
+    assert [path.stat().st_size for path in big] == [1024 * 1024]

@@ -18,9 +18,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,14 +46,16 @@ def command(args: argparse.Namespace) -> int:
     suite = Path(args.suite)
     if not suite.is_file():
         raise ConfigError("task suite not found", SourcePosition(suite))
-    case = _find_task(load_suites([suite]).cases, args.task, suite)
+    loaded = load_suites([suite])
+    case = _find_task(loaded.cases, args.task, suite)
     assert isinstance(case.spec, TaskSpec)
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise ConfigError("workspace is not a directory", SourcePosition(workspace))
     trace_events = read_trace_file(Path(args.trace)) if args.trace else []
     baseline = _baseline(args.baseline)
-    sandboxing = _sandboxing(args, suite=suite, workspace=workspace)
+    limits = loaded.config.sandbox_limits if loaded.config else None
+    sandboxing = _sandboxing(args, suite=suite, limits=limits)
 
     started = time.monotonic()
     grade = asyncio.run(
@@ -75,10 +78,13 @@ def command(args: argparse.Namespace) -> int:
     return 0 if result.status == "pass" else 1
 
 
-def _sandboxing(args: argparse.Namespace, *, suite: Path, workspace: Path) -> Sandboxing:
+def _sandboxing(
+    args: argparse.Namespace, *, suite: Path, limits: Mapping[str, int] | None
+) -> Sandboxing:
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
     user's own checkout (bound writable on top of whatever hides it)."""
     from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
+    from assay._util.limits import limits_from_environ
 
     harden_process()
     masked = {checkout_root(suite)}
@@ -89,6 +95,7 @@ def _sandboxing(args: argparse.Namespace, *, suite: Path, workspace: Path) -> Sa
         args.isolation or "auto",
         masked=masked,
         command_network=args.command_network != "off",
+        limits=limits_from_environ(os.environ, limits),
     )
     if sandboxing.warning:
         print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)

@@ -290,7 +290,8 @@ def resolve_sandboxing(
     """The run's Sandboxing: `bwrap` that is unavailable is a ConfigError (exit 2).
 
     `limits` default to the `ASSAY_SANDBOX_*` variables over DEFAULT_LIMITS (a malformed
-    one is a ConfigError naming it)."""
+    one is a ConfigError naming it); callers with a `[tool.assay]` pass
+    `limits_from_environ(os.environ, config.sandbox_limits)`."""
     from assay._util.limits import find_prlimit, limits_from_environ
 
     if limits is None:

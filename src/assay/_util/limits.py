@@ -18,9 +18,11 @@ Soft and hard limits are equal: a confined program cannot raise them again. Limi
 set by util-linux `prlimit` as the sandbox's first program (not `preexec_fn`, which
 would make every spawn a fork and is unsafe with threads), or by a Python shim where
 `prlimit` is missing. The defaults are generous, for real agents that spawn hundreds of
-processes and build GB-sized trees; `ASSAY_SANDBOX_MAX_PROCESSES`,
-`ASSAY_SANDBOX_MAX_FILE_SIZE` and `ASSAY_SANDBOX_TMP_SIZE` change them (sizes take a K, M,
-G or T suffix, powers of 1024; the first two also take `unlimited`).
+processes and build GB-sized trees; `[tool.assay] sandbox_max_processes`,
+`sandbox_max_file_size` and `sandbox_tmp_size` change them, and the variables
+`ASSAY_SANDBOX_MAX_PROCESSES`, `ASSAY_SANDBOX_MAX_FILE_SIZE` and `ASSAY_SANDBOX_TMP_SIZE`
+beat those (sizes take a K, M, G or T suffix, powers of 1024; the first two also take
+`unlimited`).
 
 Not limited: memory outside tmpfs (`RLIMIT_AS` breaks Node and Go, which reserve large
 address ranges; a cgroup would need privileges assay does not assume), CPU time (the
@@ -35,10 +37,10 @@ import re
 import resource
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, SourcePosition
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -48,6 +50,7 @@ __all__ = [
     "limit_argv",
     "limit_reason",
     "limits_from_environ",
+    "parse_limit",
 ]
 
 KiB = 1024
@@ -97,17 +100,30 @@ def _lowered(wanted: int, which: int) -> int:
     return hard if wanted == UNLIMITED else min(wanted, hard)
 
 
-def limits_from_environ(environ: Mapping[str, str]) -> Limits:
-    """DEFAULT_LIMITS with what the `ASSAY_SANDBOX_*` variables set (empty: not set)."""
-    values: dict[str, int] = {}
+def limits_from_environ(
+    environ: Mapping[str, str], configured: Mapping[str, int] | None = None
+) -> Limits:
+    """DEFAULT_LIMITS with what `[tool.assay]` sets (`configured`: AssayConfig's
+    `sandbox_limits`), and over it what the `ASSAY_SANDBOX_*` variables set (empty: not set)."""
+    values = dict(configured or {})
     for name, variable in LIMIT_VARIABLES.items():
         text = environ.get(variable, "").strip()
         if text:
-            values[name] = _parse(variable, text, unlimited=name != "tmp_size")
+            values[name] = parse_limit(name, text, label=variable)
     return dataclasses.replace(DEFAULT_LIMITS, **values)
 
 
-def _parse(variable: str, text: str, *, unlimited: bool) -> int:
+def parse_limit(
+    name: str,
+    text: str,
+    *,
+    label: str,
+    where: Callable[[str], SourcePosition] | None = None,
+) -> int:
+    """The value of limit `name` written as `text` (ConfigError naming `label`, at
+    `where(label)` when given)."""
+    unlimited = name != "tmp_size"  # a tmpfs without a cap is what the limit is against
+    text = text.strip()
     if unlimited and text.lower() == "unlimited":
         return UNLIMITED
     match = _SIZE.fullmatch(text)
@@ -115,7 +131,8 @@ def _parse(variable: str, text: str, *, unlimited: bool) -> int:
     if value <= 0:
         also = " or unlimited" if unlimited else ""
         raise ConfigError(
-            f"{variable}={text!r}: expected a positive number (K, M, G or T suffix for sizes){also}"
+            f"{label}={text!r}: expected a positive number (K, M, G or T suffix for sizes){also}",
+            where(label) if where else None,
         )
     return value
 
