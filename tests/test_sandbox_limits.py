@@ -412,3 +412,30 @@ def test_a_run_goes_on_past_an_agent_the_size_limit_stopped(tmp_path: Path) -> N
     assert "1 MiB (ASSAY_SANDBOX_MAX_FILE_SIZE)" in hog["reason"]
     big = [path for path in (tmp_path / "work").rglob("big.bin")]
     assert [path.stat().st_size for path in big] == [1024 * 1024]
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="the kernel enforces the limit for other users")
+def test_as_root_the_sandbox_is_counted_from_outside_and_stopped_past_the_limit(
+    tmp_path: Path,
+) -> None:
+    """RLIMIT_NPROC does not bind root: run_command counts the namespace's processes."""
+    marker = f"many-{uuid.uuid4().hex}"
+    sandboxing = resolve_sandboxing("bwrap", masked=[], limits=Limits(max_processes=10))
+    nap = f"29.{uuid.uuid4().int % 10**6}"  # names the sleeps apart from every other
+    spawn = f"i=0; while [ $i -lt 30 ]; do sleep {nap} & i=$((i+1)); done; wait # {marker}"
+    started = time.monotonic()
+    result = _run(sandboxing, tmp_path, ["/bin/sh", "-c", spawn], timeout_s=20)
+    assert time.monotonic() - started < 5 and not result.timed_out
+    assert result.stopped == "stopped: more than 10 processes in the sandbox"
+    assert "assay: stopped: more than 10 processes" in result.stderr_tail
+    time.sleep(0.2)
+    assert _count(marker) == 0 and _count(nap) == 0
+
+
+@needs_bwrap
+def test_a_sandbox_within_its_limit_is_left_alone(tmp_path: Path) -> None:
+    sandboxing = resolve_sandboxing("bwrap", masked=[], limits=Limits(max_processes=20))
+    spawn = "i=0; while [ $i -lt 5 ]; do sleep 0.3 & i=$((i+1)); done; wait; echo done"
+    result = _run(sandboxing, tmp_path, ["/bin/sh", "-c", spawn])
+    assert (result.exit_code, result.stdout_tail.strip(), result.stopped) == (0, "done", "")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from assay._util.limits import DEFAULT_LIMITS, Limits, limit_argv
+from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv
 from assay.errors import ConfigError
 
 __all__ = [
@@ -93,6 +93,16 @@ class Confinement:
     limits: Limits = DEFAULT_LIMITS
     prlimit: str | None = None
     """util-linux `prlimit`, which sets the limits inside the sandbox (None: a Python shim)."""
+
+    @property
+    def counted_processes(self) -> int | None:
+        """The process limit `run_command` must enforce itself (None: the kernel does).
+
+        The kernel never applies RLIMIT_NPROC to root, so a sandbox started by root has its
+        processes counted from outside instead, and is stopped when it passes the limit."""
+        if os.geteuid() != 0 or self.limits.max_processes == UNLIMITED:
+            return None
+        return self.limits.max_processes
 
     def wrap(
         self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]

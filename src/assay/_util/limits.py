@@ -7,7 +7,10 @@ sandbox (`assay._util.isolation`) each program gets:
 - `RLIMIT_NPROC` (processes and threads): set inside the sandbox's own user namespace, where
   the kernel counts only that sandbox's tasks, so a fork bomb stops at the limit while the
   host and concurrent cases go on. The kernel never applies it to root (uid 0 on the
-  host): run assay as an ordinary user (GitHub's runners do) for this limit to hold;
+  host): there `run_command` counts the sandbox's processes from outside every 20 ms and
+  kills it past the limit, which stops a leak or a slow bomb but can be outrun by a fast
+  fork bomb on a busy machine. Run assay as an ordinary user (GitHub's runners do) for
+  the limit to hold;
 - `RLIMIT_FSIZE` (the size of one file): a write past it fails and the writer gets
   SIGXFSZ, so a runaway log or a `dd` ends with exit 153 (bwrap's 128 + SIGXFSZ);
 - `RLIMIT_CORE` = 0: no core dump of a crashed agent fills the workspace;

@@ -214,7 +214,9 @@ async def _command_check(command: VerificationCommand, launch: _Launch, log_dir:
         message = f"timed out after {command.timeout_s:g}s"
         return _check(command.id, command.name, "command", "error", message, **fields)
     status = "pass" if result.exit_code == 0 else "fail"
-    limited = limit_reason(result.exit_code, sandboxing.limits) if sandboxing else ""
+    limited = result.stopped or (
+        limit_reason(result.exit_code, sandboxing.limits) if sandboxing else ""
+    )
     return _check(command.id, command.name, "command", status, limited, **fields)
 
 
