@@ -240,3 +240,23 @@ def test_score_says_loudly_when_its_commands_run_unconfined(
     )
     probe = next(r for r in json.loads(captured.out)["results"] if r["id"] == "probe")
     assert probe["stdout"].startswith("suite-visible")  # what the sandbox takes away
+
+
+def test_score_from_inside_the_workspace_keeps_it_writable(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The working directory's checkout is hidden, but not when it is the workspace."""
+    from assay._util.isolation import probe_bwrap
+
+    if probe_bwrap()[0] is None:
+        pytest.skip("no working bwrap")
+    workspace = _workspace(suite, tmp_path, solve=True)
+    _probe_task(suite, PROBE)
+    monkeypatch.setenv("SUITE_FILE", str(suite))
+    monkeypatch.chdir(workspace)
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", "."]
+    main([*argv, "--isolation", "bwrap", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    probe = next(r for r in report["results"] if r["id"] == "probe")
+    assert probe["exitCode"] == 0, (probe["stdout"], probe["stderr"])
+    assert (workspace / "written-by-command.txt").read_text() == "ok"

@@ -147,12 +147,14 @@ class Confinement:
         args += ["--dir", self.home]
         # What hides a directory cannot hold anything either: read-only, once the mounts
         # inside it (the workspace, the interpreter) are in place; those keep their own mode.
+        mounted_over = {*self.writable, *self.exposed}  # remounting those would hit them
         for path in self.masked:
-            if str(path) not in (self.home, "/tmp"):
+            if str(path) not in (self.home, "/tmp") and path not in mounted_over:
                 args += ["--remount-ro", str(path)]
         if os.path.isdir("/run"):
             args += ["--remount-ro", "/run"]
-        args += ["--chdir", str(cwd), "--"]
+        # Absolute: bwrap resolves a relative --chdir inside the new root, not from here.
+        args += ["--chdir", os.path.abspath(cwd), "--"]
         args += [*limit_argv(self.limits, prlimit=self.prlimit), *argv]
         inner_env = {**env, "HOME": self.home, "TMPDIR": "/tmp"}
         return args, inner_env
