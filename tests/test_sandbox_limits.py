@@ -439,3 +439,18 @@ def test_a_sandbox_within_its_limit_is_left_alone(tmp_path: Path) -> None:
     spawn = "i=0; while [ $i -lt 5 ]; do sleep 0.3 & i=$((i+1)); done; wait; echo done"
     result = _run(sandboxing, tmp_path, ["/bin/sh", "-c", spawn])
     assert (result.exit_code, result.stdout_tail.strip(), result.stopped) == (0, "done", "")
+
+
+@needs_bwrap
+def test_home_spelled_with_a_trailing_slash_is_still_the_private_writable_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", f"{home}/")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    sandboxing = resolve_sandboxing("bwrap", masked=[])
+    result = _run(sandboxing, workspace, ["/bin/sh", "-c", 'touch "$HOME/x" && echo ok'])
+    assert (result.exit_code, result.stdout_tail.strip()) == (0, "ok"), result.stderr_tail
+    assert not (home / "x").exists()  # a private tmpfs, not the host's HOME

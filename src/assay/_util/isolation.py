@@ -203,7 +203,7 @@ class Sandboxing:
         if argv:
             exposed += _program_paths(argv[0], self.masked)
             exposed += _named_files(argv[1:])
-        home = os.environ.get("HOME", "")
+        home = os.path.normpath(os.environ.get("HOME", "")) if os.environ.get("HOME") else ""
         masked = list(self.masked)
         if home and os.path.isabs(home) and home not in _NEVER_MASKED and os.path.isdir(home):
             masked.append(Path(home))
