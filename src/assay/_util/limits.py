@@ -36,6 +36,7 @@ the host's disk.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import resource
 import shutil
@@ -63,13 +64,18 @@ UNLIMITED = -1
 SIGXFSZ = 25
 
 
+_PROCESSES_PER_CPU = 128
+"""Threads scale with cores (`go build` runs a compiler per CPU, each with a thread per
+CPU), so a big machine gets a higher process limit."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """The limits one confined program runs under (UNLIMITED: none)."""
 
-    max_processes: int = 4096
-    """Tasks (processes and threads) in the sandbox at once; Claude Code with its tools and a
-    parallel test run stays in the low hundreds."""
+    max_processes: int = max(4096, _PROCESSES_PER_CPU * (os.cpu_count() or 1))
+    """Tasks (processes and threads) in the sandbox at once: 4096, or 128 per CPU past 32
+    CPUs. Claude Code with its tools, or a parallel test run, stays in the low hundreds."""
     max_file_size: int = 4 * GiB
     """The largest file a confined program may write."""
     tmp_size: int = 4 * GiB
