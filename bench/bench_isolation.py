@@ -5,7 +5,9 @@ A benchmark, not a test. Three measurements:
 1. **One confined process**: `/bin/true` through `assay._util.proc.run_command`, with and
    without the bwrap confinement an agent gets, interleaved (`--processes` of each), so
    both see the same machine load. The difference is bwrap's setup (namespaces, mounts)
-   and teardown per process.
+   and teardown per process. The resource limits are part of the confinement: measured
+   on their own too, as `prlimit` (what the sandbox uses) and as the Python shim (where
+   prlimit is missing) in front of an unconfined `/bin/true`.
 2. **Per attempt**: `assay.run` of a one-task suite whose agent and only verification
    command are `/bin/true` (two confined processes per attempt), `--repeat` attempts,
    with `--isolation none` and `--isolation bwrap`, alternating for `--rounds` rounds.
@@ -34,19 +36,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _machine import describe_machine  # noqa: E402
 from assay._util.isolation import probe_bwrap, resolve_sandboxing  # noqa: E402
+from assay._util.limits import limit_argv  # noqa: E402
 from assay._util.proc import run_command  # noqa: E402
 
 
-def one_process(work: Path, count: int) -> tuple[list[float], list[float]]:
+def one_process(work: Path, count: int) -> dict[str, list[float]]:
     sandboxing = resolve_sandboxing("bwrap", masked=[work / "hidden"])
     confinement = sandboxing.for_agent(work)
-    plain: list[float] = []
-    confined: list[float] = []
+    times: dict[str, list[float]] = {"plain": [], "bwrap": [], "prlimit": [], "shim": []}
+    prefixes = {
+        "prlimit": limit_argv(sandboxing.limits, prlimit=sandboxing.prlimit or "prlimit"),
+        "shim": limit_argv(sandboxing.limits, prlimit=None),
+    }
 
-    async def once(isolation: object) -> float:
+    async def once(isolation: object, prefix: list[str] | None = None) -> float:
         started = time.perf_counter()
         await run_command(
-            ["/bin/true"],
+            [*(prefix or []), "/bin/true"],
             cwd=work,
             env={"PATH": os.defpath},
             timeout_s=30,
@@ -58,11 +64,13 @@ def one_process(work: Path, count: int) -> tuple[list[float], list[float]]:
 
     async def main() -> None:
         for _ in range(count):
-            plain.append(await once(None))
-            confined.append(await once(confinement))
+            times["plain"].append(await once(None))
+            times["bwrap"].append(await once(confinement))
+            for name, prefix in prefixes.items():
+                times[name].append(await once(None, prefix))
 
     asyncio.run(main())
-    return plain, confined
+    return times
 
 
 def task_suite(root: Path) -> Path:
@@ -76,6 +84,7 @@ def task_suite(root: Path) -> Path:
         "prompt": "nothing",
         "workspaceFixture": "fixtures/ws",
         "verificationCommands": [{"id": "true", "name": "true", "command": ["/bin/true"]}],
+        "expectedChangedFiles": ["a.txt"],  # /bin/true changes nothing: a fail, timed all the same
     }
     suite = root / "suite.json"
     suite.write_text(json.dumps({"id": "bench", "name": "bench", "tasks": [task]}))
@@ -157,12 +166,15 @@ def main() -> None:
     print(subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip())
     with tempfile.TemporaryDirectory(prefix="assay-bench-isolation-") as scratch:
         work = Path(scratch)
-        plain, confined = one_process(work, args.processes)
+        single = one_process(work, args.processes)
         print(
-            f"/bin/true, {args.processes} each: plain {describe(plain)}; bwrap {describe(confined)}"
+            f"/bin/true, {args.processes} each: "
+            + "; ".join(f"{name} {describe(values)}" for name, values in single.items())
         )
-        overhead = statistics.median(confined) - statistics.median(plain)
-        print(f"  bwrap overhead per process: {overhead * 1000:.1f} ms (median difference)")
+        plain = statistics.median(single["plain"])
+        for name in ("bwrap", "prlimit", "shim"):
+            overhead = statistics.median(single[name]) - plain
+            print(f"  {name} overhead per process: {overhead * 1000:.1f} ms (median difference)")
         times = per_attempt(work, args.repeat, args.rounds)
         for mode, values in times.items():
             print(

@@ -176,3 +176,87 @@ def test_score_in_a_subprocess_has_no_traceback(suite: Path, tmp_path: Path) -> 
     )
     assert done.returncode == 2
     assert "no task 'nope'" in done.stderr and "Traceback" not in done.stderr
+
+
+def _probe_task(suite: Path, script: str) -> None:
+    """`fix-add`'s verification command replaced by `script` (what a hostile suite runs)."""
+    document = json.loads(suite.read_text())
+    document["tasks"][0]["verificationCommands"] = [
+        {"id": "probe", "name": "Probe", "command": [sys.executable, "-c", script]}
+    ]
+    suite.write_text(json.dumps(document))
+
+
+PROBE = """
+import os, pathlib, sys
+suite = pathlib.Path(os.environ["SUITE_FILE"])
+print("suite-visible" if suite.exists() else "suite-hidden")
+pids = [p for p in os.listdir("/proc") if p.isdigit()]
+print("pids", len(pids))
+pathlib.Path("written-by-command.txt").write_text("ok")
+try:
+    (suite.parent / "planted.txt").write_text("x")
+    print("planted")
+except OSError:
+    print("not-planted")
+"""
+
+
+def test_score_runs_verification_commands_in_the_sandbox_with_the_workspace_writable(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay._util.isolation import probe_bwrap
+
+    if probe_bwrap()[0] is None:
+        pytest.skip("no working bwrap")
+    workspace = _workspace(suite, tmp_path, solve=True)
+    _probe_task(suite, PROBE)
+    monkeypatch.setenv("SUITE_FILE", str(suite))
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    main([*argv, "--isolation", "bwrap", "--json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    probe = next(r for r in report["results"] if r["id"] == "probe")
+    lines = probe["stdout"].split("\n")
+    assert lines[0] == "suite-hidden"
+    assert int(lines[1].split()[1]) <= 3  # bwrap's init, the command: not the host's
+    assert lines[2] == "not-planted" and not (suite.parent / "planted.txt").exists()  # read-only
+    assert (workspace / "written-by-command.txt").read_text() == "ok"
+    assert "WARNING" not in captured.err
+
+
+def test_score_says_loudly_when_its_commands_run_unconfined(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = _workspace(suite, tmp_path, solve=True)
+    _probe_task(suite, PROBE)
+    monkeypatch.setenv("SUITE_FILE", str(suite))
+    monkeypatch.setenv("ASSAY_ISOLATION", "none")
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    main([*argv, "--json"])
+    captured = capsys.readouterr()
+    assert "assay: WARNING: agents and verification commands run WITHOUT an OS sandbox" in (
+        captured.err
+    )
+    probe = next(r for r in json.loads(captured.out)["results"] if r["id"] == "probe")
+    assert probe["stdout"].startswith("suite-visible")  # what the sandbox takes away
+
+
+def test_score_from_inside_the_workspace_keeps_it_writable(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The working directory's checkout is hidden, but not when it is the workspace."""
+    from assay._util.isolation import probe_bwrap
+
+    if probe_bwrap()[0] is None:
+        pytest.skip("no working bwrap")
+    workspace = _workspace(suite, tmp_path, solve=True)
+    _probe_task(suite, PROBE)
+    monkeypatch.setenv("SUITE_FILE", str(suite))
+    monkeypatch.chdir(workspace)
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", "."]
+    main([*argv, "--isolation", "bwrap", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    probe = next(r for r in report["results"] if r["id"] == "probe")
+    assert probe["exitCode"] == 0, (probe["stdout"], probe["stderr"])
+    assert (workspace / "written-by-command.txt").read_text() == "ok"

@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--baseline",
         help="the commit the agent started from (default: the repository's root commit)",
     )
+    _isolation_options(p, agents=False)
     _json(p, "PVYai's task report")
 
     p = sub.add_parser(
@@ -466,14 +467,15 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     _isolation_options(p)
 
 
-def _isolation_options(p: argparse.ArgumentParser) -> None:
+def _isolation_options(p: argparse.ArgumentParser, *, agents: bool = True) -> None:
+    """The sandbox's options; `assay score` runs no agent (`agents=False`)."""
     p.add_argument(
         "--isolation",
         choices=["auto", "bwrap", "none"],
         default=None,
         help="OS sandbox for agents and verification commands (default auto: bwrap if it works)",
     )
-    for who in ("agent", "command"):
+    for who in ("agent", "command") if agents else ("command",):
         p.add_argument(
             f"--{who}-network",
             choices=["on", "off"],

@@ -1,7 +1,11 @@
 """`assay score`: check a workspace the agent already changed (PVYai's `eval run` mode).
 
-No sandbox and no agent: the user copied the task's fixture, committed it (the
+No agent and no copy of the fixture: the user copied the task's fixture, committed it (the
 baseline, as PVYai expects), ran their agent, and now asks whether the result passes.
+The verification commands still come from a suite someone else may have written, so they
+run in the OS sandbox as in `assay run` (`--isolation`, default auto, with
+`--command-network` and `--pass-env`): the workspace is the one directory they may write,
+and the suite's checkout and HOME are hidden. Unconfined, assay says so on stderr.
 The baseline is the repository's root commit (PVYai's workspace has no other) unless
 `--baseline` names one, so an agent that committed its work is judged on all of it, as in
 `assay run`. `--json` prints PVYai's per-task report. Exit 0 when the task passes, 1
@@ -14,10 +18,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.core.text import strip_control
 from assay.errors import ConfigError, SourcePosition
@@ -25,6 +31,9 @@ from assay.grading.base import Grade
 from assay.report.model import CaseResult, Check
 from assay.runner.combine import fold_attempts, graded_attempt
 from assay.suites.case import Case, TaskSpec
+
+if TYPE_CHECKING:
+    from assay._util.isolation import Sandboxing
 
 __all__ = ["command"]
 
@@ -37,17 +46,26 @@ def command(args: argparse.Namespace) -> int:
     suite = Path(args.suite)
     if not suite.is_file():
         raise ConfigError("task suite not found", SourcePosition(suite))
-    case = _find_task(load_suites([suite]).cases, args.task, suite)
+    loaded = load_suites([suite])
+    case = _find_task(loaded.cases, args.task, suite)
     assert isinstance(case.spec, TaskSpec)
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise ConfigError("workspace is not a directory", SourcePosition(workspace))
     trace_events = read_trace_file(Path(args.trace)) if args.trace else []
+    baseline = _baseline(args.baseline)
+    limits = loaded.config.sandbox_limits if loaded.config else None
+    sandboxing = _sandboxing(args, suite=suite, limits=limits)
 
     started = time.monotonic()
     grade = asyncio.run(
         score_workspace(
-            case.spec, workspace, baseline=_baseline(args.baseline), trace_events=trace_events
+            case.spec,
+            workspace,
+            baseline=baseline,
+            trace_events=trace_events,
+            sandboxing=sandboxing,
+            pass_env=tuple(args.pass_env),
         )
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
@@ -58,6 +76,30 @@ def command(args: argparse.Namespace) -> int:
     else:
         _print_table(result)
     return 0 if result.status == "pass" else 1
+
+
+def _sandboxing(
+    args: argparse.Namespace, *, suite: Path, limits: Mapping[str, int] | None
+) -> Sandboxing:
+    """The verification commands' sandbox: what `assay run` hides, but the workspace is the
+    user's own checkout (bound writable on top of whatever hides it)."""
+    from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
+    from assay._util.limits import limits_from_environ
+
+    harden_process()
+    masked = {checkout_root(suite)}
+    cwd_checkout = checkout_root(Path.cwd())
+    if (cwd_checkout / ".git").exists():
+        masked.add(cwd_checkout)
+    sandboxing = resolve_sandboxing(
+        args.isolation or "auto",
+        masked=masked,
+        command_network=args.command_network != "off",
+        limits=limits_from_environ(os.environ, limits),
+    )
+    if sandboxing.warning:
+        print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)
+    return sandboxing
 
 
 def _baseline(raw: str | None) -> str | None:

@@ -11,10 +11,17 @@ With `bwrap` every such program gets:
   left in its namespace (a double-forked daemon included); `--die-with-parent` does the same
   when assay itself dies;
 - the host filesystem read-only, with `/tmp`, `$HOME`, `/run`, the suite checkouts and the
-  report directory replaced by empty tmpfs mounts (never mounted), and only the case's own
-  directory writable; `HOME` and `TMPDIR` point into those private tmpfs mounts;
+  report directory replaced by empty tmpfs mounts (never mounted; read-only but for `/tmp`
+  and HOME), and only the case's own directory writable; `HOME` and `TMPDIR` point into
+  those private tmpfs mounts;
 - a minimal `/dev`, no capabilities, `no_new_privs` (bwrap always sets it), a new session
-  (no terminal to inject keystrokes into), and optionally no network (`--unshare-net`).
+  (no terminal to inject keystrokes into), and optionally no network (`--unshare-net`);
+- of `/sys` only what runtimes read to size themselves (CPUs, NUMA nodes, huge pages): no
+  network interfaces and their MAC addresses, block devices, DMI/firmware tables, kernel
+  modules or the host's cgroup tree (which lists every process of the host);
+- resource limits (`assay._util.limits`): a bounded number of processes, a bounded size
+  per file, no core dumps, and size-capped tmpfs mounts, so a fork bomb or a runaway
+  writer ends its own case, not the machine.
 
 `none` runs programs as they are (process group and timeouts only): assay says so loudly.
 `auto` probes bwrap once per run and falls back to `none` with that warning.
@@ -32,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv
 from assay.errors import ConfigError
 
 __all__ = [
@@ -52,6 +60,17 @@ _NEVER_MASKED = frozenset({"/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin
 """Masking any of these would leave nothing to run; a suite living there is not hidden."""
 _RESOLVER_DIR = "/run/systemd/resolve"
 """Where /etc/resolv.conf points on Ubuntu: kept readable when /run is masked, for DNS."""
+_SYS_KEPT = (
+    "/sys/devices/system/cpu",
+    "/sys/devices/system/node",
+    "/sys/kernel/mm/transparent_hugepage",
+)
+"""All of /sys a confined program sees: glibc counts CPUs from the first (Python's
+os.cpu_count, nproc, make -j), libnuma and the JVM read the second, Go and jemalloc the
+third. Everything else (interfaces, devices, DMI, cgroups, modules) is an empty tmpfs."""
+_MASK_SIZE = 1024 * 1024
+"""The cap of the tmpfs over a masked directory other than HOME and /tmp (a suite checkout,
+the report dir, /run, /sys), which is read-only besides: it only holds mount points."""
 UNSANDBOXED_WARNING = (
     "agents and verification commands run WITHOUT an OS sandbox: they can read this "
     "process's files and the host as assay's own user"
@@ -71,6 +90,19 @@ class Confinement:
     """Paths under a masked directory that stay readable (the interpreter, the program)."""
     network: bool = True
     home: str = "/tmp/home"
+    limits: Limits = DEFAULT_LIMITS
+    prlimit: str | None = None
+    """util-linux `prlimit`, which sets the limits inside the sandbox (None: a Python shim)."""
+
+    @property
+    def counted_processes(self) -> int | None:
+        """The process limit `run_command` must enforce itself (None: the kernel does).
+
+        The kernel never applies RLIMIT_NPROC to root, so a sandbox started by root has its
+        processes counted from outside instead, and is stopped when it passes the limit."""
+        if os.geteuid() != 0 or self.limits.max_processes == UNLIMITED:
+            return None
+        return self.limits.max_processes
 
     def wrap(
         self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
@@ -86,19 +118,44 @@ class Confinement:
             "--cap-drop",
             "ALL",
         ]
+        if os.geteuid() != 0:
+            # Its own user namespace gives the sandbox its own process count: RLIMIT_NPROC
+            # is counted per user and namespace, so the limit bounds this sandbox alone,
+            # not every process of assay's user. (bwrap without setuid does this anyway.)
+            args.append("--unshare-user-try")
         if not self.network:
             args.append("--unshare-net")
-        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        tmp_size = str(self.limits.tmp_size)
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        args += ["--size", tmp_size, "--tmpfs", "/tmp"]
+        args += ["--size", str(_MASK_SIZE), "--tmpfs", "/sys"]
+        for kept in _SYS_KEPT:
+            args += ["--ro-bind-try", kept, kept]
+        args += ["--remount-ro", "/sys"]
         if os.path.isdir("/run"):
-            args += ["--tmpfs", "/run", "--ro-bind-try", _RESOLVER_DIR, _RESOLVER_DIR]
+            args += ["--size", str(_MASK_SIZE), "--tmpfs", "/run"]
+            args += ["--ro-bind-try", _RESOLVER_DIR, _RESOLVER_DIR]
         # Parents before children, so a nested mount is not hidden by its parent's tmpfs.
         for path in _by_depth(self.masked):
-            args += ["--tmpfs", str(path)]
+            private = str(path) in (self.home, "/tmp")  # HOME and TMPDIR: written to
+            size = tmp_size if private else str(_MASK_SIZE)
+            args += ["--size", size, "--tmpfs", str(path)]
         for path in _by_depth(self.exposed):
             args += ["--ro-bind-try", str(path), str(path)]
         for path in _by_depth(self.writable):
             args += ["--bind", str(path), str(path)]
-        args += ["--dir", self.home, "--chdir", str(cwd), "--", *argv]
+        args += ["--dir", self.home]
+        # What hides a directory cannot hold anything either: read-only, once the mounts
+        # inside it (the workspace, the interpreter) are in place; those keep their own mode.
+        mounted_over = {*self.writable, *self.exposed}  # remounting those would hit them
+        for path in self.masked:
+            if str(path) not in (self.home, "/tmp") and path not in mounted_over:
+                args += ["--remount-ro", str(path)]
+        if os.path.isdir("/run"):
+            args += ["--remount-ro", "/run"]
+        # Absolute: bwrap resolves a relative --chdir inside the new root, not from here.
+        args += ["--chdir", os.path.abspath(cwd), "--"]
+        args += [*limit_argv(self.limits, prlimit=self.prlimit), *argv]
         inner_env = {**env, "HOME": self.home, "TMPDIR": "/tmp"}
         return args, inner_env
 
@@ -120,6 +177,8 @@ class Sandboxing:
     agent_network: bool = True
     command_network: bool = True
     exposed: tuple[Path, ...] = field(default_factory=tuple)
+    limits: Limits = DEFAULT_LIMITS
+    prlimit: str | None = None
 
     @property
     def warning(self) -> str | None:
@@ -144,7 +203,7 @@ class Sandboxing:
         if argv:
             exposed += _program_paths(argv[0], self.masked)
             exposed += _named_files(argv[1:])
-        home = os.environ.get("HOME", "")
+        home = os.path.normpath(os.environ.get("HOME", "")) if os.environ.get("HOME") else ""
         masked = list(self.masked)
         if home and os.path.isabs(home) and home not in _NEVER_MASKED and os.path.isdir(home):
             masked.append(Path(home))
@@ -158,6 +217,8 @@ class Sandboxing:
             exposed=tuple(exposed),
             network=network,
             home=inner_home,
+            limits=self.limits,
+            prlimit=self.prlimit,
         )
 
 
@@ -204,14 +265,19 @@ def checkout_root(path: Path) -> Path:
     return directory
 
 
-def probe_bwrap(bwrap: str | None = None) -> tuple[str | None, str]:
-    """(path to a working bwrap, "") or (None, why not): runs the namespaces assay asks for."""
+def probe_bwrap(
+    bwrap: str | None = None, *, limits: Limits = DEFAULT_LIMITS, prlimit: str | None = None
+) -> tuple[str | None, str]:
+    """(path to a working bwrap, "") or (None, why not): runs the namespaces, mounts and
+    limits assay asks for."""
     if not sys.platform.startswith("linux"):
         return None, f"no OS sandbox on {sys.platform}"
     found = bwrap or shutil.which("bwrap")
     if found is None:
         return None, "bwrap (bubblewrap) is not installed"
-    probe = Confinement(bwrap=found, writable=(), masked=(), network=False)
+    probe = Confinement(
+        bwrap=found, writable=(), masked=(), network=False, limits=limits, prlimit=prlimit
+    )
     argv, env = probe.wrap(["/bin/true"], cwd=Path("/"), env={"PATH": os.defpath})
     try:
         done = subprocess.run(
@@ -231,14 +297,28 @@ def resolve_sandboxing(
     masked: Iterable[Path],
     agent_network: bool = True,
     command_network: bool = True,
+    limits: Limits | None = None,
 ) -> Sandboxing:
-    """The run's Sandboxing: `bwrap` that is unavailable is a ConfigError (exit 2)."""
+    """The run's Sandboxing: `bwrap` that is unavailable is a ConfigError (exit 2).
+
+    `limits` default to the `ASSAY_SANDBOX_*` variables over DEFAULT_LIMITS (a malformed
+    one is a ConfigError naming it); callers with a `[tool.assay]` pass
+    `limits_from_environ(os.environ, config.sandbox_limits)`."""
+    from assay._util.limits import find_prlimit, limits_from_environ
+
+    if limits is None:
+        limits = limits_from_environ(os.environ)
+    limits = limits.within_hard_limits()
     network = functools.partial(
-        Sandboxing, agent_network=agent_network, command_network=command_network
+        Sandboxing,
+        agent_network=agent_network,
+        command_network=command_network,
+        limits=limits,
     )
     if requested == "none":
         return network(mode="none", requested=requested)
-    bwrap, reason = probe_bwrap()
+    prlimit = find_prlimit()
+    bwrap, reason = probe_bwrap(limits=limits, prlimit=prlimit)
     if bwrap is None:
         if requested == "bwrap":
             raise ConfigError(
@@ -255,6 +335,7 @@ def resolve_sandboxing(
         bwrap=bwrap,
         masked=tuple(hidden),
         exposed=tuple(_python_paths()),
+        prlimit=prlimit,
     )
 
 

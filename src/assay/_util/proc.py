@@ -48,6 +48,8 @@ MAX_LINE_BYTES = 8 * MiB
 _READ_CHUNK = 64 * 1024
 _TERM_GRACE_S = 2.0
 _EXIT_POLL_S = 0.1
+_COUNT_EVERY_S = 0.02
+"""How often a root-started sandbox's processes are counted (a listing: ~20 us)."""
 _DRAIN_AFTER_EXIT_S = 5.0
 """How long to wait for EOF after the group is gone (a daemon that escaped it may hold a pipe)."""
 
@@ -65,6 +67,8 @@ class CommandResult:
     """Empty when stderr was merged into stdout."""
     truncated: bool
     """True when a stream went past the capture cap and its file stops there."""
+    stopped: str = ""
+    """Why assay stopped the command before it ended ("" when it did not, or timed out)."""
 
 
 class LaunchError(Exception):
@@ -165,6 +169,32 @@ async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
     capture.finish()
 
 
+def sandbox_processes(bwrap_pid: int) -> int | None:
+    """How many processes the bwrap sandbox started as `bwrap_pid` holds (None: it has not
+    started, or has ended). Its first child is the init of its PID namespace, whose root
+    holds the namespace's own /proc: one directory per process in it, and no other."""
+    try:
+        children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
+        if not children:
+            return None
+        return sum(entry.isdigit() for entry in os.listdir(f"/proc/{children[0]}/root/proc"))
+    except OSError:
+        return None
+
+
+async def _count_processes(pid: int, limit: int, stopped: list[str], capture: _Capture) -> None:
+    """Stop the sandbox (`pid`'s group: bwrap, whose namespace dies with it) when it holds
+    more than `limit` processes; say so in its output."""
+    while True:
+        await asyncio.sleep(_COUNT_EVERY_S)
+        count = sandbox_processes(pid)
+        if count is not None and count > limit:
+            stopped.append(f"stopped: more than {limit} processes in the sandbox")
+            capture.feed(f"\nassay: {stopped[0]}\n".encode())
+            _signal_group(pid, signal.SIGKILL)
+            return
+
+
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
@@ -247,6 +277,12 @@ async def run_command(
             assert process.stderr is not None
             pumps.append(asyncio.create_task(_pump(process.stderr, stderr)))
         exited = asyncio.create_task(process.wait())
+        stopped: list[str] = []
+        limit = isolation.counted_processes if isolation is not None else None
+        watchers: list[asyncio.Task[None]] = []
+        if limit is not None:
+            counted = _count_processes(process.pid, limit, stopped, stderr or stdout)
+            watchers.append(asyncio.create_task(counted))
         timed_out = False
         try:
             if not await _wait_for_exit(process, exited, timeout_s):
@@ -265,7 +301,9 @@ async def run_command(
             if process.returncode is None:  # cancelled, or a pump's callback raised
                 _signal_group(process.pid, signal.SIGKILL)
                 await _wait_for_exit(process, exited, _DRAIN_AFTER_EXIT_S)
-            pending: list[asyncio.Task[Any]] = [t for t in (*pumps, exited) if not t.done()]
+            pending: list[asyncio.Task[Any]] = [
+                t for t in (*pumps, exited, *watchers) if not t.done()
+            ]
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
@@ -281,4 +319,5 @@ async def run_command(
         stdout_tail=stdout.tail(),
         stderr_tail=stderr.tail() if stderr is not None else "",
         truncated=stdout.truncated or (stderr is not None and stderr.truncated),
+        stopped=stopped[0] if stopped else "",
     )

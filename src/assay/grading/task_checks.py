@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util.limits import limit_reason
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, redact_file, scrubbed_environ
 from assay.core.checks import Check
@@ -134,6 +135,9 @@ class TaskGrader:
         _write_agent_result(ctx, output)
         if output.exit_code not in (0, None):
             reason = f"agent exited with code {output.exit_code}"
+            sandboxing = self.options.sandboxing
+            limited = limit_reason(output.exit_code, sandboxing.limits) if sandboxing else ""
+            reason += f" ({limited})" if limited else ""
             return _grade_of(blocked_checks(spec, reason, output.trace_events))
         if ctx.sandbox.baseline is None:
             raise SandboxError(f"the sandbox of task case {ctx.case.id} kept no baseline")
@@ -210,7 +214,10 @@ async def _command_check(command: VerificationCommand, launch: _Launch, log_dir:
         message = f"timed out after {command.timeout_s:g}s"
         return _check(command.id, command.name, "command", "error", message, **fields)
     status = "pass" if result.exit_code == 0 else "fail"
-    return _check(command.id, command.name, "command", status, **fields)
+    limited = result.stopped or (
+        limit_reason(result.exit_code, sandboxing.limits) if sandboxing else ""
+    )
+    return _check(command.id, command.name, "command", status, limited, **fields)
 
 
 def _tail(output: str) -> str:

@@ -172,7 +172,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
 
         start_sdk_imports(_models_called(prepared.runs))
     listener = listener or NullListener()
-    options = _sandboxed(prepared.settings, prepared.cases)
+    options = _sandboxed(prepared.settings, prepared.cases, prepared.config)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
@@ -298,7 +298,9 @@ async def _run_planned(
     )
 
 
-def _sandboxed(options: RunSettings, cases: Sequence[Case]) -> RunSettings:
+def _sandboxed(
+    options: RunSettings, cases: Sequence[Case], config: AssayConfig | None = None
+) -> RunSettings:
     """`options` with the run's isolation resolved (ConfigError: bwrap asked for, not there).
 
     Every program the run starts must not see the suites (their expected answers, their
@@ -307,6 +309,7 @@ def _sandboxed(options: RunSettings, cases: Sequence[Case]) -> RunSettings:
     so even without a sandbox a process of the same user cannot read its environment.
     """
     from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
+    from assay._util.limits import limits_from_environ
 
     harden_process()
     if options.sandboxing is not None:
@@ -324,6 +327,7 @@ def _sandboxed(options: RunSettings, cases: Sequence[Case]) -> RunSettings:
         masked=masked,
         agent_network=options.agent_network,
         command_network=options.command_network,
+        limits=limits_from_environ(os.environ, config.sandbox_limits if config else None),
     )
     if sandboxing.warning:
         print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -76,6 +77,13 @@ class ConfigFile(BaseModel):
     """Whether verification commands may use the network inside the sandbox (default true)."""
     pass_env: list[str] = []
     """Credential-shaped variables that verification commands may see after all."""
+    sandbox_max_processes: int | str | None = None
+    """Processes and threads a sandbox may hold at once (default 4096; `unlimited`)."""
+    sandbox_max_file_size: int | str | None = None
+    """The largest file a sandboxed program may write: bytes, or `512M`, `4G`, `unlimited`
+    (default 4G)."""
+    sandbox_tmp_size: int | str | None = None
+    """The cap of each of a sandbox's private /tmp and HOME, in RAM (default 4G)."""
     graders: list[str] = []
     """User graders run on every case after its own grading: names registered in the
     `assay.graders` entry point group, or `module:function` (found beside this file)."""
@@ -110,6 +118,8 @@ class AssayConfig:
     agent_network: bool | None = None
     command_network: bool | None = None
     pass_env: tuple[str, ...] = ()
+    sandbox_limits: Mapping[str, int] = field(default_factory=dict)
+    """The `sandbox_*` keys set, as `assay._util.limits.Limits` fields -> their values."""
     graders: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
@@ -233,9 +243,21 @@ def _resolve(
         agent_network=model.agent_network,
         command_network=model.command_network,
         pass_env=tuple(model.pass_env),
+        sandbox_limits=_sandbox_limits(model, lambda key: _key_location(path, text, table, key)),
         graders=tuple(model.graders),
         warnings=warnings,
     )
+
+
+def _sandbox_limits(model: ConfigFile, where: Callable[[str], SourcePosition]) -> dict[str, int]:
+    from assay._util.limits import LIMIT_VARIABLES, parse_limit
+
+    found = {}
+    for name in LIMIT_VARIABLES:
+        raw = getattr(model, f"sandbox_{name}")
+        if raw is not None:
+            found[name] = parse_limit(name, str(raw), label=f"sandbox_{name}", where=where)
+    return found
 
 
 def _key_location(path: Path, text: str, table: str | None, key: object) -> SourcePosition:
