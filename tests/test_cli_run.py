@@ -17,6 +17,7 @@ import pytest
 
 from assay.cli import main
 from assay.models.names import DEFAULT_MODEL
+from assay.report.history import read_history
 from assay.report.model import CaseResult, Report
 from assay.runner.results import parse_result_line
 from tests.test_runner_e2e import agent_argv, set_plans, suite_json, write_project
@@ -157,6 +158,14 @@ def test_selection_and_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         seen += [c.id for c in shard.cases]
     assert sorted(seen) == sorted(f"calc/{n}" for n in names)
     assert len(seen) == len(set(seen))
+    # A shard is a part of a run: the history gets the merged report, not the parts.
+    history = root / ".assay-history"
+    assert [e.run_id for e in read_history(history)] == [selected.run.id]
+    shards = [str(root / f"shard{index}") for index in (1, 2)]
+    assert main(["merge", *shards, "-o", str(root / "merged" / "report.json")]) == 0
+    merged = load_report(root / "merged/report.json")
+    assert [e.run_id for e in read_history(history)] == [selected.run.id, merged.run.id]
+    assert (merged.summary.total, read_history(history)[-1].total) == (5, 5)
     capsys.readouterr()
 
 

@@ -241,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="errors the gate tolerates (default: the lowest of the reports' values)",
     )
+    _history(p)
 
     p = sub.add_parser("compare", help="per-case deltas between two reports")
     p.add_argument(

@@ -1,10 +1,13 @@
-"""`assay merge REPORT... -o OUT [--threshold X] [--max-errors N]`: shards -> one gated report.
+"""`assay merge REPORT... -o OUT [--threshold X] [--max-errors N] [--history DIR]`: shards
+-> one gated report.
 
 REPORT is a report.json file or a directory searched for them (downloaded CI artifacts).
 OUT is written as the merged report.json, with every renderer's file (summary.md,
 junit.xml, a plugin's) beside it, and
 the per-case artifacts the reports point at (transcripts, tracebacks) are copied beside
-it too, so the merged report directory stands on its own. Exit codes: 0 gate passed,
+it too, so the merged report directory stands on its own. The merged report is the run
+the history records (a shard run records nothing): `--history DIR`, else `ASSAY_HISTORY`,
+else `.assay-history` beside OUT's directory. Exit codes: 0 gate passed,
 1 gate failed, 2 unreadable or unmergeable reports (ConfigError, printed by assay.cli).
 """
 
@@ -22,6 +25,7 @@ from assay._util.display import display_path
 from assay._util.paths import resolve_inside
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError, output_error
+from assay.report.history import history_dir_for
 from assay.report.merge import merge_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_reports
@@ -42,7 +46,7 @@ def command(args: argparse.Namespace) -> int:
         labels=labels,
         on_warning=lambda message: print(f"warning: {message}", file=sys.stderr),
     )
-    _write_merged_report(merged, output)
+    _write_merged_report(merged, output, history=args.history)
     _copy_case_artifacts(merged, sources=list(zip(paths, reports, strict=True)), output=output)
 
     from assay.report.terminal import print_summary
@@ -57,7 +61,7 @@ def _output_file(raw: Path) -> Path:
     return raw / REPORT_FILE if raw.is_dir() else raw
 
 
-def _write_merged_report(report: Report, output: Path) -> None:
+def _write_merged_report(report: Report, output: Path, *, history: str | None) -> None:
     """`output` gets the report JSON; every other rendering goes beside it.
 
     The runner's writer renders them all into a private directory next to `output`; they
@@ -70,7 +74,8 @@ def _write_merged_report(report: Report, output: Path) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
     try:
-        written = write_report_dir(report, staging, cases=())
+        history_dir = history_dir_for(directory, Path(history) if history else None)
+        written = write_report_dir(report, staging, cases=(), history_dir=history_dir)
         # Every rendering the run would write (a plugin's included), not a fixed list.
         for file in written:
             os.replace(file, output if file.name == REPORT_FILE else directory / file.name)

@@ -191,7 +191,11 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
                 cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
-                history_dir=history_dir_for(report_dir, options.history_dir),
+                # A shard's report is a part of the run, not a run: `assay merge` records
+                # the whole one.
+                history_dir=(
+                    None if options.shard else history_dir_for(report_dir, options.history_dir)
+                ),
                 baseline=prepared.baseline,
             )
         except OSError as exc:
