@@ -169,3 +169,23 @@ def test_repeat_auto_from_the_environment_and_bad_values(
     with pytest.raises(SystemExit) as exc:
         main(run_args(root, "--repeat", "sometimes"))
     assert exc.value.code == 2
+
+
+def test_the_limit_auto_stops_against_is_the_one_the_gate_decides_on() -> None:
+    from types import SimpleNamespace
+    from typing import Any
+
+    from assay.runner.adaptive_inputs import gate_limit
+    from tests.test_merge import make_case, make_report
+
+    baseline = make_report([make_case("calc/a"), make_case("calc/b", "fail", line=2)])
+    assert baseline.summary.score == 0.5
+
+    def limit(gate: str, floor: float | None, base: Any) -> float:
+        settings: Any = SimpleNamespace(gate=gate, floor=floor, threshold=0.8)
+        return gate_limit(settings, baseline=base)
+
+    assert limit("threshold", None, baseline) == 0.8
+    assert limit("regression", 0.3, baseline) == 0.3  # the floor
+    assert limit("regression", None, baseline) == 0.5  # judged against the baseline
+    assert limit("regression", None, None) == 0.8

@@ -24,10 +24,15 @@ def case_key(case_id: str, model: str | None) -> str:
     return f"{case_id}\x00{model or ''}"
 
 
-def gate_limit(options: RunSettings) -> float:
-    """The score the decision turns on: the threshold, or a regression gate's floor."""
-    if options.gate == "regression" and options.floor is not None:
-        return options.floor
+def gate_limit(options: RunSettings, *, baseline: Report | None) -> float:
+    """The score the decision turns on: the threshold; for a regression gate its floor,
+    or without one the baseline's score (the head is judged against it, and the
+    threshold takes no part in that gate)."""
+    if options.gate == "regression":
+        if options.floor is not None:
+            return options.floor
+        if baseline is not None and baseline.summary.score is not None:
+            return baseline.summary.score
     return options.threshold
 
 

@@ -142,7 +142,7 @@ class Executor:
                 chosen = set(
                     next_round(
                         scores,
-                        threshold=gate_limit(self._options),
+                        threshold=gate_limit(self._options, baseline=self._baseline),
                         max_repeat=self._options.repeat,
                         knowledge=knowledge,
                     )
