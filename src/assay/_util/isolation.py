@@ -275,8 +275,16 @@ def probe_bwrap(
     found = bwrap or shutil.which("bwrap")
     if found is None:
         return None, "bwrap (bubblewrap) is not installed"
+    # Exposed as every real confinement exposes it: without prlimit the limits are set
+    # by a Python shim, and the interpreter may live under /tmp, which the sandbox hides.
     probe = Confinement(
-        bwrap=found, writable=(), masked=(), network=False, limits=limits, prlimit=prlimit
+        bwrap=found,
+        writable=(),
+        masked=(),
+        exposed=tuple(_python_paths()),
+        network=False,
+        limits=limits,
+        prlimit=prlimit,
     )
     argv, env = probe.wrap(["/bin/true"], cwd=Path("/"), env={"PATH": os.defpath})
     try:
