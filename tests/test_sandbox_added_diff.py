@@ -9,7 +9,7 @@ import pytest
 
 from assay.sandbox import build_sandbox, review
 from assay.sandbox.added_diff import added_files_diff
-from assay.sandbox.objects import FILE_MODE, Entry
+from assay.sandbox.objects import FILE_MODE, SYMLINK_MODE, Entry
 from assay.sandbox.repo import branch_diff
 from assay.suites.case import FixtureFile, ReviewSpec
 from tests.test_sandbox_helpers import make_case, write
@@ -118,3 +118,14 @@ def test_a_fixture_over_a_supporting_file_is_left_to_git(tmp_path: Path) -> None
     sandbox = build_sandbox(make_case("review", spec), parent=work)
     assert sandbox.diff == branch_diff(sandbox.path)
     assert "-a = 1\n+a = 2\n" in sandbox.diff
+
+
+def test_a_symlink_or_a_crowded_repository_is_left_to_git() -> None:
+    sha = "abcdef1" + "0" * 33
+    link = {"a": Entry(SYMLINK_MODE, sha)}
+    assert added_files_diff({}, link, {"a": b"t"}, object_ids={sha}, has_attributes=False) is None
+    crowded = {sha, *(f"{n:040x}" for n in range(1 << 13))}
+    plain = {"a": Entry(FILE_MODE, sha)}
+    assert (
+        added_files_diff({}, plain, {"a": b"x\n"}, object_ids=crowded, has_attributes=False) is None
+    )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from assay.sandbox.objects import EXECUTABLE_MODE, FILE_MODE, SYMLINK_MODE, Entry
+from assay.sandbox.objects import EXECUTABLE_MODE, FILE_MODE, Entry
 
 __all__ = ["added_files_diff"]
 
@@ -25,7 +25,13 @@ _ABBREV = 7
 """git's shortest abbreviation (core.abbrev auto, for repositories of a few objects)."""
 _BINARY_SNIFF = 8000
 """git calls a file binary when its first 8000 bytes hold a NUL."""
-_MODES = {FILE_MODE: "100644", EXECUTABLE_MODE: "100755", SYMLINK_MODE: "120000"}
+_MODES = {FILE_MODE: "100644", EXECUTABLE_MODE: "100755"}
+"""Regular files only (a fixture file always is one); a symlink is left to git."""
+_MAX_OBJECTS = 1 << 13
+"""From 2**14 objects on, git's automatic abbreviation grows past 7 digits; well below
+that, 7 it is."""
+_BIG_FILE = 512 * 1024 * 1024
+"""git's core.bigFileThreshold: a larger file is shown as binary whatever it holds."""
 _EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 
 
@@ -39,10 +45,10 @@ def added_files_diff(
 ) -> str | None:
     """git's diff from `base` to `head` when `head` only adds files to `base`; else None.
 
-    `contents` holds each added path's bytes (a symlink's target), `object_ids` every
+    `contents` holds each added path's bytes, `object_ids` every
     object of the repository (a short id must name one object only).
     """
-    if has_attributes:
+    if has_attributes or len(object_ids) >= _MAX_OBJECTS:
         return None
     added = sorted(path for path in head if path not in base)
     if any(base[path] != head.get(path) for path in base):
@@ -51,7 +57,9 @@ def added_files_diff(
     for path in added:
         entry, data = head[path], contents.get(path)
         mode = _MODES.get(entry.mode)
-        if data is None or mode is None or not _PLAIN_PATH.fullmatch(path):
+        if data is None or mode is None or len(data) > _BIG_FILE:
+            return None
+        if not _PLAIN_PATH.fullmatch(path):
             return None
         short = entry.sha[:_ABBREV]
         if sum(1 for sha in object_ids if sha.startswith(short)) != 1:
