@@ -77,7 +77,7 @@ import atexit, os, resource, runpy, sys
 out = sys.argv[1]
 def dump():
     u = resource.getrusage(resource.RUSAGE_SELF)
-    open(out, "w").write(f"{u.ru_utime + u.ru_stime} {u.ru_maxrss}")
+    open(out, "w").write(f"{u.ru_utime + u.ru_stime} {u.ru_maxrss} {u.ru_utime} {u.ru_stime}")
 atexit.register(dump)
 sys.argv = ["assay", *sys.argv[2:]]
 if os.environ.get("BENCH_CPROFILE"):  # the main thread (the event loop) only
@@ -89,6 +89,9 @@ runpy.run_module("assay.cli", run_name="__main__")
 """
 """Runs `assay` and records the CPU time and peak RSS of its own process (RUSAGE_SELF:
 not its git children, not the fake), for the bare-SDK comparison to be like for like."""
+
+LAST_SPLIT: list[float] = []
+"""(user s, system s) of the last `run_assay`: system time is the kernel's (mkdir, open, fork)."""
 
 PROFILE: list[str] = []
 """`--profile FILE`: the py-spy command line each `assay run` is started under."""
@@ -113,7 +116,8 @@ def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[floa
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode != 0:
         raise SystemExit(f"assay run exited {proc.returncode}:\n{stderr[-2000:]}")
-    cpu, peak = usage_file.read_text().split()
+    cpu, peak, user, system = usage_file.read_text().split()
+    LAST_SPLIT[:] = [float(user), float(system)]
     return wall, float(cpu), int(peak)
 
 
@@ -165,9 +169,12 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", help="write a py-spy raw profile (collapsed stacks) here")
+    parser.add_argument("--gil", action="store_true", help="with --profile: GIL holder only")
     args = parser.parse_args()
     if args.profile:
-        PROFILE[:] = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", args.profile, "--"]
+        PROFILE[:] = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", args.profile]
+        # --gil: only the thread holding the interpreter lock, i.e. where Python CPU goes
+        PROFILE[:] += ["--gil", "--"] if args.gil else ["--"]
 
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.get_context("spawn").Process(
@@ -190,13 +197,18 @@ def main() -> int:
                 per_call, bare = [], []
                 for _ in range(args.repeats):
                     _, cpu_a, _ = run_assay(root, corpus(a), url, args.concurrency)
+                    user_a, sys_a = LAST_SPLIT
                     _, cpu_b, _ = run_assay(root, corpus(b), url, args.concurrency)
+                    user_b, sys_b = LAST_SPLIT
                     per_call.append((cpu_b - cpu_a) / (CALLS_PER_CASE * (b - a)))
+                    per_case_sys = (sys_b - sys_a) / (b - a)
+                    per_case_user = (user_b - user_a) / (b - a)
                     bare.append(asyncio.run(bare_sdk_cpu(url, CALLS_PER_CASE * (b - a))))
                     print(
                         f"  cpu({a})={cpu_a:.2f}s cpu({b})={cpu_b:.2f}s "
                         f"assay {per_call[-1] * 1000:.2f} ms/call, bare sdk "
-                        f"{bare[-1] * 1000:.2f} ms/call, load {load()}"
+                        f"{bare[-1] * 1000:.2f} ms/call; per case user {per_case_user * 1000:.2f} "
+                        f"ms, system {per_case_sys * 1000:.2f} ms, load {load()}"
                     )
                 m, s = statistics.median(per_call), statistics.median(bare)
                 print(

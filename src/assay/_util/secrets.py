@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "MASK",
@@ -144,17 +145,45 @@ def scrubbed_environ(
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of the credential variables of `environ` (default os.environ, plus what was
-    remembered), longest first; for a URL with a password, the URL and the password."""
+    remembered), longest first; for a URL with a password, the URL and the password.
+
+    Every transcript, result line and report asks this of the same environment, so the
+    answer is kept per (environment, what was remembered, what providers declared): the
+    environment is only read, never classified again, until one of them changes.
+    """
     env = os.environ if environ is None else environ
-    values = set(_remembered) if environ is None else set()
-    for name, value in env.items():
+    # os.environ's own store (undecoded, its objects kept) is the cheap key: decoding
+    # every variable to compare costs about as much as classifying them.
+    raw = getattr(env, "_data", None) if env is os.environ else None
+    snapshot: tuple[tuple[Any, Any], ...] = tuple((raw if raw is not None else env).items())
+    remembered = frozenset(_remembered) if environ is None else frozenset()
+    key = (snapshot, remembered, frozenset(_provider_keys))
+    known = _secret_values_seen.get(key)
+    if known is None:
+        known = _classify(tuple(env.items()), remembered)
+        if len(_secret_values_seen) >= _SEEN_ENVIRONMENTS:
+            _secret_values_seen.clear()
+        _secret_values_seen[key] = known
+    return list(known)
+
+
+_SEEN_ENVIRONMENTS = 16
+"""How many distinct environments `secret_values` remembers (a run has one or two)."""
+_secret_values_seen: dict[
+    tuple[tuple[tuple[Any, Any], ...], frozenset[str], frozenset[str]], tuple[str, ...]
+] = {}
+
+
+def _classify(items: tuple[tuple[str, str], ...], remembered: frozenset[str]) -> tuple[str, ...]:
+    values = set(remembered)
+    for name, value in items:
         if not holds_credential(name, value):
             continue
         values.add(value)
         match = _URL_PASSWORD.match(value)
         if match:
             values.add(match[1])
-    return sorted((v for v in values if len(v) >= _MIN_SECRET_LENGTH), key=len, reverse=True)
+    return tuple(sorted((v for v in values if len(v) >= _MIN_SECRET_LENGTH), key=len, reverse=True))
 
 
 def redact(text: str, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> str:

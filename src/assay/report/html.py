@@ -10,13 +10,15 @@ HTML. It opens straight from an unpacked Actions artifact.
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from assay.report.html_data import viewer_data
+from assay.report.html_data import EncodedJSON, viewer_data
 from assay.report.model import CaseResult, Report
 
 if TYPE_CHECKING:
@@ -34,8 +36,24 @@ _JSON_ESCAPES = {
 
 
 def embed_json(value: Any) -> Markup:
-    """JSON safe inside a `<script>` element: `</script>`, `<!--` and `&` cannot appear."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """JSON safe inside a `<script>` element: `</script>`, `<!--` and `&` cannot appear.
+
+    An `EncodedJSON` inside `value` is written as its text (the same compact encoding,
+    so the page is what encoding the value itself would give).
+    """
+    fragments: list[str] = []
+    token = secrets.token_hex(8)
+
+    def placeholder(obj: object) -> str:
+        if not isinstance(obj, EncodedJSON):
+            raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+        fragments.append(obj.text)
+        return f"\x00{token}:{len(fragments) - 1}\x00"
+
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=placeholder)
+    if fragments:
+        marker = re.compile(r'"\\u0000' + token + r':(\d+)\\u0000"')
+        text = marker.sub(lambda match: fragments[int(match[1])], text)
     for raw, escaped in _JSON_ESCAPES.items():
         text = text.replace(raw, escaped)
     return Markup(text)  # noqa: S704 - escaped above for the script-data context

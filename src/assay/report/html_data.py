@@ -18,7 +18,7 @@ from assay.report.significance import explain
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
 
-__all__ = ["MAX_ARTIFACT_CHARS", "MAX_TOTAL_ARTIFACT_CHARS", "viewer_data"]
+__all__ = ["MAX_ARTIFACT_CHARS", "MAX_TOTAL_ARTIFACT_CHARS", "EncodedJSON", "viewer_data"]
 
 MAX_ARTIFACT_CHARS = 100_000
 """One diff or transcript embedded is cut to this (the artifact itself stays whole)."""
@@ -180,5 +180,16 @@ def _transcript(text: str | None) -> dict[str, Any] | None:
     except ValueError:
         return {"text": text}
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
-        return {"messages": document["messages"], "error": document.get("error")}
+        # Kept encoded: a run's parsed transcripts, all held until the page is written,
+        # cost several times their text (20 MiB at 1000 review cases).
+        return {"messages": EncodedJSON(document["messages"]), "error": document.get("error")}
     return {"text": text}
+
+
+class EncodedJSON:
+    """A value held as its compact JSON text; `report.html.embed_json` writes it as it is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: Any) -> None:
+        self.text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))

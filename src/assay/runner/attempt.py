@@ -85,7 +85,6 @@ async def run_attempt(
     try:
         sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
         if sandbox.diff:  # what the agent reviewed, for report.html to show beside its findings
-            artifacts.mkdir(parents=True, exist_ok=True)
             (artifacts / ATTEMPT_DIFF_FILE).write_text(sandbox.diff, encoding="utf-8")
         ctx = AttemptContext(
             case=run.case,

@@ -73,8 +73,9 @@ class ResultsStream:
 
     def write(self, result: CaseResult) -> None:
         # Redacted before it is signed: the line must verify as it is on disk.
-        text = redact(result.model_dump_json())
-        if text != result.model_dump_json():
+        raw = result.model_dump_json()
+        text = redact(raw)
+        if text != raw:
             result = CaseResult.model_validate_json(text)
             text = result.model_dump_json()
         fingerprint = self._fingerprints.get((result.id, result.model), "")

@@ -78,6 +78,11 @@ class ObjectStore:
             )
         return sha
 
+    @property
+    def ids(self) -> frozenset[str]:
+        """Every object id written to this store."""
+        return frozenset(self._known)
+
     def blob(self, data: bytes) -> str:
         return self.write(b"blob", data)
 

@@ -41,7 +41,14 @@ _REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+")
 class RepoBuilder:
     """The repository at `path`; HEAD names `head_branch` from the start (unborn until checkout)."""
 
-    def __init__(self, path: Path, *, head_branch: str, repository: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        head_branch: str,
+        repository: str | None = None,
+        keep_contents: bool = False,
+    ) -> None:
         self.path = path
         self.git_dir = path / ".git"
         os.makedirs(self.git_dir / "objects" / "pack")
@@ -58,7 +65,7 @@ class RepoBuilder:
         (self.git_dir / "config").write_text(config, encoding="utf-8")
         (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{head_branch}\n", encoding="utf-8")
         self.store = ObjectStore(self.git_dir)
-        self.work = WorkTree(path, self.store)
+        self.work = WorkTree(path, self.store, keep_contents=keep_contents)
 
     def commit(self, snapshot: Snapshot, *, parents: Iterable[str] = (), message: str) -> str:
         """Commit `snapshot` (not necessarily what is on disk) and return the commit id."""

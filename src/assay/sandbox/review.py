@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from assay.errors import SandboxError
+from assay.sandbox.added_diff import added_files_diff
 from assay.sandbox.built_sandbox import Sandbox
 from assay.sandbox.objects import Snapshot
 from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
@@ -28,7 +29,9 @@ def build_review_sandbox(
     spec: ReviewSpec | VerifySpec, repo: Path, *, kind: CaseKind, skill: Path | None
 ) -> Sandbox:
     """Build the review/verify repo in the empty directory `repo`."""
-    builder = RepoBuilder(repo, head_branch=EVAL_BRANCH, repository=spec.repository)
+    builder = RepoBuilder(
+        repo, head_branch=EVAL_BRANCH, repository=spec.repository, keep_contents=True
+    )
     base: Snapshot = {}
     if skill is not None:
         base.update(_copy_skill(builder.work, skill))
@@ -43,10 +46,23 @@ def build_review_sandbox(
         kind=kind,
         base_commit=main,
         head_commit=tip,
-        diff=branch_diff(repo),
+        diff=_diff(builder, base, head),
         changed_files=changed_paths(base, head),
         repository=spec.repository,
     )
+
+
+def _diff(builder: RepoBuilder, base: Snapshot, head: Snapshot) -> str:
+    """`git diff main...eval`: written in-process when eval only adds files, else git's."""
+    contents = builder.work.contents or {}
+    diff = added_files_diff(
+        base,
+        head,
+        contents,
+        object_ids=builder.store.ids,
+        has_attributes=builder.work.has_attributes,
+    )
+    return diff if diff is not None else branch_diff(builder.path)
 
 
 def _place(work: WorkTree, fixtures: Iterable[FixtureFile], *, what: str) -> Snapshot:

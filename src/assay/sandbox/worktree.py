@@ -43,10 +43,13 @@ def repo_path(raw: str) -> str:
 class WorkTree:
     """The work tree at `root`; blobs go to `store`, stats of the files written to `stats`."""
 
-    def __init__(self, root: Path, store: ObjectStore) -> None:
+    def __init__(self, root: Path, store: ObjectStore, *, keep_contents: bool = False) -> None:
         self.root = root
         self.store = store
         self.stats: dict[str, os.stat_result] = {}
+        self.contents: dict[str, bytes] | None = {} if keep_contents else None
+        """With `keep_contents`: the bytes written at each path (a symlink's target), so
+        the diff of an additions-only change can be written without git (`added_diff`)."""
         self.has_attributes = False
         """Whether a `.gitattributes` file was written (git would then convert content)."""
         self.ignore_rules: dict[str, bytes] = {}
@@ -66,6 +69,8 @@ class WorkTree:
             self.stats[rel] = os.fstat(fd)
         finally:
             os.close(fd)
+        if self.contents is not None:
+            self.contents[rel] = data
         return Entry(EXECUTABLE_MODE if executable else FILE_MODE, self.store.blob(data))
 
     def put_symlink(self, rel: str, target: str) -> Entry:
@@ -73,6 +78,8 @@ class WorkTree:
         path = self._claim(rel)
         os.symlink(target, path)
         self.stats[rel] = os.lstat(path)
+        if self.contents is not None:
+            self.contents[rel] = os.fsencode(target)
         return Entry(SYMLINK_MODE, self.store.blob(os.fsencode(target)))
 
     def copy_file(self, source: Path, rel: str) -> Entry:
