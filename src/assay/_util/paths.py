@@ -13,17 +13,20 @@ from assay.errors import ConfigError, SourcePosition
 __all__ = ["resolve_inside"]
 
 
-def resolve_inside(root: Path, raw: str, *, location: SourcePosition | None = None) -> Path:
+def resolve_inside(
+    root: Path, raw: str, *, location: SourcePosition | None = None, root_is_real: bool = False
+) -> Path:
     """Join `raw` onto `root` and resolve symlinks; the result must stay inside `root`.
 
     Raises ConfigError (naming `location`) when the path is absolute, uses `..`, or a
-    symlink on the way leads outside. The target need not exist.
+    symlink on the way leads outside. The target need not exist. `root_is_real` says
+    `root` came from `real_path` already (an agent's tools check every call against it).
     """
     try:
         relative = safe_relative(raw)
     except PathEscape as exc:
         raise ConfigError(str(exc), location) from None
-    real_root = real_path(root)
+    real_root = root if root_is_real else real_path(root)
     candidate = real_path(real_root / relative)
     if not is_inside(candidate, real_root, resolved=True):
         raise ConfigError(

@@ -157,7 +157,7 @@ class SandboxTools:
         except PathEscape as exc:
             raise _Refused(f"{OUTSIDE}: {exc}") from None
         try:
-            path = resolve_inside(self.root, text)
+            path = resolve_inside(self.root, text, root_is_real=True)
         except ConfigError:
             # resolve_inside names the host paths; the model gets the repository's view only.
             raise _Refused(f"{OUTSIDE}: {raw!r} (a symlink on the way leads out of it)") from None
