@@ -44,8 +44,10 @@ REQUIRED = os.environ.get("ASSAY_REQUIRE_BROWSER") == "1"
 def _chromium() -> str | None:
     if CHROMIUM.is_file():
         return str(CHROMIUM)
-    # GitHub's Ubuntu runners link their Chromium snapshot under both names.
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    # GitHub's Ubuntu runners link their Chromium snapshot under these names, and carry
+    # Google Chrome (the same engine) whatever they call Chromium.
+    names = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+    return next((found for name in names if (found := shutil.which(name))), None)
 
 
 def _unavailable(reason: str) -> None:
