@@ -93,7 +93,8 @@ RUNTIMES.register("pi", _BUILTIN)
 
 def _preset(module: str, program: str) -> AgentFactory:
     def factory(options: RunOptions) -> Any:
-        return importlib.import_module(f"assay.agents.presets.{module}").agent(options, program)
+        preset = importlib.import_module(f"assay.agents.presets.{module}").PRESET
+        return preset.agent(program, options=options)
 
     return factory
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+from assay.agents.presets.base import Invocation, Preset, Stream
 from assay.agents.presets.opencode import provider_keys
 
-__all__ = ["PRESET", "Aider", "AiderStream", "agent"]
+__all__ = ["PRESET", "Aider", "AiderStream"]
 
 _TOKENS = re.compile(
     r"^Tokens: (?P<sent>[\d.]+)(?P<sk>k?) sent(?:, (?P<cw>[\d.]+)(?P<cwk>k?) cache write)?"
@@ -113,7 +113,3 @@ class Aider(Preset):
 
 
 PRESET = Aider
-
-
-def agent(options: Any, program: str) -> PresetAgent:
-    return PresetAgent(Aider(program), options=options)

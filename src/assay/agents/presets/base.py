@@ -121,6 +121,11 @@ class Preset(ABC):
     def __init__(self, program: str) -> None:
         self.program = program
 
+    @classmethod
+    def agent(cls, program: str, *, options: RunOptions | None = None) -> PresetAgent:
+        """The Agent that runs this preset's CLI `program` (the runtime registry's factory)."""
+        return PresetAgent(cls(program), options=options)
+
     @abstractmethod
     def argv(self, run: Invocation) -> list[str]: ...
 

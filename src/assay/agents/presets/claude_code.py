@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+from assay.agents.presets.base import Invocation, Preset, Stream
 
-__all__ = ["PRESET", "ClaudeCode", "ClaudeCodeStream", "agent"]
+__all__ = ["PRESET", "ClaudeCode", "ClaudeCodeStream"]
 
 
 class ClaudeCodeStream(Stream):
@@ -69,7 +69,3 @@ class ClaudeCode(Preset):
 
 
 PRESET = ClaudeCode
-
-
-def agent(options: Any, program: str) -> PresetAgent:
-    return PresetAgent(ClaudeCode(program), options=options)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+from assay.agents.presets.base import Invocation, Preset, Stream
 
-__all__ = ["PRESET", "Codex", "CodexStream", "agent"]
+__all__ = ["PRESET", "Codex", "CodexStream"]
 
 _TOOLS = {"command_execution": "shell", "file_change": "apply_patch", "web_search": "web_search"}
 
@@ -71,7 +71,3 @@ class Codex(Preset):
 
 
 PRESET = Codex
-
-
-def agent(options: Any, program: str) -> PresetAgent:
-    return PresetAgent(Codex(program), options=options)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+from assay.agents.presets.base import Invocation, Preset, Stream
 
-__all__ = ["PRESET", "GeminiCli", "GeminiCliStream", "agent"]
+__all__ = ["PRESET", "GeminiCli", "GeminiCliStream"]
 
 
 class GeminiCliStream(Stream):
@@ -74,7 +74,3 @@ class GeminiCli(Preset):
 
 
 PRESET = GeminiCli
-
-
-def agent(options: Any, program: str) -> PresetAgent:
-    return PresetAgent(GeminiCli(program), options=options)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from assay.agents.presets.base import Invocation, Preset, PresetAgent, Stream
+from assay.agents.presets.base import Invocation, Preset, Stream
 
-__all__ = ["PRESET", "Opencode", "OpencodeStream", "agent", "provider_keys"]
+__all__ = ["PRESET", "Opencode", "OpencodeStream", "provider_keys"]
 
 
 class OpencodeStream(Stream):
@@ -94,7 +94,3 @@ def provider_keys(model: str | None, providers: Iterable[str] | None) -> tuple[s
 
 
 PRESET = Opencode
-
-
-def agent(options: Any, program: str) -> PresetAgent:
-    return PresetAgent(Opencode(program), options=options)
