@@ -198,11 +198,15 @@ def test_preflight_names_the_variable_of_a_provider_without_an_action_input() ->
 
 
 def test_a_spec_whose_name_differs_from_its_entry_point_is_refused() -> None:
-    from assay.models.providers import _adapt
+    from assay._util.entrypoints import spec_or_factory
 
+    adapt = spec_or_factory(ProviderSpec, factory_is="a factory")
     spec = ProviderSpec(name="other", factory=lambda: None)  # type: ignore[arg-type, return-value]
     with pytest.raises(ValueError, match="named 'other', not 'mine'"):
-        _adapt("mine", spec)
+        adapt("mine", spec)
+    with pytest.raises(TypeError, match="expected a ProviderSpec or a factory, got int"):
+        adapt("mine", 3)
+    assert adapt("mine", spec.factory) == ProviderSpec(name="mine", factory=spec.factory)
 
 
 # --- runtimes ----------------------------------------------------------------------------------

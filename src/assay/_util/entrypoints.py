@@ -19,14 +19,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-__all__ = ["Registry", "entry_point_origin", "forget_installed_plugins"]
+__all__ = ["Registry", "entry_point_origin", "forget_installed_plugins", "spec_or_factory"]
 
 T = TypeVar("T")
 
@@ -174,3 +174,23 @@ class Registry(Generic[T]):
             raise ConfigError(f"{origin} is not a {self.what}: {exc}") from None
         self._values[name] = value
         return value
+
+
+def spec_or_factory(spec_type: Callable[..., T], *, factory_is: str) -> Callable[[str, object], T]:
+    """The `adapt` of a registry whose entry points name a spec (a dataclass with `name`
+    and `factory`) or just its factory: a spec must carry the entry point's name; a bare
+    callable becomes `spec_type(name=name, factory=obj)`. `factory_is` says what such a
+    callable is, for the error ("an agent factory")."""
+    kind = getattr(spec_type, "__name__", "spec")
+
+    def adapt(name: str, obj: object) -> T:
+        if isinstance(obj, spec_type):  # type: ignore[arg-type]
+            spec: Any = obj
+            if spec.name != name:
+                raise ValueError(f"its {kind} is named {spec.name!r}, not {name!r}")
+            return spec  # type: ignore[no-any-return]
+        if callable(obj):
+            return spec_type(name=name, factory=obj)
+        raise TypeError(f"expected a {kind} or {factory_is}, got {type(obj).__name__}")
+
+    return adapt

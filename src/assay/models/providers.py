@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay._util.entrypoints import Registry
+from assay._util.entrypoints import Registry, spec_or_factory
 from assay._util.secrets import declare_provider_variables
 
 if TYPE_CHECKING:
@@ -114,17 +114,11 @@ class ProviderSpec:
         return tuple(dict.fromkeys((*self.credential_variables(), *self.companions)))
 
 
-def _adapt(name: str, obj: object) -> ProviderSpec:
-    if isinstance(obj, ProviderSpec):
-        if obj.name != name:
-            raise ValueError(f"its ProviderSpec is named {obj.name!r}, not {name!r}")
-        return obj
-    if callable(obj):
-        return ProviderSpec(name=name, factory=obj)
-    raise TypeError(f"expected a ProviderSpec or a factory, got {type(obj).__name__}")
-
-
-PROVIDERS: Registry[ProviderSpec] = Registry("assay.providers", what="model provider", adapt=_adapt)
+PROVIDERS: Registry[ProviderSpec] = Registry(
+    "assay.providers",
+    what="model provider",
+    adapt=spec_or_factory(ProviderSpec, factory_is="a factory"),
+)
 
 
 def provider_spec(name: str) -> ProviderSpec | None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assay._util.entrypoints import Registry
+from assay._util.entrypoints import Registry, spec_or_factory
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -59,17 +59,11 @@ class RuntimeSpec:
     it: the run says it once (`runner.plan.model_notes`). None (the field): no such limit."""
 
 
-def _adapt(name: str, obj: object) -> RuntimeSpec:
-    if isinstance(obj, RuntimeSpec):
-        if obj.name != name:
-            raise ValueError(f"its RuntimeSpec is named {obj.name!r}, not {name!r}")
-        return obj
-    if callable(obj):
-        return RuntimeSpec(name=name, factory=obj)
-    raise TypeError(f"expected a RuntimeSpec or an agent factory, got {type(obj).__name__}")
-
-
-RUNTIMES: Registry[RuntimeSpec] = Registry("assay.runtimes", what="runtime", adapt=_adapt)
+RUNTIMES: Registry[RuntimeSpec] = Registry(
+    "assay.runtimes",
+    what="runtime",
+    adapt=spec_or_factory(RuntimeSpec, factory_is="an agent factory"),
+)
 
 
 def _builtin(options: RunOptions) -> Any:
