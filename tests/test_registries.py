@@ -157,26 +157,27 @@ def test_every_group_has_its_registry() -> None:
 
 
 @pytest.fixture
-def gemini() -> Iterator[None]:
-    register_provider("gemini", lambda: None)  # type: ignore[arg-type, return-value]
+def mycloud() -> Iterator[None]:
+    # Not a built-in's name: unregistering it afterwards must not remove a built-in.
+    register_provider("mycloud", lambda: None)  # type: ignore[arg-type, return-value]
     yield
-    PROVIDERS.unregister("gemini")
+    PROVIDERS.unregister("mycloud")
 
 
-@pytest.mark.usefixtures("gemini")
+@pytest.mark.usefixtures("mycloud")
 def test_a_registered_provider_owns_its_names_and_credentials(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in ("GEMINI_API_KEY", "WARDEN_GEMINI_API_KEY", "OPENAI_API_KEY"):
+    for name in ("MYCLOUD_API_KEY", "WARDEN_MYCLOUD_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    assert parse_model("gemini/gemini-2.5-pro").provider == "gemini"
-    assert unknown_provider("gemini/gemini-2.5-pro") is None
-    assert missing_credentials("gemini/gemini-2.5-pro") == (
-        "no credentials for gemini/gemini-2.5-pro: set GEMINI_API_KEY"
+    assert parse_model("mycloud/model-1").provider == "mycloud"
+    assert unknown_provider("mycloud/model-1") is None
+    assert missing_credentials("mycloud/model-1") == (
+        "no credentials for mycloud/model-1: set MYCLOUD_API_KEY"
     )
-    monkeypatch.setenv("WARDEN_GEMINI_API_KEY", "g-0123456789")  # Warden's rule holds for it too
-    assert missing_credentials("gemini/gemini-2.5-pro") is None
-    assert "did you mean gemini/x" in (unknown_provider("gemnii/x") or "")
+    monkeypatch.setenv("WARDEN_MYCLOUD_API_KEY", "g-0123456789")  # Warden's rule holds for it too
+    assert missing_credentials("mycloud/model-1") is None
+    assert "did you mean mycloud/x" in (unknown_provider("mycluod/x") or "")
 
 
 def test_a_provider_may_need_no_key() -> None:
@@ -187,12 +188,12 @@ def test_a_provider_may_need_no_key() -> None:
         PROVIDERS.unregister("local")
 
 
-@pytest.mark.usefixtures("gemini")
+@pytest.mark.usefixtures("mycloud")
 def test_preflight_names_the_variable_of_a_provider_without_an_action_input() -> None:
     from assay.action.preflight import MissingModelKey
 
-    message = MissingModelKey("no credentials", "gemini/x", ("a/b",)).message()
-    assert message.startswith("this run needs a model key: set GEMINI_API_KEY in the step's env")
+    message = MissingModelKey("no credentials", "mycloud/x", ("a/b",)).message()
+    assert message.startswith("this run needs a model key: set MYCLOUD_API_KEY in the step's env")
     anthropic = MissingModelKey("no credentials", "claude-x", ("a/b",)).message()
     assert "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" in anthropic
 
