@@ -66,10 +66,20 @@ def respond(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def serve_fake(latency_s: float, conn: Connection) -> None:
+    """Serves the fake until told "stop"; "times" answers with (and forgets) the wall
+    clock of every request it has seen, for `--e2e`'s timeline."""
     socketserver.TCPServer.request_queue_size = 128
-    with FakeAnthropic(api_key=KEY, responder=respond, latency_s=latency_s) as fake:
+    seen: list[float] = []
+
+    def timed(body: dict[str, Any]) -> dict[str, Any]:
+        seen.append(time.time())
+        return respond(body)
+
+    with FakeAnthropic(api_key=KEY, responder=timed, latency_s=latency_s) as fake:
         conn.send(fake.url)
-        conn.recv()
+        while conn.recv() == "times":
+            conn.send(list(seen))
+            seen.clear()
 
 
 _SELF_USAGE = """
@@ -90,6 +100,9 @@ runpy.run_module("assay.cli", run_name="__main__")
 """Runs `assay` and records the CPU time and peak RSS of its own process (RUSAGE_SELF:
 not its git children, not the fake), for the bare-SDK comparison to be like for like."""
 
+LAST_SPAN: list[float] = []
+"""(start, end) wall clock (`time.time`) of the last `run_assay`, for `--e2e`'s timeline."""
+
 LAST_SPLIT: list[float] = []
 """(user s, system s) of the last `run_assay`: system time is the kernel's (mkdir, open, fork)."""
 
@@ -106,12 +119,13 @@ def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[floa
     argv = [*PROFILE, sys.executable, "-c", _SELF_USAGE, str(usage_file)]
     argv += ["run", str(evals), "--report-dir", report]
     argv += ["--concurrency", str(concurrency), "--work-root", str(root / "work")]
-    started = time.perf_counter()
+    started, started_at = time.perf_counter(), time.time()
     proc = subprocess.Popen(
         argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     _, status, _ = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
+    LAST_SPAN[:] = [started_at, started_at + wall]
     proc.returncode = os.waitstatus_to_exitcode(status)
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode != 0:
@@ -220,11 +234,21 @@ def main() -> int:
                 ideal = math.ceil(n / c) * CALLS_PER_CASE * args.latency or float("nan")
                 walls = []
                 for _ in range(args.repeats):
+                    ours.send("times")
+                    ours.recv()  # forget the requests of earlier runs
                     wall, cpu, rss = run_assay(root, corpus(n), url, c)
                     walls.append(wall)
+                    ours.send("times")
+                    times = ours.recv()
+                    start, end = LAST_SPAN
+                    # The fake answers `latency` after a request arrives, and notes the
+                    # time as it answers.
+                    first_sent = min(times) - args.latency - start
                     print(
                         f"  {wall:.2f}s wall, {cpu:.2f}s CPU, "
-                        f"ratio {wall / ideal:.2f}, load {load()}"
+                        f"ratio {wall / ideal:.2f}, load {load()}; first request sent at "
+                        f"{first_sent:.2f}s, last answer at {max(times) - start:.2f}s, "
+                        f"exit {end - max(times):.2f}s after it"
                     )
                 print(
                     f"e2e {n} cases c={c} latency {args.latency}s: ideal {ideal:.2f}s, "

@@ -3,13 +3,17 @@ ProviderSpec (`sdk_modules`), and the thread imports exactly those."""
 
 from __future__ import annotations
 
+import asyncio
+import builtins
 import json
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 
-from assay.models.preload import sdk_modules_for, start_sdk_imports
+from assay.models.preload import sdk_imports_done, sdk_modules_for, start_sdk_imports
 from assay.models.providers import PROVIDERS, ProviderSpec
 from assay.models.registry import register_provider
 
@@ -66,3 +70,37 @@ def test_the_thread_imports_them_in_a_fresh_interpreter(
     loaded = json.loads(done.stdout.splitlines()[-1])
     assert {m: loaded[m] for m in wanted} == dict.fromkeys(wanted, True), done.stderr
     assert {m: loaded[m] for m in not_wanted} == dict.fromkeys(not_wanted, False)
+
+
+def test_waiting_for_the_import_takes_no_worker_thread_and_survives_a_cancelled_waiter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every case of the first round waits at once; the sandboxes still to build need the
+    loop's thread pool meanwhile, and one waiter cancelled (a timeout) leaves the rest."""
+    gate = threading.Event()
+    monkeypatch.setattr(builtins, "_assay_test_import_gate", gate, raising=False)
+    (tmp_path / "assay_test_slow_sdk.py").write_text(
+        "import builtins\nbuiltins._assay_test_import_gate.wait(30)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = ProviderSpec(name="slowsdk", factory=lambda: None, sdk_modules=("assay_test_slow_sdk",))  # type: ignore[arg-type, return-value]
+    register_provider("slowsdk", spec=spec)
+
+    async def scenario() -> None:
+        start_sdk_imports(["slowsdk/x"])
+        waiters = [asyncio.create_task(sdk_imports_done()) for _ in range(40)]
+        await asyncio.sleep(0.05)
+        # the default pool has at most 32 workers: 40 waiters holding one each would starve it
+        assert await asyncio.wait_for(asyncio.to_thread(lambda: "built"), 5) == "built"
+        waiters[0].cancel()
+        await asyncio.sleep(0.05)
+        assert not any(w.done() for w in waiters[1:])
+        gate.set()
+        await asyncio.wait_for(asyncio.gather(*waiters[1:]), 30)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        gate.set()
+        PROVIDERS.unregister("slowsdk")
+        sys.modules.pop("assay_test_slow_sdk", None)

@@ -16,13 +16,14 @@ import asyncio
 import importlib
 import threading
 from collections.abc import Iterable
+from concurrent.futures import Future
 
 from assay.models.names import provider_of
 
 __all__ = ["sdk_imports_done", "sdk_modules_for", "start_sdk_imports"]
 
-_running: list[threading.Thread] = []
-"""The import threads this process started that may still run."""
+_pending: list[Future[None]] = []
+"""Done when the import thread this process started has finished; emptied once waited on."""
 
 _CALL_PATH = ("aiohttp",)
 """The transport every adapter imports besides its SDK."""
@@ -46,11 +47,16 @@ def start_sdk_imports(models: Iterable[str]) -> threading.Thread | None:
         return None
     for name in _PARSES_SOURCE:
         importlib.import_module(name)
+    done: Future[None] = Future()
+    done.set_running_or_notify_cancel()  # a waiter cancelled must not cancel it for the rest
     thread = threading.Thread(
-        target=_import_all, args=((*_CALL_PATH, *modules),), name="assay-sdk-import", daemon=True
+        target=_import_all,
+        args=((*_CALL_PATH, *modules), done),
+        name="assay-sdk-import",
+        daemon=True,
     )
+    _pending.append(done)
     thread.start()
-    _running.append(thread)
     return thread
 
 
@@ -63,19 +69,23 @@ async def sdk_imports_done() -> None:
     """Wait, without blocking the event loop, for the background imports to finish.
 
     The first call waits here rather than on the import lock of a module the thread is
-    half-way through, so the loop keeps building sandboxes and other cases meanwhile.
+    half-way through, so the loop keeps building sandboxes and other cases meanwhile. The
+    wait takes no worker thread: every case of the first round waits at once, and the
+    sandboxes still to build need the loop's thread pool.
     """
-    while _running:
-        thread = _running[-1]
-        if thread.is_alive():
-            await asyncio.to_thread(thread.join)
-        if _running and _running[-1] is thread:
-            _running.pop()
+    while _pending:
+        done = _pending[-1]
+        await asyncio.wrap_future(done)
+        if _pending and _pending[-1] is done:
+            _pending.pop()
 
 
-def _import_all(modules: tuple[str, ...]) -> None:
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001, S112 - the first call imports it again and reports
-            continue
+def _import_all(modules: tuple[str, ...], done: Future[None]) -> None:
+    try:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001, S112 - the first call imports it again and reports
+                continue
+    finally:
+        done.set_result(None)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from assay.agents import agent_for
+from assay.agents import agent_for, runtime_spec
 from assay.core.checks import Check
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir, safe_segment
 from assay.core.usage import Usage
@@ -79,11 +79,19 @@ async def run_attempt(
     usage: list[Usage] = []
     findings: list[dict[str, Any]] = []
     sandbox: Sandbox | None = None
+    inline = False
     status: FailedStatus
     judge: dict[str, Any]
     checks: list[Check] = []
     try:
-        sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
+        # A small review sandbox is built on the loop: a few milliseconds and no process,
+        # where a thread costs more CPU than the build (the interpreter lock changes hands
+        # at each of its system calls). Anything larger is built in a thread.
+        inline = kind_of(run.case).small_sandbox(run.case.spec, options.skill)
+        if inline:
+            sandbox = _prepare(run, artifacts, work_root, options.skill)
+        else:
+            sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
         if sandbox.diff:  # what the agent reviewed, for report.html to show beside its findings
             (artifacts / ATTEMPT_DIFF_FILE).write_text(sandbox.diff, encoding="utf-8")
         ctx = AttemptContext(
@@ -157,7 +165,10 @@ async def run_attempt(
         reason += f" (traceback in {_relative(trace_file, report_dir)})"
     finally:
         if sandbox is not None and not options.keep_workspaces:
-            await asyncio.to_thread(remove_sandbox, sandbox)
+            if inline and not _agent_writes(run):
+                remove_sandbox(sandbox)  # as small as it was built: nothing else wrote in it
+            else:
+                await asyncio.to_thread(remove_sandbox, sandbox)
     attempt = Attempt(
         status=status,
         reason=reason,
@@ -190,6 +201,13 @@ def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | No
     artifacts.mkdir(parents=True, exist_ok=True)
     builder = kind_of(run.case).sandbox
     return build_sandbox(run.case, parent=work_root, skill_override=skill, builder=builder)
+
+
+def _agent_writes(run: PlannedRun) -> bool:
+    """Its agent is a program of its own (an agent command, a CLI preset), which may leave
+    any amount behind in the sandbox; the builtin agent's tools only read."""
+    spec = runtime_spec(run.runtime)
+    return spec is None or spec.runs_agent_command or spec.program is not None
 
 
 def _kept(sandbox: Sandbox | None, options: RunSettings) -> str | None:

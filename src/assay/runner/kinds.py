@@ -2,7 +2,8 @@
 
 One entry per kind holds every part of it: the type of its spec, the files a case is made
 of (`--affected-by`, the work-root check), the sandbox builder (`sandbox/build.py`'s part
-of the kind, passed back to `build_sandbox`), what the agent is asked and the answer it
+of the kind, passed back to `build_sandbox`) and whether a case's sandbox is small enough
+to build on the event loop, what the agent is asked and the answer it
 gives (`agents/asks.py`'s part), the grader that scores it, whether that grading calls a
 model (the judge: its credentials are checked and `--judge-model` applies), what a timeout
 during grading is called, the runtime the kind always runs with (a task runs its agent
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents.asks import ASKS, KindAsk
 from assay.sandbox.build import SANDBOX_BUILDERS, SandboxBuilder
+from assay.sandbox.review import is_small_review_sandbox
 from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
 if TYPE_CHECKING:
@@ -51,6 +53,9 @@ class CaseKindSpec:
     copied_tree: Callable[[Any], Path | None]
     """The directory its sandbox copies whole (a task's workspace, a rubric's base tree)."""
     sandbox: SandboxBuilder
+    small_sandbox: Callable[[Any, Path | None], bool]
+    """`small_sandbox(spec, skill_override)`: its sandbox takes a few milliseconds and
+    starts no process, so the runner builds it on the event loop rather than in a thread."""
     ask: KindAsk
     """Its task text and the answer it wants, for every runtime."""
     grader: Callable[[RunOptions], Grader]
@@ -111,6 +116,15 @@ def _task_inputs(spec: TaskSpec) -> list[tuple[str, Path]]:
     return [("fixture", spec.workspace)]
 
 
+def _small_review_sandbox(spec: ReviewSpec | VerifySpec, skill_override: Path | None) -> bool:
+    skill = skill_override if skill_override is not None else spec.skill
+    return is_small_review_sandbox(spec, skill)
+
+
+def _never_small(spec: Any, skill_override: Path | None) -> bool:
+    return False  # a rubric's or task's sandbox copies a tree or starts git
+
+
 def _no_tree(spec: Any) -> None:
     return None  # review and verify fixtures are single files
 
@@ -129,6 +143,7 @@ def _kind(
     inputs: Inputs,
     *,
     copied_tree: Callable[[Any], Path | None],
+    small_sandbox: Callable[[Any, Path | None], bool] = _never_small,
     grader: Callable[[RunOptions], Grader],
     needs_judge: bool,
     grading_phase: Literal["judge", "checks", "grading"],
@@ -142,6 +157,7 @@ def _kind(
         inputs,
         copied_tree,
         SANDBOX_BUILDERS[name],
+        small_sandbox,
         ASKS[name],
         grader,
         needs_judge,
@@ -158,6 +174,7 @@ KINDS: Mapping[str, CaseKindSpec] = MappingProxyType(
             ReviewSpec,
             _review_inputs,
             copied_tree=_no_tree,
+            small_sandbox=_small_review_sandbox,
             grader=_findings_judge,
             needs_judge=True,
             grading_phase="judge",
@@ -167,6 +184,7 @@ KINDS: Mapping[str, CaseKindSpec] = MappingProxyType(
             VerifySpec,
             _review_inputs,
             copied_tree=_no_tree,
+            small_sandbox=_small_review_sandbox,
             grader=_verdict,
             needs_judge=False,
             grading_phase="grading",

@@ -7,6 +7,7 @@ The skill lands where Warden's `setupEvalRepo` puts it: a flat skill at
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,11 +19,18 @@ from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_dif
 from assay.sandbox.worktree import WorkTree, repo_path
 from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, VerifySpec
 
-__all__ = ["SKILL_DIR", "build_review_sandbox"]
+__all__ = ["SKILL_DIR", "build_review_sandbox", "is_small_review_sandbox"]
 
 SKILL_DIR = ".warden/skills"
 """Where skills land in the repo (on main, so never in the diff)."""
 _SKILL_FILE = "SKILL.md"
+
+SMALL_SANDBOX_FILES = 16
+SMALL_SANDBOX_BYTES = 64 * 1024
+"""A review sandbox of at most this many files and bytes (fixtures, supporting files and
+skill together) takes a few milliseconds and starts no process: the runner builds it on
+its event loop, where a thread would cost more CPU than the build itself
+(docs/performance.md, "Per-case cost")."""
 
 
 def build_review_sandbox(
@@ -50,6 +58,58 @@ def build_review_sandbox(
         changed_files=changed_paths(base, head),
         repository=spec.repository,
     )
+
+
+def is_small_review_sandbox(spec: ReviewSpec | VerifySpec, skill: Path | None) -> bool:
+    """Whether the sandbox `build_review_sandbox(spec, skill=skill)` builds is small (see
+    SMALL_SANDBOX_FILES). A file that cannot be read is not: the build reports it."""
+    files: list[Path | str] = [f.source for f in (*spec.files, *spec.supporting_files)]
+    tree = _skill_tree(skill) if skill is not None else None
+    if tree is not None:
+        skill_files = _files_under(tree, limit=SMALL_SANDBOX_FILES + 1 - len(files))
+        if skill_files is None:
+            return False
+        files += skill_files
+    elif skill is not None:
+        files.append(skill)
+    if len(files) > SMALL_SANDBOX_FILES:
+        return False
+    total = 0
+    for path in files:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            return False
+        if total > SMALL_SANDBOX_BYTES:
+            return False
+    return True
+
+
+def _files_under(tree: Path, *, limit: int) -> list[str] | None:
+    """Up to `limit` files under `tree` (enough to tell it has too many); None when a
+    directory cannot be read."""
+    found: list[str] = []
+    pending = [str(tree)]
+    while pending and len(found) < limit:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    else:
+                        found.append(entry.path)
+        except OSError:
+            return None
+    return found
+
+
+def _skill_tree(skill: Path) -> Path | None:
+    """The directory a skill brings whole (a SKILL.md's), or None for a single-file skill."""
+    if skill.is_dir():
+        return skill
+    if (skill.parent / _SKILL_FILE).is_file():  # Warden: a directory skill, whatever file named
+        return skill.parent
+    return None
 
 
 def _diff(builder: RepoBuilder, base: Snapshot, head: Snapshot) -> str:
@@ -81,11 +141,10 @@ def _place(work: WorkTree, fixtures: Iterable[FixtureFile], *, what: str) -> Sna
 
 def _copy_skill(work: WorkTree, skill: Path) -> Snapshot:
     """A single-file skill is copied as it is; a SKILL.md brings its whole directory."""
-    if skill.is_dir():
-        if not (skill / _SKILL_FILE).is_file():
+    tree = _skill_tree(skill)
+    if tree is not None:
+        if not (tree / _SKILL_FILE).is_file():
             raise SandboxError(f"skill directory {skill} has no {_SKILL_FILE}")
-        return work.copy_tree(skill, f"{SKILL_DIR}/{skill.name}")
-    if (skill.parent / _SKILL_FILE).is_file():  # Warden: a directory skill, whatever file named
-        return work.copy_tree(skill.parent, f"{SKILL_DIR}/{skill.parent.name}")
+        return work.copy_tree(tree, f"{SKILL_DIR}/{tree.name}")
     dest = repo_path(f"{SKILL_DIR}/{skill.name}")
     return {dest: work.copy_file(skill, dest)}
