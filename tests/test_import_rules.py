@@ -167,9 +167,8 @@ def test_nothing_outside_the_cli_imports_the_cli() -> None:
         for i in ASSAY_IMPORTS
         if package_of(i.target) in CLI_LAYER and package_of(i.importer) not in CLI_LAYER
     ]
-    assert not found, "only the console entry (assay.cli:main) reaches the CLI:\n" + "\n".join(
-        found
-    )
+    entry = "only the console entry (assay.cli:run_program) reaches the CLI"
+    assert not found, f"{entry}:\n" + "\n".join(found)
 
 
 def test_only_the_model_layer_reaches_into_a_provider() -> None:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from assay._util.heap import settle_after_startup
+from assay._util.heap import exit_without_teardown, settle_after_startup
 from assay._version import __version__
 from assay.errors import ConfigError, OutputError, RunError
 from assay.options import env_choice, env_flag, env_name, env_number
@@ -585,5 +585,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_GATE_FAILED
 
 
+def run_program() -> NoReturn:
+    """The `assay` console script: `main()` as the process, which ends with its exit code."""
+    exit_without_teardown(main())
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run_program()
