@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ __all__ = [
     "declare_provider_variables",
     "holds_credential",
     "redact",
+    "redact_chunks",
     "redact_file",
     "remember_secret",
     "scrubbed_environ",
@@ -194,7 +195,57 @@ def redact(text: str, environ: Mapping[str, str] | None = None, *, mask: str = M
     Longest first, so a secret that contains another is replaced whole. Configuration such
     as ANTHROPIC_BASE_URL is not a credential and stays readable.
     """
-    for value in _known_secrets(environ):
+    return _replace_all(text, _known_secrets(environ), mask)
+
+
+def redact_chunks(
+    chunks: Iterable[str], environ: Mapping[str, str] | None = None, *, mask: str = MASK
+) -> Iterator[str]:
+    """`redact` over text that comes in pieces: joined, the pieces it yields are what
+    `redact` gives for the joined text, though no more than about 1 MiB is held at once.
+
+    A secret may straddle two pieces, so what is held is cut only where no occurrence of
+    any secret crosses the cut; the rest waits for the next piece.
+    """
+    secrets = _known_secrets(environ)
+    if not secrets:
+        yield from chunks
+        return
+    longest = max(map(len, secrets))
+    held = ""
+    pending: list[str] = []
+    size = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        size += len(chunk)
+        if size < _REDACT_BATCH + longest:
+            continue
+        text = held + "".join(pending)
+        cut = _uncrossed_cut(text, secrets, len(text) - longest)
+        yield _replace_all(text[:cut], secrets, mask)
+        held, pending, size = text[cut:], [], len(text) - cut
+    yield _replace_all(held + "".join(pending), secrets, mask)
+
+
+_REDACT_BATCH = 1 << 20
+"""`redact_chunks` masks text in batches of about this many characters."""
+
+
+def _uncrossed_cut(text: str, secrets: list[str], cut: int) -> int:
+    """The largest position <= `cut` that no occurrence of any of `secrets` crosses."""
+    moved = True
+    while moved:
+        moved = False
+        for value in secrets:
+            # an occurrence crossing `cut` lies within [cut - len + 1, cut + len - 1)
+            start = text.find(value, max(cut - len(value) + 1, 0), cut + len(value) - 1)
+            if start != -1 and start < cut:
+                cut, moved = start, True
+    return cut
+
+
+def _replace_all(text: str, secrets: list[str], mask: str) -> str:
+    for value in secrets:
         text = text.replace(value, mask)
     return text
 

@@ -16,13 +16,16 @@ import re
 import subprocess
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from assay._util.textout import write_in_slices
 from assay.core.files import safe_segment
 from assay.errors import ConfigError
+from assay.report.json_stream import report_json_chunks
 from assay.report.model import Report
 
 __all__ = [
@@ -129,12 +132,18 @@ def read_history(history_dir: Path) -> list[HistoryEntry]:
         raise ConfigError(f"{index}: not a history index ({first}); delete it") from None
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, pieces: Iterable[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
+        write_in_slices(out, pieces)
     os.replace(temporary, path)
+
+
+def _report_text(report: Report) -> Iterator[str]:
+    """A history's copy of a report: compact JSON, a case at a time."""
+    yield from report_json_chunks(report)
+    yield "\n"
 
 
 def record_run(
@@ -143,7 +152,7 @@ def record_run(
     """Add `report` to the history (replacing a run of the same id) and trim it to `keep`."""
     keep = history_keep() if keep is None else keep
     entry = _entry_for(report, branch if branch is not None else current_branch())
-    _write(history_dir / entry.report, report.model_dump_json() + "\n")
+    _write(history_dir / entry.report, _report_text(report))
     return _keep_runs(history_dir, [entry], keep=keep)[-1]
 
 
@@ -164,7 +173,7 @@ def adopt_runs(
         if report.run.id in held:
             continue
         entry = _entry_for(report, branch)
-        _write(history_dir / entry.report, report.model_dump_json() + "\n")
+        _write(history_dir / entry.report, _report_text(report))
         entries.append(entry)
     return _keep_runs(history_dir, entries, keep=keep, before=True)
 
@@ -197,7 +206,7 @@ def _keep_runs(
     runs = added + held if before else held + added
     dropped, runs = runs[:-keep], runs[-keep:]
     document = {"format": _FORMAT, "runs": [e.model_dump() for e in runs]}
-    _write(history_dir / INDEX_FILE, json.dumps(document, indent=2) + "\n")
+    _write(history_dir / INDEX_FILE, [json.dumps(document, indent=2), "\n"])
     kept = {e.report for e in runs}
     for old in dropped:
         if old.report not in kept:

@@ -13,18 +13,25 @@ import json
 import re
 import secrets
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from assay.report.html_data import EncodedJSON, viewer_data
+from assay.report.html_data import (
+    ArtifactBudget,
+    EncodedJSON,
+    viewer_cases,
+    viewer_head,
+    viewer_tail,
+)
 from assay.report.model import CaseResult, Report
 
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
 
-__all__ = ["embed_json", "render_html"]
+__all__ = ["embed_json", "html_chunks", "render_html"]
 
 _JSON_ESCAPES = {
     "<": "\\u003c",
@@ -66,6 +73,21 @@ def render_html(
     history: list[dict[str, Any]] | None = None,
     comparison: Comparison | None = None,
 ) -> str:
+    """The whole page as one string (`html_chunks` joined)."""
+    return "".join(
+        html_chunks(report, report_dir=report_dir, history=history, comparison=comparison)
+    )
+
+
+def html_chunks(
+    report: Report,
+    *,
+    report_dir: Path | None,
+    history: list[dict[str, Any]] | None = None,
+    comparison: Comparison | None = None,
+) -> Iterator[str]:
+    """The page in pieces, a case at a time: the cases' data, and each one's diff and
+    transcripts read from `report_dir`, are never all in memory at once."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
@@ -75,14 +97,35 @@ def render_html(
         lstrip_blocks=True,
     )
     template = env.get_template("report.html.j2")
-    data = viewer_data(report, report_dir, history=history, comparison=comparison)
-    return template.render(
+    marker = secrets.token_hex(16)  # where the data goes: nothing else on the page has it
+    page = template.render(
         report=report,
-        data=embed_json(data),
+        data=Markup(marker),  # noqa: S704 - a hex token, replaced by escaped JSON below
         suites=suite_scores(report.cases),
         matrix=model_matrix(report.cases),
         trend=trend_points(history or []),
     )
+    before, after = page.split(marker)
+    yield before
+    yield from _data_chunks(report, report_dir, history, comparison)
+    yield after
+
+
+def _data_chunks(
+    report: Report,
+    report_dir: Path | None,
+    history: list[dict[str, Any]] | None,
+    comparison: Comparison | None,
+) -> Iterator[str]:
+    """`embed_json(viewer_data(...))`, the same text, one case at a time: the object's
+    keys before "cases", each case, then the keys after it."""
+    budget = ArtifactBudget()
+    head = str(embed_json(viewer_head(report)))
+    yield head[:-1] + ',"cases":['
+    for number, case in enumerate(viewer_cases(report, report_dir, budget)):
+        yield ("," if number else "") + str(embed_json(case))
+    tail = str(embed_json(viewer_tail(budget, history=history, comparison=comparison)))
+    yield "]," + tail[1:]
 
 
 def suite_scores(cases: list[CaseResult]) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ there is one."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,16 @@ from assay.report.significance import explain
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
 
-__all__ = ["MAX_ARTIFACT_CHARS", "MAX_TOTAL_ARTIFACT_CHARS", "EncodedJSON", "viewer_data"]
+__all__ = [
+    "MAX_ARTIFACT_CHARS",
+    "MAX_TOTAL_ARTIFACT_CHARS",
+    "ArtifactBudget",
+    "EncodedJSON",
+    "viewer_cases",
+    "viewer_data",
+    "viewer_head",
+    "viewer_tail",
+]
 
 MAX_ARTIFACT_CHARS = 100_000
 """One diff or transcript embedded is cut to this (the artifact itself stays whole)."""
@@ -26,8 +36,10 @@ MAX_TOTAL_ARTIFACT_CHARS = 8_000_000
 """Past this, diffs and transcripts are left out (the page says so): report.html must open."""
 
 
-class _Budget:
-    def __init__(self, chars: int) -> None:
+class ArtifactBudget:
+    """What is left of MAX_TOTAL_ARTIFACT_CHARS, and how many artifacts it left out."""
+
+    def __init__(self, chars: int = MAX_TOTAL_ARTIFACT_CHARS) -> None:
         self.left = chars
         self.dropped = 0
 
@@ -47,12 +59,41 @@ def viewer_data(
     history: list[dict[str, Any]] | None = None,
     comparison: Comparison | None = None,
 ) -> dict[str, Any]:
-    budget = _Budget(MAX_TOTAL_ARTIFACT_CHARS)
-    cases = [_case(case, report_dir, budget) for case in report.cases]
+    """The whole document at once (report.html writes it in parts: `viewer_head`, each
+    of `viewer_cases`, `viewer_tail`, which together are this, key for key)."""
+    budget = ArtifactBudget()
+    cases = list(viewer_cases(report, report_dir, budget))
+    return {
+        **viewer_head(report),
+        "cases": cases,
+        **viewer_tail(budget, history=history, comparison=comparison),
+    }
+
+
+def viewer_head(report: Report) -> dict[str, Any]:
+    """The keys before the cases: the run and its summary."""
     return {
         "run": report.run.model_dump(mode="json"),
         "summary": report.summary.model_dump(mode="json"),
-        "cases": cases,
+    }
+
+
+def viewer_cases(
+    report: Report, report_dir: Path | None, budget: ArtifactBudget
+) -> Iterator[dict[str, Any]]:
+    """Each case as the page shows it, its artifacts read from `report_dir` as it comes."""
+    for case in report.cases:
+        yield _case(case, report_dir, budget)
+
+
+def viewer_tail(
+    budget: ArtifactBudget,
+    *,
+    history: list[dict[str, Any]] | None = None,
+    comparison: Comparison | None = None,
+) -> dict[str, Any]:
+    """The keys after the cases (once they are all read: what the budget left out)."""
+    return {
         "history": history or [],
         "comparison": _comparison(comparison) if comparison is not None else None,
         "artifacts_dropped": budget.dropped,
@@ -106,7 +147,7 @@ def _check(check: Any) -> dict[str, Any]:
     }
 
 
-def _case(case: CaseResult, report_dir: Path | None, budget: _Budget) -> dict[str, Any]:
+def _case(case: CaseResult, report_dir: Path | None, budget: ArtifactBudget) -> dict[str, Any]:
     marks = {mark.index: mark.mark for mark in finding_marks(case)}
     findings = []
     for index, finding in enumerate(case.findings):
@@ -164,7 +205,7 @@ def _case(case: CaseResult, report_dir: Path | None, budget: _Budget) -> dict[st
     }
 
 
-def _read(path: Path, report_dir: Path, budget: _Budget) -> str | None:
+def _read(path: Path, report_dir: Path, budget: ArtifactBudget) -> str | None:
     """An artifact's text, when it is a file inside the report directory."""
     if not path.is_file() or not is_inside(path, report_dir):
         return None

@@ -12,7 +12,7 @@ when it renders.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -81,8 +81,9 @@ class Renderer:
     name: str
     filename: str
     """Its name in the report directory (a plain file name, no directories)."""
-    render: Callable[[RenderContext], str | None]
-    """The file's text, or None when this report has nothing for it."""
+    render: Callable[[RenderContext], str | Iterable[str] | None]
+    """The file's text (whole, or in pieces for a large file), or None when this report
+    has nothing for it."""
 
     def __post_init__(self) -> None:
         if not self.filename or "/" in self.filename or self.filename in (".", ".."):
@@ -98,8 +99,11 @@ def _adapt(name: str, obj: object) -> Renderer:
 RENDERERS: Registry[Renderer] = Registry("assay.renderers", what="renderer", adapt=_adapt)
 
 
-def _report_json(ctx: RenderContext) -> str:
-    return ctx.report.model_dump_json(indent=2) + "\n"
+def _report_json(ctx: RenderContext) -> Iterator[str]:
+    from assay.report.json_stream import report_json_chunks
+
+    yield from report_json_chunks(ctx.report, indent=2)
+    yield "\n"
 
 
 def _summary(ctx: RenderContext) -> str:
@@ -119,11 +123,11 @@ def _junit(ctx: RenderContext) -> str:
     return render_junit(ctx.report)
 
 
-def _html(ctx: RenderContext) -> str:
+def _html(ctx: RenderContext) -> Iterator[str]:
     from assay.report.history import history_for_viewer
-    from assay.report.html import render_html
+    from assay.report.html import html_chunks
 
-    return render_html(
+    return html_chunks(
         ctx.report,
         report_dir=ctx.report_dir,
         history=history_for_viewer(ctx.history_dir),

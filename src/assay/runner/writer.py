@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay._util.textout import write_in_slices
 from assay.core.files import JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
 from assay.errors import ConfigError
 from assay.report.renderers import (
@@ -24,6 +25,7 @@ from assay.report.renderers import (
 
 if TYPE_CHECKING:
     from assay.report.model import Report
+    from assay.report.renderers import Renderer
     from assay.suites.case import Case
 
 __all__ = [
@@ -84,27 +86,53 @@ def write_report_dir(
         try:
             text = renderer.render(ctx)
         except Exception as exc:  # a plugin's bug: the other files are still written
-            broken.append(
-                f"renderer {renderer.name!r} ({renderer.filename}) failed: "
-                f"{type(exc).__name__}: {exc}"
-            )
+            broken.append(_broken(renderer, exc))
             continue
-        if text is not None:
-            written.append(_write(path / renderer.filename, text))
+        if text is None:
+            continue
+        try:
+            pieces = text if isinstance(text, str) else _rendered(text)
+            written.append(_write(path / renderer.filename, pieces))
+        except _RenderingFailed as failed:  # its pieces raised half-way: the same
+            broken.append(_broken(renderer, failed.__cause__))
     if broken:
         raise ConfigError("; ".join(broken))
     return written
 
 
-def _write(target: Path, text: str) -> Path:
-    from assay._util.secrets import redact
+class _RenderingFailed(Exception):
+    """A renderer's pieces raised while being written (its cause is what they raised)."""
 
-    text = redact(text)  # the report was redacted already; renderings may add text of their own
+
+def _rendered(pieces: Iterable[str]) -> Iterator[str]:
+    """`pieces`, with whatever producing them raises wrapped in _RenderingFailed: a
+    renderer that fails half-way is the renderer's failure, not a write error."""
+    iterator = iter(pieces)
+    while True:
+        try:
+            piece = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise _RenderingFailed from exc
+        yield piece
+
+
+def _broken(renderer: Renderer, exc: BaseException | None) -> str:
+    what = f"{type(exc).__name__}: {exc}" if exc is not None else "unknown"
+    return f"renderer {renderer.name!r} ({renderer.filename}) failed: {what}"
+
+
+def _write(target: Path, text: str | Iterable[str]) -> Path:
+    from assay._util.secrets import redact_chunks
+
+    # The report was redacted already; renderings may add text of their own.
+    pieces = redact_chunks([text] if isinstance(text, str) else text)
     # A plain open (not mkstemp) so the file gets the user's umask, like any report.
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+            write_in_slices(out, pieces)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
