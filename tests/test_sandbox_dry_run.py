@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 from pathlib import Path
 
 from assay._cli.dry_run import DiffStat, diff_stat, dry_run
@@ -66,7 +67,9 @@ def test_dry_run_passes_when_everything_builds(tmp_path: Path) -> None:
     out = io.StringIO()
     assert dry_run([case], work_root=None, keep=True, skill_override=None, out=out) == 0
     assert "1 sandbox built, 0 failed" in out.getvalue()
-    assert "Workspaces kept under " in out.getvalue()
+    kept = re.search(r"Workspaces kept under ([^;\s]+)", out.getvalue())
+    assert kept is not None
+    shutil.rmtree(kept.group(1))  # under the system's temporary directory: not tmp_path
 
 
 def test_diff_stat_counts_hunk_lines_not_lookalikes() -> None:

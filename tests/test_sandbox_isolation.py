@@ -153,7 +153,9 @@ def test_private_work_root(tmp_path: Path) -> None:
     first, second = private_work_root(chosen), private_work_root(chosen)
     assert first.parent == chosen and second.parent == chosen and first != second
     assert stat.S_IMODE(first.stat().st_mode) == 0o700
-    assert private_work_root(None).is_dir()
+    default = private_work_root(None)  # under the system's temporary directory
+    assert default.is_dir()
+    default.rmdir()
 
     blocker = write(tmp_path / "a-file", "x")
     with pytest.raises(ConfigError, match="cannot create a work directory"):
