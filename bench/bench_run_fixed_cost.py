@@ -92,6 +92,8 @@ def write_one_task_suite(root: Path) -> Path:
                 "name": "Nothing to do",
                 "prompt": "Leave the workspace as it is.",
                 "workspaceFixture": "fixtures/proj",
+                # PVYai requires one; /bin/true changes nothing, so the case fails, as timed
+                "expectedChangedFiles": ["README.md"],
                 # A task needs one check; this one is a no-op process too.
                 "verificationCommands": [{"id": "noop", "name": "no-op", "command": ["/bin/true"]}],
             }
