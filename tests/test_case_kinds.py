@@ -61,6 +61,8 @@ def test_each_part_of_a_kinds_bundle_works_on_a_case_of_the_kind(kind: str, tmp_
     tree = bundle.copied_tree(case.spec)
     assert tree is None or tree in {path for _, path in inputs}
 
+    # the corpus's review and verify cases are a few small files: built on the event loop
+    assert bundle.small_sandbox(case.spec, None) == (kind in ("review", "verify"))
     sandbox = build_sandbox(case, parent=tmp_path, builder=bundle.sandbox)
     assert sandbox.kind == kind
     assert (sandbox.path / ".git").is_dir()

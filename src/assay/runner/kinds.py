@@ -3,8 +3,8 @@
 One entry per kind holds every part of it: the type of its spec, the files a case is made
 of (`--affected-by`, the work-root check), the sandbox builder (`sandbox/build.py`'s part
 of the kind, passed back to `build_sandbox`) and whether a case's sandbox is small enough
-to build on the event loop, what the agent is asked and the answer it
-gives (`agents/asks.py`'s part), the grader that scores it, whether that grading calls a
+to build on the event loop, what the agent is asked and the answer it gives
+(`agents/asks.py`'s part), the grader that scores it, whether that grading calls a
 model (the judge: its credentials are checked and `--judge-model` applies), what a timeout
 during grading is called, the runtime the kind always runs with (a task runs its agent
 command), and the checks an attempt whose agent never finished still reports (PVYai's
