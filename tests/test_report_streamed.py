@@ -81,3 +81,20 @@ def test_a_renderer_that_fails_half_way_leaves_no_file_and_the_rest_are_written(
     written = Report.model_validate_json((tmp_path / "report.json").read_text())
     assert len(written.cases) == 3
     assert (tmp_path / "report.html").is_file()
+
+
+def test_the_run_redacts_its_report_a_case_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret in one case's text is masked there; the cases without one are kept as
+    they are, not rebuilt."""
+    from assay.runner.reporting import _redacted
+
+    secret = "sk-test-" + "q" * 24
+    monkeypatch.setattr(secrets, "_remembered", {secret})
+    report = viewer_report(4)
+    leaky = report.cases[2].model_copy(update={"reason": f"the agent printed {secret}"})
+    report = report.model_copy(update={"cases": [*report.cases[:2], leaky, report.cases[3]]})
+    masked = _redacted(report)
+    assert masked.cases[2].reason == f"the agent printed {MASK}"
+    assert masked.cases[0] is report.cases[0] and masked.cases[3] is report.cases[3]
+    assert secret not in masked.model_dump_json()
+    assert masked.run == report.run and masked.summary == report.summary

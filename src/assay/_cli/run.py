@@ -53,7 +53,11 @@ def command(args: argparse.Namespace) -> int:
         raise OutputError(f"{exc}; {hint}", report_dir=exc.report_dir) from None
     print_summary(report, report_dir=str(report_dir), stream=out)
     if settings.json_output:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        from assay._util.textout import write_in_slices
+        from assay.report.json_stream import report_json_chunks
+
+        write_in_slices(sys.stdout, report_json_chunks(report, indent=2))
+        sys.stdout.write("\n")
         sys.stdout.flush()
     if report.run.interrupted:
         print(f"continue with: {resume_command(args, report_dir)}", file=out)
