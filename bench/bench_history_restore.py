@@ -12,11 +12,9 @@ directories, printing each wall time, the history's size raw and zipped, and the
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -27,6 +25,7 @@ from tests.fakes.github_artifacts import (  # noqa: E402
     add_artifact,
     add_artifact_routes,
     add_workflow_run,
+    zip_of_directory,
 )
 from tests.viewer_reports import viewer_report  # noqa: E402
 
@@ -36,15 +35,6 @@ from assay.action.history_artifact import restore_history  # noqa: E402
 from assay.report.history import record_run  # noqa: E402
 
 REPO = "acme/widgets"
-
-
-def _zipped(directory: Path) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(directory.rglob("*")):
-            if path.is_file():
-                archive.write(path, path.relative_to(directory).as_posix())
-    return buffer.getvalue()
 
 
 def main() -> None:
@@ -61,7 +51,7 @@ def main() -> None:
             report = viewer_report(args.cases, run_id=f"run{n:03d}")
             record_run(report, source, branch="main", keep=args.runs)
         raw = sum(p.stat().st_size for p in source.rglob("*") if p.is_file())
-        data = _zipped(source)
+        data = zip_of_directory(source)
         print(
             f"history: {args.runs} runs x {args.cases} cases, {raw / 1e6:.1f} MB raw, "
             f"{len(data) / 1e6:.2f} MB zipped"

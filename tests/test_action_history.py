@@ -30,6 +30,7 @@ from tests.fakes.github_artifacts import (
     add_workflow_run,
     blob_downloads,
     zip_of,
+    zip_of_directory,
 )
 from tests.fakes.github_publish import add_publish_routes
 from tests.fakes.loopback import Reply
@@ -51,16 +52,6 @@ def _history(where: Path, count: int) -> Path:
     for n in range(1, count + 1):
         record_run(_run(n, "pass" if n % 2 else "fail"), where, branch="main", keep=50)
     return where
-
-
-def _zipped(directory: Path) -> bytes:
-    """The directory as upload-artifact zips it: its files at the top of the archive."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(directory.rglob("*")):
-            if path.is_file():
-                archive.write(path, path.relative_to(directory).as_posix())
-    return buffer.getvalue()
 
 
 def _commands(out: str, kind: str) -> list[str]:
@@ -87,8 +78,8 @@ def _publish(fake: FakeGitHub, data: bytes, *, created_at: str, **run: object) -
 def test_a_push_run_continues_the_default_branchs_history(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    earlier = _zipped(_history(tmp_path / "earlier", 3))
-    poisoned = _zipped(_history(tmp_path / "poisoned", 6))
+    earlier = zip_of_directory(_history(tmp_path / "earlier", 3))
+    poisoned = zip_of_directory(_history(tmp_path / "poisoned", 6))
     good = _publish(ci.fake, earlier, created_at="2024-01-02T00:00:00Z", conclusion="failure")
     # Newer, but none of these may serve: a PR's, a fork's, a cancelled run's.
     _publish(ci.fake, poisoned, created_at="2024-01-03T00:00:00Z", event="pull_request")
@@ -125,7 +116,7 @@ def test_what_one_run_uploads_the_next_restores(
     history = Path(ci.outputs["history-dir"])
     first = [e.run_id for e in read_history(history)]
     assert len(first) == 1
-    _publish(ci.fake, _zipped(history), created_at="2024-02-01T00:00:00Z")
+    _publish(ci.fake, zip_of_directory(history), created_at="2024-02-01T00:00:00Z")
 
     # The next workflow run: a new runner, so a new RUNNER_TEMP with no history in it.
     fresh = ci.root / "runner-temp-2"
@@ -143,7 +134,9 @@ def test_what_one_run_uploads_the_next_restores(
 def test_the_history_keeps_its_bound(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    _publish(ci.fake, _zipped(_history(tmp_path / "h", 6)), created_at="2024-01-02T00:00:00Z")
+    _publish(
+        ci.fake, zip_of_directory(_history(tmp_path / "h", 6)), created_at="2024-01-02T00:00:00Z"
+    )
     ci.use_event("push", "push.json")
     ci.environ.update(INPUT_THRESHOLD="0.5", ASSAY_HISTORY_KEEP="3")
     code, out, _ = ci.run(monkeypatch, capsys)
@@ -157,7 +150,9 @@ def test_the_history_keeps_its_bound(
 def test_keep_history_false_and_shards_keep_the_history_in_the_job(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    _publish(ci.fake, _zipped(_history(tmp_path / "h", 2)), created_at="2024-01-02T00:00:00Z")
+    _publish(
+        ci.fake, zip_of_directory(_history(tmp_path / "h", 2)), created_at="2024-01-02T00:00:00Z"
+    )
     ci.use_event("push", "push.json")
     ci.environ.update(INPUT_THRESHOLD="0.5", INPUT_KEEP_HISTORY="false")
     code, out, _ = ci.run(monkeypatch, capsys)
@@ -337,7 +332,7 @@ def test_restored_runs_go_before_the_ones_already_here(
     where = tmp_path / "history"
     record_run(_run(9), where, branch="feature", keep=20)
     record_run(_run(2), where, branch="feature", keep=20)  # also in the artifact: kept as is
-    assert _restore(github, _zipped(_history(tmp_path / "src", 3)), where) == 2
+    assert _restore(github, zip_of_directory(_history(tmp_path / "src", 3)), where) == 2
     runs = read_history(where)
     assert [e.run_id for e in runs] == [_run(n).run.id for n in (1, 3, 9, 2)]
     assert runs[-1].branch == "feature"

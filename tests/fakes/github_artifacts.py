@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 import itertools
 import zipfile
+from pathlib import Path
 from typing import Any
 
 from tests.fakes.github import REPO, FakeGitHub, FakeRepo
@@ -47,6 +48,17 @@ def zip_of(files: dict[str, bytes | str]) -> bytes:
         for name, content in files.items():
             archive.writestr(name, content)
     return buffer.getvalue()
+
+
+def zip_of_directory(directory: Path) -> bytes:
+    """The directory as upload-artifact zips it: its files at the top of the archive."""
+    return zip_of(
+        {
+            path.relative_to(directory).as_posix(): path.read_bytes()
+            for path in sorted(directory.rglob("*"))
+            if path.is_file()
+        }
+    )
 
 
 def _repo(fake: FakeGitHub, repository: str) -> FakeRepo:
