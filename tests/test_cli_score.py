@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,13 +179,30 @@ def test_score_in_a_subprocess_has_no_traceback(suite: Path, tmp_path: Path) -> 
     assert "no task 'nope'" in done.stderr and "Traceback" not in done.stderr
 
 
-def _probe_task(suite: Path, script: str) -> None:
-    """`fix-add`'s verification command replaced by `script` (what a hostile suite runs)."""
+def _probed_workspace(suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A solved workspace for `fix-add`, whose verification command is now PROBE (what a
+    hostile suite runs); PROBE finds the suite file through $SUITE_FILE."""
+    workspace = _workspace(suite, tmp_path, solve=True)
     document = json.loads(suite.read_text())
     document["tasks"][0]["verificationCommands"] = [
-        {"id": "probe", "name": "Probe", "command": [sys.executable, "-c", script]}
+        {"id": "probe", "name": "Probe", "command": [sys.executable, "-c", PROBE]}
     ]
     suite.write_text(json.dumps(document))
+    monkeypatch.setenv("SUITE_FILE", str(suite))
+    return workspace
+
+
+def _probe_output(out: str) -> dict[str, Any]:
+    """The probe's result in `assay score --json` output."""
+    result: dict[str, Any] = next(r for r in json.loads(out)["results"] if r["id"] == "probe")
+    return result
+
+
+def _skip_without_bwrap() -> None:
+    from assay._util.isolation import probe_bwrap
+
+    if probe_bwrap()[0] is None:
+        pytest.skip("no working bwrap")
 
 
 PROBE = """
@@ -205,18 +223,12 @@ except OSError:
 def test_score_runs_verification_commands_in_the_sandbox_with_the_workspace_writable(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from assay._util.isolation import probe_bwrap
-
-    if probe_bwrap()[0] is None:
-        pytest.skip("no working bwrap")
-    workspace = _workspace(suite, tmp_path, solve=True)
-    _probe_task(suite, PROBE)
-    monkeypatch.setenv("SUITE_FILE", str(suite))
+    _skip_without_bwrap()
+    workspace = _probed_workspace(suite, tmp_path, monkeypatch)
     argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
     main([*argv, "--isolation", "bwrap", "--json"])
     captured = capsys.readouterr()
-    report = json.loads(captured.out)
-    probe = next(r for r in report["results"] if r["id"] == "probe")
+    probe = _probe_output(captured.out)
     lines = probe["stdout"].split("\n")
     assert lines[0] == "suite-hidden"
     assert int(lines[1].split()[1]) <= 3  # bwrap's init, the command: not the host's
@@ -228,9 +240,7 @@ def test_score_runs_verification_commands_in_the_sandbox_with_the_workspace_writ
 def test_score_says_loudly_when_its_commands_run_unconfined(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workspace = _workspace(suite, tmp_path, solve=True)
-    _probe_task(suite, PROBE)
-    monkeypatch.setenv("SUITE_FILE", str(suite))
+    workspace = _probed_workspace(suite, tmp_path, monkeypatch)
     monkeypatch.setenv("ASSAY_ISOLATION", "none")
     argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
     main([*argv, "--json"])
@@ -238,7 +248,7 @@ def test_score_says_loudly_when_its_commands_run_unconfined(
     assert "assay: WARNING: agents and verification commands run WITHOUT an OS sandbox" in (
         captured.err
     )
-    probe = next(r for r in json.loads(captured.out)["results"] if r["id"] == "probe")
+    probe = _probe_output(captured.out)
     assert probe["stdout"].startswith("suite-visible")  # what the sandbox takes away
 
 
@@ -246,17 +256,11 @@ def test_score_from_inside_the_workspace_keeps_it_writable(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The working directory's checkout is hidden, but not when it is the workspace."""
-    from assay._util.isolation import probe_bwrap
-
-    if probe_bwrap()[0] is None:
-        pytest.skip("no working bwrap")
-    workspace = _workspace(suite, tmp_path, solve=True)
-    _probe_task(suite, PROBE)
-    monkeypatch.setenv("SUITE_FILE", str(suite))
+    _skip_without_bwrap()
+    workspace = _probed_workspace(suite, tmp_path, monkeypatch)
     monkeypatch.chdir(workspace)
     argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", "."]
     main([*argv, "--isolation", "bwrap", "--json"])
-    report = json.loads(capsys.readouterr().out)
-    probe = next(r for r in report["results"] if r["id"] == "probe")
+    probe = _probe_output(capsys.readouterr().out)
     assert probe["exitCode"] == 0, (probe["stdout"], probe["stderr"])
     assert (workspace / "written-by-command.txt").read_text() == "ok"
