@@ -8,10 +8,18 @@ case makes 4 sequential calls (list_dir, read_file, submit_findings, the judge).
 - `--cpu A,B`: CPU (user+sys of the assay process, from `wait4`) of runs of A and B
   cases; (cpu(B) - cpu(A)) / (4 * (B - A)) is the CPU per model call beyond the run's
   fixed cost. Beside it, the bare anthropic SDK (aiohttp transport, as assay uses) makes
-  the same number of sequential calls in this process: its CPU per call.
+  the same number of sequential calls in this process: its CPU per call, twice. First with
+  one small request (a line of text, one tool), then replaying the very request bodies
+  assay sent in the larger run (its system prompt, skill, tools and growing transcripts):
+  the SDK's own cost of assay's calls, which the first underestimates.
 - `--e2e N`: wall time of N cases at `--latency`/`--concurrency` over the ideal
   `ceil(N / c) * 4 * latency`.
 - `--memory A,B`: peak RSS (`ru_maxrss`) of runs of A and B cases.
+
+Scratch space (corpus, sandboxes, reports) is the system temp directory: TMPDIR picks
+another. On an ext4 without a journal (this project's build machine), creating a file soon
+after many were deleted walks past every recently freed inode in the kernel, which made
+half of a run's CPU system time there; `TMPDIR=/dev/shm` measures assay without it.
 
     .venv/bin/python bench/bench_review_cost.py --cpu 50,250 --repeats 3
     .venv/bin/python bench/bench_review_cost.py --e2e 256 --latency 0.5 --concurrency 32
@@ -66,20 +74,24 @@ def respond(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def serve_fake(latency_s: float, conn: Connection) -> None:
-    """Serves the fake until told "stop"; "times" answers with (and forgets) the wall
-    clock of every request it has seen, for `--e2e`'s timeline."""
+    """Serves the fake until told "stop". "times" answers with (and forgets) the wall
+    clock of every request it has seen, for `--e2e`'s timeline; "bodies" with (and
+    forgets) the request bodies, for `--cpu`'s replay."""
     socketserver.TCPServer.request_queue_size = 128
     seen: list[float] = []
+    bodies: list[dict[str, Any]] = []
 
     def timed(body: dict[str, Any]) -> dict[str, Any]:
         seen.append(time.time())
+        bodies.append(body)
         return respond(body)
 
     with FakeAnthropic(api_key=KEY, responder=timed, latency_s=latency_s) as fake:
         conn.send(fake.url)
-        while conn.recv() == "times":
-            conn.send(list(seen))
-            seen.clear()
+        while (asked := conn.recv()) in ("times", "bodies"):
+            kept = seen if asked == "times" else bodies
+            conn.send(list(kept))
+            kept.clear()
 
 
 _SELF_USAGE = """
@@ -135,37 +147,45 @@ def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[floa
     return wall, float(cpu), int(peak)
 
 
-async def bare_sdk_cpu(url: str, calls: int) -> float:
-    """CPU seconds per sequential call through the bare SDK on aiohttp (warm client)."""
+_SMALL_TOOL = {
+    "name": "list_dir",
+    "description": "List a directory.",
+    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+}
+
+
+def small_request(n: int) -> dict[str, Any]:
+    """A minimal review-shaped request: one line of system prompt, one tool, one message."""
+    return {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 1024,
+        "system": [
+            {"type": "text", "text": "You review code.", "cache_control": {"type": "ephemeral"}}
+        ],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": f"case {n}"}]}],
+        "tools": [_SMALL_TOOL],
+    }
+
+
+async def bare_sdk_cpu(url: str, requests: list[dict[str, Any]]) -> float:
+    """CPU seconds per sequential call through the bare SDK on aiohttp (warm client), each
+    sending one of `requests` (messages.create keyword arguments) in turn."""
     import anthropic
 
     client = anthropic.AsyncAnthropic(
         api_key=KEY, base_url=url, max_retries=0, http_client=anthropic.DefaultAioHttpClient()
     )
-    tool = {
-        "name": "list_dir",
-        "description": "List a directory.",
-        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
-    }
 
-    async def one(n: int) -> None:
-        await client.messages.with_raw_response.create(
-            model="claude-haiku-4-5",
-            max_tokens=1024,
-            system=[
-                {"type": "text", "text": "You review code.", "cache_control": {"type": "ephemeral"}}
-            ],
-            messages=[{"role": "user", "content": [{"type": "text", "text": f"case {n}"}]}],
-            tools=[tool],  # type: ignore[list-item]
-        )
+    async def one(request: dict[str, Any]) -> None:
+        await client.messages.with_raw_response.create(**request)
 
     try:
-        for n in range(20):
-            await one(n)
+        for request in requests[:20]:
+            await one(request)
         started = time.process_time()
-        for n in range(calls):
-            await one(n)
-        return (time.process_time() - started) / calls
+        for request in requests:
+            await one(request)
+        return (time.process_time() - started) / len(requests)
     finally:
         await client.close()
 
@@ -208,26 +228,38 @@ def main() -> int:
 
             if args.cpu:
                 a, b = (int(x) for x in args.cpu.split(","))
-                per_call, bare = [], []
+                calls = CALLS_PER_CASE * (b - a)
+                per_call, bare, replayed = [], [], []
                 for _ in range(args.repeats):
                     _, cpu_a, _ = run_assay(root, corpus(a), url, args.concurrency)
                     user_a, sys_a = LAST_SPLIT
+                    ours.send("bodies")
+                    ours.recv()  # forget run a's requests
                     _, cpu_b, _ = run_assay(root, corpus(b), url, args.concurrency)
                     user_b, sys_b = LAST_SPLIT
-                    per_call.append((cpu_b - cpu_a) / (CALLS_PER_CASE * (b - a)))
+                    ours.send("bodies")
+                    sent = ours.recv()
+                    per_call.append((cpu_b - cpu_a) / calls)
                     per_case_sys = (sys_b - sys_a) / (b - a)
                     per_case_user = (user_b - user_a) / (b - a)
-                    bare.append(asyncio.run(bare_sdk_cpu(url, CALLS_PER_CASE * (b - a))))
+                    small = [small_request(n) for n in range(calls)]
+                    bare.append(asyncio.run(bare_sdk_cpu(url, small)))
+                    replayed.append(asyncio.run(bare_sdk_cpu(url, sent[:calls])))
                     print(
                         f"  cpu({a})={cpu_a:.2f}s cpu({b})={cpu_b:.2f}s "
                         f"assay {per_call[-1] * 1000:.2f} ms/call, bare sdk "
-                        f"{bare[-1] * 1000:.2f} ms/call; per case user {per_case_user * 1000:.2f} "
-                        f"ms, system {per_case_sys * 1000:.2f} ms, load {load()}"
+                        f"{bare[-1] * 1000:.2f} ms/call (small request), "
+                        f"{replayed[-1] * 1000:.2f} ms/call (assay's requests); per case user "
+                        f"{per_case_user * 1000:.2f} ms, system {per_case_sys * 1000:.2f} ms, "
+                        f"load {load()}"
                     )
                 m, s = statistics.median(per_call), statistics.median(bare)
+                r = statistics.median(replayed)
                 print(
-                    f"CPU per call beyond fixed cost: assay {m * 1000:.2f} ms, bare SDK "
-                    f"{s * 1000:.2f} ms, ratio {m / s:.2f} (median of {args.repeats})"
+                    f"CPU per call beyond fixed cost: assay {m * 1000:.2f} ms; bare SDK "
+                    f"{s * 1000:.2f} ms with a small request (ratio {m / s:.2f}), "
+                    f"{r * 1000:.2f} ms replaying assay's requests (ratio {m / r:.2f}); "
+                    f"median of {args.repeats}"
                 )
             if args.e2e:
                 n, c = args.e2e, args.concurrency
