@@ -37,6 +37,11 @@ def test_inside_follows_symlinks(tmp_path: Path) -> None:
 def test_resolved_paths_are_compared_as_given() -> None:
     assert is_inside("/srv/repo/src", "/srv/repo", resolved=True)
     assert not is_inside("/srv/repository", "/srv/repo", resolved=True)
+    assert is_inside("/srv/repo", "/srv/repo/", resolved=True)
+    assert is_inside("/srv/repo//src/", "/srv/repo", resolved=True)
+    assert is_inside("/srv", "/", resolved=True)
+    assert is_inside("/", "/", resolved=True)
+    assert not is_inside("/", "/srv", resolved=True)
 
 
 @pytest.mark.parametrize("raw", ["", "/etc/passwd", "C:/x", "a/../../b", "..", "./", "a\x00b"])

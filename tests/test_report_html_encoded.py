@@ -20,6 +20,15 @@ def test_an_encoded_value_is_written_as_the_value_itself() -> None:
     assert str(embed_json(encoded)) == str(embed_json(plain))
 
 
+def test_data_shaped_like_a_placeholder_is_left_as_data() -> None:
+    # The exact shape embed_json marks an encoded value with, but another call's token.
+    lookalike = "\x00" + "0123456789abcdef" + ":0\x00"
+    plain = {"a": [1, 2], "b": lookalike}
+    encoded = {"a": EncodedJSON([1, 2]), "b": lookalike}
+    assert str(embed_json(encoded)) == str(embed_json(plain))
+    assert "\\u00000123456789abcdef:0\\u0000" in str(embed_json(encoded))
+
+
 def test_anything_else_that_is_not_json_is_still_refused() -> None:
     try:
         embed_json({"x": object()})

@@ -1,8 +1,8 @@
 """Whether a path stays inside its root: the one rule, symlinks resolved.
 
-Every check of "is this path inside that directory" goes through `is_inside`; the string
-form (`startswith(root)`) is wrong twice over (`/a/bc` is not inside `/a/b`, and a symlink
-inside the root may lead anywhere), so nothing does it by hand.
+Every check of "is this path inside that directory" goes through `is_inside`; a bare
+`startswith(root)` is wrong twice over (`/a/bc` is not inside `/a/b`, and a symlink inside
+the root may lead anywhere), so nothing does it by hand.
 """
 
 from __future__ import annotations
@@ -31,10 +31,13 @@ def is_inside(
     many files does not resolve the root again for each one.
     """
     if resolved:
-        real, real_root = Path(path), Path(root)
+        real, real_root = os.path.normpath(path), os.path.normpath(root)
     else:
-        real, real_root = real_path(path), real_path(root)
-    return real == real_root or real_root in real.parents
+        real, real_root = os.path.realpath(path), os.path.realpath(root)
+    # On the strings: both are absolute and normalised, and a Path's `parents` walk built
+    # an object per level for every file of a sandbox or report.
+    real, real_root = os.path.normcase(real), os.path.normcase(real_root)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def relative_inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -133,6 +133,7 @@ def _candidates(model: str) -> list[str]:
     return names
 
 
+@lru_cache(maxsize=256)  # asked at every call, of the run's few models
 def price_for(model: str) -> ModelPrice | None:
     """The list price of `model` (a bare or `provider/` model id), or None when unknown."""
     table = _load()[1]

@@ -42,6 +42,11 @@ _JSON_ESCAPES = {
 }
 
 
+_PLACEHOLDER = re.compile(r'"\\u0000([0-9a-f]{16}):(\d+)\\u0000"')
+"""An `EncodedJSON` as `embed_json` first encodes it: a NUL-fenced token and index (one
+pattern for every call: compiling one per call cost more than the substitution)."""
+
+
 def embed_json(value: Any) -> Markup:
     """JSON safe inside a `<script>` element: `</script>`, `<!--` and `&` cannot appear.
 
@@ -57,10 +62,13 @@ def embed_json(value: Any) -> Markup:
         fragments.append(obj.text)
         return f"\x00{token}:{len(fragments) - 1}\x00"
 
+    def fragment(match: re.Match[str]) -> str:
+        # A string of the data that only looks like a placeholder has another token.
+        return fragments[int(match[2])] if match[1] == token else match[0]
+
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=placeholder)
     if fragments:
-        marker = re.compile(r'"\\u0000' + token + r':(\d+)\\u0000"')
-        text = marker.sub(lambda match: fragments[int(match[1])], text)
+        text = _PLACEHOLDER.sub(fragment, text)
     for raw, escaped in _JSON_ESCAPES.items():
         text = text.replace(raw, escaped)
     return Markup(text)  # noqa: S704 - escaped above for the script-data context

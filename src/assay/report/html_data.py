@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
-from assay.core.paths import is_inside
+from assay.core.paths import is_inside, real_path
 from assay.report.explain import explain_check, finding_marks
 from assay.report.model import CaseResult, Report
 from assay.report.significance import explain
@@ -82,8 +82,9 @@ def viewer_cases(
     report: Report, report_dir: Path | None, budget: ArtifactBudget
 ) -> Iterator[dict[str, Any]]:
     """Each case as the page shows it, its artifacts read from `report_dir` as it comes."""
+    real_dir = real_path(report_dir) if report_dir is not None else None  # once, not per file
     for case in report.cases:
-        yield _case(case, report_dir, budget)
+        yield _case(case, real_dir, budget)
 
 
 def viewer_tail(
@@ -205,9 +206,10 @@ def _case(case: CaseResult, report_dir: Path | None, budget: ArtifactBudget) -> 
     }
 
 
-def _read(path: Path, report_dir: Path, budget: ArtifactBudget) -> str | None:
-    """An artifact's text, when it is a file inside the report directory."""
-    if not path.is_file() or not is_inside(path, report_dir):
+def _read(path: Path, real_dir: Path, budget: ArtifactBudget) -> str | None:
+    """An artifact's text, when it is a file inside the report directory (`real_dir`, its
+    symlinks resolved)."""
+    if not path.is_file() or not is_inside(real_path(path), real_dir, resolved=True):
         return None
     return budget.take(path.read_text(encoding="utf-8", errors="replace"))
 
