@@ -23,13 +23,20 @@ def sum_usage(usages: Iterable[Usage]) -> Usage:
 
     A single call without a price makes the total unknown (None): assay never guesses.
     """
-    total = Usage()
+    input_tokens = output_tokens = cache_read = cache_write = 0
     cost: float | None = 0.0
     for usage in usages:
-        total.input_tokens += usage.input_tokens
-        total.output_tokens += usage.output_tokens
-        total.cache_read_tokens += usage.cache_read_tokens
-        total.cache_write_tokens += usage.cache_write_tokens
+        input_tokens += usage.input_tokens
+        output_tokens += usage.output_tokens
+        cache_read += usage.cache_read_tokens
+        cache_write += usage.cache_write_tokens
         cost = None if cost is None or usage.cost_usd is None else cost + usage.cost_usd
-    total.cost_usd = cost
-    return total
+    # Built once with every field (not a default one, then assigned field by field): each
+    # pydantic assignment grows the instance's fields-set, and a run keeps several per case.
+    return Usage.model_construct(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        cost_usd=cost,
+    )

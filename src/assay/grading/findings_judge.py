@@ -126,6 +126,8 @@ def assertion_checks(
         entry = by_index[index]
         check_id = f"should_find[{index}]"
         matched = entry.matchedFindingIndex if entry.met else None
+        # One reference for both checks about the finding: a run keeps every check.
+        ref = FindingRef.of(findings, matched)
         checks.append(
             _check(
                 check_id,
@@ -133,13 +135,13 @@ def assertion_checks(
                 "pass" if entry.met else "fail",
                 entry.reasoning,
                 expected=expectation.finding,
-                finding=FindingRef.of(findings, matched),
+                finding=ref,
                 required=expectation.required,
                 matchedFindingIndex=matched,
             )
         )
         if expectation.severity is not None:
-            checks.append(_severity_check(check_id, expectation, entry.met, matched, findings))
+            checks.append(_severity_check(check_id, expectation, entry.met, matched, findings, ref))
     violations = {entry.index: entry for entry in verdict.should_not_find}
     for index, forbidden in enumerate(spec.should_not_find):
         bad = violations[index]
@@ -165,6 +167,7 @@ def _severity_check(
     met: bool,
     matched: int | None,
     findings: list[dict[str, Any]],
+    ref: FindingRef | None,
 ) -> Check:
     status: CheckStatus
     if not met:
@@ -186,7 +189,7 @@ def _severity_check(
         status,
         message,
         expected=f"severity {expectation.severity}",
-        finding=FindingRef.of(findings, matched),
+        finding=ref,
         required=expectation.required,
     )
 

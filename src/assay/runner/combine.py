@@ -25,6 +25,8 @@ def total_usage(usages: Iterable[Usage]) -> Usage:
     """Sum what was actually used; a part with no tokens and no cost made no model call
     (a deterministic grader, a skipped attempt), so it must not make the cost unknown."""
     billable = [u for u in usages if u.cost_usd is not None or _tokens(u)]
+    if len(billable) == 1:  # its own total: shared (a Usage is never changed once made)
+        return billable[0]
     return sum_usage(billable) if billable else Usage()
 
 
