@@ -16,7 +16,7 @@ answers, one without (promptfoo's rubric grader) a passing rubric verdict. CPU i
 tool's own process tree (`wait4`), per case `(cpu(B) - cpu(A)) / (B - A)`.
 
     .venv/bin/python bench/bench_promptfoo.py --cases 50,250 --repeats 3
-    .venv/bin/python bench/bench_promptfoo.py --cases 1000 --repeats 1 --wall
+    .venv/bin/python bench/bench_promptfoo.py --cases 1000 --repeats 1
 """
 
 from __future__ import annotations
