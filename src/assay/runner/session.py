@@ -318,7 +318,8 @@ def _sandboxed(
     harden_process()
     if options.sandboxing is not None:
         return options
-    masked = {checkout_root(case.source_path) for case in cases}
+    # a suite file holds many cases: find each file's checkout once
+    masked = {checkout_root(source) for source in {case.source_path for case in cases}}
     masked.add(Path(os.path.realpath(options.resume_dir or options.report_dir)))
     # Where every case's sandbox is made: a case sees its own (bound on top), not the
     # concurrent cases' workspaces beside it.
