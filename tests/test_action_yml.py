@@ -84,7 +84,40 @@ def test_every_input_reaches_assay_through_the_environment(action: dict[str, Any
         assert env[f"INPUT_{name.upper().replace('-', '_')}"] == f"${{{{ inputs.{name} }}}}"
     assert env["ASSAY_ISOLATION"] == "${{ inputs.isolation }}"
     assert env["ASSAY_RUN_REASON"] == "${{ steps.decide.outputs.reason }}"
-    assert step["run"].strip() == '"$RUNNER_TEMP/assay-venv/bin/assay" ci'
+    assert env["PYCACHE_PREFIX"] == "${{ steps.install.outputs.pycache-prefix }}"
+
+
+def _run_the_evals_step(action: dict[str, Any], tmp_path: Path, prefix: str) -> list[str]:
+    """The argv the "Run the evals" script starts, against a venv whose python records it."""
+    (step,) = [s for s in _steps(action) if s.get("id") == "assay"]
+    bin_dir = tmp_path / "assay-venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"
+    python.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$RUNNER_TEMP/argv"\n')
+    python.chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "RUNNER_TEMP": str(tmp_path), "PYCACHE_PREFIX": prefix}
+    done = _bash(step["run"], env)
+    assert done.returncode == 0, done.stderr
+    return (tmp_path / "argv").read_text().splitlines()
+
+
+def test_assay_keeps_its_bytecode_in_the_install_cache_when_uv_installed_it(
+    action: dict[str, Any], tmp_path: Path
+) -> None:
+    (install,) = [s for s in _steps(action) if s.get("id") == "install"]
+    # Only uv's branch says where: pip's venv has its own .pyc files, compiled at install.
+    uv_branch = install["run"].split("\n        else\n")[0]
+    assert 'pycache-prefix=$RUNNER_TEMP/assay-install-cache/pycache" >> "$GITHUB_OUTPUT"' in (
+        uv_branch
+    )
+    (cache,) = [s for s in _steps(action) if "actions/cache" in s.get("uses", "")]
+    assert cache["with"]["path"] == "${{ runner.temp }}/assay-install-cache"
+    assay = str(tmp_path / "assay-venv" / "bin" / "assay")
+    argv = _run_the_evals_step(action, tmp_path, "/cache/pycache")
+    assert argv == ["-P", "-X", "pycache_prefix=/cache/pycache", assay, "ci"]
+    (tmp_path / "argv").unlink()
+    shutil.rmtree(tmp_path / "assay-venv")
+    assert _run_the_evals_step(action, tmp_path, "") == ["-P", assay, "ci"]
 
 
 def test_run_steps_use_bash_and_never_expand_expressions(action: dict[str, Any]) -> None:
@@ -114,6 +147,8 @@ def test_python_is_private_and_assay_is_installed_from_the_lock(action: dict[str
     assert "steps.deps.outputs.hash" in cache["with"]["key"]
     (key,) = [s for s in _steps(action) if s.get("id") == "deps"]
     assert "requirements.lock" in key["run"] and "requirements-uv.lock" in key["run"]
+    # The cache holds the standard library's bytecode too: keyed on that very build of it.
+    assert "sys.version" in key["run"] and "os.stat(os.__file__)" in key["run"]
 
 
 def test_no_python_step_imports_from_the_prs_checkout(action: dict[str, Any]) -> None:
