@@ -17,6 +17,16 @@ def assay_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
 
 
+def bytecode_env(pycache: Path) -> dict[str, str]:
+    """assay_env() with bytecode written to and read from `pycache`, as for an installed
+    package (pip compiles it). Without it, a checkout run with PYTHONDONTWRITEBYTECODE
+    compiles every assay module from source at each start."""
+    env = assay_env()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
 def comparable(report_file: Path) -> Any:
     """report.json without its run id, timestamps and durations."""
 

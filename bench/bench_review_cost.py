@@ -16,6 +16,10 @@ case makes 4 sequential calls (list_dir, read_file, submit_findings, the judge).
   `ceil(N / c) * 4 * latency`.
 - `--memory A,B`: peak RSS (`ru_maxrss`) of runs of A and B cases.
 
+Each `assay run` reads and writes bytecode in the scratch directory, compiled by a first,
+unmeasured run of one case: as an installed assay (pip compiles it), where a checkout run
+with PYTHONDONTWRITEBYTECODE set would compile every module it imports at each start.
+
 Scratch space (corpus, sandboxes, reports) is the system temp directory: TMPDIR picks
 another. On an ext4 without a journal (this project's build machine), creating a file soon
 after many were deleted walks past every recently freed inode in the kernel, which made
@@ -48,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tests.fakes.anthropic_api import FakeAnthropic, tool_use_reply  # noqa: E402
 
-from _assay_runs import assay_env  # noqa: E402
+from _assay_runs import bytecode_env  # noqa: E402
 from bench_cache import FINDING, KEY, write_corpus  # noqa: E402
 
 CALLS_PER_CASE = 4
@@ -124,7 +128,7 @@ PROFILE: list[str] = []
 
 def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[float, float, int]:
     """(wall s, CPU s of the assay process, peak RSS KiB) of one `assay run`."""
-    env = assay_env()
+    env = bytecode_env(root / "pycache")
     env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=url)
     report = tempfile.mkdtemp(prefix="r-", dir=root)
     usage_file = Path(report) / "rusage.txt"
@@ -225,6 +229,11 @@ def main() -> int:
                 if n not in corpora:
                     corpora[n] = write_corpus(root / f"c{n}", n)
                 return corpora[n]
+
+            run_assay(root, corpus(1), url, 1)  # compiles what a run imports, as installed
+            for asked in ("times", "bodies"):
+                ours.send(asked)
+                ours.recv()  # forget the warm-up's requests
 
             if args.cpu:
                 a, b = (int(x) for x in args.cpu.split(","))

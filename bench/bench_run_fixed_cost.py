@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _assay_runs import assay_env  # noqa: E402
+from _assay_runs import assay_env, bytecode_env  # noqa: E402
 from _machine import describe_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,16 +102,6 @@ def write_one_task_suite(root: Path) -> Path:
     path = root / "suite" / "tasks.json"
     path.write_text(json.dumps(suite, indent=2) + "\n")
     return path
-
-
-def bytecode_env(pycache: Path) -> dict[str, str]:
-    """assay_env() with bytecode written to and read from `pycache`, as for an installed
-    package (pip compiles it). Without it, a checkout run with PYTHONDONTWRITEBYTECODE
-    compiles every assay module from source at each start."""
-    env = assay_env()
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(pycache)
-    return env
 
 
 def median_wall(argv: list[str], *, repeats: int, cwd: Path, env: dict[str, str]) -> float:
