@@ -131,6 +131,20 @@ def test_no_errors_no_score_if_errors_failed() -> None:
     assert _summary([_case("s/a", 1)]).score_if_errors_failed is None
 
 
+def test_the_summary_never_compares_cases_field_by_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list's `in` over pydantic models compares them field by field: asked per case, it
+    made a 5000-case run with an error spend 35 s summarising (1000 cases: 1.9 s)."""
+
+    def compared(self: CaseResult, other: object) -> bool:
+        raise AssertionError("summarize compared two CaseResults")
+
+    cases = [_case(f"s/{n}", "e") if n % 3 == 0 else _case(f"s/{n}", 1, 0) for n in range(30)]
+    monkeypatch.setattr(CaseResult, "__eq__", compared)
+    summary = _summary(cases)
+    assert (summary.errors, summary.score) == (10, 0.5)
+    assert summary.score_if_errors_failed == pytest.approx(20 * 0.5 / 30)
+
+
 # --- inconclusive ------------------------------------------------------------------------------
 
 

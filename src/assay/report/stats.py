@@ -182,7 +182,7 @@ def summarize(
     for case in cases:
         counts[case.status] += 1
     gated = gated_cases(cases, policy)
-    scored = [c for c in gated if c.status in ("pass", "fail") and c.score is not None]
+    scored = [c for c in gated if _is_scored(c)]
     scores = [c.score for c in scored if c.score is not None]
     score = sum(scores) / len(scores) if scores else None
     interval = clustered_interval([attempt_scores(c, "skip") for c in scored])
@@ -191,7 +191,7 @@ def summarize(
     ]
     if_failed = [s for c in gated if (s := attempt_scores(c, "fail"))]
     score_if_errors_failed = (
-        _mean([_score_if_errors_failed(c) for c in gated if c in scored or c.status == "error"])
+        _mean([_score_if_errors_failed(c) for c in gated if _is_scored(c) or c.status == "error"])
         if errored
         else None
     )
@@ -265,6 +265,12 @@ def summarize(
         cost_usd=sum(known_costs) if known_costs else None,
         duration_s=duration_s,
     )
+
+
+def _is_scored(case: CaseResult) -> bool:
+    """A case the score averages over. Asked of the case, never as `case in scored`: a
+    list's `in` compares pydantic models field by field, once per case it passes."""
+    return case.status in ("pass", "fail") and case.score is not None
 
 
 def _mean(values: Sequence[float]) -> float | None:
