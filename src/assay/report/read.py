@@ -70,6 +70,11 @@ def read_report(path: Path) -> Report:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", SourcePosition(shown)) from None
     try:
+        # One pass through pydantic's own JSON parser, the common case: a valid report.
+        return Report.model_validate_json(text)
+    except ValidationError:
+        pass  # read again below, to say where in the file each problem is
+    try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
