@@ -5,16 +5,21 @@ A benchmark, not a test. It writes N review cases (bench_cache's corpus) and run
 its own process so that the fake's threads do not share assay's interpreter lock. Each
 case makes 4 sequential calls (list_dir, read_file, submit_findings, the judge).
 
-- `--cpu A,B`: CPU (user+sys of the assay process, from `wait4`) of runs of A and B
-  cases; (cpu(B) - cpu(A)) / (4 * (B - A)) is the CPU per model call beyond the run's
-  fixed cost. Beside it, the bare anthropic SDK (aiohttp transport, as assay uses) makes
-  the same number of sequential calls in this process: its CPU per call, twice. First with
-  one small request (a line of text, one tool), then replaying the very request bodies
-  assay sent in the larger run (its system prompt, skill, tools and growing transcripts):
-  the SDK's own cost of assay's calls, which the first underestimates.
+- `--cpu A,B`: CPU (user+sys of the assay process itself, at its exit) of runs of A and B
+  cases; (cpu(B) - cpu(A)) / (calls(B) - calls(A)), the calls as the fake counted them,
+  is the CPU per model call beyond the run's fixed cost. Beside it, the bare anthropic
+  SDK (aiohttp transport, as assay uses) makes the same number of sequential calls in
+  this process: its CPU per call, twice. First with one small request (a line of text,
+  one tool), then replaying the very request bodies assay sent in the larger run (its
+  system prompt, skill, tools and growing transcripts): the SDK's own cost of assay's
+  calls, which the first underestimates.
 - `--e2e N`: wall time of N cases at `--latency`/`--concurrency` over the ideal
   `ceil(N / c) * 4 * latency`.
 - `--memory A,B`: peak RSS (`ru_maxrss`) of runs of A and B cases.
+- `--mixed`: the cases do not all pass. By case number modulo 5: passes; the judge says
+  the finding is missing (fail); the judge answers outside its schema (error); the agent
+  answers in plain text (error); the agent reports nothing (fail). A run whose report
+  has every outcome, so the code only failures take is measured too.
 
 Each `assay run` reads and writes bytecode in the scratch directory, compiled by a first,
 unmeasured run of one case: as an installed assay (pip compiles it), where a checkout run
@@ -28,15 +33,18 @@ half of a run's CPU system time there; `TMPDIR=/dev/shm` measures assay without 
     .venv/bin/python bench/bench_review_cost.py --cpu 50,250 --repeats 3
     .venv/bin/python bench/bench_review_cost.py --e2e 256 --latency 0.5 --concurrency 32
     .venv/bin/python bench/bench_review_cost.py --memory 1000,5000 --repeats 1
+    .venv/bin/python bench/bench_review_cost.py --mixed --memory 1000,5000 --repeats 1
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import multiprocessing
 import os
+import re
 import socketserver
 import statistics
 import subprocess
@@ -50,7 +58,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tests.fakes.anthropic_api import FakeAnthropic, tool_use_reply  # noqa: E402
+from tests.fakes.anthropic_api import FakeAnthropic, text_reply, tool_use_reply  # noqa: E402
 
 from _assay_runs import bytecode_env  # noqa: E402
 from bench_cache import FINDING, KEY, write_corpus  # noqa: E402
@@ -77,7 +85,29 @@ def respond(body: dict[str, Any]) -> dict[str, Any]:
     return tool_use_reply("submit_findings", {"findings": [FINDING]})
 
 
-def serve_fake(latency_s: float, conn: Connection) -> None:
+_CASE_NUMBER = re.compile(r"case (\d+) reads")
+"""bench_cache's `given`, which the agent's prompt and the judge's both quote."""
+
+
+def respond_mixed(body: dict[str, Any]) -> dict[str, Any]:
+    """`--mixed`: each case number's outcome (see the module's docstring)."""
+    found = _CASE_NUMBER.search(json.dumps(body["messages"]))
+    outcome = int(found.group(1)) % 5 if found else 0
+    if body["system"][0]["text"].startswith("You are the judge"):
+        if outcome == 2:
+            return tool_use_reply("record_verdict", {"should_find": [], "should_not_find": []})
+        met = outcome not in (1, 4)
+        verdict = {"index": 0, "met": met, "reasoning": "found" if met else "missing"}
+        verdict["matchedFindingIndex"] = 0 if met else None
+        return tool_use_reply("record_verdict", {"should_find": [verdict], "should_not_find": []})
+    if outcome == 3:
+        return text_reply("Reviewed it; nothing to add.")
+    if outcome == 4 and '"tool_result"' in json.dumps(body["messages"]):
+        return tool_use_reply("submit_findings", {"findings": []})
+    return respond(body)
+
+
+def serve_fake(latency_s: float, conn: Connection, mixed: bool = False) -> None:
     """Serves the fake until told "stop". "times" answers with (and forgets) the wall
     clock of every request it has seen, for `--e2e`'s timeline; "bodies" with (and
     forgets) the request bodies, for `--cpu`'s replay."""
@@ -88,7 +118,7 @@ def serve_fake(latency_s: float, conn: Connection) -> None:
     def timed(body: dict[str, Any]) -> dict[str, Any]:
         seen.append(time.time())
         bodies.append(body)
-        return respond(body)
+        return respond_mixed(body) if mixed else respond(body)
 
     with FakeAnthropic(api_key=KEY, responder=timed, latency_s=latency_s) as fake:
         conn.send(fake.url)
@@ -122,6 +152,9 @@ LAST_SPAN: list[float] = []
 LAST_SPLIT: list[float] = []
 """(user s, system s) of the last `run_assay`: system time is the kernel's (mkdir, open, fork)."""
 
+EXPECTED_EXITS = {0}
+"""`assay run`'s exit codes that are not a failure of the benchmark (1 too with `--mixed`)."""
+
 PROFILE: list[str] = []
 """`--profile FILE`: the py-spy command line each `assay run` is started under."""
 
@@ -144,7 +177,7 @@ def run_assay(root: Path, evals: Path, url: str, concurrency: int) -> tuple[floa
     LAST_SPAN[:] = [started_at, started_at + wall]
     proc.returncode = os.waitstatus_to_exitcode(status)
     stderr = proc.stderr.read().decode() if proc.stderr else ""
-    if proc.returncode != 0:
+    if proc.returncode not in EXPECTED_EXITS:
         raise SystemExit(f"assay run exited {proc.returncode}:\n{stderr[-2000:]}")
     cpu, peak, user, system = usage_file.read_text().split()
     LAST_SPLIT[:] = [float(user), float(system)]
@@ -208,7 +241,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", help="write a py-spy raw profile (collapsed stacks) here")
     parser.add_argument("--gil", action="store_true", help="with --profile: GIL holder only")
+    parser.add_argument("--mixed", action="store_true", help="cases pass, fail and error")
     args = parser.parse_args()
+    if args.mixed and args.e2e:
+        parser.error("--e2e's ideal is 4 calls a case; --mixed cases make 2 to 5")
+    if args.mixed:
+        EXPECTED_EXITS.add(1)  # the gate fails
     if args.profile:
         PROFILE[:] = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", args.profile]
         # --gil: only the thread holding the interpreter lock, i.e. where Python CPU goes
@@ -216,7 +254,7 @@ def main() -> int:
 
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.get_context("spawn").Process(
-        target=serve_fake, args=(args.latency, theirs)
+        target=serve_fake, args=(args.latency, theirs, args.mixed)
     )
     server.start()
     url = ours.recv()
@@ -237,17 +275,20 @@ def main() -> int:
 
             if args.cpu:
                 a, b = (int(x) for x in args.cpu.split(","))
-                calls = CALLS_PER_CASE * (b - a)
                 per_call, bare, replayed = [], [], []
                 for _ in range(args.repeats):
+                    ours.send("bodies")
+                    ours.recv()  # forget the bare SDK's calls of the previous repeat
                     _, cpu_a, _ = run_assay(root, corpus(a), url, args.concurrency)
                     user_a, sys_a = LAST_SPLIT
                     ours.send("bodies")
-                    ours.recv()  # forget run a's requests
+                    calls_a = len(ours.recv())
                     _, cpu_b, _ = run_assay(root, corpus(b), url, args.concurrency)
                     user_b, sys_b = LAST_SPLIT
                     ours.send("bodies")
                     sent = ours.recv()
+                    # As the fake counted them: 4 a case, 2-5 with --mixed (retries).
+                    calls = len(sent) - calls_a
                     per_call.append((cpu_b - cpu_a) / calls)
                     per_case_sys = (sys_b - sys_a) / (b - a)
                     per_case_user = (user_b - user_a) / (b - a)
