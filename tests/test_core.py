@@ -63,6 +63,14 @@ def test_one_set_of_control_characters() -> None:
     assert has_control("x\x85") and not has_control("plain, with ünïcode")
 
 
+@pytest.mark.parametrize("bidi", ["\u202e", "\u202a", "\u2066", "\u2069", "\u200f", "\u061c"])
+def test_bidirectional_formatting_counts_as_control(bidi: str) -> None:
+    """A title that reads `fix, then run(x)` but shows reordered ("Trojan Source")."""
+    assert has_control(f"case{bidi}id")
+    assert one_line(f"fix{bidi} run") == "fix  run"
+    assert strip_control(f"line{bidi} one\n\tתיקון باگ") == "line one\n\tתיקון باگ"
+
+
 def test_severity_words_and_warden_scale() -> None:
     assert SEVERITIES == ("critical", "high", "medium", "low", "info")
     assert normalise_severity(" Major ") == "high"

@@ -131,6 +131,14 @@ def test_markdown_escapes_untrusted_text_and_neutralises_mentions() -> None:
     assert "\\| case" not in text.split("### Flaky")[0]
 
 
+def test_a_bidirectional_override_in_model_output_reaches_no_summary() -> None:
+    report = _mixed_report()
+    report.cases[1].reason = "looks fine \u202e;)x(lave\u202c done"
+    text = render_summary(report)
+    assert "\u202e" not in text and "\u202c" not in text
+    assert "looks fine ;)x(lave done" in text
+
+
 def test_escape_helpers() -> None:
     assert neutralise_mentions("ping @alice and @org/team, mail a@b") == (
         "ping @\u200dalice and @\u200dorg/team, mail a@\u200db"

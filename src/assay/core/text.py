@@ -2,8 +2,11 @@
 
 Untrusted text (model output, fixture names, PR titles) reaches terminals, CI logs,
 Markdown and file names. One set of characters counts as control characters: C0
-(line breaks, ESC), DEL, C1 (the one-byte CSI and OSC) and the Unicode line and paragraph
-separators. Two readings of it:
+(line breaks, ESC), DEL, C1 (the one-byte CSI and OSC), the Unicode line and paragraph
+separators, and the bidirectional formatting characters (marks, embeddings, overrides,
+isolates), with which a finding title or a case id can display in another order than it
+reads ("Trojan Source", CVE-2021-42574); right-to-left scripts need none of them to show
+right to left. Two readings of it:
 - one line (ids, names, terminal lines): every one of them goes;
 - multi-line text (reviews, Markdown, judge rationales): tab and newline are layout and stay.
 """
@@ -20,12 +23,14 @@ __all__ = [
     "strip_control",
 ]
 
-CONTROL_CHARACTERS: Final = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+_BIDI_FORMATTING: Final = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BEYOND_C0: Final = "\x7f-\x9f\u2028\u2029" + _BIDI_FORMATTING
+CONTROL_CHARACTERS: Final = "\x00-\x1f" + _BEYOND_C0
 """A regex character-class body (no brackets), for composing larger classes."""
 
 _CONTROL: Final = re.compile(f"[{CONTROL_CHARACTERS}]")
 _CONTROL_RUN: Final = re.compile(f"[{CONTROL_CHARACTERS}]+")
-_CONTROL_BUT_LAYOUT: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_BUT_LAYOUT: Final = re.compile(f"[\x00-\x08\x0b-\x1f{_BEYOND_C0}]")
 
 
 def has_control(text: str) -> bool:
