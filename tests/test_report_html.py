@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
+from assay.core.text import BIDI_FORMATTING
+from assay.report import html
 from assay.report.html import embed_json, model_matrix, render_html, trend_points
 from tests.viewer_reports import HOSTILE, viewer_report
 
@@ -72,3 +74,9 @@ def test_view_prints_the_path_when_there_is_no_browser(
     assert main(["view", str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err
     assert "no report.html here" in err and "Traceback" not in err
+
+
+def test_the_page_spells_out_the_bidirectional_characters_assay_strips_elsewhere() -> None:
+    template = (Path(html.__file__).parent / "templates" / "report.html.j2").read_text("utf-8")
+    shown_in_js = BIDI_FORMATTING.encode("ascii", "backslashreplace").decode()
+    assert f"const BIDI = /[{shown_in_js}]/g;" in template

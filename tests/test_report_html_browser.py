@@ -116,6 +116,20 @@ def test_loads_clean_filters_and_keeps_script_as_text(browser: Any, tmp_path: Pa
     assert shot.stat().st_size > 10_000  # a real picture, not an empty page
 
 
+def test_bidirectional_overrides_show_as_code_points(browser: Any, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    out.mkdir()
+    report = viewer_report(3, out)
+    report.cases[0].findings[0]["title"] = "admin check \u202eexif\u202c done"
+    (out / "report.html").write_text(render_html(report, report_dir=out), encoding="utf-8")
+    page, problems = _open(browser, out / "report.html")
+    page.select_option("#f-sort", "id")
+    page.locator("#cases tbody tr.row").first.click()
+    shown = page.locator("tr.detail").inner_text()
+    assert "admin check <U+202E>exif<U+202C> done" in shown
+    assert "\u202e" not in shown and problems == []
+
+
 def test_a_thousand_cases_open_in_under_two_seconds(browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "big"
     out.mkdir()

@@ -17,14 +17,16 @@ import re
 from typing import Final
 
 __all__ = [
+    "BIDI_FORMATTING",
     "CONTROL_CHARACTERS",
     "has_control",
     "one_line",
     "strip_control",
 ]
 
-_BIDI_FORMATTING: Final = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_BEYOND_C0: Final = "\x7f-\x9f\u2028\u2029" + _BIDI_FORMATTING
+BIDI_FORMATTING: Final = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+"""The bidirectional formatting characters, a class body (report.html shows them as code points)."""
+_BEYOND_C0: Final = "\x7f-\x9f\u2028\u2029" + BIDI_FORMATTING
 CONTROL_CHARACTERS: Final = "\x00-\x1f" + _BEYOND_C0
 """A regex character-class body (no brackets), for composing larger classes."""
 
