@@ -160,7 +160,7 @@ def test_summary_outputs_and_capped_annotations(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     cases = [make_case(i) for i in range(12)] + [make_case(99, "pass")]
-    cases[0] = make_case(0, "error", reason="agent crashed")
+    cases[0] = make_case(0, "error", reason="agent \x1b[8mcrashed\u202e")
     cases[1] = make_case(1, path=str(tmp_path.parent / "elsewhere.yaml"))
     report = make_report(cases)
     report_dir = tmp_path / "report"
@@ -186,7 +186,7 @@ def test_summary_outputs_and_capped_annotations(
     assert len(lines) == 11
     assert (
         lines[0]
-        == "::error file=evals/suite.yaml,line=10,title=suite/case-0 (error)::agent crashed"
+        == "::error file=evals/suite.yaml,line=10,title=suite/case-0 (error)::agent [8mcrashed"
     )
     assert (
         lines[1] == "::error title=suite/case-1::check 1 failed"
