@@ -68,6 +68,13 @@ def test_annotation_escapes_message_and_properties(capsys: pytest.CaptureFixture
     )
 
 
+def test_annotation_drops_escape_sequences_and_bidirectional_overrides(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    commands.warning("judge: \x1b[8mhidden\x1b[0m fine\u202e.yp", title="s/c\u2066")
+    assert capsys.readouterr().out == "::warning title=s/c::judge: [8mhidden[0m fine.yp\n"
+
+
 def test_add_mask_skips_blank_values(capsys: pytest.CaptureFixture[str]) -> None:
     commands.add_mask("   ")
     commands.add_mask("s3cr%t")

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.action import commands
-from assay.core.text import strip_control
 from assay.report.model import CaseResult, Report
 
 __all__ = ["CaseAnnotation", "annotate_failures", "case_annotations"]
@@ -43,9 +42,7 @@ def _workspace_relative(raw: str, workspace: Path) -> str | None:
 
 
 def _message(case: CaseResult) -> str:
-    # A reason can quote the model (a judge's rationale): the log viewer and the diff
-    # would render its escape sequences and bidirectional overrides.
-    text = strip_control(case.reason.strip())
+    text = case.reason.strip()
     if not text:
         failing = [c for c in case.checks if c.status in ("fail", "error")]
         text = "; ".join(f"{c.id}: {c.message}" if c.message else c.id for c in failing)

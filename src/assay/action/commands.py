@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Literal, TextIO
 
+from assay.core.text import strip_control
+
 __all__ = [
     "add_mask",
     "error",
@@ -175,9 +177,11 @@ def _annotation(
         if line:
             props.append(f"line={int(line)}")
     if title:
-        props.append(f"title={escape_property(title)}")
+        props.append(f"title={escape_property(strip_control(title))}")
     head = f"::{level} {','.join(props)}" if props else f"::{level}"
-    _emit(f"{head}::{escape_data(message)}")
+    # A message can quote the model (a judge's rationale in a case's reason): the log
+    # viewer and the diff would render its escape sequences and bidirectional overrides.
+    _emit(f"{head}::{escape_data(strip_control(message))}")
 
 
 def error(
