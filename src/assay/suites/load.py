@@ -337,7 +337,10 @@ def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems:
 
 def _id_problem(case_id: str) -> str | None:
     if has_control(case_id):
-        return f"case id {case_id!r} has control characters; rename the file or directory"
+        return (
+            f"case id {case_id!r} has control characters; rename the case (the id, or the "
+            "file or directory it is named after)"
+        )
     if case_id.startswith("::"):
         return f"case id {case_id!r} would start a GitHub workflow command; rename it"
     return None
