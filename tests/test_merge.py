@@ -379,6 +379,7 @@ def test_cli_writes_report_summary_and_junit_and_exits_with_the_gate(
     assert (out.parent / "summary.md").read_text().startswith("## ✅ Evaluation Results")
     assert 'tests="3"' in (out.parent / "junit.xml").read_text()
     assert sorted(p.name for p in out.parent.iterdir()) == [
+        ".assay.lock",  # marks the directory as assay's: the next merge may replace these
         "junit.xml",
         "merged.json",
         "report.html",

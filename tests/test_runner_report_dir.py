@@ -86,3 +86,39 @@ def test_an_empty_report_dir_means_the_default_not_the_cwd(
     assert (cwd / "assay-report" / "report.json").is_file()
     # The run history sits beside the report directory (report/history.py).
     assert sorted(p.name for p in cwd.iterdir()) == [".assay-history", "assay-report"]
+
+
+def test_a_directory_holding_someone_elses_summary_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    report = root / "report"
+    report.mkdir()
+    (report / "summary.md").write_text("my own notes\n")
+    assert main(run_args(root)) == 2
+    err = capsys.readouterr().err
+    assert f"{report} already holds summary.md, which a report would replace" in err
+    assert "(--report-dir)" in err and "Traceback" not in err
+    assert started_pids(root) == []  # no agent ran
+    assert (report / "summary.md").read_text() == "my own notes\n"
+    # A directory assay has written is its own: the next run replaces its files.
+    (report / "summary.md").unlink()
+    assert main(run_args(root)) == 0
+    assert main(run_args(root)) == 0
+    capsys.readouterr()
+
+
+def test_merge_never_replaces_files_beside_its_output_that_are_not_assays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    assert main(run_args(root)) == 0
+    mine = tmp_path / "docs"
+    mine.mkdir()
+    (mine / "report.html").write_text("<p>the team's page</p>\n")
+    (mine / "notes.json").write_text("{}\n")
+    for output in (mine / "merged.json", mine / "notes.json"):
+        assert main(["merge", str(root / "report"), "-o", str(output)]) == 2
+        assert "which a report would replace" in capsys.readouterr().err
+    assert (mine / "report.html").read_text() == "<p>the team's page</p>\n"
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.json", "report.html"]

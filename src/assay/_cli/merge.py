@@ -29,7 +29,8 @@ from assay.report.history import history_dir_for
 from assay.report.merge import merge_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_reports
-from assay.runner.writer import REPORT_FILE, write_report_dir
+from assay.runner.lock import report_dir_lock
+from assay.runner.writer import REPORT_FILE, refuse_foreign_files, write_report_dir
 
 __all__ = ["command"]
 
@@ -70,19 +71,26 @@ def _write_merged_report(report: Report, output: Path, *, history: str | None) -
     directory = output.parent
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".assay-merge-", dir=directory))
     except OSError as exc:
         raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
-    try:
-        history_dir = history_dir_for(directory, Path(history) if history else None)
-        written = write_report_dir(report, staging, cases=(), history_dir=history_dir)
-        # Every rendering the run would write (a plugin's included), not a fixed list.
-        for file in written:
-            os.replace(file, output if file.name == REPORT_FILE else directory / file.name)
-    except OSError as exc:
-        raise output_error(exc, what=str(output)) from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    refuse_foreign_files(directory, option="-o", also=[output.name])
+    # Held while writing, as a run holds its report directory; its file marks the
+    # directory as assay's for the next merge into it.
+    with report_dir_lock(directory):
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=".assay-merge-", dir=directory))
+        except OSError as exc:
+            raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
+        try:
+            history_dir = history_dir_for(directory, Path(history) if history else None)
+            written = write_report_dir(report, staging, cases=(), history_dir=history_dir)
+            # Every rendering the run would write (a plugin's included), not a fixed list.
+            for file in written:
+                os.replace(file, output if file.name == REPORT_FILE else directory / file.name)
+        except OSError as exc:
+            raise output_error(exc, what=str(output)) from None
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _copy_case_artifacts(

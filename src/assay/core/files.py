@@ -9,6 +9,7 @@ from typing import Final
 
 __all__ = [
     "ATTEMPT_DIFF_FILE",
+    "CASES_DIR",
     "CASSANDRA_FILE",
     "HTML_FILE",
     "JUNIT_FILE",
@@ -35,6 +36,8 @@ HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
+CASES_DIR: Final = "cases"
+"""Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"
 """Held (flock) for the whole run, so a second run of the same directory stops at once."""
 
@@ -52,7 +55,7 @@ def safe_segment(text: str) -> str:
 
 def artifacts_dir(report_dir: Path, case_id: str, model: str | None, index: int) -> Path:
     """`<report-dir>/cases/<case id>[/<model>]/attempt-<n>/` (n counts from 1)."""
-    path = report_dir / "cases"
+    path = report_dir / CASES_DIR
     for part in case_id.split("/"):
         path /= safe_segment(part)
     if model is not None:

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util.textout import write_in_slices
-from assay.core.files import JUNIT_FILE, PVYAI_FILE, REPORT_FILE, SUMMARY_FILE
+from assay.core.files import (
+    CASES_DIR,
+    JUNIT_FILE,
+    LOCK_FILE,
+    PVYAI_FILE,
+    REPORT_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+)
 from assay.errors import ConfigError
 from assay.report.renderers import (
     RenderContext,
@@ -35,12 +43,14 @@ __all__ = [
     "SUMMARY_FILE",
     "prepare_report_dir",
     "pvyai_reports",
+    "refuse_foreign_files",
     "write_report_dir",
 ]
 
 
 def prepare_report_dir(path: Path) -> Path:
-    """Create `path` and prove it is writable now, not after an hour of evals."""
+    """Create `path` and prove it is writable now, not after an hour of evals; refuse it
+    when it holds files of someone else's that the report would replace."""
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path, prefix=".assay-probe-"):
@@ -48,7 +58,24 @@ def prepare_report_dir(path: Path) -> Path:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ConfigError(f"cannot write the report directory {path}: {reason}") from None
+    refuse_foreign_files(path, option="--report-dir")
     return path.resolve()
+
+
+def refuse_foreign_files(directory: Path, *, option: str, also: Sequence[str] = ()) -> None:
+    """ConfigError when `directory` holds a file a report would replace (or `also`) though
+    assay never wrote a report there: a user's own summary.md, or a `cases/` of theirs, is
+    never overwritten. A directory assay has written holds its lock file (`.assay.lock`)."""
+    if (directory / LOCK_FILE).exists():
+        return
+    ours = {REPORT_FILE, RESULTS_FILE, CASES_DIR, *(r.filename for r in renderers_in_order())}
+    held = sorted(name for name in {*ours, *also} if os.path.lexists(directory / name))
+    if held:
+        raise ConfigError(
+            f"{directory} already holds {', '.join(held)}, which a report would replace, "
+            f"and no report of assay's: write it to a new or empty directory, or to one "
+            f"assay wrote before ({option})"
+        )
 
 
 def write_report_dir(
