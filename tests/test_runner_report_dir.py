@@ -105,6 +105,9 @@ def test_a_directory_holding_someone_elses_summary_is_refused_before_anything_ru
     (report / "summary.md").unlink()
     assert main(run_args(root)) == 0
     assert main(run_args(root)) == 0
+    # So is one downloaded from CI, whose artifact left the hidden lock file out.
+    (report / LOCK_FILE).unlink()
+    assert main(run_args(root, "--resume", str(report))) == 0
     capsys.readouterr()
 
 

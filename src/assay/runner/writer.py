@@ -65,8 +65,8 @@ def prepare_report_dir(path: Path) -> Path:
 def refuse_foreign_files(directory: Path, *, option: str, also: Sequence[str] = ()) -> None:
     """ConfigError when `directory` holds a file a report would replace (or `also`) though
     assay never wrote a report there: a user's own summary.md, or a `cases/` of theirs, is
-    never overwritten. A directory assay has written holds its lock file (`.assay.lock`)."""
-    if (directory / LOCK_FILE).exists():
+    never overwritten."""
+    if _written_by_assay(directory):
         return
     ours = {REPORT_FILE, RESULTS_FILE, CASES_DIR, *(r.filename for r in renderers_in_order())}
     held = sorted(name for name in {*ours, *also} if os.path.lexists(directory / name))
@@ -125,6 +125,20 @@ def write_report_dir(
     if broken:
         raise ConfigError("; ".join(broken))
     return written
+
+
+def _written_by_assay(directory: Path) -> bool:
+    """Its lock file (`.assay.lock`) is there, which every run and merge leaves; or, for a
+    report directory downloaded from CI (artifacts leave hidden files out), a report.json
+    of assay's, which opens with its contract."""
+    if (directory / LOCK_FILE).exists():
+        return True
+    try:
+        with (directory / REPORT_FILE).open("rb") as report:
+            head = report.read(64)
+    except OSError:
+        return False
+    return b"".join(head.split()).startswith(b'{"contract":"assay.report.v1"')
 
 
 class _RenderingFailed(Exception):
