@@ -25,6 +25,7 @@ from assay.core.files import (
     SUMMARY_FILE,
 )
 from assay.errors import ConfigError
+from assay.report.model import REPORT_CONTRACT
 from assay.report.renderers import (
     RenderContext,
     pvyai_reports,
@@ -138,7 +139,7 @@ def _written_by_assay(directory: Path) -> bool:
             head = report.read(64)
     except OSError:
         return False
-    return b"".join(head.split()).startswith(b'{"contract":"assay.report.v1"')
+    return b"".join(head.split()).startswith(f'{{"contract":"{REPORT_CONTRACT}"'.encode())
 
 
 class _RenderingFailed(Exception):
