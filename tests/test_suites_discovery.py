@@ -92,6 +92,17 @@ def test_a_symlinked_file_leading_outside_is_skipped_with_a_warning(
     assert [w.message for w in loaded.warnings] == [f"not followed: a symlink to outside {warden}"]
 
 
+def test_a_suite_name_on_a_fifo_or_a_device_is_skipped_with_a_warning(warden: Path) -> None:
+    os.mkfifo(warden / "pipe.yaml")
+    os.symlink("/dev/zero", warden / "zero.json")
+    loaded = load_suites([warden])
+    assert len(loaded.cases) == 3
+    assert sorted((Path(w.location.path).name, w.message) for w in loaded.warnings) == [
+        ("pipe.yaml", "skipped: not a regular file"),
+        ("zero.json", "skipped: not a regular file"),
+    ]
+
+
 def test_discovery_order_is_sorted_and_stable(warden: Path) -> None:
     for name in ("zeta", "alpha", "mid"):
         source = warden / "security-review/sentry-replay-delete-read-scope.json"

@@ -66,7 +66,8 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
                 except OSError as exc:  # a symlink loop
                     problems.warn(f"skipped: {exc.strerror or exc}", SourcePosition(path))
                     continue
-                if not is_file:
+                if not is_file:  # a FIFO would block the load, a device never end
+                    problems.warn("skipped: not a regular file", SourcePosition(path))
                     continue
                 if entry.is_symlink() and not _inside(path, real_top):
                     problems.warn(f"not followed: a symlink to outside {top}", SourcePosition(path))
