@@ -34,6 +34,9 @@ from bench._machine import describe_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_CALL_IMPORTS = "import anthropic, aiohttp, assay.runner.session, assay.report.html"
+RUNNER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""A runner writes bytecode; a developer's shell may say not to (this project's build
+machine does), which would measure every import as a first one."""
 
 
 def _step(name: str) -> str:
@@ -47,7 +50,7 @@ def install(runner_temp: Path) -> str:
     output = runner_temp / "github-output"
     output.write_text("")
     env = {
-        **os.environ,
+        **RUNNER_ENV,
         "PYTHON": sys.executable,
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_ACTION_PATH": str(ROOT),
@@ -56,7 +59,6 @@ def install(runner_temp: Path) -> str:
         "UV_NO_CONFIG": "1",
         "UV_PYTHON_DOWNLOADS": "never",
     }
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as in first_import
     subprocess.run(["bash", "-c", _step("Install assay")], env=env, cwd=runner_temp, check=True)
     lines = output.read_text().splitlines()
     return next((line.split("=", 1)[1] for line in lines if line.startswith("pycache-prefix=")), "")
@@ -66,11 +68,8 @@ def first_import(runner_temp: Path, prefix: str) -> float:
     """Wall seconds of the first call's imports, in a process started as the step starts it."""
     python = runner_temp / "assay-venv" / "bin" / "python"
     flags = ["-X", f"pycache_prefix={prefix}"] if prefix else []
-    # A runner writes bytecode; a developer's shell may say not to (this project's build
-    # machine does), which would measure every import as a first one.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     started = time.perf_counter()
-    subprocess.run([python, "-P", *flags, "-c", FIRST_CALL_IMPORTS], env=env, check=True)
+    subprocess.run([python, "-P", *flags, "-c", FIRST_CALL_IMPORTS], env=RUNNER_ENV, check=True)
     return time.perf_counter() - started
 
 

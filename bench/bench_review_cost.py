@@ -258,6 +258,12 @@ def main() -> int:
     )
     server.start()
     url = ours.recv()
+
+    def taken(kept: str) -> list[Any]:
+        """What the fake kept ("times" or "bodies") since it was last asked; it forgets it."""
+        ours.send(kept)
+        return list(ours.recv())
+
     corpora: dict[int, Path] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="assay-bench-cost-") as scratch:
@@ -269,24 +275,18 @@ def main() -> int:
                 return corpora[n]
 
             run_assay(root, corpus(1), url, 1)  # compiles what a run imports, as installed
-            for asked in ("times", "bodies"):
-                ours.send(asked)
-                ours.recv()  # forget the warm-up's requests
 
             if args.cpu:
                 a, b = (int(x) for x in args.cpu.split(","))
                 per_call, bare, replayed = [], [], []
                 for _ in range(args.repeats):
-                    ours.send("bodies")
-                    ours.recv()  # forget the bare SDK's calls of the previous repeat
+                    taken("bodies")  # the warm-up's, or the previous repeat's bare SDK calls
                     _, cpu_a, _ = run_assay(root, corpus(a), url, args.concurrency)
                     user_a, sys_a = LAST_SPLIT
-                    ours.send("bodies")
-                    calls_a = len(ours.recv())
+                    calls_a = len(taken("bodies"))
                     _, cpu_b, _ = run_assay(root, corpus(b), url, args.concurrency)
                     user_b, sys_b = LAST_SPLIT
-                    ours.send("bodies")
-                    sent = ours.recv()
+                    sent = taken("bodies")
                     # As the fake counted them: 4 a case, 2-5 with --mixed (retries).
                     calls = len(sent) - calls_a
                     per_call.append((cpu_b - cpu_a) / calls)
@@ -316,12 +316,10 @@ def main() -> int:
                 ideal = math.ceil(n / c) * CALLS_PER_CASE * args.latency or float("nan")
                 walls = []
                 for _ in range(args.repeats):
-                    ours.send("times")
-                    ours.recv()  # forget the requests of earlier runs
+                    taken("times")  # the requests of earlier runs
                     wall, cpu, rss = run_assay(root, corpus(n), url, c)
                     walls.append(wall)
-                    ours.send("times")
-                    times = ours.recv()
+                    times = taken("times")
                     start, end = LAST_SPAN
                     # The fake answers `latency` after a request arrives, and notes the
                     # time as it answers.
