@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from assay._util.docstrings import DocumentedJsonSchema
+
 __all__ = ["describe_validation_error", "tool_input_schema"]
 
 
@@ -21,8 +23,11 @@ def tool_input_schema(model: type[BaseModel]) -> dict[str, Any]:
     Built once per model class (a class's schema never changes; generating it cost
     1-1.5 ms per tool per case): the result is shared, so callers must not mutate it
     (`bounded` copies before narrowing).
+
+    Field descriptions come from `DocumentedJsonSchema` (see its module for why not
+    pydantic's `use_attribute_docstrings`).
     """
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(schema_generator=DocumentedJsonSchema)
     definitions = schema.pop("$defs", {})
 
     def inline(node: Any) -> Any:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["MAX_DIFF_CHARS", "cap_diff", "fenced"]
+
+_BACKTICK_RUNS = re.compile("`+")
 
 MAX_DIFF_CHARS = 120_000
 """About 30k tokens: the most of a diff the reviewer or a judge is shown."""
@@ -21,9 +25,8 @@ def fenced(text: str, language: str = "") -> str:
 
     Untrusted text therefore cannot close the block early and pass itself off as prompt.
     """
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
+    # In C: a Python loop over the characters took 36-81 ms for a capped diff (2-4 ms now),
+    # once in the reviewer's prompt and once in the judge's, at every case.
+    longest = max(map(len, _BACKTICK_RUNS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"

@@ -31,7 +31,7 @@ SUBMIT_VERDICT = "submit_verdict"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class FindingLocation(_Strict):

@@ -50,7 +50,7 @@ class ToolResult:
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class ReadFileInput(_Input):

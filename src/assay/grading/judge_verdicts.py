@@ -27,7 +27,7 @@ __all__ = [
 
 
 class _Verdict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class ShouldFindVerdict(_Verdict):
