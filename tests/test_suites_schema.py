@@ -9,7 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from pydantic import BaseModel
 
+from assay._util.docstrings import DocumentedJsonSchema
 from assay.suites import load_suites
 from assay.suites.schema import SCHEMA_NAMES, generate_schema, render_schema, shipped_schema
 
@@ -78,3 +80,24 @@ def test_every_suite_field_is_documented(name: str) -> None:
         if not spec.get("description")
     ]
     assert undocumented == []
+
+
+class _Described(BaseModel):
+    kept: int = 0
+    """From the base class."""
+
+
+class _Outer:
+    class Inner(_Described):
+        own: str = ""
+        """From the nested class."""
+        kept: int = 1
+        """Overridden here."""
+
+
+def test_field_docstrings_of_nested_and_inherited_classes_become_descriptions() -> None:
+    schema = _Outer.Inner.model_json_schema(schema_generator=DocumentedJsonSchema)
+    described = {name: field["description"] for name, field in schema["properties"].items()}
+    assert described == {"own": "From the nested class.", "kept": "Overridden here."}
+    base = _Described.model_json_schema(schema_generator=DocumentedJsonSchema)
+    assert base["properties"]["kept"]["description"] == "From the base class."

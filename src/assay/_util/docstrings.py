@@ -5,14 +5,15 @@ so for every model as its class is created: it tokenizes the source (about 90 ms
 `assay validate`) and finds each class's module by walking every loaded module (11 ms a
 class once the model SDK is imported). The docstrings are only needed where a schema is
 generated (the shipped JSON Schemas, the tools' and verdicts' input schemas a model
-reads), so that schema generator reads them here instead, once per class.
+reads), so that schema generator reads them here instead, one parse per module.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
-import textwrap
+import sys
 from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -27,22 +28,46 @@ def attribute_docstrings(cls: type[Any]) -> dict[str, str]:
     for klass in reversed(cls.__mro__):
         if klass is object or klass.__module__.startswith("pydantic"):
             continue
-        try:
-            source = textwrap.dedent(inspect.getsource(klass))
-        except (OSError, TypeError):
-            continue
-        body = ast.parse(source).body[0]
-        if not isinstance(body, ast.ClassDef):
-            continue
-        for node, after in zip(body.body, body.body[1:], strict=False):
-            if (
-                isinstance(node, ast.AnnAssign)
-                and isinstance(node.target, ast.Name)
-                and isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)
-            ):
-                docs[node.target.id] = inspect.cleandoc(after.value.value)
+        docs.update(_module_docstrings(klass.__module__).get(klass.__qualname__, {}))
+    return docs
+
+
+@functools.cache
+def _module_docstrings(module_name: str) -> dict[str, dict[str, str]]:
+    """Every class's attribute docstrings in one module, by qualified name.
+
+    One parse per module: `inspect.getsource` of a class parses its whole module to find
+    it, which cost a millisecond per class and base class at a run's first case.
+    """
+    try:
+        source = inspect.getsource(sys.modules[module_name])
+    except (KeyError, OSError, TypeError):  # no module, or no source (a frozen build)
+        return {}
+    found: dict[str, dict[str, str]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            name = f"{prefix}{node.name}"
+            found[name] = _docs_under(node)
+            visit(node.body, f"{name}.")
+
+    visit(ast.parse(source).body, "")
+    return found
+
+
+def _docs_under(node: ast.ClassDef) -> dict[str, str]:
+    docs: dict[str, str] = {}
+    for field, after in zip(node.body, node.body[1:], strict=False):
+        if (
+            isinstance(field, ast.AnnAssign)
+            and isinstance(field.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[field.target.id] = inspect.cleandoc(after.value.value)
     return docs
 
 
