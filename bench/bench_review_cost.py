@@ -16,6 +16,9 @@ case makes 4 sequential calls (list_dir, read_file, submit_findings, the judge).
 - `--e2e N`: wall time of N cases at `--latency`/`--concurrency` over the ideal
   `ceil(N / c) * 4 * latency`.
 - `--memory A,B`: peak RSS (`ru_maxrss`) of runs of A and B cases.
+- `--fixture-kb K`: each case's fixture file grows to about K kB of TypeScript (with
+  template literals: backticks), as a large change would be: its diff, the file the agent
+  reads and the prompts that quote them grow with it. Without it a fixture is two lines.
 - `--mixed`: the cases do not all pass. By case number modulo 5: passes; the judge says
   the finding is missing (fail); the judge answers outside its schema (error); the agent
   answers in plain text (error); the agent reports nothing (fail). A run whose report
@@ -34,6 +37,7 @@ half of a run's CPU system time there; `TMPDIR=/dev/shm` measures assay without 
     .venv/bin/python bench/bench_review_cost.py --e2e 256 --latency 0.5 --concurrency 32
     .venv/bin/python bench/bench_review_cost.py --memory 1000,5000 --repeats 1
     .venv/bin/python bench/bench_review_cost.py --mixed --memory 1000,5000 --repeats 1
+    .venv/bin/python bench/bench_review_cost.py --fixture-kb 100 --cpu 20,120 --repeats 3
 """
 
 from __future__ import annotations
@@ -191,6 +195,15 @@ _SMALL_TOOL = {
 }
 
 
+def grow_fixtures(evals: Path, kilobytes: int) -> None:
+    """`--fixture-kb`: append about `kilobytes` kB of code to every case's fixture."""
+    line = "export function f{0}(x: number): number {{ return x * {0} + `${{x}}`.length; }}\n"
+    body = "".join(line.format(n) for n in range(kilobytes * 1024 // len(line.format(0))))
+    for fixture in (evals / "fixtures").glob("*/handler.ts"):
+        with fixture.open("a", encoding="utf-8") as out:
+            out.write(body)
+
+
 def small_request(n: int) -> dict[str, Any]:
     """A minimal review-shaped request: one line of system prompt, one tool, one message."""
     return {
@@ -242,6 +255,7 @@ def main() -> int:
     parser.add_argument("--profile", help="write a py-spy raw profile (collapsed stacks) here")
     parser.add_argument("--gil", action="store_true", help="with --profile: GIL holder only")
     parser.add_argument("--mixed", action="store_true", help="cases pass, fail and error")
+    parser.add_argument("--fixture-kb", type=int, default=0, help="grow each fixture to ~K kB")
     args = parser.parse_args()
     if args.mixed and args.e2e:
         parser.error("--e2e's ideal is 4 calls a case; --mixed cases make 2 to 5")
@@ -272,6 +286,7 @@ def main() -> int:
             def corpus(n: int) -> Path:
                 if n not in corpora:
                     corpora[n] = write_corpus(root / f"c{n}", n)
+                    grow_fixtures(corpora[n], args.fixture_kb)
                 return corpora[n]
 
             run_assay(root, corpus(1), url, 1)  # compiles what a run imports, as installed
