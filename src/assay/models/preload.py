@@ -33,7 +33,7 @@ _PARSES_SOURCE = ("anyio", "anyio.abc")
 
 On CPython 3.11 two threads in `ast` at once corrupt its shared recursion counter
 ("SystemError: AST constructor recursion depth mismatch"), and the main thread parses too
-(pydantic reads assay's models' attribute docstrings with `ast` as it builds them). So the
+(assay reads its models' attribute docstrings with `ast` as it builds their schemas). So the
 thread imports only third-party packages that parse nothing (checked by hooking
 `compile(..., PyCF_ONLY_AST)` while importing anthropic, openai and aiohttp in a thread),
 and never assay's own modules.
