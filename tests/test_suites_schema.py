@@ -101,3 +101,19 @@ def test_field_docstrings_of_nested_and_inherited_classes_become_descriptions() 
     assert described == {"own": "From the nested class.", "kept": "Overridden here."}
     base = _Described.model_json_schema(schema_generator=DocumentedJsonSchema)
     assert base["properties"]["kept"]["description"] == "From the base class."
+
+
+def test_a_model_made_in_a_function_or_a_block_has_its_descriptions() -> None:
+    class Local(BaseModel):
+        field: int = 0
+        """Defined in a function."""
+
+    if Local:
+
+        class InABlock(BaseModel):
+            field: int = 0
+            """Defined in an if block."""
+
+    for model, text in ((Local, "Defined in a function."), (InABlock, "Defined in an if block.")):
+        schema = model.model_json_schema(schema_generator=DocumentedJsonSchema)
+        assert schema["properties"]["field"]["description"] == text

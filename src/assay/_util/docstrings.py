@@ -45,15 +45,17 @@ def _module_docstrings(module_name: str) -> dict[str, dict[str, str]]:
         return {}
     found: dict[str, dict[str, str]] = {}
 
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if not isinstance(node, ast.ClassDef):
-                continue
-            name = f"{prefix}{node.name}"
-            found[name] = _docs_under(node)
-            visit(node.body, f"{name}.")
+    def visit(node: ast.AST, prefix: str) -> None:  # qualified names as __qualname__ has them
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                found[f"{prefix}{child.name}"] = _docs_under(child)
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(child, f"{prefix}{child.name}.<locals>.")
+            else:  # an if, try or with block opens no scope
+                visit(child, prefix)
 
-    visit(ast.parse(source).body, "")
+    visit(ast.parse(source), "")
     return found
 
 
