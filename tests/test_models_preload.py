@@ -72,6 +72,31 @@ def test_the_thread_imports_them_in_a_fresh_interpreter(
     assert {m: loaded[m] for m in not_wanted} == dict.fromkeys(not_wanted, False)
 
 
+def test_the_thread_parses_no_source_for_any_built_in_provider() -> None:
+    # On CPython 3.11 two threads in `ast` at once corrupt its recursion counter, and the
+    # main thread parses (docstrings for schemas) while the thread imports: an SDK release
+    # that starts parsing at import must fail here, not as a SystemError in a run.
+    models = ["anthropic/x", "openai/x", "bedrock/x", "vertex/x", "gemini/x"]
+    script = (
+        "import ast, builtins, json, threading\n"
+        "from assay.models.preload import start_sdk_imports\n"
+        "parsed, compile_ = [], builtins.compile\n"
+        "def hooked(source, filename, mode, flags=0, *args, **kwargs):\n"
+        "    if flags & ast.PyCF_ONLY_AST and threading.current_thread().name != 'MainThread':\n"
+        "        parsed.append(str(filename))\n"
+        "    return compile_(source, filename, mode, flags, *args, **kwargs)\n"
+        "builtins.compile = hooked\n"
+        f"start_sdk_imports({models!r}).join()\n"
+        "import sys\n"
+        "print(json.dumps([parsed, sorted(set(sys.modules) & {'anthropic', 'google.genai'})]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=180
+    )
+    parsed, imported = json.loads(done.stdout.splitlines()[-1])
+    assert (parsed, imported) == ([], ["anthropic", "google.genai"]), done.stderr
+
+
 def test_waiting_for_the_import_takes_no_worker_thread_and_survives_a_cancelled_waiter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
