@@ -69,28 +69,25 @@ def _write_merged_report(report: Report, output: Path, *, history: str | None) -
     are then renamed into place, so every file appears whole (whatever `output` is named).
     """
     directory = output.parent
+    refuse_foreign_files(directory, option="-o", also=[output.name])
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".assay-merge-", dir=directory))
     except OSError as exc:
         raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
-    refuse_foreign_files(directory, option="-o", also=[output.name])
-    # Held while writing, as a run holds its report directory; its file marks the
-    # directory as assay's for the next merge into it.
-    with report_dir_lock(directory):
-        try:
-            staging = Path(tempfile.mkdtemp(prefix=".assay-merge-", dir=directory))
-        except OSError as exc:
-            raise ConfigError(f"cannot write {output}: {exc.strerror or exc}") from None
-        try:
+    try:
+        # Held while writing, as a run holds its report directory; its file marks the
+        # directory as assay's for the next merge into it.
+        with report_dir_lock(directory):
             history_dir = history_dir_for(directory, Path(history) if history else None)
             written = write_report_dir(report, staging, cases=(), history_dir=history_dir)
             # Every rendering the run would write (a plugin's included), not a fixed list.
             for file in written:
                 os.replace(file, output if file.name == REPORT_FILE else directory / file.name)
-        except OSError as exc:
-            raise output_error(exc, what=str(output)) from None
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+    except OSError as exc:
+        raise output_error(exc, what=str(output)) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _copy_case_artifacts(
