@@ -22,6 +22,9 @@ __all__ = ["Transcript", "scrub"]
 TRANSCRIPT_FORMAT = "assay.transcript.v1"
 REDACTED = "[redacted]"
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+"""One encoder for every item: `json.dumps` with an option builds a new one per call."""
+
 
 def scrub(data: Any, secrets: Iterable[str]) -> Any:
     """`data` with every occurrence of every secret replaced, inside strings at any depth."""
@@ -123,9 +126,9 @@ def _json_lines(document: dict[str, Any], secrets: set[str]) -> Iterator[str]:
     needles |= {json.dumps(secret, ensure_ascii=False)[1:-1] for secret in secrets}
 
     def encode(value: Any) -> str:
-        text = json.dumps(value, ensure_ascii=False)
+        text = _encode(value)
         if any(needle in text for needle in needles):
-            text = json.dumps(scrub(value, secrets), ensure_ascii=False)
+            text = _encode(scrub(value, secrets))
         return text
 
     yield "{"
