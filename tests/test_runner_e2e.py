@@ -42,7 +42,7 @@ here = Path(__file__).parent
 plan = json.loads((here / "plan.json").read_text()).get(task, {})
 started = here / "started"
 started.mkdir(exist_ok=True)
-(started / f"{task}-{os.getpid()}").write_text(str(os.getpid()))
+(started / str(os.getpid())).write_text(task)
 time.sleep(plan.get("sleep", 0))
 for event in plan.get("trace", [{"type": "tool", "name": "edit_file"}]):
     print(json.dumps(event), flush=True)
@@ -415,3 +415,18 @@ def test_model_cases_without_credentials_are_skipped_while_tasks_run(tmp_path: P
     assert by_id["security/eval"].runtime == "builtin"
     assert by_id["calc/t"].status == "pass"
     assert report.summary.gate == "pass"
+
+
+def test_a_case_named_past_the_file_name_limit_runs_and_keeps_its_artifacts(
+    tmp_path: Path,
+) -> None:
+    # A name is free text in every upstream format; its artifacts' directory must still fit.
+    long_name = "fixes-the-off-by-one-" * 15  # 315 characters
+    root = write_project(tmp_path, {long_name: {}})
+    report = assay.run(options(root), cases=task_cases(root, [long_name]))
+    (case,) = report.cases
+    assert case.status == "pass", case.reason
+    folders = [p for p in (root / "report" / "cases" / "calc").iterdir() if p.is_dir()]
+    assert len(folders) == 1 and len(folders[0].name) <= 255
+    assert folders[0].name.startswith(long_name[:200])
+    assert any(folders[0].rglob("*.*")), "the attempt's artifacts were written"

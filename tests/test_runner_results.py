@@ -157,6 +157,10 @@ def test_safe_segments_keep_safe_names_and_disambiguate_cleaned_ones() -> None:
     assert cleaned.startswith("anthropic_claude_x-") and "/" not in cleaned
     assert safe_segment("a b") != safe_segment("a_b")
     assert safe_segment("..").startswith("_-")
+    fits = "a" * 255
+    assert safe_segment(fits) == fits
+    cut, other = safe_segment("a" * 256), safe_segment("a" * 257)
+    assert len(cut) == len(other) == 255 and cut != other  # cut, and told apart by the hash
     path = artifacts_dir(Path("/r"), "suite/../case", "openai/gpt", 0)
     assert path.parts[:3] == ("/", "r", "cases")
     assert ".." not in path.parts and path.name == "attempt-1"

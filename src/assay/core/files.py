@@ -42,15 +42,23 @@ LOCK_FILE: Final = ".assay.lock"
 """Held (flock) for the whole run, so a second run of the same directory stops at once."""
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
+_NAME_MAX: Final = 255
+"""The longest file name, in bytes, that Linux and macOS file systems allow."""
+_HASH_CHARS: Final = 8
 
 
 def safe_segment(text: str) -> str:
     """A directory name for `text`: unchanged when already safe, else cleaned plus a hash
-    of the original (so two ids that clean to the same name still get their own dirs)."""
+    of the original (so two ids that clean to the same name still get their own dirs).
+
+    A name too long for a file system is cut and hashed the same way: a case named with a
+    whole sentence must not stop the run when its artifacts are written.
+    """
     cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
-    if cleaned == text:
+    if cleaned == text and len(text) <= _NAME_MAX:
         return text
-    return f"{cleaned}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+    digest = hashlib.sha1(text.encode()).hexdigest()[:_HASH_CHARS]
+    return f"{cleaned[: _NAME_MAX - _HASH_CHARS - 1]}-{digest}"
 
 
 def artifacts_dir(report_dir: Path, case_id: str, model: str | None, index: int) -> Path:
