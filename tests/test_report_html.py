@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from assay.cli import main
+from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
 from assay.core.text import BIDI_FORMATTING
 from assay.report import html
 from assay.report.html import embed_json, model_matrix, render_html, trend_points
+from assay.report.html_data import MAX_ARTIFACT_CHARS, viewer_data
 from tests.viewer_reports import HOSTILE, viewer_report
 
 
@@ -80,3 +83,20 @@ def test_the_page_spells_out_the_bidirectional_characters_assay_strips_elsewhere
     template = (Path(html.__file__).parent / "templates" / "report.html.j2").read_text("utf-8")
     shown_in_js = BIDI_FORMATTING.encode("ascii", "backslashreplace").decode()
     assert f"const BIDI = /[{shown_in_js}]/g;" in template
+
+
+def test_a_huge_artifact_is_read_no_further_than_the_page_shows(tmp_path: Path) -> None:
+    # An agent's stdout is kept up to 64 MiB; the page embeds 100,000 characters of it.
+    report = viewer_report(3, tmp_path)
+    huge = artifacts_dir(tmp_path, report.cases[0].id, report.cases[0].model, 0)
+    (huge / ATTEMPT_DIFF_FILE).write_text("+x\n" * 10_000_000, encoding="utf-8")  # 30 MB
+    tracemalloc.start()
+    try:
+        data = viewer_data(report, tmp_path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    diff = data["cases"][0]["diff"]
+    assert diff.startswith("+x\n") and diff.endswith("[…cut]")
+    assert len(diff) == MAX_ARTIFACT_CHARS + len("\n[…cut]")
+    assert peak < 8 * 2**20, f"{peak / 2**20:.0f} MiB held to embed 100 kB"

@@ -211,7 +211,9 @@ def _read(path: Path, real_dir: Path, budget: ArtifactBudget) -> str | None:
     symlinks resolved)."""
     if not path.is_file() or not is_inside(real_path(path), real_dir, resolved=True):
         return None
-    return budget.take(path.read_text(encoding="utf-8", errors="replace"))
+    # No more than is embedded: an agent's stdout may be its whole 64 MiB capture.
+    with path.open(encoding="utf-8", errors="replace") as file:
+        return budget.take(file.read(MAX_ARTIFACT_CHARS + 1))
 
 
 def _transcript(text: str | None) -> dict[str, Any] | None:
