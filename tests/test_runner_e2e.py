@@ -42,7 +42,8 @@ here = Path(__file__).parent
 plan = json.loads((here / "plan.json").read_text()).get(task, {})
 started = here / "started"
 started.mkdir(exist_ok=True)
-(started / str(os.getpid())).write_text(task)
+# "<task>-<pid>", the task cut so that a very long one still fits in a file name
+(started / f"{task[:100]}-{os.getpid()}").write_text(str(os.getpid()))
 time.sleep(plan.get("sleep", 0))
 for event in plan.get("trace", [{"type": "tool", "name": "edit_file"}]):
     print(json.dumps(event), flush=True)
