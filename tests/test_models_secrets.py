@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import random
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from assay._util.secrets import redact, secret_values
+from assay._util import secrets
+from assay._util.secrets import MASK, redact, redact_file, secret_values
 from assay.cli import main
 from assay.errors import ModelError
 from assay.models import Message, ModelRequest, generate
@@ -87,3 +91,50 @@ def test_redact_masks_every_credential_variable() -> None:
     text = "key sk-ant-aaaaaaaaaaaa token ghp_bbbbbbbbbbbbbbbb other cccccccccccccccc abc /usr/bin"
     assert redact(text, env, mask="***") == "key *** token *** other *** abc /usr/bin"
     assert secret_values(env)[0] == "ghp_bbbbbbbbbbbbbbbb"  # longest first
+
+
+def test_a_transcript_file_is_masked_in_pieces_as_whole_text_would_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Secrets straddling pieces, overlapping or containing one another, amid bytes that
+    are not UTF-8; a file holding none is left as it was."""
+    rng = random.Random(20261201)
+    groups = [["abcd"], ["sk-ant-XYZXYZ", "XYZ12"], ["aaaaaa", "aaaa"], ["ab", "ba"]]
+    path = tmp_path / "agent.stdout"
+    for _ in range(1000):
+        values = rng.choice(groups)
+        monkeypatch.setattr(secrets, "_known_secrets", lambda environ, v=values: v)
+        monkeypatch.setattr(secrets, "_REDACT_BATCH", rng.choice([1, 3, 16]))
+        data = bytes(rng.choice(b"abXYZ12sk-ant\xff\x00") for _ in range(rng.randint(0, 120)))
+        for _ in range(rng.randint(0, 4)):
+            at = rng.randint(0, len(data))
+            data = data[:at] + rng.choice(values).encode() + data[at:]
+        path.write_bytes(data)
+        before = os.stat(path)
+        redact_file(path)
+        expected = data
+        for value in values:
+            expected = expected.replace(value.encode(), MASK.encode())
+        assert path.read_bytes() == expected, (values, data)
+        if expected == data:  # not rewritten
+            after = os.stat(path)
+            assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_large_transcript_is_masked_without_being_held_whole(tmp_path: Path) -> None:
+    # An agent's capture is kept up to 64 MiB; masking it must not hold it in memory.
+    line = b"x" * 1000 + b"\n"
+    data = (line * 12_000 + SECRET.encode()) * 2  # 24 MB, a secret after each half
+    path = tmp_path / "agent.stdout"
+    path.write_bytes(data)
+    path.chmod(0o640)
+    tracemalloc.start()
+    try:
+        redact_file(path, {"ANTHROPIC_API_KEY": SECRET})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert path.read_bytes() == data.replace(SECRET.encode(), MASK.encode())
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert not list(tmp_path.glob(".*")), "the masked copy replaced the file"
+    assert peak < 8 * 2**20, f"{peak / 2**20:.0f} MiB held to mask a 24 MB file"

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
 __all__ = [
     "MASK",
@@ -203,35 +204,45 @@ def redact_chunks(
 ) -> Iterator[str]:
     """`redact` over text that comes in pieces: joined, the pieces it yields are what
     `redact` gives for the joined text, though no more than about 1 MiB is held at once.
-
-    A secret may straddle two pieces, so what is held is cut only where no occurrence of
-    any secret crosses the cut; the rest waits for the next piece.
     """
     secrets = _known_secrets(environ)
     if not secrets:
         yield from chunks
         return
+    yield from _masked_pieces(chunks, secrets, mask)
+
+
+_Text = TypeVar("_Text", str, bytes)
+
+
+def _masked_pieces(chunks: Iterable[_Text], secrets: list[_Text], mask: _Text) -> Iterator[_Text]:
+    """`chunks` with every occurrence of `secrets` masked, in batches of about 1 MiB.
+
+    A secret may straddle two pieces, so what is held is cut only where no occurrence of
+    any secret crosses the cut; the rest waits for the next piece.
+    """
     longest = max(map(len, secrets))
-    held = ""
-    pending: list[str] = []
+    empty = mask[:0]  # "" or b"", whichever the text is
+    held = empty
+    pending: list[_Text] = []
     size = 0
     for chunk in chunks:
         pending.append(chunk)
         size += len(chunk)
         if size < _REDACT_BATCH + longest:
             continue
-        text = held + "".join(pending)
+        text = held + empty.join(pending)
         cut = _uncrossed_cut(text, secrets, len(text) - longest)
         yield _replace_all(text[:cut], secrets, mask)
         held, pending, size = text[cut:], [], len(text) - cut
-    yield _replace_all(held + "".join(pending), secrets, mask)
+    yield _replace_all(held + empty.join(pending), secrets, mask)
 
 
 _REDACT_BATCH = 1 << 20
-"""`redact_chunks` masks text in batches of about this many characters."""
+"""Text is masked in batches of about this many characters (or bytes)."""
 
 
-def _uncrossed_cut(text: str, secrets: list[str], cut: int) -> int:
+def _uncrossed_cut(text: _Text, secrets: list[_Text], cut: int) -> int:
     """The largest position <= `cut` that no occurrence of any of `secrets` crosses."""
     moved = True
     while moved:
@@ -244,7 +255,7 @@ def _uncrossed_cut(text: str, secrets: list[str], cut: int) -> int:
     return cut
 
 
-def _replace_all(text: str, secrets: list[str], mask: str) -> str:
+def _replace_all(text: _Text, secrets: list[_Text], mask: _Text) -> _Text:
     for value in secrets:
         text = text.replace(value, mask)
     return text
@@ -260,18 +271,39 @@ def _known_secrets(environ: Mapping[str, str] | None) -> list[str]:
 def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> None:
     """Rewrite the file at `path` with every credential value of `environ` masked.
 
-    For transcripts an agent wrote: they are uploaded as CI artifacts. Read whole (they
-    are capped well below memory sizes), written back only when something was masked.
+    For transcripts an agent wrote: they are uploaded as CI artifacts. An agent's capture
+    may be 64 MiB, so the file is read in pieces, twice at most: once to look for a secret
+    and, only when there is one, once more to write the masked copy that replaces it.
     """
-    secrets = _known_secrets(environ)
+    secrets = [value.encode() for value in _known_secrets(environ)]
     if not secrets:
         return
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as source:
+            if not _holds_any(_file_pieces(source), secrets):
+                return
+            source.seek(0)
+            masked = path.with_name(f".{path.name}.redacted")
+            with masked.open("wb") as out:
+                out.writelines(_masked_pieces(_file_pieces(source), secrets, mask.encode()))
     except FileNotFoundError:  # the program never started: nothing was written
         return
-    masked = raw
-    for value in secrets:
-        masked = masked.replace(value.encode(), mask.encode())
-    if masked != raw:
-        path.write_bytes(masked)
+    os.chmod(masked, stat.S_IMODE(os.stat(path).st_mode))  # as the agent's file was
+    os.replace(masked, path)
+
+
+def _file_pieces(file: BinaryIO) -> Iterator[bytes]:
+    while piece := file.read(_REDACT_BATCH):
+        yield piece
+
+
+def _holds_any(pieces: Iterable[bytes], secrets: list[bytes]) -> bool:
+    """Whether any of `secrets` occurs in the joined `pieces` (one may straddle two)."""
+    overlap = max(map(len, secrets)) - 1
+    tail = b""
+    for piece in pieces:
+        window = tail + piece
+        if any(value in window for value in secrets):
+            return True
+        tail = window[-overlap:] if overlap else b""
+    return False
