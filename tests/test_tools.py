@@ -208,7 +208,7 @@ def test_grep_skips_files_over_the_size_cap(repo: Path) -> None:
 
 def test_grep_with_catastrophic_backtracking_is_stopped_at_its_budget(repo: Path) -> None:
     (repo / "evil.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
-    tools = SandboxTools(repo, limits=ToolLimits(grep_time_budget_s=0.5))
+    tools = SandboxTools(repo, limits=ToolLimits(search_time_budget_s=0.5))
     started = time.monotonic()
     result = call(tools, "grep", pattern=r"^(a+)+$")
     assert time.monotonic() - started < 5
@@ -229,6 +229,35 @@ def test_glob_matches_across_directories(tools: SandboxTools) -> None:
     ]
     assert call(tools, "glob", pattern="*.rs").content == "no files match"
     assert call(tools, "glob", pattern="../*").is_error
+
+
+def test_a_glob_that_backtracks_for_ever_is_stopped_at_its_budget(repo: Path) -> None:
+    # The model writes the pattern; a glob is matched as a regex, which cannot be interrupted.
+    deep = repo.joinpath(*["a"] * 30)
+    deep.mkdir(parents=True)
+    (deep / "b").write_text("x", encoding="utf-8")
+    tools = SandboxTools(repo, limits=ToolLimits(search_time_budget_s=0.5))
+    started = time.monotonic()
+    result = call(tools, "glob", pattern="**/" * 16 + "z")
+    assert time.monotonic() - started < 5
+    assert not result.is_error
+    assert "time budget" in result.content and "partial" in result.content
+
+
+def test_glob_classes_mean_what_they_list_and_a_bad_one_is_an_error_result(repo: Path) -> None:
+    for name in ("[x].txt", "]a.txt", "&.txt", "b.txt"):
+        (repo / name).write_text("x", encoding="utf-8")
+    tools = SandboxTools(repo)
+    assert call(tools, "glob", pattern="[]]a.txt").content == "]a.txt"  # `]` first is a member
+    assert call(tools, "glob", pattern="[[]x].txt").content == "[x].txt"
+    assert call(tools, "glob", pattern="[&&].txt").content == "&.txt"
+    assert call(tools, "glob", pattern="[!]&[]*.txt").content == "b.txt"
+    assert call(tools, "glob", pattern="[]").content == "no files match"  # unclosed: literal
+    for result in (
+        call(tools, "glob", pattern="[z-a].txt"),
+        call(tools, "grep", pattern="x", glob="[z-a]*"),
+    ):
+        assert result.is_error and "invalid glob pattern '[z-a]" in result.content, result
 
 
 def test_glob_is_capped(repo: Path) -> None:

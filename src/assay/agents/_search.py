@@ -1,10 +1,10 @@
 """Walking, glob matching and regex search over a sandbox tree, using the standard library only.
 
-`assay.agents.tools` uses the walker and the glob matcher directly, and for `grep` runs
-this file as a script (`run_search_process`, the request as JSON on stdin): Python's `re`
-cannot be interrupted, so a pathological regex is only truly bounded when the search
-runs in a process that can be killed at the deadline. Matches stream out as JSON lines,
-so whatever was found before the kill is still returned.
+`assay.agents.tools` runs this file as a script for `grep` and `glob`
+(`run_search_process`, the request as JSON on stdin): Python's `re` cannot be interrupted,
+and a glob is a regex too, so a pathological pattern from the model is only truly bounded
+when the match runs in a process that can be killed at the deadline. Matches stream out
+as JSON lines, so whatever was found before the kill is still returned.
 """
 
 from __future__ import annotations
@@ -81,21 +81,39 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif text[i] == "?":
             out.append("[^/]")
             i += 1
-        elif text[i] == "[":
-            end = text.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(text[i]))
-                i += 1
-            else:
-                body = text[i + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = end + 1
-        else:
+        elif text[i] == "[" and (end := _class_end(text, i)) != -1:
+            out.append(_class_regex(text[i + 1 : end]))
+            i = end + 1
+        else:  # an unclosed `[` is a literal, as in fnmatch
             out.append(re.escape(text[i]))
             i += 1
     return re.compile("".join(out) + r"\Z")
+
+
+def _class_end(text: str, start: int) -> int:
+    """Where the class opened at `start` closes; -1 when it is unclosed. A `]` right after
+    `[` or `[!` is a member, not the end (`[]a]`, `[!]a]`), as in fnmatch."""
+    first = start + 2 if text.startswith("[!", start) else start + 1
+    if text.startswith("]", first):
+        first += 1
+    return text.find("]", first)
+
+
+def _class_regex(body: str) -> str:
+    """A class's regex: its ranges kept, every other member escaped, so that `[`, `\\`,
+    `&&` or `--` mean themselves (Python would read some as nested sets and warn)."""
+    negate = body.startswith("!")
+    members = _CLASS_MEMBER.sub(_escaped_member, body[1:] if negate else body)
+    return f"[{'^' if negate else ''}{members}]"
+
+
+_CLASS_MEMBER = re.compile(r"(.)-(.)|(.)", re.DOTALL)
+"""A range (`a-z`) or one character, read left to right."""
+
+
+def _escaped_member(match: re.Match[str]) -> str:
+    low, high, single = match.groups()
+    return re.escape(single) if single is not None else f"{re.escape(low)}-{re.escape(high)}"
 
 
 def glob_matches(pattern: str, relative_path: str) -> bool:
@@ -213,5 +231,30 @@ def _search(request: dict[str, object]) -> None:
     out.write(json.dumps(summary) + "\n")
 
 
+def _glob(request: dict[str, object]) -> None:
+    """The files whose path matches `pattern`, streamed, stopping past `max_results`.
+
+    In this process for the same reason as grep: the glob is a regex, and a pattern such as
+    `**/**/**/**/**/**/**/**/x` backtracks for seconds per path, then for ever.
+    """
+    root_real = str(request["root"])
+    pattern = str(request["pattern"])
+    max_results = int(str(request["max_results"]))
+    out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    found = 0
+    for relative in walk_files(root_real, root_real):
+        if glob_matches(pattern, relative):
+            out.write(json.dumps({"path": relative}) + "\n")
+            out.flush()
+            found += 1
+            if found > max_results:
+                out.write(json.dumps({"done": True, "limit": True}) + "\n")
+                return
+    out.write(json.dumps({"done": True, "limit": False}) + "\n")
+
+
 if __name__ == "__main__":
-    _search(json.loads(sys.stdin.read()))
+    job = json.loads(sys.stdin.read())
+    _glob(job) if job.get("tool") == "glob" else _search(job)

@@ -38,7 +38,8 @@ class ToolLimits:
     grep_max_matches: int = 200
     grep_max_file_bytes: int = 1024 * 1024
     grep_max_line_chars: int = 400
-    grep_time_budget_s: float = 2.0
+    search_time_budget_s: float = 2.0
+    """What one grep or glob may take; its worker process is killed at it."""
     glob_max_results: int = 500
     list_max_entries: int = 1000
 
@@ -132,7 +133,7 @@ class SandboxTools:
             if isinstance(parsed, GrepInput):
                 return await self._grep(parsed)
             if isinstance(parsed, GlobInput):
-                return self._glob(parsed)
+                return await self._glob(parsed)
             assert isinstance(parsed, ListDirInput)
             return self._list_dir(parsed)
         except _Refused as refused:
@@ -233,6 +234,8 @@ class SandboxTools:
             re.compile(args.pattern)
         except re.error as exc:
             return ToolResult(f"invalid regular expression {args.pattern!r}: {exc}", True)
+        if args.glob and (problem := _glob_problem(args.glob)) is not None:
+            return ToolResult(problem, True)
         start = self.resolve(args.path)
         if not start.exists():
             return ToolResult(f"no such file or directory: {args.path}", True)
@@ -246,7 +249,7 @@ class SandboxTools:
             "max_file_bytes": self.limits.grep_max_file_bytes,
             "max_line_chars": self.limits.grep_max_line_chars,
         }
-        outcome = await _search.run_search_process(request, self.limits.grep_time_budget_s)
+        outcome = await _search.run_search_process(request, self.limits.search_time_budget_s)
         summary = outcome.summary
         if summary is None and not outcome.timed_out:
             last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
@@ -255,7 +258,7 @@ class SandboxTools:
         notes = []
         if summary is None:
             notes.append(
-                f"search stopped at its {self.limits.grep_time_budget_s:g} s time budget; "
+                f"search stopped at its {self.limits.search_time_budget_s:g} s time budget; "
                 "results are partial"
             )
         elif summary.get("limit"):
@@ -268,22 +271,32 @@ class SandboxTools:
         text = "\n".join(lines) if lines else "no matches"
         return ToolResult(text + "".join(f"\n[{note}]" for note in notes))
 
-    def _glob(self, args: GlobInput) -> ToolResult:
+    async def _glob(self, args: GlobInput) -> ToolResult:
         if not args.pattern.strip():
             return ToolResult("empty glob pattern", True)
         if ".." in PurePosixPath(args.pattern).parts:
             return ToolResult(f"{OUTSIDE}: {args.pattern!r}", True)
-        matches: list[str] = []
-        for relative in _search.walk_files(str(self.root), str(self.root)):
-            if _search.glob_matches(args.pattern, relative):
-                matches.append(relative)
-                if len(matches) > self.limits.glob_max_results:
-                    break
-        if not matches:
-            return ToolResult("no files match")
+        if (problem := _glob_problem(args.pattern)) is not None:
+            return ToolResult(problem, True)
+        request = {
+            "tool": "glob",
+            "root": str(self.root),
+            "pattern": args.pattern,
+            "max_results": self.limits.glob_max_results,
+        }
+        outcome = await _search.run_search_process(request, self.limits.search_time_budget_s)
+        if outcome.summary is None and not outcome.timed_out:
+            last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
+            return ToolResult(self._sandbox_relative(f"glob failed: {last[0]}"), True)
+        matches = [str(record["path"]) for record in outcome.records]
         shown = matches[: self.limits.glob_max_results]
-        text = "\n".join(shown)
-        if len(matches) > len(shown):
+        text = "\n".join(shown) if shown else "no files match"
+        if outcome.summary is None:
+            text += (
+                f"\n[matching stopped at its {self.limits.search_time_budget_s:g} s time budget; "
+                "results are partial: simplify the pattern]"
+            )
+        elif len(matches) > len(shown):
             text += f"\n[capped at {self.limits.glob_max_results} paths; use a narrower pattern]"
         return ToolResult(text)
 
@@ -302,6 +315,15 @@ class SandboxTools:
         if len(entries) > len(shown):
             text += f"\n[{len(entries) - len(shown)} more entries not shown]"
         return ToolResult(text)
+
+
+def _glob_problem(pattern: str) -> str | None:
+    """Why `pattern` cannot be matched (a reversed range `[z-a]`), for the model to fix."""
+    try:
+        _search.glob_regex(pattern)
+    except re.error as exc:
+        return f"invalid glob pattern {pattern!r}: {exc.msg}"
+    return None
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
