@@ -406,6 +406,27 @@ def test_trace_keys() -> None:
     assert trace_key(["type", "tool"]) is None
 
 
+def test_a_flood_of_trace_events_is_bounded_and_the_required_ones_are_still_seen() -> None:
+    # Millions of different events, or one with a megabyte name, must not grow memory or
+    # the report; what the case requires is kept whatever came before it.
+    reader = StdoutReader(required=[" verify:test ", "tool:" + "n" * 5000])
+    tracemalloc.start()
+    try:
+        for n in range(15_000):
+            reader(json.dumps({"type": "tool", "name": f"junk-{n}"}))
+            reader('{"type": "tool", "name": "junk-0"}')  # repeats add nothing
+        reader(json.dumps({"type": "tool", "name": "x" * 2_000_000}))
+        reader('{"type": "verify", "name": "test"}')
+        reader(json.dumps({"type": "tool", "name": "n" * 5000}))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(reader.events) == 10_002
+    assert reader.events[:2] == ["tool:junk-0", "tool:junk-1"]
+    assert reader.events[-2:] == ["verify:test", "tool:" + "n" * 5000]
+    assert peak < 16 * 2**20, f"{peak / 2**20:.0f} MiB for the events of one attempt"
+
+
 def test_stdout_reader_ignores_junk(tmp_path: Path) -> None:
     reader = StdoutReader()
     for line in [

@@ -130,7 +130,8 @@ class CommandAgent:
         argv = render_argv(template, values)
         env = {**agent_environ(), **ctx.env, **_assay_env(values, case, files)}
 
-        reader = StdoutReader()
+        required = case.spec.required_trace_events if isinstance(case.spec, TaskSpec) else ()
+        reader = StdoutReader(required)
 
         def launch_failed(exc: LaunchError) -> str:
             hint = ""

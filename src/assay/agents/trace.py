@@ -13,16 +13,18 @@ last such line wins.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, SourcePosition
 
-__all__ = ["StdoutReader", "parse_json_object", "read_trace_file", "trace_key"]
+__all__ = ["StdoutReader", "TraceKeys", "parse_json_object", "read_trace_file", "trace_key"]
 
-MAX_TRACE_EVENTS = 10_000
-"""Beyond this many events only keys not seen yet are kept: checks test presence, and an
-agent printing millions of events must not grow memory without bound."""
+MAX_TRACE_KEYS = 10_000
+"""Distinct event keys kept per attempt, besides those the case requires."""
+MAX_KEY_CHARS = 1_000
+"""A longer key is kept only when the case requires it."""
 
 
 def _refuse_constant(name: str) -> Any:
@@ -59,12 +61,38 @@ def trace_key(obj: object) -> str | None:
     return kind if name is None else f"{kind}:{name}"
 
 
-class StdoutReader:
-    """A line callback for the agent's stdout that keeps only what assay needs from it."""
+class TraceKeys:
+    """One attempt's distinct trace event keys, in the order first seen, bounded.
 
-    def __init__(self) -> None:
-        self.events: list[str] = []
+    The checks test presence (PVYai's `requiredTraceEvents`), so a repeated key adds
+    nothing. An agent printing millions of different events, or one event whose name is
+    megabytes long, must not grow assay's memory or the report without bound: past
+    MAX_TRACE_KEYS keys, or past MAX_KEY_CHARS in one, a key is kept only when it is one
+    of `required`, so every check still sees exactly what it asks about.
+    """
+
+    def __init__(self, required: Iterable[str] = ()) -> None:
+        self.keys: list[str] = []
         self._seen: set[str] = set()
+        self._required = frozenset(key.strip() for key in required)
+
+    def add(self, key: str) -> None:
+        if key in self._seen:
+            return
+        if key in self._required or (len(self.keys) < MAX_TRACE_KEYS and len(key) <= MAX_KEY_CHARS):
+            self.keys.append(key)
+            self._seen.add(key)
+
+
+class StdoutReader:
+    """A line callback for the agent's stdout that keeps only what assay needs from it.
+
+    `required` are the trace events the case's checks look for (kept whatever else the
+    agent prints).
+    """
+
+    def __init__(self, required: Iterable[str] = ()) -> None:
+        self._trace = TraceKeys(required)
         self.last_findings: dict[str, Any] | None = None
         """The last line that was a JSON object with a `findings` key."""
         self.last_verdict: dict[str, Any] | None = None
@@ -79,11 +107,12 @@ class StdoutReader:
         if "verdict" in obj:
             self.last_verdict = obj
         key = trace_key(obj)
-        if key is None:
-            return
-        if len(self.events) < MAX_TRACE_EVENTS or key not in self._seen:
-            self.events.append(key)
-            self._seen.add(key)
+        if key is not None:
+            self._trace.add(key)
+
+    @property
+    def events(self) -> list[str]:
+        return self._trace.keys
 
 
 def read_trace_file(path: Path) -> list[str]:

@@ -34,7 +34,7 @@ from assay.agents.command import (
 )
 from assay.agents.presets.answer import json_answer, without_json_blocks
 from assay.agents.skill import load_skill
-from assay.agents.trace import parse_json_object
+from assay.agents.trace import TraceKeys, parse_json_object
 from assay.core.usage import Usage
 from assay.errors import AgentError
 from assay.subject import AgentOutput, AttemptContext
@@ -52,7 +52,7 @@ class Stream(ABC):
     """A line callback for the CLI's stdout: what the run needs from its stream."""
 
     def __init__(self) -> None:
-        self.events: list[str] = []
+        self.trace = TraceKeys()
         self.final_text: str | None = None
         """The agent's final message (None when the stream ended before it)."""
         self.usage = Usage()
@@ -74,7 +74,7 @@ class Stream(ABC):
 
     def tool(self, name: object) -> None:
         if isinstance(name, str) and name.strip():
-            self.events.append(f"tool:{name.strip()}")
+            self.trace.add(f"tool:{name.strip()}")
 
     def add_usage(self, **counts: Any) -> None:
         update = {key: getattr(self.usage, key) + _count(value) for key, value in counts.items()}
@@ -240,7 +240,7 @@ class PresetAgent:
         if usage.cost_usd is None:
             usage = usage.model_copy(update={"cost_usd": preset.price(model, usage)})
         output = AgentOutput(
-            trace_events=stream.events,
+            trace_events=stream.trace.keys,
             usage=usage,
             exit_code=result.exit_code,
             stdout_path=files.stdout,
