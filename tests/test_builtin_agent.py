@@ -306,6 +306,25 @@ def test_tool_errors_go_back_to_the_model_not_up(tmp_path: Path) -> None:
     assert "root:" not in json.dumps(transcript(ctx))
 
 
+def test_tool_results_past_the_attempts_budget_are_not_run(tmp_path: Path) -> None:
+    # Code under review can ask the model to read a large file again and again; the
+    # conversation must stay within what the API accepts, and assay's memory with it.
+    case = make_case(tmp_path)
+    (tmp_path / "fixtures" / "handler.ts").write_text(f"// {'x' * 140}\n" * 2000)
+    ctx = make_context(case, tmp_path)
+    reads = [tool_call("read_file", {"path": "null-access/handler.ts"}) for _ in range(24)]
+    script = sequence(reply(*reads), reply(tool_call("submit_findings", {"findings": []})))
+    with scripted_provider(script) as fake:
+        run_agent(ctx)
+    results = tool_results(fake.requests[1])
+    ran = [r for r in results if not r["is_error"]]
+    refused = [r for r in results if r["is_error"]]
+    assert len(results) == 24 and ran and refused
+    assert sum(len(r["content"]) for r in ran[:-1]) < 4 * 1024 * 1024
+    assert sum(len(r["content"]) for r in ran) >= 4 * 1024 * 1024
+    assert "not run" in refused[0]["content"] and "submit_findings" in refused[0]["content"]
+
+
 def test_transcript_holds_no_secret_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     secret = "sk-ant-test-0123456789abcdef"
     monkeypatch.setenv("ANTHROPIC_API_KEY", secret)

@@ -6,7 +6,9 @@ The conversation ends only through a typed submit tool. Its rules:
 - an invalid submission gets one corrective turn (the validation message comes back as
   an error tool result), a second invalid one is an AgentError;
 - a plain-text answer gets one nudge, a second one is an AgentError (which names the
-  invalid input of an earlier submission, if there was one).
+  invalid input of an earlier submission, if there was one);
+- once the attempt's tool results reach `ToolLimits.attempt_max_result_chars`, further
+  tool calls are not run: the model is told to submit.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class ToolLoop(Generic[SubmissionT]):
     """The attempt index (see ModelRequest.sample)."""
     usages: list[Usage] = field(default_factory=list, init=False)
     _messages: list[Message] = field(default_factory=list, init=False)
+    _result_chars: int = field(default=0, init=False)
+    """What the tool results of this attempt add up to so far."""
 
     @property
     def usage(self) -> Usage:
@@ -148,8 +152,7 @@ class ToolLoop(Generic[SubmissionT]):
                         True,
                     )
             else:
-                outcome = await self.tools.call(name, arguments)
-                content, is_error = outcome.content, outcome.is_error
+                content, is_error = await self._tool_result(name, arguments)
             results.append(
                 {
                     "type": "tool_result",
@@ -159,6 +162,18 @@ class ToolLoop(Generic[SubmissionT]):
                 }
             )
         return results, None, rejection
+
+    async def _tool_result(self, name: str, arguments: Any) -> tuple[str, bool]:
+        budget = self.tools.limits.attempt_max_result_chars
+        if self._result_chars >= budget:
+            return (
+                f"not run: this attempt's tool results already add up to {budget:,} "
+                f"characters, all it may read; call {self.submit.name} with your answer",
+                True,
+            )
+        outcome = await self.tools.call(name, arguments)
+        self._result_chars += len(outcome.content)
+        return outcome.content, outcome.is_error
 
     def _nudge(self) -> str:
         return (

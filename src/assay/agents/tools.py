@@ -42,6 +42,10 @@ class ToolLimits:
     """What one grep or glob may take; its worker process is killed at it."""
     glob_max_results: int = 500
     list_max_entries: int = 1000
+    attempt_max_result_chars: int = 4 * 1024 * 1024
+    """All the tool results of one attempt together: a model asked (by the code it reads)
+    to read the same large file hundreds of times would otherwise grow the conversation
+    past what the API accepts, and assay's memory with it."""
 
 
 @dataclass(frozen=True)
