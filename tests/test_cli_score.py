@@ -103,6 +103,22 @@ def test_a_solved_task_exits_0_with_a_check_table(
     assert any(line.split()[:3] == ["PASS", "trace", "trace_events"] for line in lines)
 
 
+def test_the_required_event_counts_after_a_flood_of_others(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trace file keeps its distinct events bounded; the ones the task requires, never.
+    workspace = _workspace(suite, tmp_path, solve=True)
+    trace = tmp_path / "flood.jsonl"
+    junk = "".join(f'{{"type": "tool", "name": "junk-{n}"}}\n' for n in range(12_000))
+    trace.write_text(junk + '{"type": "tool", "name": "edit_file"}\n')
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    assert main([*argv, "--trace", str(trace)]) == 0
+    assert any(
+        line.split()[:3] == ["PASS", "trace", "trace_events"]
+        for line in capsys.readouterr().out.splitlines()
+    )
+
+
 def test_an_unsolved_task_exits_1_and_json_is_pvyais_task_report(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -52,7 +52,8 @@ def command(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise ConfigError("workspace is not a directory", SourcePosition(workspace))
-    trace_events = read_trace_file(Path(args.trace)) if args.trace else []
+    required = case.spec.required_trace_events
+    trace_events = read_trace_file(Path(args.trace), required) if args.trace else []
     baseline = _baseline(args.baseline)
     limits = loaded.config.sandbox_limits if loaded.config else None
     sandboxing = _sandboxing(args, suite=suite, limits=limits)

@@ -115,9 +115,10 @@ class StdoutReader:
         return self._trace.keys
 
 
-def read_trace_file(path: Path) -> list[str]:
-    """The trace event keys of a JSONL file (an agent's saved stdout); other lines are skipped."""
-    reader = StdoutReader()
+def read_trace_file(path: Path, required: Iterable[str] = ()) -> list[str]:
+    """The trace event keys of a JSONL file (an agent's saved stdout); other lines are
+    skipped. `required` are kept whatever else the file holds (see TraceKeys)."""
+    reader = StdoutReader(required)
     try:
         with path.open(encoding="utf-8", errors="replace") as lines:
             for line in lines:
