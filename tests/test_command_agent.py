@@ -324,6 +324,10 @@ def test_severity_words_agents_use_read_as_the_five_levels(tmp_path: Path) -> No
             r"finding 0 in the agent's stdout is invalid: severity",
         ),
         ("print(json.dumps({'findings': {'a': 1}}))", "must be a list"),
+        (
+            "print(json.dumps({'findings': [{'severity': 'low', 'title': 'x'}] * 1001}))",
+            "holds 1,001 findings, over the limit of 1,000",
+        ),
     ],
 )
 def test_unreadable_findings_are_agent_errors(tmp_path: Path, body: str, message: str) -> None:

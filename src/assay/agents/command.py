@@ -50,6 +50,10 @@ __all__ = [
 
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """A findings file larger than this is not an answer but a runaway agent."""
+MAX_FINDINGS = 1000
+"""More findings than this is not a review either: 300,000 one-line findings fit in the
+file limit, and took one case to 560 MiB, a 32 MB report.json and a judge prompt no API
+accepts."""
 MAX_REVIEW_BYTES = 1024 * 1024
 """How much of a rubric review's stdout is kept for the judge."""
 MAX_ENV_PROMPT_BYTES = 100_000
@@ -314,6 +318,11 @@ def _validated_findings(answer: Mapping[str, Any], source: str) -> list[dict[str
     raw = answer["findings"]
     if not isinstance(raw, list):
         raise AgentError(f'"findings" in {source} must be a list, not {type(raw).__name__}')
+    if len(raw) > MAX_FINDINGS:
+        raise AgentError(
+            f'"findings" in {source} holds {len(raw):,} findings, over the limit of '
+            f"{MAX_FINDINGS:,}"
+        )
     findings = []
     for index, item in enumerate(raw):
         if isinstance(item, dict) and isinstance(item.get("severity"), str):
