@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.checks import Check, check_summary
 from assay.core.files import artifacts_dir
 from assay.core.kinds import CASE_KINDS
 from assay.core.paths import PathEscape, is_inside, relative_inside, safe_relative
@@ -100,3 +101,17 @@ def test_artifacts_dir_names_are_safe() -> None:
 
 def test_case_kinds() -> None:
     assert CASE_KINDS == ("review", "verify", "rubric", "task")
+
+
+def test_a_check_summary_names_ten_files_and_counts_the_rest() -> None:
+    # An agent that writes 100,000 files made each report's reason line 1.3 MB.
+    many = [f"junk/f{n}" for n in range(100_000)]
+    check = Check.model_validate(
+        {"id": "changed_files", "kind": "changed_files", "status": "fail", "unexpectedFiles": many}
+    )
+    summary = check_summary(check)
+    assert summary.startswith("unexpected: junk/f0, junk/f1,") and len(summary) < 200
+    assert summary.endswith("junk/f9 and 99,990 more")
+    assert check.model_extra is not None and len(check.model_extra["unexpectedFiles"]) == 100_000
+    few = check.model_copy(update={"unexpectedFiles": ["a.py", "b.py"]})
+    assert check_summary(few) == "unexpected: a.py, b.py"

@@ -80,7 +80,18 @@ def check_summary(check: Check) -> str:
         ("missingEvents", "missing events"),
     ):
         if fields.get(key):
-            parts.append(f"{label}: {', '.join(map(str, fields[key]))}")
+            parts.append(f"{label}: {_listed(fields[key])}")
     if not parts and "exitCode" in fields:
         parts.append(f"exit code {fields['exitCode']}")
     return "; ".join(parts) or check.status
+
+
+_LISTED = 10
+"""Names a one-line summary shows; the check keeps the whole list."""
+
+
+def _listed(names: list[object]) -> str:
+    """The first names, and how many more: an agent that writes 100,000 files must not
+    make every report's reason line megabytes long."""
+    shown = ", ".join(map(str, names[:_LISTED]))
+    return shown if len(names) <= _LISTED else f"{shown} and {len(names) - _LISTED:,} more"
