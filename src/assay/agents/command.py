@@ -14,7 +14,6 @@ JSON lines with `type`/`event` on stdout are trace events in every kind.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from pydantic import ValidationError
 
+from assay._util import json_text
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay.agents.asks import ASKS, Shown, ask_for
@@ -306,7 +306,7 @@ def _answer(
     if size > MAX_ANSWER_BYTES:
         raise AgentError(f"{_FROM_FILE} is {size} bytes, over the {MAX_ANSWER_BYTES} byte limit")
     try:
-        answer = json.loads(findings_file.read_bytes())
+        answer = json_text.loads(findings_file.read_bytes())
     except (OSError, ValueError) as exc:
         raise AgentError(f"{_FROM_FILE} ({findings_file}) is not valid JSON: {exc}") from None
     if not isinstance(answer, dict) or key not in answer:

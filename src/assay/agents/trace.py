@@ -12,11 +12,11 @@ last such line wins.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from assay._util import json_text
 from assay.errors import ConfigError, SourcePosition
 
 __all__ = ["StdoutReader", "TraceKeys", "parse_json_object", "read_trace_file", "trace_key"]
@@ -37,7 +37,7 @@ def parse_json_object(line: str) -> dict[str, Any] | None:
     if not text.startswith("{"):
         return None
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = json_text.loads(text, parse_constant=_refuse_constant)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -20,6 +20,7 @@ from jsonschema.protocols import Validator
 from pydantic import BaseModel, ValidationError
 
 from assay import models
+from assay._util import json_text
 from assay._util.json_schema import describe_validation_error, tool_input_schema
 from assay.core.usage import Usage, sum_usage
 from assay.errors import JudgeError
@@ -147,8 +148,8 @@ class JudgeCall(Generic[VerdictT]):
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError as exc:
+                arguments = json_text.loads(arguments)
+            except ValueError as exc:
                 return None, [f"the {tool.name} input is not valid JSON: {exc}"], raw
         if self.reader is not None:
             verdict, problems = self.reader(arguments)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import ssl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -10,6 +9,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from assay._util import json_text
 from assay.models.retry import UNREADABLE_RESPONSE, ApiCallFailure
 
 __all__ = [
@@ -91,7 +91,7 @@ def response_json(raw: Any) -> dict[str, Any]:
     response = raw.http_response
     content: bytes = response.content
     try:
-        body = json.loads(content)
+        body = json_text.loads(content)
     except ValueError:
         raise unreadable_body(response.status_code, response.headers, content) from None
     if not isinstance(body, dict):

@@ -12,6 +12,7 @@ from typing import Any
 
 import anthropic
 
+from assay._util import json_text
 from assay.core.usage import Usage
 from assay.errors import ModelError, ModelUnavailable
 from assay.models._http import aiohttp_client, response_json, sdk_failures
@@ -128,7 +129,7 @@ def _tool_input(raw: Any) -> dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
+            parsed = json_text.loads(raw)
         except ValueError:
             return {"__invalid_json__": raw}
         if isinstance(parsed, dict):

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from assay._util import json_text
 from assay.core.usage import Usage
 from assay.models.base import INVALID_JSON_KEY, Message, ToolSpec
 
@@ -105,7 +106,7 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        parsed = json.loads(text)
+        parsed = json_text.loads(text)
     except ValueError:
         return {INVALID_JSON_KEY: text}
     return parsed if isinstance(parsed, dict) else {INVALID_JSON_KEY: text}

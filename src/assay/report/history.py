@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from assay._util import json_text
 from assay._util.textout import write_in_slices
 from assay.core.files import safe_segment
 from assay.errors import ConfigError
@@ -117,7 +118,7 @@ def read_history(history_dir: Path) -> list[HistoryEntry]:
     """The index, oldest first; empty when there is none. A broken index is a ConfigError."""
     index = history_dir / INDEX_FILE
     try:
-        document = json.loads(index.read_text(encoding="utf-8"))
+        document = json_text.loads(index.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as exc:
@@ -237,7 +238,7 @@ def flaky_cases(history_dir: Path) -> list[tuple[str, list[str]]]:
     seen: dict[str, list[str]] = defaultdict(list)
     for entry in read_history(history_dir):
         try:
-            document = json.loads((history_dir / entry.report).read_text(encoding="utf-8"))
+            document = json_text.loads((history_dir / entry.report).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # a report trimmed or damaged by hand: the others still count
         for case in document.get("cases", []):

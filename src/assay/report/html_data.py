@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util import json_text
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
 from assay.core.paths import is_inside, real_path
 from assay.report.explain import explain_check, finding_marks
@@ -221,7 +222,7 @@ def _transcript(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        document = json.loads(text)
+        document = json_text.loads(text)
     except ValueError:
         return {"text": text}
     if isinstance(document, dict) and isinstance(document.get("messages"), list):

@@ -18,11 +18,11 @@ materialisation), or `blocked` when it was skipped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay._util import json_text
 from assay.core.files import PVYAI_FILE, artifacts_dir
 from assay.grading.task_checks import AGENT_RESULT_FILE
 from assay.grading.task_results import blocked_checks, pvyai_status
@@ -175,7 +175,7 @@ def _shown_attempt(result: CaseResult) -> int | None:
 
 def _read_json(path: Path) -> Mapping[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from assay._util import json_text
 from assay._util.display import display_path
 from assay._util.textpos import json_positions
 from assay.core.files import REPORT_FILE
@@ -75,11 +76,13 @@ def read_report(path: Path) -> Report:
     except ValidationError:
         pass  # read again below, to say where in the file each problem is
     try:
-        data = json.loads(text)
+        data = json_text.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"not a report: invalid JSON: {exc.msg}", SourcePosition(shown, exc.lineno, exc.colno)
         ) from None
+    except ValueError as exc:  # nested too deeply
+        raise ConfigError(f"not a report: {exc}", SourcePosition(shown)) from None
     try:
         return Report.model_validate(data)
     except ValidationError as exc:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pydantic import ValidationError
 
+from assay._util import json_text
 from assay._util.secrets import redact
 from assay.core.files import RESULTS_FILE
 from assay.errors import ConfigError, SourcePosition
@@ -202,7 +203,7 @@ def read_results(
 
 def _parse_line(raw: bytes) -> tuple[CaseResult, str, str]:
     """A line's CaseResult, fingerprint and signature (empty when it has none)."""
-    data: Any = json.loads(raw)
+    data: Any = json_text.loads(raw)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     fingerprint = data.pop(_FINGERPRINT, "")

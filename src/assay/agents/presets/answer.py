@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from assay._util import json_text
+
 __all__ = ["json_answer", "without_json_blocks"]
 
 _FENCED = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
@@ -27,7 +29,7 @@ def json_answer(text: str, key: str) -> dict[str, Any] | None:
     index = text.find("{")
     while index != -1:
         try:
-            value, end = decoder.raw_decode(text, index)
+            value, end = json_text.raw_decode(decoder, text, index)
         except ValueError:
             index = text.find("{", index + 1)
             continue
@@ -39,7 +41,7 @@ def json_answer(text: str, key: str) -> dict[str, Any] | None:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json_text.loads(text)
     except ValueError:
         return None
 
