@@ -116,3 +116,61 @@ def test_a_deep_report_file_is_a_config_error(tmp_path: Path) -> None:
     path.write_text(f'{{"cases": {DEEP}}}')
     with pytest.raises(ConfigError, match="nested too deeply"):
         read_report(path)
+
+
+LONE = (
+    r'{"title": "bad \ud800 one", "\udfff": ["x\udc00", {"deep": "\ud83d"}],'
+    r' "pair": "\ud83d\ude00"}'
+)
+
+
+def test_a_lone_surrogate_from_outside_becomes_a_replacement_character() -> None:
+    # Valid JSON that no UTF-8 writer accepts once decoded: one in an agent's finding
+    # stopped the run with a traceback as report.json was written.
+    for text in (LONE, LONE.encode()):
+        value = json_text.loads(text)
+        assert value == {
+            "title": "bad \ufffd one",
+            "\ufffd": ["x\ufffd", {"deep": "\ufffd"}],
+            "pair": "\U0001f600",
+        }
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # writable
+    value, end = json_text.raw_decode(json.JSONDecoder(), f"say {LONE} then", 4)
+    assert value["title"] == "bad \ufffd one" and end == 4 + len(LONE)
+    assert json_text.loads(r'"\\ud800"') == "\\ud800"  # a literal backslash, kept
+
+
+def test_an_agents_answer_with_a_lone_surrogate_is_written_to_the_report(tmp_path: Path) -> None:
+    from assay.agents.command import _answer, _validated_findings
+
+    findings = tmp_path / "findings.json"
+    findings.write_text(r'{"findings": [{"severity": "high", "title": "t \ud800"}]}')
+    answer = _answer(findings, None, "findings")
+    assert answer is not None
+    (finding,) = _validated_findings(*answer)
+    assert finding["title"] == "t \ufffd"
+
+
+@pytest.mark.parametrize(
+    ("string", "refused_at"),
+    [
+        (r"bad \ud800 one", 2),
+        (r"low \udc00 alone", 2),
+        (r"pair \ud83d\ude00 fine", None),
+        (r"literal \\ud800 fine", None),
+        (r"literal \\\ud800 escape", 2),
+    ],
+)
+def test_a_suite_with_half_a_surrogate_pair_is_refused_where_it_is(
+    tmp_path: Path, string: str, refused_at: int | None
+) -> None:
+    from assay.suites.document import read_document
+
+    path = tmp_path / "suite.json"
+    path.write_text('{\n  "name": "x",\n  "prompt": "' + string + '"\n}\n')
+    if refused_at is None:
+        read_document(path)
+        return
+    with pytest.raises(ConfigError, match="surrogate pair") as caught:
+        read_document(path)
+    assert caught.value.location is not None and caught.value.location.line == 3

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util import json_text
 from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
 from assay.errors import ConfigError, SourcePosition
@@ -118,6 +119,13 @@ def _parse_json(path: Path, text: str) -> Document:
         ) from None
     except RecursionError:
         raise ConfigError("malformed JSON: nested too deeply", SourcePosition(path, 1, 1)) from None
+    if (offset := json_text.lone_surrogate_at(text, data)) is not None:
+        # YAML refuses these itself; left in, one stops the run where its text is written.
+        raise ConfigError(
+            "malformed JSON: a \\uD800-\\uDFFF escape without the other half of its "
+            "surrogate pair; write the character itself",
+            SourcePosition(path, *LineIndex(text).position(offset)),
+        ) from None
     positions = json_positions(text)
     # JSON parsers keep the last of two equal keys, as the suites' own tools do; the first
     # one's content is lost, which is almost always a merge leftover worth a word.
