@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.agents import _search
 from assay.agents.tools import OUTSIDE, SandboxTools, ToolLimits, ToolResult
 
 
@@ -258,6 +259,18 @@ def test_glob_classes_mean_what_they_list_and_a_bad_one_is_an_error_result(repo:
         call(tools, "grep", pattern="x", glob="[z-a]*"),
     ):
         assert result.is_error and "invalid glob pattern '[z-a]" in result.content, result
+
+
+def test_a_search_worker_that_crashes_is_an_error_result_naming_its_last_line(
+    tools: SandboxTools, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def crashed(request: object, budget_s: float) -> _search.SearchOutcome:
+        return _search.SearchOutcome([], None, False, f"Traceback\nOSError: {repo}/src gone\n")
+
+    monkeypatch.setattr(_search, "run_search_process", crashed)
+    for name, arguments in (("grep", {"pattern": "x"}), ("glob", {"pattern": "*.py"})):
+        result = call(tools, name, **arguments)
+        assert result.is_error and result.content == f"{name} failed: OSError: src gone"
 
 
 def test_glob_is_capped(repo: Path) -> None:

@@ -193,9 +193,7 @@ def _search(request: dict[str, object]) -> None:
     max_matches = int(str(request["max_matches"]))
     max_file_bytes = int(str(request["max_file_bytes"]))
     max_line_chars = int(str(request["max_line_chars"]))
-    out = sys.stdout
-    out.write(json.dumps({"ready": True}) + "\n")
-    out.flush()
+    _send({"ready": True})
     found = scanned = skipped_large = skipped_binary = 0
     for relative in walk_files(root_real, start):
         if include and not glob_matches(str(include), relative):
@@ -214,21 +212,20 @@ def _search(request: dict[str, object]) -> None:
         scanned += 1
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if rx.search(line[:max_line_chars]):
-                record = {"path": relative, "line": number, "text": line[:max_line_chars]}
-                out.write(json.dumps(record) + "\n")
-                out.flush()
+                _send({"path": relative, "line": number, "text": line[:max_line_chars]})
                 found += 1
                 if found >= max_matches:
-                    out.write(json.dumps({"done": True, "scanned": scanned, "limit": True}) + "\n")
+                    _send({"done": True, "scanned": scanned, "limit": True})
                     return
-    summary = {
-        "done": True,
-        "scanned": scanned,
-        "limit": False,
-        "skipped_large": skipped_large,
-        "skipped_binary": skipped_binary,
-    }
-    out.write(json.dumps(summary) + "\n")
+    _send(
+        {
+            "done": True,
+            "scanned": scanned,
+            "limit": False,
+            "skipped_large": skipped_large,
+            "skipped_binary": skipped_binary,
+        }
+    )
 
 
 def _glob(request: dict[str, object]) -> None:
@@ -240,19 +237,22 @@ def _glob(request: dict[str, object]) -> None:
     root_real = str(request["root"])
     pattern = str(request["pattern"])
     max_results = int(str(request["max_results"]))
-    out = sys.stdout
-    out.write(json.dumps({"ready": True}) + "\n")
-    out.flush()
+    _send({"ready": True})
     found = 0
     for relative in walk_files(root_real, root_real):
         if glob_matches(pattern, relative):
-            out.write(json.dumps({"path": relative}) + "\n")
-            out.flush()
+            _send({"path": relative})
             found += 1
             if found > max_results:
-                out.write(json.dumps({"done": True, "limit": True}) + "\n")
+                _send({"done": True, "limit": True})
                 return
-    out.write(json.dumps({"done": True, "limit": False}) + "\n")
+    _send({"done": True, "limit": False})
+
+
+def _send(record: dict[str, Any]) -> None:
+    """One JSON line to the parent, flushed: what was found before a kill still arrives."""
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

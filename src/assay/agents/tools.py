@@ -253,11 +253,8 @@ class SandboxTools:
             "max_file_bytes": self.limits.grep_max_file_bytes,
             "max_line_chars": self.limits.grep_max_line_chars,
         }
-        outcome = await _search.run_search_process(request, self.limits.search_time_budget_s)
+        outcome = await self._in_worker("grep", request)
         summary = outcome.summary
-        if summary is None and not outcome.timed_out:
-            last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
-            return ToolResult(self._sandbox_relative(f"grep failed: {last[0]}"), True)
         lines = [f"{r['path']}:{r['line']}: {r['text']}" for r in outcome.records]
         notes = []
         if summary is None:
@@ -288,10 +285,7 @@ class SandboxTools:
             "pattern": args.pattern,
             "max_results": self.limits.glob_max_results,
         }
-        outcome = await _search.run_search_process(request, self.limits.search_time_budget_s)
-        if outcome.summary is None and not outcome.timed_out:
-            last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
-            return ToolResult(self._sandbox_relative(f"glob failed: {last[0]}"), True)
+        outcome = await self._in_worker("glob", request)
         matches = [str(record["path"]) for record in outcome.records]
         shown = matches[: self.limits.glob_max_results]
         text = "\n".join(shown) if shown else "no files match"
@@ -303,6 +297,15 @@ class SandboxTools:
         elif len(matches) > len(shown):
             text += f"\n[capped at {self.limits.glob_max_results} paths; use a narrower pattern]"
         return ToolResult(text)
+
+    async def _in_worker(self, name: str, request: dict[str, Any]) -> _search.SearchOutcome:
+        """`request` run by the search worker within the time budget (its summary None
+        when stopped there); a worker that crashed is the tool's error result."""
+        outcome = await _search.run_search_process(request, self.limits.search_time_budget_s)
+        if outcome.summary is None and not outcome.timed_out:
+            last = outcome.stderr.strip().splitlines()[-1:] or ["no output"]
+            raise _Refused(f"{name} failed: {last[0]}")
+        return outcome
 
     def _list_dir(self, args: ListDirInput) -> ToolResult:
         path = self.resolve(args.path)
@@ -344,4 +347,5 @@ def _skip_rest_of_line(handle: BinaryIO) -> None:
 
 
 class _Refused(Exception):
-    """A path the tools will not touch; its message is the tool's error result."""
+    """A path the tools will not touch, or a search that failed; its message is the tool's
+    error result."""
