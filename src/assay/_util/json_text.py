@@ -41,7 +41,7 @@ def raw_decode(decoder: json.JSONDecoder, text: str, index: int) -> tuple[Any, i
         value, end = decoder.raw_decode(text, index)
     except RecursionError:
         raise ValueError(_TOO_DEEP) from None
-    if _may_hold_surrogates(text[index:end]):
+    if _SURROGATE_ESCAPE.search(text, index, end):  # within the value, without a copy
         value = _without_lone_surrogates(value)
     return value, end
 
