@@ -52,7 +52,7 @@ def command(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise ConfigError("workspace is not a directory", SourcePosition(workspace))
-    required = case.spec.required_trace_events
+    required = case.required_trace_events
     trace_events = read_trace_file(Path(args.trace), required) if args.trace else []
     baseline = _baseline(args.baseline)
     limits = loaded.config.sandbox_limits if loaded.config else None

@@ -44,7 +44,6 @@ __all__ = [
     "CommandAgent",
     "build_prompt",
     "render_argv",
-    "required_events",
     "run_agent_process",
     "template_values",
 ]
@@ -135,7 +134,7 @@ class CommandAgent:
         argv = render_argv(template, values)
         env = {**agent_environ(), **ctx.env, **_assay_env(values, case, files)}
 
-        reader = StdoutReader(required_events(case))
+        reader = StdoutReader(case.required_trace_events)
 
         def launch_failed(exc: LaunchError) -> str:
             hint = ""
@@ -172,11 +171,6 @@ class CommandAgent:
             # The review reaches the judge and the report; an agent echoing its key must not.
             output.review_text = redact(output.review_text, env)
         return output
-
-
-def required_events(case: Case) -> tuple[str, ...]:
-    """The trace events `case`'s checks look for: kept whatever else the agent prints."""
-    return case.spec.required_trace_events if isinstance(case.spec, TaskSpec) else ()
 
 
 def template_values(ctx: AttemptContext, *, prompt: str, files: _AttemptFiles) -> dict[str, str]:

@@ -165,3 +165,8 @@ class Case:
         """The case's id inside its suite (`<case>` of `<suite>/<case>`): PVYai's task id."""
         prefix = f"{self.suite}/"
         return self.id[len(prefix) :] if self.id.startswith(prefix) else self.id
+
+    @property
+    def required_trace_events(self) -> tuple[str, ...]:
+        """The trace events the case's checks look for (a task's `requiredTraceEvents`)."""
+        return self.spec.required_trace_events if isinstance(self.spec, TaskSpec) else ()

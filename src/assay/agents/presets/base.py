@@ -29,7 +29,6 @@ from assay.agents.command import (
     _validated_findings,
     _validated_verdict,
     _with_stderr,
-    required_events,
     run_agent_process,
     template_values,
 )
@@ -226,7 +225,7 @@ class PresetAgent:
         values = template_values(ctx, prompt=prompt, files=files)
         env = {**preset.environ(model), **ctx.env, **_assay_env(values, case, files)}
         stream = preset.stream()
-        stream.trace = TraceKeys(required_events(case))  # kept past the trace's bound
+        stream.trace = TraceKeys(case.required_trace_events)  # kept past the trace's bound
         with _instructions(workspace, preset.instructions_file, skill):
             result = await run_agent_process(
                 argv,
