@@ -4,10 +4,10 @@ an HTTP body, a report file), decoded with two rules that `json.loads` does not 
 - a document nested too deeply is invalid JSON. CPython's decoder raises RecursionError
   past the interpreter's recursion limit (about 1,000 levels of `[`), which every caller's
   `except ValueError` let through as an internal error. Go's decoder, which PVYai reads
-  trace lines with, refuses such a line like any other invalid one;
-- a lone UTF-16 surrogate (`"\\ud800"`, valid JSON) becomes U+FFFD. Python keeps it in the
-  string, and no UTF-8 writer accepts it: one in an agent's finding stopped the whole run
-  with a traceback as report.json was written.
+  trace lines with, refuses a line too, past its own limit of 10,000 levels;
+- a lone UTF-16 surrogate (`"\\ud800"`, valid JSON) becomes U+FFFD, as Go's decoder makes
+  it. Python keeps it in the string, and no UTF-8 writer accepts it: one in an agent's
+  finding stopped the whole run with a traceback as report.json was written.
 """
 
 from __future__ import annotations
