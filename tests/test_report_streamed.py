@@ -98,3 +98,41 @@ def test_the_run_redacts_its_report_a_case_at_a_time(monkeypatch: pytest.MonkeyP
     assert masked.cases[0] is report.cases[0] and masked.cases[3] is report.cases[3]
     assert secret not in masked.model_dump_json()
     assert masked.run == report.run and masked.summary == report.summary
+
+
+@pytest.mark.parametrize("secret", ['Tr0ub"4d\\or&_x<y>', "Pass\tword99", "pässwörd-ümlaut"])
+def test_a_secret_that_json_escapes_is_masked_everywhere_the_run_writes(
+    secret: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Looked for as written, `"`, `\\`, a tab or non-ASCII made a password invisible in
+    report.json's text, so it reached every report, the job summary and the PR comment."""
+    from assay.runner.reporting import _redacted
+
+    monkeypatch.setattr(secrets, "_remembered", {secret})
+    report = viewer_report(3)
+    finding = {**report.cases[1].findings[0], "title": f"found {secret} here"}
+    leaky = report.cases[1].model_copy(update={"findings": [finding], "reason": secret})
+    report = report.model_copy(update={"cases": [report.cases[0], leaky, report.cases[2]]})
+
+    masked = _redacted(report)
+    assert masked.cases[1].findings[0]["title"] == f"found {MASK} here"
+    assert masked.cases[1].reason == MASK
+    write_report_dir(masked, tmp_path, cases=())
+    forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert not [form for form in forms if form in text], path
+
+
+def test_masking_json_never_cuts_an_escape_in_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab before `ok_...` is `\\tok_...` in JSON: masking the text for the secret
+    `tok_...` gave `\\[redacted]`, which is not JSON, and the report was lost."""
+    from assay._util.secrets import redact_json
+
+    secret = "tok_" + "z" * 20
+    monkeypatch.setattr(secrets, "_remembered", {secret})
+    text = json.dumps({"title": "\t" + secret[1:], "body": f"key {secret}"})
+    assert json.loads(redact_json(text)) == {"title": "\t" + secret[1:], "body": f"key {MASK}"}
+    clean = json.dumps({"title": "nothing to hide"})
+    assert redact_json(clean) is clean

@@ -15,10 +15,12 @@ from then on.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -27,12 +29,15 @@ __all__ = [
     "agent_environ",
     "declare_provider_variables",
     "holds_credential",
+    "mask_strings",
     "redact",
     "redact_chunks",
     "redact_file",
+    "redact_json",
     "remember_secret",
     "scrubbed_environ",
     "secret_values",
+    "written_forms",
 ]
 
 MASK = "[redacted]"
@@ -262,10 +267,56 @@ def _replace_all(text: _Text, secrets: list[_Text], mask: _Text) -> _Text:
 
 
 def _known_secrets(environ: Mapping[str, str] | None) -> list[str]:
-    own = secret_values()
-    if environ is None:
-        return own
-    return sorted({*own, *secret_values(environ)}, key=len, reverse=True)
+    """Every secret assay knows, as written in text or in JSON, longest first."""
+    values = secret_values() if environ is None else {*secret_values(), *secret_values(environ)}
+    return list(written_forms(frozenset(values)))
+
+
+@lru_cache(maxsize=16)
+def written_forms(values: frozenset[str]) -> tuple[str, ...]:
+    """`values` and the forms JSON writes them in: a password holding `"`, `\\` or a
+    tab appears escaped in report.json, results.jsonl and transcripts, where looking for
+    the value as it is would miss it (`\\u` escapes too: json.dumps' default)."""
+    forms = set(values)
+    for value in values:
+        forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
+        forms.add(json.dumps(value)[1:-1])
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def mask_strings(data: Any, secrets: Iterable[str], mask: str = MASK) -> Any:
+    """`data` (decoded JSON) with every occurrence of `secrets` in its strings, keys
+    included, replaced by `mask`, at any depth."""
+    ordered = sorted(set(secrets), key=len, reverse=True)  # a secret holding another first
+    if not ordered:
+        return data
+
+    def clean(node: Any) -> Any:
+        if isinstance(node, str):
+            return _replace_all(node, ordered, mask)
+        if isinstance(node, dict):
+            return {clean(key): clean(value) for key, value in node.items()}
+        if isinstance(node, list | tuple):
+            return [clean(item) for item in node]
+        return node
+
+    return clean(data)
+
+
+def redact_json(text: str, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> str:
+    """JSON `text` with every credential value inside its strings masked; `text` itself
+    (the same object) when it holds none.
+
+    The strings are masked as the values they decode to, not as text: a secret JSON
+    escapes is found, and a mask never lands inside an escape (a tab before `ok_...`
+    is `\\tok_...` in JSON, which masking the text for a secret `tok_...` would turn
+    into the invalid `\\[redacted]`).
+    """
+    if not any(form in text for form in _known_secrets(environ)):
+        return text
+    values = secret_values() if environ is None else {*secret_values(), *secret_values(environ)}
+    masked = mask_strings(json.loads(text), values, mask)
+    return json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
 
 
 def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> None:

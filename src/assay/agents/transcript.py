@@ -14,36 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay._util.secrets import secret_values
+from assay._util.secrets import mask_strings, secret_values, written_forms
 from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
 
-__all__ = ["Transcript", "scrub"]
+__all__ = ["Transcript"]
 
 TRANSCRIPT_FORMAT = "assay.transcript.v1"
-REDACTED = "[redacted]"
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 """One encoder for every item: `json.dumps` with an option builds a new one per call."""
-
-
-def scrub(data: Any, secrets: Iterable[str]) -> Any:
-    """`data` with every occurrence of every secret replaced, inside strings at any depth."""
-    ordered = sorted(set(secrets), key=len, reverse=True)  # longest first: no partial leftovers
-    if not ordered:
-        return data
-
-    def clean(node: Any) -> Any:
-        if isinstance(node, str):
-            for secret in ordered:
-                node = node.replace(secret, REDACTED)
-            return node
-        if isinstance(node, dict):
-            return {clean(k): clean(v) for k, v in node.items()}
-        if isinstance(node, list | tuple):
-            return [clean(item) for item in node]
-        return node
-
-    return clean(data)
 
 
 @dataclass
@@ -122,13 +101,12 @@ def _json_lines(document: dict[str, Any], secrets: set[str]) -> Iterator[str]:
     secret is looked for in each encoded item (as written and as JSON escapes it); only an
     item that holds one is scrubbed and encoded again, so the common case walks no tree.
     """
-    needles = {s for secret in secrets for s in (secret, json.dumps(secret)[1:-1])}
-    needles |= {json.dumps(secret, ensure_ascii=False)[1:-1] for secret in secrets}
+    needles = written_forms(frozenset(secrets))
 
     def encode(value: Any) -> str:
         text = _encode(value)
         if any(needle in text for needle in needles):
-            text = _encode(scrub(value, secrets))
+            text = _encode(mask_strings(value, secrets))
         return text
 
     yield "{"

@@ -111,12 +111,12 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 def _redacted(report: Report) -> Report:
     """`report` without any secret value assay knows: everything published (files, the
     terminal, the job summary, the PR comment, the check run) is rendered from it."""
-    from assay._util.secrets import redact
+    from assay._util.secrets import redact_json
 
     def clean(model: ModelT) -> ModelT:
         text = model.model_dump_json()
-        masked = redact(text)
-        return model if masked == text else type(model).model_validate_json(masked)
+        masked = redact_json(text)
+        return model if masked is text else type(model).model_validate_json(masked)
 
     # A case at a time: a large run's report as one JSON string was its peak memory. A
     # secret sits inside one string value, so it is in the text of one case or the rest.

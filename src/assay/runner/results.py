@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from pydantic import ValidationError
 
 from assay._util import json_text
-from assay._util.secrets import redact
+from assay._util.secrets import redact_json
 from assay.core.files import RESULTS_FILE
 from assay.errors import ConfigError, SourcePosition
 from assay.report.model import CaseResult
@@ -75,8 +75,8 @@ class ResultsStream:
     def write(self, result: CaseResult) -> None:
         # Redacted before it is signed: the line must verify as it is on disk.
         raw = result.model_dump_json()
-        text = redact(raw)
-        if text != raw:
+        text = redact_json(raw)
+        if text is not raw:
             result = CaseResult.model_validate_json(text)
             text = result.model_dump_json()
         fingerprint = self._fingerprints.get((result.id, result.model), "")
