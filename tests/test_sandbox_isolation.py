@@ -160,3 +160,13 @@ def test_private_work_root(tmp_path: Path) -> None:
     blocker = write(tmp_path / "a-file", "x")
     with pytest.raises(ConfigError, match="cannot create a work directory"):
         private_work_root(blocker / "below")
+
+
+def test_a_relative_work_root_gives_absolute_workspaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--work-root wr` handed each agent `wr/assay-run-.../repo`, a path that means
+    nothing in the workspace the agent runs in: every task failed without saying why."""
+    monkeypatch.chdir(tmp_path)
+    root = private_work_root(Path("wr"))
+    assert root.is_absolute() and root.parent == tmp_path / "wr"

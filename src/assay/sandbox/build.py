@@ -123,7 +123,8 @@ def private_work_root(work_root: Path | None) -> Path:
     try:
         if work_root is not None:
             work_root.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix="assay-run-", dir=work_root))
+        # Absolute: every path under it is handed to agents that run in another directory.
+        return Path(tempfile.mkdtemp(prefix="assay-run-", dir=work_root)).absolute()
     except OSError as exc:
         raise ConfigError(
             f"cannot create a work directory in {work_root or tempfile.gettempdir()}: "
