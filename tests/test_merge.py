@@ -560,3 +560,35 @@ def _drop_durations(value: Any) -> Any:
     if isinstance(value, list):
         return [_drop_durations(v) for v in value]
     return value
+
+
+@pytest.mark.parametrize("given", ["merged", "merged/", "merged/report.json"])
+def test_cli_output_to_a_new_directory_puts_every_file_in_it(
+    given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o merged/` wrote report.json as a file named `merged`, and the other renderings
+    into the current directory."""
+    paths = shard_files(tmp_path / "in")
+    monkeypatch.chdir(tmp_path)
+    assert main(["merge", *map(str, paths), "-o", given]) == 1
+    assert sorted(p.name for p in (tmp_path / "merged").iterdir()) == [
+        ".assay.lock",
+        "junit.xml",
+        "report.html",
+        "report.json",
+        "summary.md",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".assay-history", "in", "merged"]
+
+
+def test_cli_costs_that_add_up_past_any_number_are_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shards = [
+        make_report([make_case("calc/a", cost=1e308)], shard="1/2"),
+        make_report([make_case("calc/b", cost=1e308, line=2)], shard="2/2"),
+    ]
+    paths = [write(tmp_path / f"s{n}" / "report.json", r) for n, r in enumerate(shards)]
+    assert main(["merge", *map(str, paths), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "cost_usd add up to inf" in err and "Traceback" not in err

@@ -111,3 +111,21 @@ def test_trend_mermaid_needs_two_scored_runs_and_keeps_labels_harmless(tmp_path:
     chart = trend_mermaid(read_history(where))
     assert chart is not None
     assert 'x-axis ["aline", "b"]' in chart
+
+
+def test_an_edited_index_cannot_send_trimming_or_compare_outside_the_history(
+    tmp_path: Path,
+) -> None:
+    where = tmp_path / ".assay-history"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    record_run(_run("r0"), where, keep=3)
+    index = json.loads((where / "index.json").read_text())
+    index["runs"][0]["report"] = "../victim.txt"
+    (where / "index.json").write_text(json.dumps(index))
+    with pytest.raises(Exception, match=r"names '../victim.txt', not a report of the history"):
+        resolve_ref("@last", where)
+    for n in range(1, 4):  # r0 is trimmed: its "report" is not unlinked
+        record_run(_run(f"r{n}"), where, keep=3)
+    assert victim.read_text() == "keep me"
+    assert [e.run_id for e in read_history(where)] == ["r1", "r2", "r3"]

@@ -141,7 +141,12 @@ def test_a_warden_harness_timeout_is_the_cases_timeout_unless_one_is_set(
     ("given", "flags", "message"),
     [
         ({"concurrency": 0}, ["--concurrency", "0"], "--concurrency must be at least 1, got 0"),
-        ({"repeat": 0}, ["--repeat", "0"], "--repeat must be at least 1, got 0"),
+        ({"repeat": 0}, ["--repeat", "0"], "--repeat must be between 1 and 1000, got 0"),
+        (
+            {"repeat": 10**20},
+            ["--repeat", str(10**20)],
+            f"--repeat must be between 1 and 1000, got {10**20}",
+        ),
         ({"threshold": 2.0}, ["--threshold", "2"], "--threshold must be between 0 and 1"),
         ({"shard": "3/2"}, ["--shard", "3/2"], "--shard 3/2: need 1 <= I <= N"),
         ({"shard": "x"}, ["--shard", "x"], "--shard must look like I/N"),

@@ -235,7 +235,8 @@ def test_plan_rejects_unknown_runtimes_with_the_case_location() -> None:
     "changes,message",
     [
         ({"concurrency": 0}, "--concurrency must be at least 1"),
-        ({"repeat": 0}, "--repeat must be at least 1"),
+        ({"repeat": 0}, "--repeat must be between 1 and 1000"),
+        ({"repeat": 1001}, "--repeat must be between 1 and 1000, got 1001"),
         ({"threshold": 1.5}, "--threshold must be between 0 and 1"),
         ({"threshold": float("nan")}, "--threshold"),
         ({"timeout_s": 0.0}, "--timeout must be a positive"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 from pathlib import Path
@@ -125,3 +126,62 @@ def test_merge_never_replaces_files_beside_its_output_that_are_not_assays(
         assert "which a report would replace" in capsys.readouterr().err
     assert (mine / "report.html").read_text() == "<p>the team's page</p>\n"
     assert sorted(p.name for p in mine.iterdir()) == ["notes.json", "report.html"]
+
+
+def test_the_history_is_checked_before_any_case_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history that cannot be written, or a bad ASSAY_HISTORY_KEEP, was found only after
+    every case had run, and then no report was written at all."""
+    root = project(tmp_path, {"quick": {}})
+    blocker = root / "a-file"
+    blocker.write_text("")
+    assert main(run_args(root, "--history", str(blocker / "history"))) == 2
+    assert f"cannot write the run history {blocker / 'history'}" in capsys.readouterr().err
+    monkeypatch.setenv("ASSAY_HISTORY_KEEP", "0")
+    assert main(run_args(root)) == 2
+    assert "ASSAY_HISTORY_KEEP='0'" in capsys.readouterr().err
+    assert started_pids(root) == []
+    monkeypatch.delenv("ASSAY_HISTORY_KEEP")
+
+    # The default history beside the report directory: the run goes on without it.
+    (root / ".assay-history").write_text("not a directory")
+    assert main(run_args(root)) == 0
+    assert "cannot write the run history" in capsys.readouterr().err
+    assert (root / "report" / "report.json").is_file()
+
+
+def test_a_linked_results_file_or_cases_dir_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"quick": {}})
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    report = root / "report"
+    assert main(run_args(root)) == 0
+    capsys.readouterr()
+    (report / "results.jsonl").unlink()
+    (report / "results.jsonl").symlink_to(victim)
+    assert main(run_args(root)) == 2
+    assert "results.jsonl is a symbolic link" in capsys.readouterr().err
+    assert victim.read_text() == "keep me"
+
+
+def test_ctrl_c_while_the_report_is_written_prints_the_resume_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assay.runner.session as session
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    root = project(tmp_path, {"quick": {}})
+    write_report_dir = session.write_report_dir
+    monkeypatch.setattr(session, "write_report_dir", interrupted)
+    assert main(run_args(root)) == 130
+    err = capsys.readouterr().err
+    assert "assay: interrupted" in err and f"--resume {root / 'report'}" in err
+    monkeypatch.setattr(session, "write_report_dir", write_report_dir)
+    resume = shlex.split(err.split("continue with: assay ", 1)[1])
+    assert main(resume) == 0
+    assert (root / "report" / "report.json").is_file()

@@ -25,7 +25,7 @@ from assay._util.display import display_path
 from assay._util.paths import resolve_inside
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError, output_error
-from assay.report.history import history_dir_for
+from assay.report.history import usable_history_dir
 from assay.report.merge import merge_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_reports
@@ -36,7 +36,7 @@ __all__ = ["command"]
 
 
 def command(args: argparse.Namespace) -> int:
-    output = _output_file(Path(args.output))
+    output = _output_file(args.output)
     paths = find_reports([Path(p) for p in args.reports], exclude=output)
     reports = read_reports(paths)
     labels = [display_path(p) for p in paths]
@@ -57,9 +57,13 @@ def command(args: argparse.Namespace) -> int:
     return EXIT_PASS if merged.summary.gate == "pass" else EXIT_GATE_FAILED
 
 
-def _output_file(raw: Path) -> Path:
-    """`-o DIR` (an existing directory) means DIR/report.json."""
-    return raw / REPORT_FILE if raw.is_dir() else raw
+def _output_file(given: str) -> Path:
+    """`-o DIR` means DIR/report.json: a directory that exists, a path ending in `/`, or a
+    new path without a suffix (`-o merged`, not a file named `merged` with the other
+    renderings strewn beside it)."""
+    raw = Path(given)
+    is_dir = raw.is_dir() or given.endswith(("/", os.sep)) or not (raw.exists() or raw.suffix)
+    return raw / REPORT_FILE if is_dir else raw
 
 
 def _write_merged_report(report: Report, output: Path, *, history: str | None) -> None:
@@ -79,7 +83,9 @@ def _write_merged_report(report: Report, output: Path, *, history: str | None) -
         # Held while writing, as a run holds its report directory; its file marks the
         # directory as assay's for the next merge into it.
         with report_dir_lock(directory):
-            history_dir = history_dir_for(directory, Path(history) if history else None)
+            history_dir, why_not = usable_history_dir(directory, Path(history) if history else None)
+            if why_not:
+                print(f"warning: {why_not}", file=sys.stderr)
             written = write_report_dir(report, staging, cases=(), history_dir=history_dir)
             # Every rendering the run would write (a plugin's included), not a fixed list.
             for file in written:

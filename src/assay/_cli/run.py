@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+from assay.core.files import RESULTS_FILE
 from assay.errors import OutputError
 from assay.options import RunOptions
 
@@ -51,6 +52,13 @@ def command(args: argparse.Namespace) -> int:
         again = resume_command(args, exc.report_dir)
         hint = f"the results written so far are kept; continue with: {again}"
         raise OutputError(f"{exc}; {hint}", report_dir=exc.report_dir) from None
+    except KeyboardInterrupt:
+        # Outside the cases (starting, or writing the report), where the runner's own
+        # handler does not stop the run gracefully: whatever finished is in results.jsonl.
+        print("assay: interrupted", file=sys.stderr)
+        if (Path(report_dir) / RESULTS_FILE).is_file():
+            print(f"continue with: {resume_command(args, report_dir)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print_summary(report, report_dir=str(report_dir), stream=out)
     if settings.json_output:
         from assay._util.textout import write_in_slices

@@ -44,6 +44,7 @@ __all__ = [
     "record_run",
     "resolve_ref",
     "trend_mermaid",
+    "usable_history_dir",
 ]
 
 HISTORY_DIRNAME = ".assay-history"
@@ -79,6 +80,29 @@ def history_dir_for(report_dir: Path, explicit: Path | None = None) -> Path:
     if os.environ.get("ASSAY_HISTORY"):
         return Path(os.environ["ASSAY_HISTORY"])
     return report_dir.resolve().parent / HISTORY_DIRNAME
+
+
+def usable_history_dir(
+    report_dir: Path, explicit: Path | None = None
+) -> tuple[Path | None, str | None]:
+    """The history a run will be recorded in, checked before the run rather than after it.
+
+    (the directory, None); or (None, why) when the default one, beside the report
+    directory, cannot be written: the run goes on without it. ConfigError when a chosen
+    one (`--history`, `ASSAY_HISTORY`) cannot be written or `ASSAY_HISTORY_KEEP` is bad.
+    """
+    history_keep()
+    directory = history_dir_for(report_dir, explicit)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".assay-probe-"):
+            pass
+    except OSError as exc:
+        why = f"cannot write the run history {directory}: {exc.strerror or exc}"
+        if explicit is not None or os.environ.get("ASSAY_HISTORY"):
+            raise ConfigError(f"{why} (--history, ASSAY_HISTORY)") from None
+        return None, f"{why}; this run is not added to it"
+    return directory, None
 
 
 def history_keep() -> int:
@@ -210,9 +234,21 @@ def _keep_runs(
     _write(history_dir / INDEX_FILE, [json.dumps(document, indent=2), "\n"])
     kept = {e.report for e in runs}
     for old in dropped:
-        if old.report not in kept:
-            (history_dir / old.report).unlink(missing_ok=True)
+        path = _kept_report(history_dir, old)
+        if old.report not in kept and path is not None:
+            path.unlink(missing_ok=True)
     return runs
+
+
+_REPORT_NAME = re.compile(r"reports/[^/\\.][^/\\]*")
+
+
+def _kept_report(history_dir: Path, entry: HistoryEntry) -> Path | None:
+    """Where `entry`'s report is, or None when the index names anything but a file of
+    `reports/` (an index edited to name `../../victim`: trimming unlinks that path)."""
+    if _REPORT_NAME.fullmatch(entry.report) is None:
+        return None
+    return history_dir / entry.report
 
 
 def resolve_ref(ref: str, history_dir: Path) -> Path:
@@ -230,15 +266,24 @@ def resolve_ref(ref: str, history_dir: Path) -> Path:
             f"{ref}: no such run in the history at {history_dir} (newest: {known}); "
             "see `assay history`"
         )
-    return history_dir / found[0].report
+    path = _kept_report(history_dir, found[0])
+    if path is None:
+        raise ConfigError(
+            f"{history_dir / INDEX_FILE}: run {found[0].run_id} names {found[0].report!r}, "
+            "not a report of the history's reports/ directory; delete the index"
+        )
+    return path
 
 
 def flaky_cases(history_dir: Path) -> list[tuple[str, list[str]]]:
     """Cases whose pass/fail flipped across the kept runs, with their statuses oldest first."""
     seen: dict[str, list[str]] = defaultdict(list)
     for entry in read_history(history_dir):
+        path = _kept_report(history_dir, entry)
         try:
-            document = json_text.loads((history_dir / entry.report).read_text(encoding="utf-8"))
+            if path is None:
+                raise ValueError(entry.report)
+            document = json_text.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # a report trimmed or damaged by hand: the others still count
         for case in document.get("cases", []):

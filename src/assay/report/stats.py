@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from assay.errors import ConfigError
 from assay.report.model import Attempt, CaseResult, CaseStatus, Summary, Tokens
 
 if TYPE_CHECKING:
@@ -243,6 +244,9 @@ def summarize(
         score, interval = None, None  # the gate failed on it; the report cannot hold it
 
     known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
+    cost = sum(known_costs) if known_costs else None
+    if cost is not None and not math.isfinite(cost):  # only reports edited by hand get here
+        raise ConfigError(f"the cases' cost_usd add up to {cost}, past any real cost")
     return Summary(
         total=len(cases),
         passed=counts["pass"],
@@ -262,7 +266,7 @@ def summarize(
             input=sum(c.usage.input_tokens for c in cases),
             output=sum(c.usage.output_tokens for c in cases),
         ),
-        cost_usd=sum(known_costs) if known_costs else None,
+        cost_usd=cost,
         duration_s=duration_s,
     )
 

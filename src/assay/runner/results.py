@@ -69,7 +69,9 @@ class ResultsStream:
         self._fingerprints = fingerprints or {}
         # O_APPEND even for a fresh file: each line then lands at the end as it is now,
         # so a line someone else appended is never overwritten into a garbled one.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if append else os.O_TRUNC)
+        flags = (
+            os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | (0 if append else os.O_TRUNC)
+        )
         self._file: BinaryIO = open(os.open(path, flags, 0o666), "ab", buffering=0)  # noqa: SIM115
 
     def write(self, result: CaseResult) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, output_error
 from assay.models.names import bridge_env
-from assay.report.history import history_dir_for
+from assay.report.history import usable_history_dir
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
@@ -57,6 +57,8 @@ class PreparedRun:
     baseline: Report | None = None
     """`--baseline` as read, once (`runner.settings.read_baseline`): the regression gate
     and `--repeat auto` both use this copy."""
+    history_dir: Path | None = None
+    """The run history the report is added to, checked writable (None: not kept)."""
 
 
 def run(
@@ -157,8 +159,21 @@ def prepare_run(
     runs = plan_runs(selected, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
+    history_dir = None
+    # A shard's report is a part of the run, not a run: `assay merge` records the whole one.
+    if not settings.shard and not settings.dry_run:
+        history_dir, why_not = usable_history_dir(
+            settings.resume_dir or settings.report_dir, settings.history_dir
+        )
+        warnings += [why_not] if why_not else []
     return PreparedRun(
-        settings, config, tuple(selected), tuple(runs), tuple(warnings), baseline=baseline
+        settings,
+        config,
+        tuple(selected),
+        tuple(runs),
+        tuple(warnings),
+        baseline=baseline,
+        history_dir=history_dir,
     )
 
 
@@ -191,11 +206,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
                 cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
-                # A shard's report is a part of the run, not a run: `assay merge` records
-                # the whole one.
-                history_dir=(
-                    None if options.shard else history_dir_for(report_dir, options.history_dir)
-                ),
+                history_dir=prepared.history_dir,
                 baseline=prepared.baseline,
             )
         except OSError as exc:

@@ -196,6 +196,11 @@ def _joined(
     return tuple(dict.fromkeys(case_id for case_id in ids if case_id))
 
 
+MAX_REPEAT = 1000
+"""Attempts per case at most: far past where a pass rate's interval stops narrowing, and
+a bound the plan (a list of attempts per case) can hold."""
+
+
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
     from assay.report.stats import gate_option_problems
@@ -203,10 +208,13 @@ def check_settings(settings: RunSettings) -> None:
     problems: list[str] = []
     if settings.concurrency < 1:
         problems.append(f"--concurrency must be at least 1, got {settings.concurrency}")
-    if settings.repeat < 1:
-        problems.append(f"--repeat must be at least 1, got {settings.repeat}")
-    if settings.max_repeat is not None and settings.max_repeat < 1:
-        problems.append(f"--max-repeat must be at least 1, got {settings.max_repeat}")
+    # `--repeat auto` runs up to --max-repeat, which is then its repeat count too.
+    repeats = {"--max-repeat": settings.max_repeat}
+    if not settings.adaptive:
+        repeats["--repeat"] = settings.repeat
+    for flag, repeat in repeats.items():
+        if repeat is not None and not 1 <= repeat <= MAX_REPEAT:
+            problems.append(f"{flag} must be between 1 and {MAX_REPEAT}, got {repeat}")
     if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"

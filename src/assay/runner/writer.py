@@ -60,6 +60,13 @@ def prepare_report_dir(path: Path) -> Path:
         reason = exc.strerror or str(exc)
         raise ConfigError(f"cannot write the report directory {path}: {reason}") from None
     refuse_foreign_files(path, option="--report-dir")
+    # Written in place (appended, created below): through a link they would land elsewhere.
+    linked = [name for name in (RESULTS_FILE, CASES_DIR) if (path / name).is_symlink()]
+    if linked:
+        raise ConfigError(
+            f"{path / linked[0]} is a symbolic link; assay writes its report files only in "
+            "the report directory itself: remove it, or choose another --report-dir"
+        )
     return path.resolve()
 
 
@@ -94,11 +101,17 @@ def write_report_dir(
     `run` and `merge` both come here, so a renderer (a plugin's included) is written by both.
     With `history_dir` the run is recorded in that history first, so report.html's trend
     ends with it; with `baseline`, summary.md and report.html compare the run with it.
+    The history is a nice-to-have: when it cannot be written the report still is, and
+    then the OSError is raised.
     """
+    history_failed: OSError | None = None
     if history_dir is not None:
         from assay.report.history import record_run
 
-        record_run(report, history_dir)
+        try:
+            record_run(report, history_dir)
+        except OSError as exc:
+            history_failed, history_dir = exc, None
     ctx = RenderContext(
         report,
         cases,
@@ -125,6 +138,8 @@ def write_report_dir(
             broken.append(_broken(renderer, failed.__cause__))
     if broken:
         raise ConfigError("; ".join(broken))
+    if history_failed is not None:
+        raise history_failed
     return written
 
 
