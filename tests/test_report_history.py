@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,25 @@ def test_history_and_compare_commands(
     (where / "index.json").write_text("{", encoding="utf-8")
     assert main(["history", "--history", str(where)]) == 2
     assert "not a readable history index" in capsys.readouterr().err
+
+
+def test_history_prints_a_hand_edited_index_harmlessly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = tmp_path / "h"
+    for run_id, flip in (("a", False), ("b", True)):
+        report = _run(run_id, flip=flip)
+        run = report.run.model_copy(update={"git_sha": "\x1b]0;PWN\x07\x1b[2J##[error]x"})
+        cases = [report.cases[0], report.cases[1].model_copy(update={"id": "tasks/c ##[x"})]
+        record_run(report.model_copy(update={"run": run, "cases": cases}), where, branch="m")
+    assert main(["history", "--history", str(where)]) == 0
+    listing = capsys.readouterr().out
+    assert "\x1b" not in listing and "\x07" not in listing and "##[" not in listing
+    assert main(["history", "--flaky", "--history", str(where)]) == 0
+    flaky = capsys.readouterr().out
+    assert "##[" not in flaky
+    snippet = flaky[flaky.index("quarantine = [") :]
+    assert tomllib.loads(snippet) == {"quarantine": ["tasks/c ##[x"]}  # the same id, quoted
 
 
 def test_trend_mermaid_needs_two_scored_runs_and_keeps_labels_harmless(tmp_path: Path) -> None:

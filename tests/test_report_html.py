@@ -100,3 +100,42 @@ def test_a_huge_artifact_is_read_no_further_than_the_page_shows(tmp_path: Path) 
     assert diff.startswith("+x\n") and diff.endswith("[…cut]")
     assert len(diff) == MAX_ARTIFACT_CHARS + len("\n[…cut]")
     assert peak < 8 * 2**20, f"{peak / 2**20:.0f} MiB held to embed 100 kB"
+
+
+_MESSAGE = {"role": "assistant", "content": [{"type": "text", "text": "all tests pass"}]}
+
+
+def _with_transcript(tmp_path: Path, document: object) -> dict[str, object]:
+    """Case 0's first transcript as report.html's data has it, its file holding `document`."""
+    report = viewer_report(1, tmp_path)
+    folder = artifacts_dir(tmp_path, report.cases[0].id, report.cases[0].model, 0)
+    (folder / "transcript.json").write_text(json.dumps(document), encoding="utf-8")
+    transcript = viewer_data(report, tmp_path)["cases"][0]["attempts"][0]["transcript"]
+    assert isinstance(transcript, dict)
+    return transcript
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"messages": [_MESSAGE, None, 5]},
+        {"messages": [{"content": "no role"}]},
+        {"messages": [{"role": 1, "content": "x"}]},
+        {"messages": [{"role": "user", "content": 5}]},
+        {"messages": [{"role": "user", "content": [None]}]},
+        {"messages": [{"role": "user", "content": [{"text": "no type"}]}]},
+        {"messages": [_MESSAGE], "error": {"not": "a string"}},
+    ],
+)
+def test_agent_stdout_shaped_almost_like_a_transcript_is_shown_as_text(
+    tmp_path: Path, document: object
+) -> None:
+    # A command agent's stdout is its transcript, and the agent chooses what it prints.
+    assert _with_transcript(tmp_path, document) == {"text": json.dumps(document)}
+
+
+def test_a_well_formed_conversation_is_shown_as_messages(tmp_path: Path) -> None:
+    document = {"messages": [{"role": "user", "content": "review"}, _MESSAGE], "error": "x"}
+    transcript = _with_transcript(tmp_path, document)
+    assert json.loads(transcript["messages"].text) == document["messages"]  # type: ignore[attr-defined]
+    assert transcript["error"] == "x"

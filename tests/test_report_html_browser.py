@@ -9,6 +9,7 @@ test run never edits the tree).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from assay.core.files import artifacts_dir
 from assay.report.compare import compare_reports
 from assay.report.html import render_html
 from tests.viewer_reports import HOSTILE, baseline_of, viewer_report
@@ -200,3 +202,48 @@ def test_without_a_baseline_there_is_no_comparison_view(browser: Any, tmp_path: 
     page, problems = _open(browser, out / "report.html")
     assert not page.locator("#comparison").is_visible()
     assert problems == []
+
+
+def _first_case_detail(browser: Any, out: Path) -> tuple[str, list[str]]:
+    page, problems = _open(browser, out / "report.html")
+    page.locator("#cases tbody tr.row").first.click()
+    for box in page.locator("tr.detail details").all():
+        box.evaluate("e => e.open = true")
+    return page.locator("tr.detail").inner_text(timeout=5_000), problems
+
+
+def test_agent_stdout_shaped_like_a_transcript_cannot_break_the_case_view(
+    browser: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    out.mkdir()
+    report = viewer_report(1, out)
+    folder = artifacts_dir(out, report.cases[0].id, report.cases[0].model, 0)
+    message = {"role": "assistant", "content": [{"type": "text", "text": "I verified it"}]}
+    (folder / "transcript.json").write_text(
+        json.dumps({"messages": [message, None, 5]}), encoding="utf-8"
+    )
+    (out / "report.html").write_text(render_html(report, report_dir=out), encoding="utf-8")
+    shown, problems = _first_case_detail(browser, out)
+    assert problems == []
+    assert '"messages"' in shown and "I verified it" in shown  # the stdout, as text
+
+
+def test_the_case_view_shows_malformed_messages_instead_of_failing(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What html_data refuses, had it let it through: the page still shows the rest.
+    from assay.report import html_data
+
+    monkeypatch.setattr(html_data, "_is_conversation", lambda document: True)
+    out = tmp_path / "report"
+    out.mkdir()
+    report = viewer_report(1, out)
+    folder = artifacts_dir(out, report.cases[0].id, report.cases[0].model, 0)
+    message = {"role": "assistant", "content": [None, 7, {"type": "text", "text": "kept"}]}
+    document = {"messages": [None, 5, [1], {"role": "user", "content": 3}, message]}
+    (folder / "transcript.json").write_text(json.dumps(document), encoding="utf-8")
+    (out / "report.html").write_text(render_html(report, report_dir=out), encoding="utf-8")
+    shown, problems = _first_case_detail(browser, out)
+    assert problems == []
+    assert "kept" in shown and "null" in shown

@@ -182,6 +182,89 @@ def test_markdown_for_a_passing_run() -> None:
     assert "### Failures" not in text and "Truncated" not in text
 
 
+def _crowding_case(findings: int) -> CaseResult:
+    """A review case whose agent answered `findings` findings of 2,000 characters each."""
+    return _case(
+        "review/agent-case",
+        "fail",
+        kind="review",
+        reason="should_find[0]: missed",
+        findings=[
+            {"severity": "low", "title": f"finding {i} " + "A" * 2000, "location": {"path": "a.ts"}}
+            for i in range(findings)
+        ],
+    )
+
+
+def test_one_case_with_a_thousand_findings_hides_no_other_failure() -> None:
+    from assay.action.comment import comment_body
+
+    others = [_case(f"other/case-{i}", "fail", reason=f"OTHER FAILURE {i}") for i in range(5)]
+    report = _report([_crowding_case(1000), *others])
+    comment = comment_body(report, marker="<!-- m -->", run_url=None)
+    for text in (render_summary(report), render_summary(report, max_bytes=60_000), comment):
+        assert all(f"OTHER FAILURE {i}" in text for i in range(5))
+        assert "finding 9 " in text and "finding 10 " not in text  # ten are listed
+        assert "- … and 990 more (report.json has them all)" in text
+        assert "Truncated" not in text
+
+
+def test_an_entry_too_large_to_fit_is_left_out_and_the_next_ones_still_are_listed() -> None:
+    huge = [
+        Check(id=f"c{i}", kind="command", status="fail", message="m" * 2000) for i in range(100)
+    ]
+    cases = [
+        _case("tasks/a-first", "fail", reason="FIRST"),
+        _case("tasks/b-huge", "fail", checks=huge),
+        _case("tasks/c-last", "fail", reason="LAST"),
+    ]
+    text = render_summary(_report(cases), max_bytes=60_000)
+    assert len(text.encode()) <= 60_000
+    assert "FIRST" in text and "LAST" in text and "<code>tasks/b-huge</code>" not in text
+    assert "Truncated: 1 more entries omitted" in text
+
+
+def _suites_report(count: int, name_chars: int) -> Report:
+    cases = [
+        _case(f"s{i:04d}/c", "fail", reason="failed").model_copy(
+            update={"suite": f"suite-{i:04d}-" + "x" * name_chars}
+        )
+        for i in range(count)
+    ]
+    return _report(cases)
+
+
+def test_the_verdict_survives_a_suite_table_of_any_size() -> None:
+    from assay.action.comment import COMMENT_LIMIT, comment_body
+
+    for report in (_suites_report(1200, 60), _suites_report(35, 1990)):
+        comment = comment_body(report, marker="<!-- m -->", run_url="https://example.invalid/r")
+        summaries = (render_summary(report, max_bytes=60_000), render_summary(report))
+        for text in (comment, *summaries):
+            assert "## ❌ Evaluation Results" in text and "**Score 0.00**" in text
+            assert "x" * 200 not in text  # long suite names are cut in the table
+        assert len(comment) < COMMENT_LIMIT
+        assert comment.rstrip().endswith("(https://example.invalid/r)</sub>")
+    big = comment_body(_suites_report(1200, 60), marker="<!-- m -->", run_url=None)
+    shown = big.count("| `suite-")
+    assert f"{1200 - shown} more suites are not shown here" in big
+
+
+def test_issue_references_in_untrusted_text_are_neutralised() -> None:
+    from assay.action.comment import comment_body
+
+    assert neutralise_mentions("#1 owner/repo#2 org#3 GH-4 gh-5, a#b C#") == (
+        "#\u200d1 owner/repo#\u200d2 org#\u200d3 GH-\u200d4 gh-\u200d5, a#b C#"
+    )
+    reason = "see #12, octo/repo#34 and GH-56"
+    report = _report([_case("tasks/a", "fail", reason=reason, checks=[COMMAND_FAIL])])
+    comment = comment_body(report, marker="<!-- m -->", run_url=None)
+    for text in (render_summary(report), comment):
+        assert not re.search(r"#\d|GH-\d", text), text
+        assert "#\u200d12" in text and "octo/repo#\u200d34" in text
+        assert "### Failures" in text  # assay's own Markdown is untouched
+
+
 # --- junit -------------------------------------------------------------------------------
 
 

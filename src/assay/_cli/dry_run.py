@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from assay.core.text import defuse_workflow_commands
 from assay.errors import SandboxError
+from assay.report.terminal import printable
 from assay.runner.dry_run import DryRun, build_dry_run
 from assay.sandbox import Sandbox
 from assay.suites.case import Case
@@ -56,10 +58,11 @@ def print_dry_run(built: DryRun, *, keep: bool, out: TextIO) -> int:
     """
     for case, outcome in built.outcomes:
         if isinstance(outcome, SandboxError):
-            message = str(outcome).replace("\n", "\n" + " " * 8)
-            out.write(f"{case.kind:<7} {case.id}: FAILED: {message}\n")
+            # Its lines may quote fixture names: each is defused, as it stays a line.
+            message = defuse_workflow_commands(str(outcome)).replace("\n", "\n" + " " * 8)
+            out.write(f"{case.kind:<7} {printable(case.id)}: FAILED: {message}\n")
         else:
-            out.write(f"{case.kind:<7} {case.id}: {_describe(outcome)}\n")
+            out.write(f"{case.kind:<7} {printable(case.id)}: {_describe(outcome)}\n")
             out.write(f"{'':<7} {outcome.path}\n")
     failed = built.failed
     count = len(built.outcomes) - failed

@@ -36,7 +36,7 @@ def command(args: argparse.Namespace) -> int:
         if not flaky:
             print(f"no case flipped between pass and fail in the history at {where}")
         for key, statuses in flaky:
-            print(f"{clean(key, limit=100)}  {' '.join(statuses)}")
+            print(f"{clean(key, limit=100)}  {' '.join(clean(str(s), limit=10) for s in statuses)}")
         if flaky:  # what keeps them out of the gate while they still run and are reported
             print("\nto quarantine them, add to [tool.assay] in pyproject.toml (or assay.toml):")
             # json.dumps escapes every control and non-ASCII character of the ids.
@@ -51,11 +51,12 @@ def command(args: argparse.Namespace) -> int:
         return EXIT_PASS
     print("RUN           TIME                  BRANCH        SHA           SCORE  GATE  P/F/E/S")
     for entry in reversed(runs):  # newest first, as people look for the last run
+        # The index and its reports are files anyone may have edited: every text is cleaned.
         score = "–" if entry.score is None else f"{entry.score:.2f}"
         counts = f"{entry.passed}/{entry.failed}/{entry.errors}/{entry.skipped}"
         print(
             f"{clean(entry.run_id, limit=12):<13} {clean(entry.time, limit=20):<21} "
-            f"{clean(entry.branch or '-', limit=12):<13} {(entry.git_sha or '-')[:12]:<13} "
-            f"{score:<6} {entry.gate:<5} {counts}"
+            f"{clean(entry.branch or '-', limit=12):<13} {clean((entry.git_sha or '-')[:12]):<13} "
+            f"{score:<6} {clean(entry.gate, limit=5):<5} {counts}"
         )
     return EXIT_PASS

@@ -8,6 +8,7 @@ import sys
 
 from assay._cli.validate import print_warnings
 from assay._util.display import display_path
+from assay.report.terminal import printable
 from assay.suites.load import SuiteLoadErrors, load_suites
 from assay.suites.select import nothing_selected, select_cases
 
@@ -38,5 +39,5 @@ def command(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         for case in cases:
-            print(case.id)
+            print(printable(case.id))  # a case id may hold `##[`
     return 0

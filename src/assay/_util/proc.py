@@ -14,7 +14,8 @@ An agent that prints gigabytes therefore costs a few KiB of memory and at most t
 (`assay._util.isolation.Confinement`) the command runs inside bubblewrap instead, whose
 PID namespace takes every such escapee with it when the command ends.
 
-Which variables are credentials is decided in `assay._util.secrets`.
+Which variables are credentials is decided in `assay._util.secrets`; the tails a result
+carries have every credential value masked (the command's own environment's and assay's).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+from assay._util.secrets import longest_secret_bytes, redact
 
 if TYPE_CHECKING:
     from assay._util.isolation import Confinement
@@ -56,7 +59,8 @@ _DRAIN_AFTER_EXIT_S = 5.0
 
 @dataclass(frozen=True)
 class CommandResult:
-    """How a command ended. Tails are the last few KB of each stream, decoded leniently."""
+    """How a command ended. Tails are the last few KB of each stream, decoded leniently,
+    credential values masked."""
 
     exit_code: int
     """The exit status; negative (-signal) when a signal ended it (e.g. after a timeout)."""
@@ -101,7 +105,11 @@ def _check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
 
 
 class _Capture:
-    """One output stream: a byte-capped file, a bounded tail, and optional line splitting."""
+    """One output stream: a byte-capped file, a bounded tail, and optional line splitting.
+
+    The tail keeps `secret_bytes - 1` bytes more than it shows, so a secret that reaches
+    into it is whole when it is masked (`tail`); cut first, its end would survive.
+    """
 
     def __init__(
         self,
@@ -109,10 +117,12 @@ class _Capture:
         *,
         limit: int,
         on_line: Callable[[str], None] | None,
+        secret_bytes: int = 0,
     ) -> None:
         self._file = file
         self._limit = limit
         self._written = 0
+        self._keep = TAIL_BYTES + max(secret_bytes - 1, 0)
         self._tail = bytearray()
         self._on_line = on_line
         self._line = bytearray()
@@ -127,8 +137,8 @@ class _Capture:
         if len(chunk) > max(room, 0):
             self.truncated = True
         self._tail += chunk
-        if len(self._tail) > 2 * TAIL_BYTES:
-            del self._tail[:-TAIL_BYTES]
+        if len(self._tail) > 2 * self._keep:
+            del self._tail[: -self._keep]
         if self._on_line is not None:
             self._split_lines(chunk)
 
@@ -159,8 +169,13 @@ class _Capture:
             self._emit(bytes(self._line))
         self._line.clear()
 
-    def tail(self) -> str:
-        return bytes(self._tail[-TAIL_BYTES:]).decode("utf-8", errors="replace")
+    def tail(self, environ: Mapping[str, str]) -> str:
+        """The last TAIL_BYTES bytes, decoded, with the credential values of `environ` (and
+        assay's own) masked before the cut."""
+        window = bytes(self._tail[-self._keep :]).decode("utf-8", errors="replace")
+        masked = redact(window, environ).encode("utf-8")
+        # The cut may split a character: its leftover bytes are dropped, not shown as U+FFFD.
+        return masked[-TAIL_BYTES:].decode("utf-8", errors="ignore")
 
 
 async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
@@ -242,6 +257,8 @@ async def run_command(
         raise LaunchError("", "is empty")
     program = argv[0]
     _check_program(program, cwd=cwd, env=env)
+    own_env = env  # what the command may print: its credentials are masked in the tails
+    secret_bytes = longest_secret_bytes(own_env)
     if isolation is not None:
         argv, env = isolation.wrap(argv, cwd=cwd, env=env)
     started = time.monotonic()
@@ -269,8 +286,14 @@ async def run_command(
             if exc.errno == errno.ENOEXEC:
                 raise LaunchError(program, "not executable (exec format error)") from None
             raise
-        stdout = _Capture(out_file, limit=max_capture_bytes, on_line=on_stdout_line)
-        stderr = _Capture(err_file, limit=max_capture_bytes, on_line=None) if err_file else None
+        stdout = _Capture(
+            out_file, limit=max_capture_bytes, on_line=on_stdout_line, secret_bytes=secret_bytes
+        )
+        stderr = (
+            _Capture(err_file, limit=max_capture_bytes, on_line=None, secret_bytes=secret_bytes)
+            if err_file
+            else None
+        )
         assert process.stdout is not None
         pumps = [asyncio.create_task(_pump(process.stdout, stdout))]
         if stderr is not None:
@@ -316,8 +339,8 @@ async def run_command(
         exit_code=process.returncode if process.returncode is not None else -signal.SIGKILL,
         timed_out=timed_out,
         duration_s=time.monotonic() - started,
-        stdout_tail=stdout.tail(),
-        stderr_tail=stderr.tail() if stderr is not None else "",
+        stdout_tail=stdout.tail(own_env),
+        stderr_tail=stderr.tail(own_env) if stderr is not None else "",
         truncated=stdout.truncated or (stderr is not None and stderr.truncated),
         stopped=stopped[0] if stopped else "",
     )

@@ -29,6 +29,7 @@ __all__ = [
     "agent_environ",
     "declare_provider_variables",
     "holds_credential",
+    "longest_secret_bytes",
     "mask_strings",
     "redact",
     "redact_chunks",
@@ -270,6 +271,12 @@ def _known_secrets(environ: Mapping[str, str] | None) -> list[str]:
     """Every secret assay knows, as written in text or in JSON, longest first."""
     values = secret_values() if environ is None else {*secret_values(), *secret_values(environ)}
     return list(written_forms(frozenset(values)))
+
+
+def longest_secret_bytes(environ: Mapping[str, str] | None = None) -> int:
+    """The UTF-8 length of the longest text `redact(..., environ)` masks (0: none): how
+    much more than it shows a tail must keep for a secret reaching into it to be masked."""
+    return max((len(form.encode()) for form in _known_secrets(environ)), default=0)
 
 
 @lru_cache(maxsize=16)

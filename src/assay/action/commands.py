@@ -6,7 +6,8 @@ failure reasons, model output, PR titles and file names are attacker-controlled,
 
 - `escape_data` / `escape_property` encode text placed *inside* a command, the way the
   runner decodes it (`%`, CR, LF; plus `:` and `,` in properties);
-- `neutralise` rewrites untrusted *log* text so no line of it can be a command;
+- `neutralise` rewrites untrusted *log* text so no line of it can be a command (the rule
+  is `assay.core.text.defuse_workflow_commands`, which the terminal output uses too);
 - `guarded_output()` routes `sys.stdout` / `sys.stderr` through `neutralise` for the whole
   of `assay ci`, so text printed by any component (the runner's progress lines included)
   is neutralised too; only the functions below reach the real stream unmodified.
@@ -17,14 +18,13 @@ The runner splits output into lines on LF, CR and CRLF, so every one of them end
 from __future__ import annotations
 
 import io
-import re
 import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Literal, TextIO
 
-from assay.core.text import strip_control
+from assay.core.text import defuse_workflow_commands, strip_control
 
 __all__ = [
     "add_mask",
@@ -39,11 +39,6 @@ __all__ = [
     "warning",
 ]
 
-_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
-_DEFUSED_COMMAND_START = ": :"
-_LEGACY_MARKER = "##["
-_DEFUSED_LEGACY_MARKER = "##\\["
-
 
 def escape_data(text: str) -> str:
     """Encode the message part of a workflow command (`::name::<data>`)."""
@@ -55,25 +50,8 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _neutralise_line(line: str) -> str:
-    stripped = line.lstrip()
-    if stripped.startswith("::"):
-        indent = line[: len(line) - len(stripped)]
-        line = indent + _DEFUSED_COMMAND_START + stripped[2:]
-    # One pass suffices: the replacement puts a backslash before every `[` it touches.
-    return line.replace(_LEGACY_MARKER, _DEFUSED_LEGACY_MARKER)
-
-
-def neutralise(text: str) -> str:
-    """Rewrite `text` so none of its lines can start a workflow command or contain `##[`.
-
-    Line breaks are kept; only a leading `::` (becomes `: :`) and `##[` (becomes `##\\[`)
-    change, so ordinary output is printed exactly as it was. Idempotent.
-    """
-    parts = _LINE_BREAK.split(text)
-    # split() with a capture group alternates text, separator, text, ...
-    parts[::2] = [_neutralise_line(p) for p in parts[::2]]
-    return "".join(parts)
+neutralise = defuse_workflow_commands
+"""Rewrite untrusted log text so none of its lines can start a workflow command or hold `##[`."""
 
 
 def _redact(text: str) -> str:

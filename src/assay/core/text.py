@@ -9,6 +9,11 @@ reads ("Trojan Source", CVE-2021-42574); right-to-left scripts need none of them
 right to left. Two readings of it:
 - one line (ids, names, terminal lines): every one of them goes;
 - multi-line text (reviews, Markdown, judge rationales): tab and newline are layout and stay.
+
+And one rule for text printed where a GitHub Actions runner reads it (every line a step
+prints, stdout and stderr): `defuse_workflow_commands`. The runner obeys a line that starts
+with `::` after leading whitespace, or that holds the legacy `##[` anywhere, and it ends a
+line at LF, CR and CRLF alike.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Final
 __all__ = [
     "BIDI_FORMATTING",
     "CONTROL_CHARACTERS",
+    "defuse_workflow_commands",
     "has_control",
     "one_line",
     "strip_control",
@@ -47,3 +53,31 @@ def one_line(text: str, replacement: str = " ", *, collapse: bool = False) -> st
 def strip_control(text: str, replacement: str = "") -> str:
     """Multi-line `text` with its control characters replaced, tab and newline kept."""
     return _CONTROL_BUT_LAYOUT.sub(replacement, text)
+
+
+_LINE_BREAK: Final = re.compile(r"(\r\n|\r|\n)")
+_DEFUSED_COMMAND_START: Final = ": :"
+_LEGACY_MARKER: Final = "##["
+_DEFUSED_LEGACY_MARKER: Final = "##\\["
+
+
+def _defuse_line(line: str) -> str:
+    # str.lstrip removes every character the runner's TrimStart does, and more.
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        indent = line[: len(line) - len(stripped)]
+        line = indent + _DEFUSED_COMMAND_START + stripped[2:]
+    # One pass suffices: the replacement puts a backslash before every `[` it touches.
+    return line.replace(_LEGACY_MARKER, _DEFUSED_LEGACY_MARKER)
+
+
+def defuse_workflow_commands(text: str) -> str:
+    """`text` rewritten so none of its lines can start a workflow command or hold `##[`.
+
+    Line breaks are kept; only a leading `::` (becomes `: :`) and `##[` (becomes `##\\[`)
+    change, so ordinary output is printed exactly as it was. Idempotent.
+    """
+    parts = _LINE_BREAK.split(text)
+    # split() with a capture group alternates text, separator, text, ...
+    parts[::2] = [_defuse_line(p) for p in parts[::2]]
+    return "".join(parts)

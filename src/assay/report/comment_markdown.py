@@ -22,6 +22,7 @@ from assay.report.markdown import (
     escape_markdown,
     problem_details,
     suite_table,
+    suite_table_budget,
 )
 from assay.report.model import CaseResult, Report
 from assay.report.significance import explain
@@ -59,7 +60,7 @@ def render_comment(
     for case in report.cases:
         if case.status in ("fail", "error") and (case.id, case.model) not in listed:
             entries.append(_Entry(heading, _row(case)))
-    foot = _foot(report, full_report_url)
+    foot = _foot(report, full_report_url, max_bytes=max_bytes)
     return _fit(head, entries, foot, max_bytes=max_bytes)
 
 
@@ -145,7 +146,7 @@ def _row(case: CaseResult, *, note: str = "") -> str:
     return "\n".join(body)
 
 
-def _foot(report: Report, full_report_url: str | None) -> str:
+def _foot(report: Report, full_report_url: str | None, *, max_bytes: int) -> str:
     summary, run = report.summary, report.run
     details = [f"{summary.duration_s:.1f}s"]
     if summary.tokens.input or summary.tokens.output or summary.cost_usd is not None:
@@ -161,7 +162,7 @@ def _foot(report: Report, full_report_url: str | None) -> str:
         "<details>",
         "<summary>Results by suite</summary>",
         "",
-        suite_table(report.cases),
+        suite_table(report.cases, max_bytes=suite_table_budget(max_bytes)),
         "",
         "</details>",
         "",

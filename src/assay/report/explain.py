@@ -13,6 +13,7 @@ from assay.core.checks import Check, FindingRef, check_summary
 from assay.report.model import CaseResult
 
 __all__ = [
+    "FINDINGS_SHOWN",
     "CheckExplanation",
     "FindingMark",
     "explain_check",
@@ -23,6 +24,9 @@ __all__ = [
     "unexplained_reason",
 ]
 
+FINDINGS_SHOWN = 10
+"""A failed review case's findings listed in the terminal, summary.md and the PR comment,
+with how many more there are; report.json and report.html have them all."""
 _JUDGED = frozenset({"should_find", "should_not_find", "rubric"})
 Mark = Literal["matched", "violating", "unmatched"]
 

@@ -300,7 +300,9 @@ def quarantine_snippet(flaky: list[tuple[str, list[str]]]) -> str:
     """The `[tool.assay] quarantine` list that keeps `flaky` (from `flaky_cases`) out of the
     gate: their case ids, each once (a quarantine names a case, whatever its model)."""
     ids = sorted({key.split(" [", 1)[0] for key, _ in flaky})
-    return "quarantine = [\n" + "".join(f"    {json.dumps(i)},\n" for i in ids) + "]\n"
+    # `#\u0023[` is the same TOML string as `##[`, which a CI log would read as a command.
+    quoted = [json.dumps(i).replace("##[", "#\\u0023[") for i in ids]
+    return "quarantine = [\n" + "".join(f"    {q},\n" for q in quoted) + "]\n"
 
 
 def history_for_viewer(history_dir: Path | None) -> list[dict[str, Any]]:

@@ -218,18 +218,44 @@ def _read(path: Path, real_dir: Path, budget: ArtifactBudget) -> str | None:
 
 
 def _transcript(text: str | None) -> dict[str, Any] | None:
-    """A builtin agent's transcript as its messages; any other artifact as its text."""
+    """A builtin agent's transcript as its messages; any other artifact as its text.
+
+    A command agent's stdout is a transcript too, and the agent chooses what it prints:
+    only a well-formed conversation is shown as one.
+    """
     if text is None:
         return None
     try:
         document = json_text.loads(text)
     except ValueError:
         return {"text": text}
-    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+    if _is_conversation(document):
         # Kept encoded: a run's parsed transcripts, all held until the page is written,
         # cost several times their text (20 MiB at 1000 review cases).
         return {"messages": EncodedJSON(document["messages"]), "error": document.get("error")}
     return {"text": text}
+
+
+def _is_conversation(document: Any) -> bool:
+    """`{"messages": [...], "error": ...}` as the builtin agent writes it: each message an
+    object with a string `role` and, as `content`, a string or a list of objects with a
+    string `type`; `error` a string or absent."""
+    if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+        return False
+    error = document.get("error")
+    return (error is None or isinstance(error, str)) and all(
+        _is_message(message) for message in document["messages"]
+    )
+
+
+def _is_message(message: Any) -> bool:
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        return False
+    content = message.get("content")
+    return isinstance(content, str) or (
+        isinstance(content, list)
+        and all(isinstance(part, dict) and isinstance(part.get("type"), str) for part in content)
+    )
 
 
 class EncodedJSON:

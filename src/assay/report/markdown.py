@@ -2,9 +2,12 @@
 
 Everything that came from outside assay (case names, reasons, model output, command
 output) is untrusted: it is escaped for the context it lands in (HTML, inline Markdown,
-table cells, code spans, fenced blocks) and @mentions are neutralised with a zero-width
-joiner so a report never pings anyone. The text is cut to `max_bytes` by dropping whole
-entries from the end, with an explicit note; the headline and tables always stay.
+table cells, code spans, fenced blocks), and @mentions and issue references (`#12`,
+`owner/repo#12`, `GH-12`) are neutralised with a zero-width joiner, so a report never pings
+anyone nor adds a "mentioned this" event to another issue or repository. The text is cut to
+`max_bytes` by leaving out whole entries that no longer fit, with an explicit note; the
+headline always stays, and the suite table, its names cut short, takes at most a share of
+the budget.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 
 from assay.core.text import strip_control
 from assay.report.explain import (
+    FINDINGS_SHOWN,
     CheckExplanation,
     failing_checks,
     finding_marks,
@@ -32,6 +36,7 @@ __all__ = [
     "problem_details",
     "render_summary",
     "suite_table",
+    "suite_table_budget",
     "verdict_head",
 ]
 
@@ -39,16 +44,22 @@ MAX_TEXT_CHARS = 2000
 """One reason or output tail longer than this is shortened: no single case may crowd
 every other out of the size budget."""
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+_REFERENCE = re.compile(r"(#|\bGH-)(?=\d)", re.IGNORECASE)
+"""Where GitHub would read an issue or pull request number: `#12` (`owner/repo#12` and
+`owner#12` included) and `GH-12`."""
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _BLOCK_START = re.compile(r"^(?:([#+=-])|(\d+)([.)]))")
 """What would turn a line into a heading, quote, list or setext underline."""
 _BACKTICK_RUN = re.compile(r"`+")
+_SUITE_NAME_CHARS = 100
+"""A suite's name in the suite table is cut to this; report.json has it whole."""
 _STATUS_ICON = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️"}
 
 
 def neutralise_mentions(text: str) -> str:
-    """`@name` -> `@\u200dname`: still readable, never a notification."""
-    return _MENTION.sub("@\u200d", text)
+    """`@name` -> `@\u200dname` and `#12` -> `#\u200d12`: still readable, never a
+    notification nor a cross-reference."""
+    return _REFERENCE.sub("\\1\u200d", _MENTION.sub("@\u200d", text))
 
 
 def _clean(text: str, limit: int = MAX_TEXT_CHARS) -> str:
@@ -79,9 +90,9 @@ def _html(text: str) -> str:
     return html.escape(" ".join(_clean(text).split()))
 
 
-def _code(text: str, *, in_table: bool = False) -> str:
+def _code(text: str, *, in_table: bool = False, limit: int = MAX_TEXT_CHARS) -> str:
     """Untrusted text as an inline code span whatever backticks it holds."""
-    body = " ".join(_clean(text).split())
+    body = " ".join(_clean(text, limit).split())
     fence = "`" * (max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0) + 1)
     if body.startswith("`") or body.endswith("`"):
         body = f" {body} "
@@ -121,14 +132,15 @@ def render_summary(
     report: Report, *, max_bytes: int = 900_000, title: str = "Evaluation Results"
 ) -> str:
     """The report as Markdown of at most `max_bytes` UTF-8 bytes."""
-    head = _head(report, title)
+    head = _head(report, title, max_bytes=max_bytes)
     foot = _foot(report)
     entries = [*_flaky(report.cases), *_problems(report.cases), *_skipped(report.cases)]
     return _fit(head, entries, foot, max_bytes=max_bytes)
 
 
-def _head(report: Report, title: str) -> str:
-    return verdict_head(report, title) + "\n" + suite_table(report.cases) + "\n"
+def _head(report: Report, title: str, *, max_bytes: int) -> str:
+    table = suite_table(report.cases, max_bytes=suite_table_budget(max_bytes))
+    return verdict_head(report, title) + "\n" + table + "\n"
 
 
 def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
@@ -168,24 +180,48 @@ def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
     return "\n".join(lines) + "\n"
 
 
-def suite_table(cases: Iterable[CaseResult]) -> str:
-    """The per-suite tally as a Markdown table."""
-    lines = [
-        "| Suite | Cases | Passed | Failed | Errors | Skipped | Score |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
+def suite_table_budget(max_bytes: int) -> int:
+    """The share of a document of `max_bytes` the suite table may take: the failures need
+    the rest, and a run of a thousand suites must not push out its own verdict."""
+    return max_bytes // 4
+
+
+def suite_table(cases: Iterable[CaseResult], *, max_bytes: int) -> str:
+    """The per-suite tally as a Markdown table of at most `max_bytes` UTF-8 bytes; the
+    suites past that are counted in a line under it."""
     by_suite: dict[str, list[CaseResult]] = defaultdict(list)
     for case in cases:
         by_suite[case.suite].append(case)
-    for suite, members in sorted(by_suite.items()):
-        tally = {status: sum(1 for c in members if c.status == status) for status in _STATUS_ICON}
-        scores = [c.score for c in members if c.status in ("pass", "fail") and c.score is not None]
-        score = sum(scores) / len(scores) if scores else None
-        lines.append(
-            f"| {_code(suite, in_table=True)} | {len(members)} | {tally['pass']} | "
-            f"{tally['fail']} | {tally['error']} | {tally['skipped']} | {_fmt_score(score)} |"
-        )
-    return "\n".join(lines)
+    text = (
+        "| Suite | Cases | Passed | Failed | Errors | Skipped | Score |\n"
+        "|---|---:|---:|---:|---:|---:|---:|"
+    )
+    budget = max_bytes - _size(_more_suites(len(by_suite)))
+    used = _size(text)
+    rows = sorted(by_suite.items())
+    for shown, (suite, members) in enumerate(rows):
+        row = "\n" + _suite_row(suite, members)
+        if used + _size(row) > budget:
+            return text + _more_suites(len(rows) - shown)
+        text += row
+        used += _size(row)
+    return text
+
+
+def _suite_row(suite: str, members: list[CaseResult]) -> str:
+    tally = {status: sum(1 for c in members if c.status == status) for status in _STATUS_ICON}
+    scores = [c.score for c in members if c.status in ("pass", "fail") and c.score is not None]
+    score = sum(scores) / len(scores) if scores else None
+    return (
+        f"| {_code(suite, in_table=True, limit=_SUITE_NAME_CHARS)} | {len(members)} | "
+        f"{tally['pass']} | {tally['fail']} | {tally['error']} | {tally['skipped']} | "
+        f"{_fmt_score(score)} |"
+    )
+
+
+def _more_suites(count: int) -> str:
+    # The blank line ends the table: a line right under it would be read as one more row.
+    return f"\n\n{count} more suites are not shown here; report.json has every one."
 
 
 def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
@@ -240,8 +276,11 @@ def problem_details(case: CaseResult) -> list[str]:
         parts += _check_lines(explanation)
     marks = finding_marks(case) if case.kind == "review" else []
     if marks:
+        shown = marks[:FINDINGS_SHOWN]
         parts += ["", "Agent's findings:", ""]
-        parts += [f"- {mark.mark}: {escape_markdown(mark.label)}" for mark in marks]
+        parts += [f"- {mark.mark}: {escape_markdown(mark.label)}" for mark in shown]
+        if len(marks) > len(shown):
+            parts.append(f"- … and {len(marks) - len(shown)} more (report.json has them all)")
     return parts
 
 
@@ -299,12 +338,17 @@ def _truncation_note(omitted: int) -> str:
 
 
 def _fit(head: str, entries: list[_Entry], foot: str, *, max_bytes: int) -> str:
-    """Head, then whole entries in order while they fit, then the foot (or a note)."""
+    """Head, then each entry, in order, that still fits, then the foot; a note counts the
+    entries left out.
+
+    The head (the verdict) has first call on the budget, then the foot; either is cut at a
+    line only when it alone is too large. An entry too large for what is left is skipped,
+    not the end: one case with a thousand findings must not hide every other failure.
+    """
     reserve = _size(_truncation_note(len(entries)))
-    budget = max_bytes - _size(foot) - reserve
-    if _size(head) > budget:
-        cut = head.encode("utf-8")[: max(budget, 0)].decode("utf-8", errors="ignore")
-        head = cut[: cut.rfind("\n") + 1]
+    head = _cut_at_line(head, max_bytes - reserve)
+    foot = _cut_at_line(foot, max_bytes - reserve - _size(head))
+    budget = max_bytes - reserve - _size(foot)
     parts = [head]
     used = _size(head)
     section = None
@@ -314,7 +358,7 @@ def _fit(head: str, entries: list[_Entry], foot: str, *, max_bytes: int) -> str:
         if entry.section != section:
             text = f"\n{entry.section}\n\n{text}"
         if used + _size(text) > budget:
-            break
+            continue
         parts.append(text)
         used += _size(text)
         section = entry.section
@@ -324,6 +368,14 @@ def _fit(head: str, entries: list[_Entry], foot: str, *, max_bytes: int) -> str:
         parts.append(_truncation_note(omitted))
     parts.append(foot)
     return "".join(parts)
+
+
+def _cut_at_line(text: str, max_bytes: int) -> str:
+    """`text`, or as many of its first lines as fit in `max_bytes` UTF-8 bytes."""
+    if _size(text) <= max_bytes:
+        return text
+    cut = text.encode("utf-8")[: max(max_bytes, 0)].decode("utf-8", errors="ignore")
+    return cut[: cut.rfind("\n") + 1]
 
 
 def _facts(report: Report) -> str:

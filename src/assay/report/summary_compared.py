@@ -23,6 +23,7 @@ from assay.report.markdown import (
     _problem_block,
     _skipped,
     suite_table,
+    suite_table_budget,
     verdict_head,
 )
 from assay.report.model import Report
@@ -64,7 +65,8 @@ def render_compared_summary(
         _Entry("### Other status changes", _case_line(c)) for c in comparison.of(*_OTHER_CHANGES)
     ]
     entries += [_Entry("### Score changes", _case_line(c)) for c in _score_changes(comparison)]
-    entries.append(_Entry("### Results by suite", suite_table(report.cases)))
+    table = suite_table(report.cases, max_bytes=suite_table_budget(max_bytes))
+    entries.append(_Entry("### Results by suite", table))
     entries += _flaky(report.cases)
     rest = [c for c in report.cases if (c.id, c.model) not in listed]
     entries += [

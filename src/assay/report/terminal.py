@@ -2,8 +2,10 @@
 
 On a TTY a rich live display (overall bar, counts, the cases running now); elsewhere,
 CI logs above all, one plain line per finished case. rich is imported only for the live
-display. Text from agents and suites is cut to one line and stripped of control
-characters, so it can neither redraw the terminal nor start a workflow command.
+display. Text from agents and suites goes through `clean`: cut to one line, stripped of
+control characters and its workflow commands defused, so it can neither redraw the terminal
+nor start a workflow command in a CI log (`assay run` and `assay merge` print outside the
+guard `assay ci` puts on its output).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from assay.core.text import one_line
+from assay.core.text import defuse_workflow_commands, one_line
 
 if TYPE_CHECKING:
     from assay.report.model import CaseResult, Report
@@ -22,9 +24,11 @@ __all__ = [
     "LiveProgress",
     "PlainProgress",
     "case_line",
+    "clean",
     "failure_lines",
     "make_listener",
     "print_summary",
+    "printable",
     "summary_table",
 ]
 
@@ -32,10 +36,18 @@ _LABELS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skipped": "SKIP"}
 _MAX_REASON = 300
 
 
+def printable(text: str) -> str:
+    """All of `text` as one line safe to print: each run of control characters (line breaks
+    included) becomes a space and workflow commands are defused (a leading `::`, any `##[`),
+    so it cannot start one behind an indent or a label either."""
+    return defuse_workflow_commands(one_line(text, collapse=True))
+
+
 def clean(text: str, *, limit: int = _MAX_REASON) -> str:
-    """One printable line: first line only, control characters and `##[` defused."""
+    """The first line of `text`, `printable`, cut to `limit` characters."""
     first = text.strip().splitlines()[0] if text.strip() else ""
-    first = one_line(first, collapse=True).replace("##[", "# #[")
+    first = printable(first)
+    # Cutting the end cannot make a command again: it can only lose the `::` or `[`.
     return first if len(first) <= limit else first[: limit - 3] + "..."
 
 
@@ -224,14 +236,10 @@ def _styled_line(line: str) -> Any:
     return text
 
 
-_FINDINGS_SHOWN = 10
-"""A failed review case's findings listed in the terminal; report.json has them all."""
-
-
 def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
     """Why each failed case failed (expected, the agent's finding, the judge's reasoning),
     for the first `limit` of them; report.json has the rest."""
-    from assay.report.explain import explain_lines, failing_checks, finding_marks
+    from assay.report.explain import FINDINGS_SHOWN, explain_lines, failing_checks, finding_marks
 
     failed = [c for c in report.cases if c.status == "fail"]
     lines: list[str] = []
@@ -244,7 +252,7 @@ def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
         marks = finding_marks(case) if case.kind == "review" else []
         if marks:
             lines.append("  agent's findings:")
-            shown = marks[:_FINDINGS_SHOWN]
+            shown = marks[:FINDINGS_SHOWN]
             lines += [f"    {m.mark}: {clean(m.label, limit=200)}" for m in shown]
             if len(marks) > len(shown):
                 lines.append(f"    ... and {len(marks) - len(shown)} more (see report.json)")
@@ -269,7 +277,7 @@ def print_summary(
     if report.run.interrupted:
         lines.append("interrupted: the report covers the cases that finished")
     if report.run.isolation is not None and report.run.isolation.warning:
-        lines.append(f"WARNING: {report.run.isolation.warning}")
+        lines.append(f"WARNING: {clean(report.run.isolation.warning)}")
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
