@@ -119,6 +119,7 @@ def make_workspace(root: Path, *, hostile: bool = False, review: bool = False) -
         )
         (ws / "evals" / "review.yaml").write_text(
             "skill: skills/bugs.md\n"
+            "model: anthropic/claude-sonnet-4-6\n"  # Warden's default is OpenRouter's
             "evals:\n"
             "  - name: null-access\n"
             "    given: code that reads a property of a user that may be missing\n"

@@ -104,8 +104,11 @@ def test_the_task_text_is_the_same_for_every_runtime_but_for_how_it_is_answered(
     case = CASES["review"]
     shown = Shown(diff_at="in /scratch/diff.patch", diff="", answer="ANSWER.")
     asked = ask_for(case, shown)
-    assert asked.given == case.spec.given  # type: ignore[union-attr]
-    assert asked.text.startswith(f"{asked.given}\n\nReview the changes on branch eval")
+    # Warden's pull request, not the case's `given` (the judge's alone).
+    assert (asked.title, asked.body) == (f"add fixture: {case.name}", "Analyzing changes in eval")
+    assert asked.text.startswith(
+        f"{asked.title}\n\n{asked.body}\n\nReview the changes on branch eval"
+    )
     assert asked.text.endswith(" ANSWER.")
     command = build_prompt(case, diff="", diff_file=Path("/scratch/diff.patch"))
     preset = preset_prompt(case, diff="", diff_file=Path("/scratch/diff.patch"))

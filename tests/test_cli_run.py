@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from assay.cli import main
-from assay.models.names import DEFAULT_MODEL
 from assay.report.history import read_history
 from assay.report.model import CaseResult, Report
 from assay.runner.results import parse_result_line
@@ -283,7 +282,10 @@ def test_without_a_key_review_cases_are_skipped_and_tasks_still_gate(
     by_id = {c.id: c for c in report.cases}
     review = by_id["security/sql-injection"]
     assert (review.status, review.runtime) == ("skipped", "builtin")
-    assert review.reason == f"no credentials for {DEFAULT_MODEL}: set ANTHROPIC_API_KEY"
+    # A Warden YAML suite that names no model runs Warden's default (EvalFileSchema).
+    assert review.reason == (
+        "no credentials for openrouter/anthropic/claude-sonnet-4.6: set OPENROUTER_API_KEY"
+    )
     assert by_id["calc/t"].status == "pass"
     assert "SKIP  security/sql-injection" in out
 

@@ -248,6 +248,8 @@ def test_a_judge_that_never_answers_is_bounded_by_timeout(
                 agent_command(root),
                 "--timeout",
                 "1",
+                "--judge-model",
+                "anthropic/claude-sonnet-4-6",
                 "--report-dir",
                 str(root / "report"),
             ]

@@ -136,7 +136,7 @@ def test_all_assertions_hold(tmp_path: Path) -> None:
         "should_not_find[0]": "pass",
     }
     assert grade.checks[0].message == "sf0"
-    assert grade.judge["model"] == JUDGE and grade.judge["prompt_version"] == "findings-judge.v2"
+    assert grade.judge["model"] == JUDGE and grade.judge["prompt_version"] == "findings-judge.v3"
     assert grade.judge["verdict"]["should_find"][0]["matchedFindingIndex"] == 0
     assert grade.usage.input_tokens == 100
     (request,) = requests
@@ -148,7 +148,32 @@ def test_all_assertions_hold(tmp_path: Path) -> None:
     prompt = request.messages[0].content[0]["text"]
     assert "[0] null access on user.name" in prompt and "[0] style issues" in prompt
     assert '"title": "user may be undefined"' in prompt
-    assert "Do not consider severity" in request.system
+
+
+def test_the_judge_sees_required_severities_and_each_findings_severity(tmp_path: Path) -> None:
+    # Warden's judge prompt marks each should_find required or optional, with the severity
+    # its finding must have, and shows each finding's severity and confidence: of two
+    # findings reporting the problem, the judge can name the one with the right severity.
+    case = review_case(
+        Expectation("null access on user.name", severity="high"),
+        Expectation("a missing test", required=False),
+    )
+    critical = {**NULL_ACCESS, "severity": "critical", "confidence": 0.9}
+    findings = [{**NULL_ACCESS, "severity": "low"}, critical]
+    grade, (request,) = grade_review(
+        case, findings, tmp_path, judged(verdict([(True, 1), (False, None)], [(False, None)]))
+    )
+    prompt = request.messages[0].content[0]["text"]
+    assert "[0] null access on user.name [required severity: high] (required)" in prompt
+    assert "[1] a missing test (optional)" in prompt
+    shown = json.loads(prompt.split("```json\n", 1)[1].split("\n```", 1)[0])
+    # Severities on Warden's scale, as the check in code compares them.
+    assert [(f["severity"], f["confidence"]) for f in shown] == [("low", "high"), ("high", 0.9)]
+    assert "Do not consider severity" not in request.system
+    assert "exactly that severity" in request.system
+    # The check itself stays in code, against the finding the judge named.
+    assert statuses(grade)["should_find[0].severity"] == "pass"
+    assert grade.status == "pass"
 
 
 def test_unmet_required_should_find_fails(tmp_path: Path) -> None:

@@ -208,7 +208,7 @@ def test_review_case_passes(fake: FakeAnthropic, tmp_path: Path) -> None:
     assert output.findings == [NULL_ACCESS]
     assert (grade.status, grade.score) == ("pass", 1.0)
     assert [c.status for c in grade.checks] == ["pass", "pass", "pass"]
-    assert grade.judge["model"] == MODEL and grade.judge["prompt_version"] == "findings-judge.v2"
+    assert grade.judge["model"] == MODEL and grade.judge["prompt_version"] == "findings-judge.v3"
     assert output.usage.input_tokens == 4 * 40 and grade.usage.input_tokens == 40
     assert output.usage.cost_usd is not None and output.usage.cost_usd > 0
 

@@ -68,6 +68,10 @@ def test_review_sandbox_has_skill_and_support_on_main_and_fixtures_on_eval(
     assert git(repo, "rev-parse", "main").strip() == sandbox.base_commit
     assert git(repo, "rev-parse", "HEAD").strip() == sandbox.head_commit
     assert git(repo, "rev-parse", "eval^").strip() == sandbox.base_commit
+    # Warden's commit messages: its reviewer reads the tip's subject as the PR title.
+    assert git(repo, "log", "-1", "--format=%s", "main").strip() == "install eval skill"
+    assert git(repo, "log", "-1", "--format=%s", "eval").strip() == "add fixture: case-1"
+    assert git(repo, "log", "-1", "--format=%b", "eval").strip() == ""
     assert git(repo, "ls-tree", "-r", "--name-only", "main").split() == [
         f"{SKILL_DIR}/bug-detection.md",
         "authz/LICENSE",
@@ -169,9 +173,9 @@ def test_builds_are_reproducible(tmp_path: Path, evals: Path) -> None:
     )
     # Pinned, so that the ids are the same on every machine and across assay versions:
     # a change here changes the commit ids of every existing suite's sandboxes (the last:
-    # skills moved to .warden/skills/, where Warden puts them).
-    assert first.base_commit == "117de6f79db606336c711dd786bf3df6d2cf10ac"
-    assert first.head_commit == "fb9b4e8791b85457149de1cb3ec87027b60f6b3b"
+    # Warden's commit messages, `install eval skill` and `add fixture: <case>`).
+    assert first.base_commit == "9688067d4663adba0dc1833a97f22977975e9d63"
+    assert first.head_commit == "f984e52d09c86fd6a5de053c7746ecb4ebf15e53"
 
 
 def test_sandbox_directory_is_private_and_removed(tmp_path: Path, evals: Path) -> None:

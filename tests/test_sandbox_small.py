@@ -89,6 +89,6 @@ def test_a_small_sandbox_builds_without_starting_git(
     monkeypatch.setattr(subprocess.Popen, "__init__", no_process)
     repo = tmp_path / "repo"
     repo.mkdir()
-    sandbox = build_review_sandbox(spec, repo, kind="review", skill=skill)
+    sandbox = build_review_sandbox(spec, repo, kind="review", skill=skill, name="small")
     assert list(sandbox.changed_files) == ["f0.py", "f1.py"]
     assert sandbox.diff.startswith("diff --git a/f0.py b/f0.py\nnew file mode 100644\n")

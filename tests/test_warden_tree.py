@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.agents.asks import Shown, ask_for
 from assay.errors import ConfigErrors
 from assay.models.names import bridge_env, missing_credentials, warden_key_variables
 from assay.sandbox import build_sandbox, remove_sandbox
@@ -279,6 +280,117 @@ def test_suite_yaml_still_overrides_eval_ts_key_by_key(warden: Path) -> None:
 def test_e2e_harness_runtime_and_model_win_over_a_yaml_suites(warden: Path) -> None:
     case = by_id(warden)["precision/ignores-style"]
     assert (case.runtime, case.model) == ("pi", "openrouter/anthropic/claude-sonnet-4.6")  # type: ignore[attr-defined]
+
+
+def test_e2e_harness_turns_and_timeout_reach_the_yaml_suites(warden: Path) -> None:
+    # Warden's runner takes `maxTurns` / `timeoutMs` from the harness for every meta it runs.
+    write(
+        warden / "src/e2e.eval.ts", E2E_TS.replace("verbose: true", "maxTurns: 4, timeoutMs: 9_000")
+    )
+    case = by_id(warden)["precision/ignores-style"]
+    assert (case.max_turns, case.timeout_s) == (4, 9.0)  # type: ignore[attr-defined]
+
+
+def test_a_harness_model_and_runtime_beat_a_json_scenarios_own(warden: Path) -> None:
+    # runner.ts: `options.model ?? meta.model`; the discover call's model does not.
+    harness = "createWardenEvalHarness({ apiKey, model: 'anthropic/claude-h', runtime: 'claude' })"
+    write(
+        warden / "src/sec.eval.ts",
+        "const evals = discoverEvalScenarios({ category: 'sec', skill: 'skills/precision.md',"
+        f" model: 'anthropic/claude-d' }});\ndescribeEval('sec', {{ harness: {harness} }});\n",
+    )
+    own = {"model": "anthropic/claude-own", "runtime": "pi"}
+    write(warden / "sec/own.json", scenario(["fixtures/null-access/handler.ts"], **own))
+    write(warden / "code-review/own.json", scenario(["fixtures/null-access/handler.ts"], **own))
+    cases = by_id(warden)
+    assert (cases["precision/own"].model, cases["precision/own"].runtime) == (  # type: ignore[attr-defined]
+        "anthropic/claude-h",
+        "claude",
+    )
+    # A discover call's model and runtime are defaults: the scenario's own beat them.
+    mine = cases["code-review/own"]
+    assert (mine.model, mine.runtime) == ("anthropic/claude-own", "pi")  # type: ignore[attr-defined]
+    # A `_suite.yaml` model is the category's default again, which the scenario's beats.
+    write(warden / "sec/_suite.yaml", "model: anthropic/claude-s\n")
+    cases = by_id(warden)
+    assert (cases["precision/own"].model, cases["precision/own"].runtime) == (  # type: ignore[attr-defined]
+        "anthropic/claude-own",
+        "claude",
+    )
+
+
+def test_a_yaml_suite_without_runtime_or_model_gets_wardens_defaults(
+    warden: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # EvalFileSchema: runtime `pi`, model DEFAULT_EVAL_MODEL (WARDEN_MODEL, as for pi).
+    (warden / "src/e2e.eval.ts").unlink()
+    text = (warden / "eval-precision.yaml").read_text()
+    write(
+        warden / "eval-precision.yaml",
+        text.replace("runtime: claude\nmodel: anthropic/claude-x\n", ""),
+    )
+    case = by_id(warden)["precision/ignores-style"]
+    assert (case.runtime, case.model) == ("pi", "openrouter/anthropic/claude-sonnet-4.6")  # type: ignore[attr-defined]
+    assert (case.max_turns, case.timeout_s) == (None, None)  # type: ignore[attr-defined]
+    monkeypatch.setenv("WARDEN_MODEL", "anthropic/claude-w")
+    assert by_id(warden)["precision/ignores-style"].model == "anthropic/claude-w"  # type: ignore[attr-defined]
+    # Defaults, the weakest settings: the project's `[tool.assay]` model still beats them.
+    write(warden / "assay.toml", 'model = "anthropic/claude-project"\n')
+    case = by_id(warden)["precision/ignores-style"]
+    assert (case.runtime, case.model) == ("pi", None)  # type: ignore[attr-defined]
+
+
+def test_eval_ts_files_are_read_in_nested_directories_of_src(warden: Path) -> None:
+    # vitest: `include: ['src/**/*.eval.ts']`, node_modules and dist excluded.
+    nested = (
+        "const evals = discoverEvalScenarios({ category: 'deep', skill: 'skills/precision.md' });\n"
+    )
+    write(warden / "src/suites/deep/deep.eval.ts", nested)
+    write(warden / "src/node_modules/x/other.eval.ts", nested.replace("deep", "nm"))
+    write(warden / "src/dist/built.eval.ts", nested.replace("deep", "dist"))
+    write(warden / "deep/a.json", scenario(["fixtures/null-access/handler.ts"]))
+    declarations, _ = read_eval_declarations(warden, environ={})
+    assert "deep" in {d.category for d in declarations}
+    assert not {"nm", "dist"} & {d.category for d in declarations}
+    case = by_id(warden)["precision/a"]
+    assert case.spec.skill.name == "precision.md"  # type: ignore[attr-defined]
+
+
+def test_a_declared_category_named_like_a_fixture_tree_is_read(warden: Path) -> None:
+    # `base/` holds rubric bases elsewhere; declared by an eval.ts it is a Warden category.
+    declared = (
+        "const evals = discoverEvalScenarios({ category: 'base', skill: 'skills/precision.md' });\n"
+    )
+    write(warden / "src/base.eval.ts", declared)
+    write(warden / "base/b.json", scenario(["fixtures/null-access/handler.ts"]))
+    write(warden / "code-review/base/nested.json", scenario(["fixtures/null-access/handler.ts"]))
+    ids = set(by_id(warden))
+    assert "precision/b" in ids
+    assert not any(i.endswith("/nested") for i in ids)  # an undeclared `base/` is still skipped
+
+
+def test_the_reviewer_sees_wardens_pull_request_not_the_given(warden: Path, tmp_path: Path) -> None:
+    # Warden commits the fixtures as `add fixture: <name>` and its reviewer's PR context is
+    # that commit's subject and body (buildLocalEventContext); only the judge sees `given`.
+    case = by_id(warden)["code-review/null-access"]
+    shown = Shown(diff_at="above", diff="", answer="")
+    ask = ask_for(case, shown)  # type: ignore[arg-type]
+    assert (ask.title, ask.body) == ("add fixture: null-access", "Analyzing changes in eval")
+    assert "a bug" not in ask.text
+    sandbox = build_sandbox(case, parent=tmp_path)  # type: ignore[arg-type]
+    try:
+        subject = subprocess.run(
+            ["git", "log", "-1", "--format=%s%n%b", "eval"],
+            cwd=sandbox.path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert subject.strip() == ask.title
+    finally:
+        remove_sandbox(sandbox)
+    verify = ask_for(by_id(warden)["security-review/keep"], shown)  # type: ignore[arg-type]
+    assert (verify.title, verify.body) == ("keep it", None)
 
 
 # --- names and layout -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from assay._util.prompt_text import fenced
 from assay.suites.case import Case, CaseKind, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.suites.warden import EVAL_PULL_REQUEST_BODY, fixture_commit_message
 
 __all__ = [
     "ASKS",
@@ -74,16 +75,20 @@ class Shown:
 
 @dataclass(frozen=True)
 class Ask:
-    """One case's task: the case's own account of the change, then what to do."""
+    """One case's task: the pull request's own account of the change, then what to do."""
 
-    given: str | None
-    """What the suite says the change is (review, verify); a runtime that frames the change
-    itself shows it there (the builtin agent: as the pull request's title)."""
+    title: str | None
+    """The pull request's title, as Warden's agent sees it: a review case's is its fixture
+    commit's subject (`add fixture: <case>`; its `given` is for the judge alone), a verify
+    case's its `given` (Warden hands it to the verifier as the title). A runtime that frames
+    the change itself shows it there (the builtin agent: as the pull request's title)."""
     task: str
+    body: str | None = None
+    """The pull request's description, when Warden's agent sees one (a review case's)."""
 
     @property
     def text(self) -> str:
-        return f"{self.given}\n\n{self.task}" if self.given else self.task
+        return "\n\n".join(part for part in (self.title, self.body, self.task) if part)
 
 
 @dataclass(frozen=True)
@@ -106,12 +111,14 @@ def _with_answer(text: str, shown: Shown) -> str:
 
 
 def _review(case: Case, shown: Shown) -> Ask:
-    spec = _spec(case, ReviewSpec)
+    _spec(case, ReviewSpec)
     task = (
         f"Review the changes on branch eval against main (the diff is {shown.diff_at}). "
         + _FINDING_FIELDS
     )
-    return Ask(spec.given, _with_answer(task, shown))
+    # Warden's reviewer sees the fixture commit's message, not the case's `given`.
+    title = fixture_commit_message(case.name)
+    return Ask(title, _with_answer(task, shown), body=EVAL_PULL_REQUEST_BODY)
 
 
 def _verify(case: Case, shown: Shown) -> Ask:

@@ -32,7 +32,7 @@ from assay.suites.case import Expectation, ReviewSpec
 
 __all__ = ["PROMPT_VERSION", "FindingsJudge"]
 
-PROMPT_VERSION = "findings-judge.v2"
+PROMPT_VERSION = "findings-judge.v3"
 _CALL = JudgeCall("record_verdict", FindingsVerdict)
 CheckStatus = Literal["pass", "fail", "error", "skipped"]
 
@@ -96,8 +96,13 @@ def _bounded_tool(should_find: int, should_not_find: int, findings: int) -> Tool
 
 
 def judge_prompt(spec: ReviewSpec, findings: list[dict[str, Any]]) -> str:
-    """The case as the judge sees it: every list indexed, the findings as JSON data."""
-    expected = "\n".join(f"[{i}] {e.finding}" for i, e in enumerate(spec.should_find))
+    """The case as the judge sees it: every list indexed, the findings as JSON data.
+
+    As in Warden's judge, each should_find says whether it is required and the severity
+    its finding must have, and each finding its severity and confidence, so the judge can
+    pick, of two findings reporting one problem, the one with that severity (the check
+    itself is `_severity_check`'s)."""
+    expected = "\n".join(f"[{i}] {_expectation(e)}" for i, e in enumerate(spec.should_find))
     forbidden = "\n".join(f"[{i}] {text}" for i, text in enumerate(spec.should_not_find))
     shown = [_finding_for_judge(i, finding) for i, finding in enumerate(findings)]
     return (
@@ -111,9 +116,20 @@ def judge_prompt(spec: ReviewSpec, findings: list[dict[str, Any]]) -> str:
     )
 
 
+def _expectation(expectation: Expectation) -> str:
+    severity = f" [required severity: {expectation.severity}]" if expectation.severity else ""
+    required = " (required)" if expectation.required else " (optional)"
+    return f"{expectation.finding}{severity}{required}"
+
+
 def _finding_for_judge(index: int, finding: dict[str, Any]) -> dict[str, Any]:
-    keys = ("severity", "title", "description", "location")
-    return {"index": index, **{key: finding[key] for key in keys if key in finding}}
+    keys = ("severity", "confidence", "title", "description", "location")
+    shown = {key: finding[key] for key in keys if key in finding}
+    # On Warden's scale, as `_severity_check` compares it (`critical` is `high`).
+    severity = warden_severity(normalise_severity(shown.get("severity")))
+    if severity is not None:
+        shown["severity"] = severity
+    return {"index": index, **shown}
 
 
 def assertion_checks(

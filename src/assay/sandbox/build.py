@@ -77,7 +77,7 @@ def _review_sandbox(case: Case, repo: Path, skill_override: Path | None) -> Sand
     if not isinstance(spec, ReviewSpec | VerifySpec):
         raise _miswired(case)
     skill = skill_override if skill_override is not None else spec.skill
-    return build_review_sandbox(spec, repo, kind=case.kind, skill=skill)
+    return build_review_sandbox(spec, repo, kind=case.kind, skill=skill, name=case.name)
 
 
 def _rubric_sandbox(case: Case, repo: Path, skill_override: Path | None) -> Sandbox:

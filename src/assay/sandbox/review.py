@@ -18,6 +18,7 @@ from assay.sandbox.objects import Snapshot
 from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
 from assay.sandbox.worktree import WorkTree, repo_path
 from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, VerifySpec
+from assay.suites.warden import SKILL_COMMIT_MESSAGE, fixture_commit_message
 
 __all__ = ["SKILL_DIR", "build_review_sandbox", "is_small_review_sandbox"]
 
@@ -34,9 +35,9 @@ its event loop, where a thread would cost more CPU than the build itself
 
 
 def build_review_sandbox(
-    spec: ReviewSpec | VerifySpec, repo: Path, *, kind: CaseKind, skill: Path | None
+    spec: ReviewSpec | VerifySpec, repo: Path, *, kind: CaseKind, skill: Path | None, name: str
 ) -> Sandbox:
-    """Build the review/verify repo in the empty directory `repo`."""
+    """Build the review/verify repo of case `name` in the empty directory `repo`."""
     builder = RepoBuilder(
         repo, head_branch=EVAL_BRANCH, repository=spec.repository, keep_contents=True
     )
@@ -46,8 +47,9 @@ def build_review_sandbox(
     base.update(_place(builder.work, spec.supporting_files, what="supporting file"))
     head = dict(base)
     head.update(_place(builder.work, spec.files, what="fixture file"))
-    main = builder.commit(base, message="assay: skill and supporting files")
-    tip = builder.commit(head, parents=[main], message="assay: fixture files")
+    # Warden's commit messages: its reviewer reads the tip's as the pull request's title.
+    main = builder.commit(base, message=SKILL_COMMIT_MESSAGE)
+    tip = builder.commit(head, parents=[main], message=fixture_commit_message(name))
     builder.check_out({BASE_BRANCH: main, EVAL_BRANCH: tip}, snapshot=head)
     return Sandbox(
         path=repo,
@@ -61,7 +63,7 @@ def build_review_sandbox(
 
 
 def is_small_review_sandbox(spec: ReviewSpec | VerifySpec, skill: Path | None) -> bool:
-    """Whether the sandbox `build_review_sandbox(spec, skill=skill)` builds is small (see
+    """Whether the sandbox `build_review_sandbox(spec, skill=skill, ...)` builds is small (see
     SMALL_SANDBOX_FILES). A file that cannot be read is not: the build reports it."""
     files: list[Path | str] = [f.source for f in (*spec.files, *spec.supporting_files)]
     tree = _skill_tree(skill) if skill is not None else None

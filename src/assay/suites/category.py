@@ -1,8 +1,10 @@
 """What a Warden category's JSON scenarios run with: skill, runtime, model, harness options.
 
 Weakest first: assay's conventional `skills/<category>.md`; Warden's own declaration in
-`<eval root>/src/*.eval.ts` (`discoverEvalScenarios({category, skill, runtime, model})`,
+`<eval root>/src/**/*.eval.ts` (`discoverEvalScenarios({category, skill, runtime, model})`,
 with Warden's defaults for what it leaves out); the category's `_suite.yaml`, key by key.
+A scenario's own `runtime` / `model` beats them, except what the eval.ts harness sets
+(`createWardenEvalHarness({model})`: Warden's runner puts it before the scenario's).
 The command line beats all of them when the case runs. A category that ends up with no
 skill is a warning (an error under `--strict`): its cases would review without one.
 """
@@ -67,23 +69,38 @@ def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) 
 
 
 def yaml_suite_overrides(root: Path, ctx: LoadContext) -> CategoryDefaults | None:
-    """The runtime and model Warden's `discoverEvals()` harness (e2e.eval.ts) gives YAML suites.
+    """What Warden's `discoverEvals()` harness (e2e.eval.ts) runs YAML suites with: its
+    `runtime` and `model`, which win over a suite's own, and its `maxTurns` / `timeoutMs`
+    (Warden's runner takes all four from the harness options, for every meta it runs)."""
+    if root not in ctx.yaml_suite_defaults:
+        ctx.yaml_suite_defaults[root] = _yaml_suite_overrides(root, ctx)
+    return ctx.yaml_suite_defaults[root]
 
-    Warden's harness options win over a YAML suite's own `runtime` / `model`.
-    """
+
+def _yaml_suite_overrides(root: Path, ctx: LoadContext) -> CategoryDefaults | None:
     declaration = next((d for d in ctx.declarations_for(root) if d.call == "discoverEvals"), None)
     if declaration is None:
         return None
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for key in ("runtime", "model"):
+    for key, field_name in _HARNESS_FIELDS:
         value = declaration.values.get(key)
         if value is not None and _usable(key, value, ctx):
-            values[key] = value.value
-            sources[key] = _where(value)
+            values[field_name] = value.value
+            sources[field_name] = _where(value)
     if not values:
         return None
-    return CategoryDefaults(**values, sources=sources)
+    harness = frozenset(key for key in ("runtime", "model") if key in values)
+    return CategoryDefaults(**values, harness=harness, sources=sources)
+
+
+_HARNESS_FIELDS = (
+    ("runtime", "runtime"),
+    ("model", "model"),
+    ("maxTurns", "max_turns"),
+    ("timeoutMs", "timeout_ms"),
+)
+"""eval.ts keys and the CategoryDefaults fields they fill."""
 
 
 def _declaration(declarations: list[EvalDeclaration], category: str) -> EvalDeclaration | None:
@@ -108,23 +125,21 @@ def _from_declaration(
         except ConfigError as exc:
             ctx.problems.add(exc)
             sources["skill"] = _FAILED
-    for key in ("runtime", "model"):
-        value = declaration.values.get(key)
-        if value is not None and _usable(key, value, ctx):
-            values[key] = value.value
-            sources[key] = _where(value)
-    for key, field_name in (("maxTurns", "max_turns"), ("timeoutMs", "timeout_ms")):
+    for key, field_name in _HARNESS_FIELDS:
         value = declaration.values.get(key)
         if value is not None and _usable(key, value, ctx):
             values[field_name] = value.value
             sources[field_name] = _where(value)
+    harness = frozenset(
+        key for key in ("runtime", "model") if key in values and key in declaration.from_harness
+    )
     # What Warden resolves when the declaration leaves them out (index.ts, verify.ts).
     verification = declaration.call == "discoverVerificationEvalScenarios"
     values.setdefault("runtime", WARDEN_DEFAULT_RUNTIME)
     sources.setdefault("runtime", "Warden default")
     values.setdefault("model", WARDEN_VERIFICATION_MODEL if verification else WARDEN_DEFAULT_MODEL)
     sources.setdefault("model", "Warden default")
-    return dataclasses.replace(fallback, **values, sources=sources)
+    return dataclasses.replace(fallback, **values, harness=harness, sources=sources)
 
 
 def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
@@ -188,7 +203,9 @@ def _read_defaults(
     sources.update({key: path.name for key in values})
     if skill_failed:
         sources["skill"] = _FAILED
-    return dataclasses.replace(fallback, **values, sources=sources)
+    # A runtime or model set here is the category's default, which a scenario's own beats.
+    harness = fallback.harness - values.keys()
+    return dataclasses.replace(fallback, **values, harness=harness, sources=sources)
 
 
 def _skill(raw: str, *, root: Path, doc: Document, ctx: LoadContext) -> Path | None:

@@ -21,7 +21,7 @@ __all__ = ["CategoryDefaults", "LoadContext"]
 class CategoryDefaults:
     """What the JSON scenarios of one category directory run with, and where each came from.
 
-    Sources, weakest first: assay's conventional skill location, Warden's `src/*.eval.ts`
+    Sources, weakest first: assay's conventional skill location, Warden's `src/**/*.eval.ts`
     declaration, the category's `_suite.yaml` (the command line beats them all at run time).
     """
 
@@ -35,6 +35,9 @@ class CategoryDefaults:
     """Warden's harness `timeoutMs`: the cases' timeout unless the run sets one explicitly."""
     graders: tuple[str, ...] = ()
     """User graders the category's `_suite.yaml` names."""
+    harness: frozenset[str] = frozenset()
+    """Which of `runtime` and `model` Warden's harness options set: those beat a scenario's
+    own `runtime` / `model` (Warden's runner: `options.model ?? meta.model`)."""
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     """Per field above: `_suite.yaml`, `<file>.eval.ts:<line>`, `Warden default`, `default`."""
 
@@ -45,8 +48,10 @@ class LoadContext:
     config: AssayConfig | None
     category_defaults: dict[Path, CategoryDefaults] = field(default_factory=dict)
     """Cache by category directory, so a `_suite.yaml` is read (and reported) once."""
+    yaml_suite_defaults: dict[Path, CategoryDefaults | None] = field(default_factory=dict)
+    """What Warden's e2e harness gives the YAML suites of an eval root, checked once per root."""
     eval_declarations: dict[Path, list[EvalDeclaration]] = field(default_factory=dict)
-    """Warden's `src/*.eval.ts` declarations, by eval root, read (and reported) once."""
+    """Warden's `src/**/*.eval.ts` declarations, by eval root, read (and reported) once."""
     _projects: dict[Path, Path] = field(default_factory=dict)
     _fixture_trees: dict[Path, str | None] = field(default_factory=dict)
 
@@ -58,7 +63,7 @@ class LoadContext:
         return self._projects[eval_root]
 
     def declarations_for(self, eval_root: Path) -> list[EvalDeclaration]:
-        """The suite declarations of `<eval_root>/src/*.eval.ts` (Warden's layout)."""
+        """The suite declarations of `<eval_root>/src/**/*.eval.ts` (Warden's layout)."""
         if eval_root not in self.eval_declarations:
             from assay.suites.warden_evalts import read_eval_declarations
 

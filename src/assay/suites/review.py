@@ -78,7 +78,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
         if warden is not None:  # Warden's e2e harness passes its own runtime and model
             model = warden.model or model
             runtime = warden.runtime or runtime
-        model = model or _pi_default(runtime)
+        runtime, model = _yaml_defaults(runtime, model, ctx)
         cases.append(
             Case(
                 id=f"{prefix}/{item.name}",
@@ -95,6 +95,8 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
                 agent_command=command or suite_command,
                 root=root,
                 graders=graders,
+                max_turns=warden.max_turns if warden else None,
+                timeout_s=_timeout_s(warden),
             )
         )
     return cases
@@ -163,6 +165,9 @@ def _scenario_case(
 ) -> Case:
     # Warden names a case `<skill name>/<case>`; `<category>/<case>` still selects it.
     prefix = skill_name(defaults.skill) if defaults.skill is not None else category
+    # The scenario's own runtime and model beat the category's, not the harness's.
+    runtime = _first(defaults.runtime, scenario.runtime, harness="runtime" in defaults.harness)
+    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness)
     return Case(
         id=f"{prefix}/{name}",
         aliases=_aliases(f"{category}/{name}", prefix, name),
@@ -173,15 +178,39 @@ def _scenario_case(
         source_path=doc.path,
         source_line=_first_key_line(doc),
         spec=spec,
-        model=scenario.model or defaults.model or _pi_default(scenario.runtime or defaults.runtime),
-        runtime=scenario.runtime or defaults.runtime,
+        model=model or _pi_default(runtime),
+        runtime=runtime,
         agent_command=_command(scenario.agent_command, doc, ("agent_command",), ctx)
         or defaults.agent_command,
         root=root,
         max_turns=defaults.max_turns,
         graders=defaults.graders,
-        timeout_s=defaults.timeout_ms / 1000 if defaults.timeout_ms else None,
+        timeout_s=_timeout_s(defaults),
     )
+
+
+def _yaml_defaults(
+    runtime: str | None, model: str | None, ctx: LoadContext
+) -> tuple[str | None, str | None]:
+    """A YAML suite's runtime and model when it names neither: Warden's EvalFileSchema
+    defaults (`pi`, and WARDEN_MODEL or Warden's default model), the weakest of settings,
+    so the project's `[tool.assay] runtime` / `model` still beat them."""
+    config = ctx.config
+    if runtime is not None:
+        return runtime, model or _pi_default(runtime)
+    if config is not None and config.runtime:
+        return None, model
+    return "pi", model or (None if config is not None and config.model else _pi_default("pi"))
+
+
+def _first(category: str | None, scenario: str | None, *, harness: bool) -> str | None:
+    """The scenario's value over the category's, unless Warden's harness set the category's."""
+    return (category or scenario) if harness else (scenario or category)
+
+
+def _timeout_s(defaults: CategoryDefaults | None) -> float | None:
+    """A harness `timeoutMs` (or `_suite.yaml` `timeout_ms`) in seconds."""
+    return defaults.timeout_ms / 1000 if defaults and defaults.timeout_ms else None
 
 
 def _pi_default(runtime: str | None) -> str | None:

@@ -22,7 +22,10 @@ from assay.suites.case import FixtureFile
 from assay.suites.document import Document, Problems, read_text
 
 __all__ = [
+    "EVAL_PULL_REQUEST_BODY",
+    "SKILL_COMMIT_MESSAGE",
     "default_skill",
+    "fixture_commit_message",
     "fixture_destination",
     "project_root",
     "resolve_fixtures",
@@ -30,6 +33,19 @@ __all__ = [
     "shared_repository",
     "skill_name",
 ]
+
+SKILL_COMMIT_MESSAGE = "install eval skill"
+"""The message of the `main` commit (skill and supporting files), Warden's `setupEvalRepo`'s."""
+EVAL_PULL_REQUEST_BODY = "Analyzing changes in eval"
+"""The pull request body Warden's reviewer sees: `buildLocalEventContext` takes the head
+commit's body, and the fixture commit has none (`Analyzing changes in ${head}`)."""
+
+
+def fixture_commit_message(case_name: str) -> str:
+    """The message of the `eval` commit holding a case's fixture files (Warden's
+    `add fixture: ${meta.name}`). Warden's reviewer sees it as the pull request's title:
+    a review never shows the case's `given`, which only the judge reads."""
+    return f"add fixture: {case_name}"
 
 
 def fixture_destination(relative: PurePosixPath, *, parent: str) -> tuple[str, str | None]:
@@ -67,8 +83,10 @@ def skill_name(skill: Path) -> str:
         return fallback
     import yaml  # skills with front matter only
 
+    from assay.suites import yaml12
+
     try:
-        front = yaml.safe_load(text[3:end])
+        front = yaml12.load(text[3:end])  # Warden's `yaml` package: YAML 1.2, `yes` a string
     except yaml.YAMLError:
         return fallback
     name = front.get("name") if isinstance(front, dict) else None
@@ -197,8 +215,10 @@ def check_skill_text(path: Path, *, location: SourcePosition) -> None:
         )
     import yaml  # skills with front matter only
 
+    from assay.suites import yaml12
+
     try:
-        front = yaml.safe_load("\n".join(lines[1:end]))
+        front = yaml12.load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark else 2

@@ -1,4 +1,4 @@
-"""A static reader of Warden's suite declarations, `<eval root>/src/*.eval.ts` (no Node).
+"""A static reader of Warden's suite declarations, `<eval root>/src/**/*.eval.ts` (no Node).
 
 Warden's JSON categories get their skill, runtime and model from code, e.g.
 
@@ -33,6 +33,7 @@ __all__ = [
     "WARDEN_DEFAULT_RUNTIME",
     "EvalDeclaration",
     "EvalValue",
+    "eval_ts_files",
     "read_eval_declarations",
     "warden_model",
 ]
@@ -44,6 +45,8 @@ WARDEN_DEFAULT_MODEL = "openrouter/anthropic/claude-sonnet-4.6"
 WARDEN_DEFAULT_RUNTIME = "pi"
 """Warden's `DEFAULT_EVAL_RUNTIME`."""
 
+_SKIPPED = frozenset({"node_modules", "dist"})
+"""Directories Warden's vitest config excludes from `src/**/*.eval.ts`."""
 _DISCOVER_CALLS = ("discoverEvalScenarios", "discoverVerificationEvalScenarios", "discoverEvals")
 _HARNESS_CALLS = ("createWardenEvalHarness", "createVerificationEvalHarness")
 # The keys assay uses; the others (apiKey, verbose, baseDir, ...) are read past silently.
@@ -81,6 +84,9 @@ class EvalDeclaration:
     line: int
     call: str
     values: dict[str, EvalValue] = field(default_factory=dict)
+    from_harness: set[str] = field(default_factory=set)
+    """The keys of `values` the file's harness set: Warden's runner takes them over a
+    scenario's own (`options.model ?? meta.model`)."""
 
     @property
     def category(self) -> str | None:
@@ -219,6 +225,7 @@ class _Reader:
             for key, value in harness.items():
                 # Warden's harness options win over the discovered metas' runtime and model.
                 declaration.values[key] = value
+                declaration.from_harness.add(key)
         categories = [d.category for d in found if d.category]
         suite_yaml = f"{categories[0]}/_suite.yaml" if len(categories) == 1 else "_suite.yaml"
         for call, key, token, source in unread:
@@ -255,16 +262,11 @@ class _Reader:
 def read_eval_declarations(
     eval_root: Path, *, environ: Mapping[str, str] | None = None
 ) -> tuple[list[EvalDeclaration], list[ConfigError]]:
-    """Every declaration in `<eval_root>/src/*.eval.ts`, sorted by file; and the warnings."""
-    directory = eval_root / EVAL_TS_DIR
+    """Every declaration in `<eval_root>/src/**/*.eval.ts`, sorted by file; and the warnings."""
     env = os.environ if environ is None else environ
     declarations: list[EvalDeclaration] = []
     warnings: list[ConfigError] = []
-    if not directory.is_dir():
-        return declarations, warnings
-    for path in sorted(directory.glob("*.eval.ts")):
-        if not path.is_file():
-            continue
+    for path in eval_ts_files(eval_root):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -283,3 +285,25 @@ def read_eval_declarations(
                 continue
             declarations.append(declaration)
     return declarations, warnings
+
+
+def eval_ts_files(eval_root: Path) -> list[Path]:
+    """`<eval_root>/src/**/*.eval.ts`, as Warden's vitest config includes them, sorted.
+
+    Like vitest's glob it skips `node_modules`, `dist` and hidden directories; it follows
+    no symlinked directory (a loop would never end).
+    """
+    top = eval_root / EVAL_TS_DIR
+    found: list[Path] = []
+    if not top.is_dir():
+        return found
+    for directory, subdirectories, files in os.walk(top):
+        subdirectories[:] = sorted(
+            name for name in subdirectories if name not in _SKIPPED and not name.startswith(".")
+        )
+        found += [
+            Path(directory, name)
+            for name in files
+            if name.endswith(".eval.ts") and not name.startswith(".")
+        ]
+    return sorted((p for p in found if p.is_file()), key=lambda p: p.relative_to(top).parts)

@@ -81,7 +81,9 @@ class _FixtureCase(SuiteModel):
     """What review and verification scenarios share: the fixtures and who runs them."""
 
     given: Text
-    """The situation the fixture sets up (the BDD "given"); it is the PR title the agent sees."""
+    """The situation the fixture sets up (the BDD "given"). The judge reads it; a reviewer
+    never sees it (as in Warden, its pull request is titled `add fixture: <name>`); a
+    verifier sees it as the pull request's title."""
     files: FileList
     """Fixture files, relative to the eval root; committed on the `eval` branch (the diff)."""
     supporting_files: list[Text] = []
