@@ -159,7 +159,11 @@ def test_diff_that_does_not_apply_names_the_file_and_gits_reason(tmp_path: Path)
     with pytest.raises(SandboxError) as caught:
         _build(tmp_path, RubricSpec(rubric="r", diff=diff, base=base))
     message = str(caught.value)
-    assert message.startswith(f"{diff}: input.diff does not apply to the base: ")
+    # Cassandra's words first, so its results file says where the case failed.
+    assert message.startswith(
+        f"failed to create sandbox: failed to apply diff: {diff}: "
+        "input.diff does not apply to the base: "
+    )
     assert "config.go" in message and "patch does not apply" in message
     assert list((tmp_path / "work").iterdir()) == []
 
@@ -173,5 +177,8 @@ def test_unusable_inputs_are_sandbox_errors(tmp_path: Path, what: str) -> None:
         "missing diff": RubricSpec(rubric="r", diff=tmp_path / "nope.diff", base=base),
         "not a tarball": RubricSpec(rubric="r", diff=diff, base=write(tmp_path / "b.zip", "PK")),
     }[what]
-    with pytest.raises(SandboxError, match="does not exist|neither a directory nor a .tar.gz"):
+    with pytest.raises(
+        SandboxError, match="does not exist|neither a directory nor a .tar.gz"
+    ) as caught:
         _build(tmp_path, spec)
+    assert str(caught.value).startswith("failed to create sandbox: ")

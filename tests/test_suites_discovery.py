@@ -55,7 +55,6 @@ def test_non_suite_files_are_ignored(warden: Path) -> None:
         ("half.yaml", "evals: []\n", "missing required field 'skill'"),
         ("tasks.json", '{"tasks": []}', "missing required field 'id'"),
         ("m.json", '{"name": "x", "cases": [{"rubric": "r"}]}', "missing required field"),
-        ("r/c/metadata.json", '{"name": "x", "rubric": ""}', "rubric: must not be empty"),
     ],
 )
 def test_files_that_look_like_suites_but_fail_are_errors(
@@ -67,11 +66,19 @@ def test_files_that_look_like_suites_but_fail_are_errors(
     assert message in str(info.value)
 
 
-def test_metadata_beside_a_diff_without_rubric_is_an_error(warden: Path) -> None:
-    write(warden / "r/c/metadata.json", '{"name": "x"}')
-    write(warden / "r/c/input.diff", "diff --git a/x b/x\n")
-    with pytest.raises(ConfigErrors, match="missing required field 'rubric'"):
-        load_suites([warden])
+@pytest.mark.parametrize("metadata", ['{"name": "x"}', '{"name": "x", "rubric": ""}'])
+def test_metadata_beside_a_diff_without_rubric_is_a_case_with_a_warning(
+    warden: Path, metadata: str
+) -> None:
+    """Cassandra reads a missing or empty rubric as empty and judges against it."""
+    write(warden / "r/c/metadata.json", metadata)
+    write(warden / "r/c/input.diff", "diff --git a/x b/x\nnew file mode 100644\n")
+    loaded = load_suites([warden])
+    assert len(loaded.cases) == 4
+    assert [w.message for w in loaded.warnings] == [
+        "the rubric is empty or missing: the judge scores the review against an empty rubric "
+        "(Cassandra accepts this too)"
+    ]
 
 
 def test_symlinked_directories_are_not_followed(warden: Path, tmp_path: Path) -> None:
@@ -224,7 +231,7 @@ def test_a_key_written_twice(warden: Path) -> None:
         load_suites([warden])
     line = len(text.splitlines()) + 2
     assert f"{suite.name}:{line}:1: malformed YAML: duplicate key 'evals'" in str(info.value)
-    # YAML merge keys are not duplicates, even when the mapping overrides a merged key.
+    # `<<` is a plain key in YAML 1.2 (Warden's), no merge: it duplicates no `given`.
     write(
         suite, "x: &d {given: g}\n" + text.replace("evals:", "y:\n  <<: *d\n  given: h\nevals:", 1)
     )

@@ -44,7 +44,9 @@ def test_a_safe_tarball_extracts(tmp_path: Path) -> None:
     extract_tarball(tarball, dest)
     assert (dest / "src/main.go").read_bytes() == b"package main\n"
     assert (dest / "link").is_symlink() and (dest / "link").read_bytes() == b"package main\n"
-    assert (dest / "hard").read_bytes() == b"package main\n"
+    # Cassandra's extractTarGz writes directories, files and symlinks only: a hard link is
+    # left out, so the base has no such file.
+    assert not (dest / "hard").exists()
 
 
 @pytest.mark.parametrize(

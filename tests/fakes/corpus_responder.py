@@ -9,7 +9,8 @@ It reads only the request, never a case name, so it works on a corpus it has not
 - a findings-judge turn (`record_verdict`): every should_find is met by finding 0 when
   the reviewer reported one, no should_not_find is violated, entries numbered as in the
   prompt;
-- a rubric-judge turn (`record_evaluation`): score 4, rubric met, with a rationale.
+- a rubric-judge turn (`record_evaluation`, or Cassandra's `submit_review`): score 4,
+  rubric met, with a rationale.
 
 Every answer depends on the request body alone, so a request retried after a fault gets
 the very answer it would have got the first time. `FaultyResponder` wraps a responder and
@@ -64,7 +65,7 @@ def corpus_responder(body: dict[str, Any]) -> Scripted:
     tools = {tool["name"] for tool in body.get("tools", [])}
     if "record_verdict" in tools:
         return findings_judge_turn(body)
-    if "record_evaluation" in tools:
+    if tools & {"record_evaluation", "submit_review"}:
         return rubric_judge_turn(body)
     if tools & {"submit_findings", "submit_verdict"}:
         return agent_turn(body)

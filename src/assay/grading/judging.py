@@ -4,6 +4,7 @@ Both judges use this. The judge must answer by calling its verdict tool; the inp
 validated by jsonschema (against the very schema the tool advertises), by the pydantic
 model, and by the judge's own semantic check. Anything wrong goes back to the judge once,
 saying what was wrong; a second failure is a JudgeError that keeps the raw answers.
+A call with a `reader` (Cassandra's judge) asks once and reads the answer as that judge does.
 """
 
 from __future__ import annotations
@@ -57,19 +58,24 @@ class JudgeCall(Generic[VerdictT]):
     """The verdict tool `tool_name` whose input must parse as `verdict_model`.
 
     `reader` replaces the strict reading (jsonschema, then the model) by another decoder,
-    for a format whose own judge is lenient (Cassandra's); the tool then advertises
-    `tool_model`'s schema.
+    for a format whose own judge is lenient (Cassandra's), and reads the answer as that
+    judge does: one call, no retry; the first tool call's input whatever the tool's name,
+    else the answer's text; a failure is a JudgeError at once. `tool_spec` is then the
+    tool as that judge advertises it, and `max_tokens` its budget.
     """
 
     tool_name: str
     verdict_model: type[VerdictT]
     reader: Callable[[Any], tuple[VerdictT | None, list[str]]] | None = None
-    tool_model: type[BaseModel] | None = None
+    tool_spec: ToolSpec | None = None
+    max_tokens: int = JUDGE_MAX_TOKENS
 
     @functools.cached_property
     def tool(self) -> ToolSpec:
         """The verdict tool, built once per call site (the judges hold one JudgeCall each)."""
-        model = self.tool_model or self.verdict_model
+        if self.tool_spec is not None:
+            return self.tool_spec
+        model = self.verdict_model
         return ToolSpec(
             name=self.tool_name,
             description=(model.__doc__ or self.tool_name).strip(),
@@ -104,14 +110,14 @@ class JudgeCall(Generic[VerdictT]):
         messages = [Message("user", ({"type": "text", "text": prompt},))]
         usages: list[Usage] = []
         raws: list[str] = []
-        for attempt in (1, 2):
+        for attempt in (1,) if self.reader is not None else (1, 2):
             request = ModelRequest(
                 model=model,
                 system=system,
                 messages=tuple(messages),
                 tools=(tool,),
                 tool_choice=tool.name,
-                max_tokens=JUDGE_MAX_TOKENS,
+                max_tokens=self.max_tokens,
                 temperature=0.0,
                 cache_prefix=True,
                 purpose="judge",
@@ -128,8 +134,13 @@ class JudgeCall(Generic[VerdictT]):
             if response.content:  # an empty assistant message is not valid input to the APIs
                 messages.append(Message("assistant", tuple(response.content)))
             messages.append(self._feedback(response, tool, problems))
+        failure = (
+            "failed to parse judge result"  # Cassandra's words
+            if self.reader is not None
+            else "the judge answered outside its verdict schema twice"
+        )
         raise JudgeError(
-            f"the judge answered outside its verdict schema twice: {'; '.join(problems)}",
+            f"{failure}: {'; '.join(problems)}",
             raw="\n\n".join(f"[answer {n}]\n{raw}" for n, raw in enumerate(raws, start=1)),
             usage=sum_usage(usages),
         )
@@ -138,11 +149,16 @@ class JudgeCall(Generic[VerdictT]):
         self, response: ModelResponse, tool: ToolSpec
     ) -> tuple[VerdictT | None, list[str], str]:
         """The parsed verdict (or None), what was wrong with it, and the raw answer."""
-        calls = [c for c in response.tool_uses() if c.get("name") == tool.name]
-        if not calls:
+        calls = response.tool_uses()
+        if self.reader is None:
+            calls = [c for c in calls if c.get("name") == tool.name][-1:]
+        if calls:
+            arguments = calls[0].get("input")
+        elif self.reader is not None:
+            arguments = response.text()  # no tool call: the text is the answer
+        else:
             raw = response.text() or json.dumps(response.content)
             return None, [f"no {tool.name} tool call in the answer"], raw
-        arguments = calls[-1].get("input")
         if isinstance(arguments, dict) and set(arguments) == {INVALID_JSON_KEY}:
             arguments = str(arguments[INVALID_JSON_KEY])  # the provider could not decode it
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
@@ -150,7 +166,8 @@ class JudgeCall(Generic[VerdictT]):
             try:
                 arguments = json_text.loads(arguments)
             except ValueError as exc:
-                return None, [f"the {tool.name} input is not valid JSON: {exc}"], raw
+                what = f"the {tool.name} input" if calls else "the answer"
+                return None, [f"{what} is not valid JSON: {exc}"], raw
         if self.reader is not None:
             verdict, problems = self.reader(arguments)
             return verdict, problems, raw

@@ -4,14 +4,19 @@ Two prompts (`--judge-prompt`); Cassandra suites default to Cassandra's own, so 
 compare with a team's Cassandra baselines:
 
 - `cassandra`: Cassandra's judge system prompt (its 1-5 scale) and its message layout
-  `RUBRIC:` / `DIFF:` (the case's input.diff) / `REVIEW TO EVALUATE:` (the review text);
-  the answer is read as leniently as Cassandra reads it (see cassandra_verdict.py);
+  `RUBRIC:` / `DIFF:` (the case's input.diff, byte for byte) / `REVIEW TO EVALUATE:` (the
+  review text), asked as Cassandra's Anthropic provider asks it: the `submit_review` tool
+  ("Returns the structured code review.") with `EvaluationResultSchema` as Go sends it (no
+  `additionalProperties`), 8192 tokens; one call, the answer read as leniently as
+  Cassandra reads it (see cassandra_verdict.py);
 - `assay`: assay's prompt, which also shows the reviewer's structured findings, with the
-  strict typed verdict (a score outside 1..5 goes back to the judge once).
+  strict typed verdict through `record_evaluation` (a score outside 1..5 goes back to the
+  judge once).
 
-Both answer through the `record_evaluation` tool with Cassandra's `EvaluationResultSchema`.
-The case score is (score - 1) / 4 (the score clamped to 1..5) and the case passes when
-the judge says the rubric was met.
+A judge call that fails (the API, after its retries) is a JudgeError: the case is
+`error`, and Cassandra's results file says `judge failed`. The case score is
+(score - 1) / 4 (the score clamped to 1..5) and the case passes when the judge says the
+rubric was met.
 """
 
 from __future__ import annotations
@@ -19,13 +24,15 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from assay._util.json_schema import tool_input_schema
 from assay._util.prompt_text import cap_diff, fenced
 from assay.core.checks import Check
-from assay.errors import JudgeError
+from assay.errors import JudgeError, ModelError
 from assay.grading.base import Grade
 from assay.grading.cassandra_verdict import CassandraVerdict, read_cassandra_verdict
 from assay.grading.judge_verdicts import RubricVerdict
 from assay.grading.judging import JudgeAnswer, JudgeCall, load_judge_prompt
+from assay.models.base import ToolSpec
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
@@ -41,10 +48,39 @@ __all__ = [
 ]
 
 PROMPT_VERSION = "rubric-judge.v1"
-CASSANDRA_PROMPT_VERSION = "cassandra-judge.v1"
+CASSANDRA_PROMPT_VERSION = "cassandra-judge.v2"
+"""v2: the verdict tool is Cassandra's `submit_review` (v1 named assay's `record_evaluation`)."""
 _CALL = JudgeCall("record_evaluation", RubricVerdict)
+
+
+def _cassandra_tool() -> ToolSpec:
+    """Cassandra's structured-output tool: `EvaluationResultSchema` reduced to what its
+    Anthropic provider sends (properties and required, no `additionalProperties`), keys in
+    the order Go writes them (a map's sorted)."""
+    properties = tool_input_schema(RubricVerdict)["properties"]
+    return ToolSpec(
+        name="submit_review",
+        description="Returns the structured code review.",
+        input_schema={
+            "properties": {
+                name: {
+                    key: " ".join(value.split()) if key == "description" else value
+                    for key, value in sorted(properties[name].items())
+                }
+                for name in sorted(properties)
+            },
+            "required": list(RubricVerdict.model_fields),
+            "type": "object",
+        },
+    )
+
+
 _CASSANDRA_CALL = JudgeCall(
-    "record_evaluation", CassandraVerdict, reader=read_cassandra_verdict, tool_model=RubricVerdict
+    "submit_review",
+    CassandraVerdict,
+    reader=read_cassandra_verdict,
+    tool_spec=_cassandra_tool(),
+    max_tokens=8192,  # Cassandra's llm.DefaultStructuredMaxTokens
 )
 
 
@@ -66,25 +102,10 @@ class RubricJudge:
         if not isinstance(spec, RubricSpec):
             raise JudgeError(f"the rubric judge grades rubric cases, not {ctx.case.kind!r}")
         model = ctx.judge_model or ctx.model or DEFAULT_MODEL
-        answer: JudgeAnswer[Any]
-        if judge_prompt_for(ctx.case, self.options) == "cassandra":
-            version = CASSANDRA_PROMPT_VERSION
-            answer = await _CASSANDRA_CALL.ask(
-                model=model,
-                system=load_judge_prompt(version),
-                prompt=cassandra_prompt(spec, output),
-                options=self.options,
-                sample=ctx.attempt,
-            )
-        else:
-            version = PROMPT_VERSION
-            answer = await _CALL.ask(
-                model=model,
-                system=load_judge_prompt(version),
-                prompt=rubric_prompt(spec.rubric, ctx.sandbox.diff, output),
-                options=self.options,
-                sample=ctx.attempt,
-            )
+        try:
+            version, answer = await self._ask(ctx, spec, output, model)
+        except ModelError as exc:  # the judge's, not the agent's: say so in the results
+            raise JudgeError(f"the judge call failed: {exc}") from exc
         verdict = answer.verdict
         status: Literal["pass", "fail"] = "pass" if verdict.met_rubric else "fail"
         met = "met" if verdict.met_rubric else "not met"
@@ -111,10 +132,33 @@ class RubricJudge:
             usage=answer.usage,
         )
 
+    async def _ask(
+        self, ctx: AttemptContext, spec: RubricSpec, output: AgentOutput, model: str
+    ) -> tuple[str, JudgeAnswer[Any]]:
+        """The prompt version asked, and the judge's answer."""
+        if judge_prompt_for(ctx.case, self.options) == "cassandra":
+            answer: JudgeAnswer[Any] = await _CASSANDRA_CALL.ask(
+                model=model,
+                system=load_judge_prompt(CASSANDRA_PROMPT_VERSION),
+                prompt=cassandra_prompt(spec, output),
+                options=self.options,
+                sample=ctx.attempt,
+            )
+            return CASSANDRA_PROMPT_VERSION, answer
+        answer = await _CALL.ask(
+            model=model,
+            system=load_judge_prompt(PROMPT_VERSION),
+            prompt=rubric_prompt(spec.rubric, ctx.sandbox.diff, output),
+            options=self.options,
+            sample=ctx.attempt,
+        )
+        return PROMPT_VERSION, answer
+
 
 def cassandra_prompt(spec: RubricSpec, output: AgentOutput) -> str:
-    """Cassandra's judge message: the rubric, the case's input.diff, the review text."""
-    diff = spec.diff.read_text(encoding="utf-8", errors="replace")
+    """Cassandra's judge message: the rubric, the case's input.diff byte for byte (carriage
+    returns kept), the review text."""
+    diff = spec.raw_diff()
     review = output.review_text or ""
     return f"RUBRIC:\n{spec.rubric}\n\nDIFF:\n{diff}\n\nREVIEW TO EVALUATE:\n{review}"
 

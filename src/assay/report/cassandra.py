@@ -10,34 +10,57 @@ checked against the files in menny/cassandra `core/eval/results/`):
                   "iterations", "tool_calls": {"total", "by_tool"}},
       "error"}]                       # only when the case failed to run (omitempty)
 
-`subject_result` is the judge's verdict as Cassandra decodes it (the raw score, `findings`
-null when the judge gave none); a case that errored has Go's zero values, as Cassandra
-writes them. `metrics.tokens` are the subject's own (the judge's usage left out);
-assay's report keeps no turn or per-tool counts, so `iterations` is 0 and
-`tool_calls.by_tool` is empty.
+`case_id` and `case_name` are what Cassandra's loader reads (`RubricSpec.cassandra_id`,
+`cassandra_name`): a manifest case without `id` has `""`, a case without `name` `""`
+(`assay merge`, which has no cases, writes assay's own ids). `subject_result` is the
+judge's verdict as Cassandra decodes it (the raw score, `findings` null when the judge
+gave none); a case that errored has Go's zero values, as Cassandra writes them, and an
+`error` that says where it failed in Cassandra's words: `failed to create sandbox: ...`
+(a rubric sandbox's own message), `judge failed: ...` (the judge's call or its answer, or
+the timeout while judging), `subject failed: ...` (the agent under test). `metrics.tokens`
+are the subject's own (the judge's usage left out); assay's report keeps no turn,
+per-tool, thinking or cache-read counts, so `iterations`, `thinking` and `cached` are 0
+and `tool_calls.by_tool` is empty.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from assay.core.files import CASSANDRA_FILE
 from assay.report.model import CaseResult, Report
+from assay.sandbox.rubric import SANDBOX_FAILURE
+from assay.suites.case import Case, RubricSpec
 
-__all__ = ["CASSANDRA_FILE", "to_cassandra_results"]
+__all__ = ["CASSANDRA_FILE", "cassandra_names", "to_cassandra_results"]
 
 
-def to_cassandra_results(report: Report, names: dict[str, str]) -> list[dict[str, Any]]:
-    """The rubric cases of `report`; `names` maps case id to Cassandra's (id, name)."""
+def cassandra_names(cases: Iterable[Case]) -> dict[str, tuple[str, str]]:
+    """Each rubric case's Cassandra (`case_id`, `case_name`), by assay case id."""
+    names: dict[str, tuple[str, str]] = {}
+    for case in cases:
+        spec = case.spec
+        if isinstance(spec, RubricSpec):
+            case_id = case.local_id if spec.cassandra_id is None else spec.cassandra_id
+            names[case.id] = (
+                case_id,
+                case.name if spec.cassandra_name is None else spec.cassandra_name,
+            )
+    return names
+
+
+def to_cassandra_results(
+    report: Report, names: Mapping[str, tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The rubric cases of `report`; `names` is `cassandra_names` of the run's cases."""
     return [_entry(case, names) for case in report.cases if case.kind == "rubric"]
 
 
-def _entry(case: CaseResult, names: dict[str, str]) -> dict[str, Any]:
+def _entry(case: CaseResult, names: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
     local_id = case.id.removeprefix(f"{case.suite}/")
-    entry: dict[str, Any] = {
-        "case_id": local_id,
-        "case_name": names.get(case.id, local_id),
-    }
+    case_id, case_name = names.get(case.id, (local_id, local_id))
+    entry: dict[str, Any] = {"case_id": case_id, "case_name": case_name}
     verdict = case.judge.get("verdict") if case.status in ("pass", "fail") else None
     if isinstance(verdict, dict):
         entry["subject_result"] = {
@@ -55,8 +78,18 @@ def _entry(case: CaseResult, names: dict[str, str]) -> dict[str, Any]:
             "met_rubric": False,
         }
         entry["metrics"] = _metrics(None)
-        entry["error"] = case.reason or case.status
+        entry["error"] = _error(case)
     return entry
+
+
+def _error(case: CaseResult) -> str:
+    """The case's reason, prefixed as Cassandra's runner says where a case failed."""
+    reason = case.reason or case.status
+    if case.status != "error" or reason.startswith((SANDBOX_FAILURE, "internal error")):
+        return reason  # a skip, a sandbox (already in Cassandra's words), a bug in assay
+    if "error" in case.judge or reason.endswith(" in judge"):  # its answer, its call, its time
+        return f"judge failed: {reason}"
+    return f"subject failed: {reason}"
 
 
 def _metrics(case: CaseResult | None) -> dict[str, Any]:

@@ -160,10 +160,9 @@ def _pvyai(ctx: RenderContext) -> str | None:
 def _cassandra(ctx: RenderContext) -> str | None:
     if not ctx.cassandra or not any(c.kind == "rubric" for c in ctx.report.cases):
         return None
-    from assay.report.cassandra import to_cassandra_results
+    from assay.report.cassandra import cassandra_names, to_cassandra_results
 
-    names = {c.id: c.name for c in ctx.cases if c.kind == "rubric"}
-    return json.dumps(to_cassandra_results(ctx.report, names), indent=2)
+    return json.dumps(to_cassandra_results(ctx.report, cassandra_names(ctx.cases)), indent=2)
 
 
 # The report first: a reader polling the directory sees report.json before its renderings.

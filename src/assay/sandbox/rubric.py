@@ -4,8 +4,12 @@ applied with `git apply` and committed on `eval`, HEAD = eval.
 The whole base tree is in the repo, not just the files the diff touches: a rubric may
 expect the reviewer to read, say, a directory's AGENTS.md. As Cassandra's `git add .`
 does, files the base's `.gitignore` rules ignore are on disk but never committed. An
-empty `input.diff` applies nothing: `eval` is the base commit itself. A diff naming a
-path outside the base (`..`, absolute) is refused before `git apply` sees it.
+empty `input.diff` applies nothing: `eval` is the base commit itself; any other content
+goes to `git apply` (whitespace alone fails there, as in Cassandra). A diff naming a path
+outside the base (`..`, absolute) is refused before `git apply` sees it.
+
+A failure reads as Cassandra's does (`SANDBOX_FAILURE`, and `failed to apply diff` for a
+diff that does not apply), so its results file can say where the case failed.
 """
 
 from __future__ import annotations
@@ -22,21 +26,37 @@ from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_dif
 from assay.sandbox.worktree import WorkTree
 from assay.suites.case import RubricSpec
 
-__all__ = ["build_rubric_sandbox"]
+__all__ = ["SANDBOX_FAILURE", "build_rubric_sandbox"]
+
+SANDBOX_FAILURE = "failed to create sandbox"
+"""How the message of a rubric sandbox that could not be built begins (Cassandra's words)."""
 
 _TARBALL_SUFFIXES = (".tar.gz",)
 """Cassandra's sandbox takes a directory or a `.tar.gz` (a `.tgz` is refused)."""
 
 
 def build_rubric_sandbox(spec: RubricSpec, repo: Path, *, staging: Path) -> Sandbox:
-    """Build the rubric repo in the empty directory `repo`; `staging`: a free path to unpack in."""
+    """Build the rubric repo in the empty directory `repo`; `staging`: a free path to unpack in.
+
+    Raises SandboxError, its message starting with `SANDBOX_FAILURE`.
+    """
+    try:
+        return _build(spec, repo, staging=staging)
+    except SandboxError as exc:
+        raise SandboxError(f"{SANDBOX_FAILURE}: {exc}") from None
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        raise SandboxError(f"{SANDBOX_FAILURE}: {exc.strerror}{where}") from None
+
+
+def _build(spec: RubricSpec, repo: Path, *, staging: Path) -> Sandbox:
     builder = RepoBuilder(repo, head_branch=EVAL_BRANCH)
     base = _base_state(builder.work, spec.base, staging=staging)
     base = _without(base, _ignored(repo))
     main = builder.commit(base, message="assay: base")
     builder.sync()
     diff_text = _diff_text(spec.diff)
-    if diff_text.strip():
+    if diff_text:  # Cassandra skips `git apply` for an empty diff only
         _apply(repo, spec.diff, diff_text)
         scanned = builder.work.scan()
         # Tracked files stay tracked; what the rules ignore and was not in the base stays out.
@@ -98,7 +118,12 @@ def _apply(repo: Path, diff: Path, text: str) -> None:
     escaping = escaping_diff_paths(text)
     if escaping:
         line, why = escaping[0]
-        raise SandboxError(f"{diff}:{line}: the diff names a path outside the base: {why}")
+        raise SandboxError(
+            f"failed to apply diff: {diff}:{line}: the diff names a path outside the base: {why}"
+        )
     result = run_git(["apply", "--whitespace=nowarn", str(diff.resolve())], cwd=repo)
     if result.returncode != 0:
-        raise SandboxError(f"{diff}: {diff.name} does not apply to the base: {git_message(result)}")
+        raise SandboxError(
+            f"failed to apply diff: {diff}: {diff.name} does not apply to the base: "
+            f"{git_message(result)}"
+        )

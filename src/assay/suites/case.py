@@ -91,6 +91,16 @@ class RubricSpec:
     base: Path | None
     """A directory, a `.tar.gz`, or None for an empty base (the diff creates every file)."""
     description: str = ""
+    cassandra_id: str | None = None
+    """The case id as Cassandra reads it (its results file's `case_id`): a manifest case
+    without `id` has `""` there, while assay's own id falls back to the fixture directory."""
+    cassandra_name: str | None = None
+    """The case name as Cassandra reads it (`case_name`): `""` when the file gives none."""
+
+    def raw_diff(self) -> str:
+        """`diff` as Cassandra sends it to the reviewer and the judge: the file's bytes, carriage
+        returns kept (no newline translation), invalid UTF-8 replaced."""
+        return self.diff.read_bytes().decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,16 @@
 
 A fixture directory holds `input.diff` and the base state, `base.tar.gz` or `base/`; with
 neither, the base is empty and the diff creates every file. Accepted as Cassandra accepts
-them: a case without `id` (named after its fixture directory), a `fixture_path` with `..`
-that stays inside the repository, `cases: []` (nothing to run: a warning), an empty
-`input.diff` (the base alone). Refused as Cassandra refuses it: a base that is neither a
-directory nor a `.tar.gz` (`.tgz` included). A diff whose paths leave the base (`..`,
-absolute) is refused before anything is applied.
+them: a case without `id` (named after its fixture directory), relative `fixture_path`,
+`base_source` and `diff_path` with `..` or `.` (fixture_path against the manifest's
+directory, the other two against the fixture directory), `cases: []` (nothing to run: a
+warning), an empty or missing `rubric` (a warning), an empty `input.diff` (the base alone).
+Every such path must stay inside the project (`_inside_project`): an absolute path, or one
+that leads out of the git work tree, is refused, where Cassandra would read it. Refused as
+Cassandra refuses it: a base that is neither a directory nor a `.tar.gz` (`.tgz` included).
+Refused when the suite is loaded where Cassandra fails only the case as it runs it: a
+missing or unsafe base, a diff whose paths leave the base (`..`, absolute), a diff that is
+only whitespace (git finds no patch in it).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from typing import Any
 from assay._util.diff_paths import escaping_diff_paths
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
-from assay.core.paths import is_inside
+from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
 from assay.suites.document import Document, read_text
+from assay.suites.go_json import go_struct
 from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.wire_rubric import RubricCase, RubricManifest, RubricMetadata
 
@@ -35,23 +41,28 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
     if manifest is not None:
         items = list(enumerate(manifest.cases))
     else:  # still check the fixtures of the cases that are well-formed
-        raw = doc.data.get("cases") if isinstance(doc.data, dict) else None
-        raw_cases = raw if isinstance(raw, list) else []
+        raw = go_struct(doc.data, ("cases",))
+        raw_cases = raw.get("cases") if isinstance(raw, dict) else None
         items = [
-            (i, c) for i, item in enumerate(raw_cases) if (c := validate_quietly(RubricCase, item))
+            (i, c)
+            for i, item in enumerate(raw_cases if isinstance(raw_cases, list) else [])
+            if (c := validate_quietly(RubricCase, item))
         ]
     suite = doc.path.stem
     manifest_dir = doc.path.parent
+    project = ctx.project_for(manifest_dir)
     if manifest is not None and not manifest.cases:
         ctx.problems.warn(
             "the manifest lists no cases (`cases: []`): nothing to run from it", doc.location()
         )
-    cases, fixture_dirs = [], []
+    cases, fixture_trees = [], []
     for number, item in items:
         key_path: tuple[Any, ...] = ("cases", number)
         where = doc.location(key_path + ("fixture_path",))
         try:
-            fixture_dir = _fixture_dir(manifest_dir, item.fixture_path, where, ctx)
+            fixture_dir = _inside_project(
+                manifest_dir, item.fixture_path, project=project, what="fixture_path", where=where
+            )
         except ConfigError as exc:
             ctx.problems.add(exc)
             continue
@@ -60,16 +71,7 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
                 f"fixture_path {item.fixture_path!r} is not a directory under {manifest_dir}", where
             )
             continue
-        if is_inside(manifest_dir, fixture_dir):
-            # A fixture tree is never scanned for suites: this one would hide every suite
-            # beside the manifest, the manifest included.
-            ctx.problems.error(
-                f"fixture_path {item.fixture_path!r} is the manifest's own directory or holds "
-                "it; give each case a directory of its own",
-                where,
-            )
-            continue
-        fixture_dirs.append(fixture_dir)
+        _warn_if_no_rubric(item.rubric, doc, key_path, ctx)
         spec = _spec(
             fixture_dir,
             rubric=item.rubric,
@@ -79,7 +81,13 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
             doc=doc,
             key_path=key_path,
             ctx=ctx,
+            cassandra_id=item.id or "",  # Cassandra's LoadSuite keeps a missing id empty
+            cassandra_name=item.name,
         )
+        # A fixture tree is never scanned for suites; one that holds the manifest (`.`)
+        # would hide the manifest itself and its neighbours, so only its base is kept out.
+        trees = [fixture_dir, *([spec.base] if spec and spec.base and spec.base.is_dir() else [])]
+        fixture_trees += [tree for tree in trees if not is_inside(manifest_dir, tree)]
         case_id = item.id or fixture_dir.name
         if spec is not None:
             cases.append(
@@ -95,7 +103,7 @@ def load_rubric_manifest(doc: Document, *, ctx: LoadContext) -> tuple[list[Case]
                     root=manifest_dir,
                 )
             )
-    return cases, fixture_dirs
+    return cases, fixture_trees
 
 
 def load_rubric_dir(doc: Document, *, ctx: LoadContext) -> list[Case]:
@@ -104,6 +112,8 @@ def load_rubric_dir(doc: Document, *, ctx: LoadContext) -> list[Case]:
     if metadata is None:
         return []
     case_dir = doc.path.parent
+    case_id = metadata.id or case_dir.name
+    _warn_if_no_rubric(metadata.rubric, doc, (), ctx)
     spec = _spec(
         case_dir,
         rubric=metadata.rubric,
@@ -113,11 +123,12 @@ def load_rubric_dir(doc: Document, *, ctx: LoadContext) -> list[Case]:
         doc=doc,
         key_path=(),
         ctx=ctx,
+        cassandra_id=case_id,  # Cassandra's LoadCases names a case without id after its dir
+        cassandra_name=metadata.name,
     )
     if spec is None:
         return []
     suite = case_dir.parent.name
-    case_id = metadata.id or case_dir.name
     return [
         Case(
             id=f"{suite}/{case_id}",
@@ -133,6 +144,17 @@ def load_rubric_dir(doc: Document, *, ctx: LoadContext) -> list[Case]:
     ]
 
 
+def _warn_if_no_rubric(
+    rubric: str, doc: Document, key_path: tuple[Any, ...], ctx: LoadContext
+) -> None:
+    if not rubric.strip():
+        ctx.problems.warn(
+            "the rubric is empty or missing: the judge scores the review against an empty "
+            "rubric (Cassandra accepts this too)",
+            doc.location(key_path + ("rubric",)),
+        )
+
+
 def _spec(
     fixture_dir: Path,
     *,
@@ -143,43 +165,75 @@ def _spec(
     doc: Document,
     key_path: tuple[Any, ...],
     ctx: LoadContext,
+    cassandra_id: str,
+    cassandra_name: str,
 ) -> RubricSpec | None:
+    project = ctx.project_for(doc.path.parent)
     try:
         diff_where = doc.location(key_path + (("diff_path",) if diff_path else ()))
-        diff = _diff(fixture_dir, diff_path or "input.diff", diff_where)
+        diff = _diff(fixture_dir, diff_path, diff_where, project=project)
     except ConfigError as exc:
         ctx.problems.add(exc)
         diff = None
     try:
         base_where = doc.location(key_path + (("base_source",) if base_source else ()))
-        base = _base(fixture_dir, base_source, base_where)
+        base = _base(fixture_dir, base_source, base_where, project=project)
     except ConfigError as exc:
         ctx.problems.add(exc)
         return None
     if diff is None:
         return None
-    return RubricSpec(rubric=rubric, diff=diff, base=base, description=description)
+    return RubricSpec(
+        rubric=rubric,
+        diff=diff,
+        base=base,
+        description=description,
+        cassandra_id=cassandra_id,
+        cassandra_name=cassandra_name,
+    )
 
 
-def _fixture_dir(manifest_dir: Path, raw: str, where: SourcePosition, ctx: LoadContext) -> Path:
-    """`fixture_path` resolved: `..` may leave the manifest's directory, not the repository."""
-    if os.path.isabs(raw) or raw.startswith(("/", "\\")):
-        raise ConfigError(f"fixture_path {raw!r} is absolute; make it relative", where)
-    project = ctx.project_for(manifest_dir)
-    joined = os.path.normpath(os.path.join(manifest_dir, raw.replace("\\", "/")))
+def _inside_project(
+    start: Path, raw: str, *, project: Path, what: str, where: SourcePosition
+) -> Path:
+    """`raw` joined onto `start` as Cassandra joins it (`..` and `.` allowed), resolved; it
+    must stay inside `project`, the git work tree holding the suite (else its directory).
+
+    Cassandra takes an absolute path as it is and never checks where a path leads; assay
+    refuses both, as it refuses them in every suite format.
+    """
+    text = raw.replace("\\", "/")
+    if os.path.isabs(text) or (len(text) > 1 and text[1] == ":"):
+        raise ConfigError(f"{what} {raw!r} is absolute; make it relative to {start}", where)
+    joined = os.path.normpath(os.path.join(start, text))
     relative = os.path.relpath(joined, project)
     if relative == ".." or relative.startswith("../"):
-        raise ConfigError(f"fixture_path {raw!r} leads outside the repository {project}", where)
+        raise ConfigError(
+            f"{what} {raw!r} leads outside the repository {project} (the git work tree "
+            "holding the suite, else its directory): suite paths stay inside it",
+            where,
+        )
+    if relative == ".":
+        return real_path(project)
     return resolve_inside(project, relative, location=where)
 
 
-def _diff(fixture_dir: Path, raw: str, where: SourcePosition) -> Path:
-    path = resolve_inside(fixture_dir, raw, location=where)
+def _diff(fixture_dir: Path, raw: str | None, where: SourcePosition, *, project: Path) -> Path:
+    what = "diff_path" if raw is not None else "diff"
+    raw = raw or "input.diff"
+    path = _inside_project(fixture_dir, raw, project=project, what=what, where=where)
     if not path.is_file():
         raise ConfigError(f"diff {raw!r} not found in {fixture_dir}", where)
     text = read_text(path, what="diff")
-    if not text.strip():
+    if not text:
         return path  # Cassandra applies nothing: the sandbox is the base alone
+    if not text.strip():
+        raise ConfigError(
+            f"diff {raw!r} holds only whitespace, no patch: Cassandra runs `git apply` on "
+            'it, which fails ("No valid patches in input"); empty the file to review the '
+            "base alone",
+            SourcePosition(path, 1, 1),
+        )
     if not any(line.startswith(("diff --git ", "+++ ")) for line in text.splitlines()):
         raise ConfigError(
             f"diff {raw!r} is not a unified diff (no 'diff --git' or '+++' header)",
@@ -194,14 +248,26 @@ def _diff(fixture_dir: Path, raw: str, where: SourcePosition) -> Path:
     return path
 
 
-def _base(fixture_dir: Path, raw: str | None, where: SourcePosition) -> Path | None:
+def _base(
+    fixture_dir: Path, raw: str | None, where: SourcePosition, *, project: Path
+) -> Path | None:
     if raw is None:
         for default in ("base.tar.gz", "base"):
-            candidate = resolve_inside(fixture_dir, default, location=where)
+            candidate = _inside_project(
+                fixture_dir, default, project=project, what="base", where=where
+            )
+            if default == "base" and candidate.exists() and not candidate.is_dir():
+                # Cassandra looks for a `base` directory only and would run on an empty base.
+                raise ConfigError(
+                    f"'base' in {fixture_dir} is not a directory: Cassandra ignores it and "
+                    "runs the case on an empty base; make it a directory, name a tarball "
+                    "base.tar.gz, or remove it",
+                    where,
+                )
             if candidate.exists():
                 return _checked_base(candidate, default, where)
         return None  # no base: the diff creates every file
-    path = resolve_inside(fixture_dir, raw, location=where)
+    path = _inside_project(fixture_dir, raw, project=project, what="base_source", where=where)
     if not path.exists():
         raise ConfigError(f"base_source {raw!r} not found in {fixture_dir}", where)
     return _checked_base(path, raw, where)

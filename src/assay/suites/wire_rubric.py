@@ -1,12 +1,19 @@
-"""The Cassandra file formats: the suite manifest and the older per-case `metadata.json`."""
+"""The Cassandra file formats: the suite manifest and the older per-case `metadata.json`.
+
+Cassandra decodes both into Go structs (`TestSuite`, `EvalCase`), so they are read by Go's
+rules (`go_json.go_struct`): keys match case-insensitively (`Cases`, `Fixture_Path`), and
+`null` is the zero value, as if the key were absent. A missing or empty `rubric` is
+accepted as Cassandra accepts it (the loader warns that the judge gets an empty rubric).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema, model_validator
 
-from assay.suites.wire_common import CaseName, FilledText, SuiteModel, Text
+from assay.suites.go_json import go_struct
+from assay.suites.wire_common import CaseName, SuiteModel, Text, not_a_scaffold_stub
 
 __all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
 
@@ -17,26 +24,37 @@ DefaultWhenEmpty = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
 ]
 
+# Cassandra takes any rubric, none included; a scaffold's TODO placeholder is still refused.
+RubricText = Annotated[str, AfterValidator(not_a_scaffold_stub)]
+
 
 class RubricCase(SuiteModel):
     """One case of a Cassandra suite manifest."""
 
-    id: CaseName | None = None
+    id: Annotated[CaseName | None, BeforeValidator(lambda v: None if v == "" else v)] = None
     """Case id; the assay case id is `<manifest file stem>/<id>`. Without one, the fixture
-    directory's name (as Cassandra names a case directory without an id)."""
+    directory's name (Cassandra's results file keeps the id empty)."""
     name: str = ""
     """Human-readable name."""
     description: str = ""
     """What the case tests."""
-    rubric: FilledText
-    """What the judge scores the review against (1-5)."""
+    rubric: RubricText = ""
+    """What the judge scores the review against (1-5). Empty or missing is accepted, as
+    Cassandra accepts it, with a warning: the judge then gets an empty rubric."""
     fixture_path: Text
     """Directory holding `input.diff` and `base/` or `base.tar.gz`, relative to the manifest;
     `..` may lead elsewhere in the repository, never outside it."""
     base_source: DefaultWhenEmpty = None
-    """Overrides `base.tar.gz` / `base/` inside the fixture directory."""
+    """Overrides `base.tar.gz` / `base/`: a path relative to the fixture directory (`..`
+    may leave it, never the repository)."""
     diff_path: DefaultWhenEmpty = None
-    """Overrides `input.diff` inside the fixture directory."""
+    """Overrides `input.diff`: a path relative to the fixture directory (`..` may leave
+    it, never the repository)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _go(cls, value: Any) -> Any:
+        return go_struct(value, cls.model_fields)
 
 
 class RubricManifest(SuiteModel):
@@ -48,8 +66,13 @@ class RubricManifest(SuiteModel):
     """Suite name (the case ids use the file stem)."""
     description: str = ""
     """What the suite covers."""
-    cases: list[RubricCase]
-    """The cases; an empty list is accepted (nothing to run, with a warning)."""
+    cases: list[RubricCase] = []
+    """The cases; an empty list (or null) is accepted: nothing to run, with a warning."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _go(cls, value: Any) -> Any:
+        return go_struct(value, ("name", "description", "cases"), object_lists=("cases",))
 
 
 class RubricMetadata(SuiteModel):
@@ -57,15 +80,22 @@ class RubricMetadata(SuiteModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     """Optional JSON Schema reference for editors."""
-    id: CaseName | None = None
+    id: Annotated[CaseName | None, BeforeValidator(lambda v: None if v == "" else v)] = None
     """Case id; defaults to the case directory's name (as Cassandra's LoadCases does)."""
     name: str = ""
     """Human-readable name."""
     description: str = ""
     """What the case tests."""
-    rubric: FilledText
-    """What the judge scores the review against (1-5)."""
+    rubric: RubricText = ""
+    """What the judge scores the review against (1-5); empty or missing is accepted with a
+    warning, as for a manifest case."""
     base_source: DefaultWhenEmpty = None
-    """Base state in the case directory, a directory or .tar.gz (default: base.tar.gz, base/)."""
+    """Base state relative to the case directory, a directory or .tar.gz (default:
+    base.tar.gz, base/); `..` may leave the case directory, never the repository."""
     diff_path: DefaultWhenEmpty = None
-    """The diff in the case directory (default: input.diff)."""
+    """The diff relative to the case directory (default: input.diff)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _go(cls, value: Any) -> Any:
+        return go_struct(value, ("id", "name", "description", "rubric", "base_source", "diff_path"))
