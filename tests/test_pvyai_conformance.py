@@ -212,7 +212,7 @@ RULES = [
         },
     ),
     Rule(
-        "context-checks-after-the-commands",
+        "context-checks-see-what-the-agent-left",
         EDIT_APP + "pathlib.Path('debug.log').write_text('leak')\n",
         "fail",
         {
@@ -229,6 +229,103 @@ RULES = [
         task={
             "contextChecks": {"requiredFiles": ["docs/guide.md"], "forbiddenFiles": ["debug.log"]}
         },
+    ),
+    Rule(
+        "context-checks-come-before-the-commands",
+        EDIT_APP + "pathlib.Path('scratch.txt').write_text('the agent left it')\n",
+        "fail",
+        {
+            "tidy": {"status": "pass"},
+            "changed_files": {"status": "pass", "actualFiles": ["app.py", "report.txt"]},
+            "context_checks": {
+                "status": "fail",
+                "missingFiles": ["report.txt"],
+                "unexpectedFiles": ["scratch.txt"],
+            },
+        },
+        task={
+            "verificationCommands": [
+                {
+                    "id": "tidy",
+                    "name": "Tidy",
+                    "command": [
+                        sys.executable,
+                        "-c",
+                        "import os; os.remove('scratch.txt'); open('report.txt', 'w').close()",
+                    ],
+                }
+            ],
+            "expectedChangedFiles": ["app.py", "report.txt"],
+            "contextChecks": {"requiredFiles": ["report.txt"], "forbiddenFiles": ["scratch.txt"]},
+        },
+    ),
+    Rule(
+        "a-context-symlink-counts-as-its-target-wherever-it-is",
+        EDIT_APP + "os.symlink(sys.executable, 'tool')\n",
+        "pass",
+        {"context_checks": {"status": "pass", "missingFiles": None, "unexpectedFiles": None}},
+        task={
+            "expectedChangedFiles": ["app.py", "tool"],
+            "contextChecks": {"requiredFiles": ["tool"]},
+        },
+    ),
+    Rule(
+        "names-git-quotes-are-read-as-pvyai-reads-git-status",
+        EDIT_APP
+        + "for name in ['a b.txt', 'caf\\u00e9.txt', 'p -> q', 'back\\\\slash']:\n"
+        + "    pathlib.Path(name).write_text('x')\n",
+        "fail",
+        {
+            "changed_files": {
+                "status": "fail",
+                "missingFiles": ["a b.txt"],
+                "unexpectedFiles": ['"a b.txt"', '"back/slash"', '"caf/303/251.txt"', 'q"'],
+            }
+        },
+        task={"expectedChangedFiles": ["app.py", "a b.txt"]},
+    ),
+    Rule(
+        "blank-argv-elements-are-left-out",
+        EDIT_APP,
+        "pass",
+        {"check": {"status": "pass", "command": [sys.executable, "", "-c", "pass", " "]}},
+        task={
+            "verificationCommands": [
+                {"id": "check", "name": "Check", "command": [sys.executable, "", "-c", "pass", " "]}
+            ]
+        },
+    ),
+    Rule(
+        "trace-events-come-from-the-first-mib-of-stdout",
+        EDIT_APP
+        + "print(json.dumps({'type': 'tool', 'name': 'early'}))\n"
+        + "print('x' * (1 << 20))\n"
+        + "print(json.dumps({'type': 'tool', 'name': 'late'}))\n",
+        "fail",
+        {
+            "trace_events": {
+                "status": "fail",
+                "actualEvents": ["tool:early"],
+                "missingEvents": ["tool:late"],
+            }
+        },
+        task={"requiredTraceEvents": ["tool:early", "tool:late"]},
+    ),
+    Rule(
+        "a-trace-line-go-cannot-decode-is-no-event",
+        EDIT_APP
+        + 'print(\'{"type": "tool", "name": "big", "n": 1e999}\')\n'
+        + "print('\\x1c' + json.dumps({'type': 'tool', 'name': 'lead'}))\n"
+        + "print(json.dumps({'type': 'tool\\x1f', 'name': ' kept '}))\n",
+        "fail",
+        {
+            "trace_events": {
+                "status": "fail",
+                "actualEvents": ["tool\x1f:kept"],
+                "missingEvents": ["tool:big", "tool:lead"],
+            }
+        },
+        task={"requiredTraceEvents": ["tool:big", "tool:lead"]},
     ),
     Rule(
         "trace-events-are-trimmed-with-event-as-fallback",
@@ -265,7 +362,26 @@ RULES = [
         "an-agent-that-crashes-blocks-every-check",
         EDIT_APP + "os.kill(os.getpid(), 9)\n",
         "blocked",
-        {"changed_files": {"status": "blocked"}, "check": {"status": "blocked"}},
+        {
+            "changed_files": {"status": "blocked"},
+            # Go's ExitCode() of a process a signal ended
+            "check": {"status": "blocked", "message": "run blocked: agent exited with code -1"},
+        },
+        modes=("run",),
+    ),
+    Rule(
+        "a-blocked-task-says-what-the-agent-said-on-stderr",
+        EDIT_APP
+        + "print(json.dumps({'type': 'tool', 'name': 'read_file'}))\n"
+        + "sys.stderr.write('  no credits left\\n')\n"
+        + "sys.exit(2)\n",
+        "blocked",
+        {
+            "check": {"status": "blocked", "message": "run blocked: no credits left"},
+            # PVYai reads no trace of a blocked task
+            "trace_events": {"status": "blocked", "actualEvents": None},
+        },
+        task={"requiredTraceEvents": ["tool:read_file"]},
         modes=("run",),
     ),
 ]
@@ -517,6 +633,16 @@ VALIDATION = [
         False,
     ),
     ("an unknown key", _task(timeout=5), False),
+    # Blank is what Go's strings.TrimSpace empties: it keeps U+001C-U+001F, Python's strip not.
+    ("a \\x1f name is not blank", _task(name="\x1f"), True),
+    ("a \\x1f trace event is not blank", _task(requiredTraceEvents=["\x1f"]), True),
+    ("a \\x1f path is not blank", _task(expectedChangedFiles=["\x1f"]), True),
+    (
+        "a \\x1f argv element is not blank",
+        _task(verificationCommands=[{"id": "t", "name": "T", "command": ["\x1f"]}]),
+        True,
+    ),
+    ("a NEL prompt is blank", _task(prompt="\x85"), False),
     ("a fixture outside the suite's directory", _task(workspaceFixture="../elsewhere"), False),
 ]
 
@@ -557,6 +683,77 @@ def test_keys_match_case_insensitively_as_in_go(tmp_path: Path) -> None:
 
 def test_trailing_json_after_the_suite_is_refused(tmp_path: Path) -> None:
     assert _check_suite(tmp_path, json.dumps(_valid_suite()) + "\n{}")[0] == 2
+
+
+def _suite_bytes(description: bytes) -> bytes:
+    """A valid suite whose task's description is this JSON value, byte for byte."""
+    text = json.dumps(_valid_suite()).replace('"Task", ', '"Task", "description": @, ', 1)
+    return text.encode().replace(b"@", description)
+
+
+@pytest.mark.parametrize(
+    ("raw", "accepted"),
+    [
+        pytest.param(_suite_bytes(b'"caf\xe9"'), True, id="bytes that are not UTF-8"),
+        pytest.param(_suite_bytes(b'"\\ud800"'), True, id="half a surrogate pair"),
+        pytest.param(_suite_bytes(b"NaN"), False, id="NaN"),
+        pytest.param(b"\xef\xbb\xbf" + _suite_bytes(b'""'), False, id="a byte order mark"),
+    ],
+)
+def test_suite_bytes_are_read_as_go_reads_them(
+    tmp_path: Path, raw: bytes, accepted: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Go reads invalid UTF-8 and a lone surrogate escape as U+FFFD, and refuses a BOM."""
+    _write(tmp_path / "fixtures" / "app", {"app.py": "x = 1\n"})
+    (tmp_path / "suite.json").write_bytes(raw)
+    assert main(["validate", str(tmp_path / "suite.json")]) == (0 if accepted else 2)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        err = capsys.readouterr().err
+        assert "suite.json:1:1: malformed JSON: the file starts with a byte order mark" in err
+        assert "remove it" in err
+
+
+def _twice(task_keys: str = "", suite_keys: str = "") -> str:
+    """A valid suite with `task_keys` / `suite_keys` written after the keys it has."""
+    suite = _valid_suite()
+    text = json.dumps({**suite, "tasks": ["@"]})
+    task = json.dumps(suite["tasks"][0])[:-1] + task_keys + "}"
+    return text[:-1].replace('["@"]', f"[{task}]") + suite_keys + "}"
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        pytest.param(_twice(suite_keys=', "id": null'), True, id="null keeps a string"),
+        pytest.param(_twice(', "expectedChangedFiles": null'), False, id="null empties a list"),
+        pytest.param(
+            _twice(', "contextChecks": {"requiredFiles": ["/x"]}, "contextChecks": {}'),
+            False,
+            id="an object merges into the earlier one",
+        ),
+        pytest.param(
+            _twice(', "verificationCommands": [{"id": "renamed"}]'),
+            True,
+            id="a list decodes into the earlier elements",
+        ),
+        pytest.param(_twice(', "description": 5, "description": "x"'), False, id="a wrong type"),
+    ],
+)
+def test_a_key_given_twice_is_decoded_twice_as_go_does(
+    tmp_path: Path, text: str, accepted: bool
+) -> None:
+    assert _check_suite(tmp_path, text)[0] == (0 if accepted else 2)
+
+
+def test_a_longer_list_decodes_into_what_a_shorter_one_cut_off(tmp_path: Path) -> None:
+    """Go's slice keeps its storage when a shorter list cuts it: the third list's nulls
+    leave both elements as they were, the second one's `b` included."""
+    from assay.suites import load_suites
+
+    lists = ', "expectedChangedFiles": ["a", "b"], "expectedChangedFiles": ["c"]'
+    _check_suite(tmp_path, _twice(lists + ', "expectedChangedFiles": [null, null]'))
+    (case,) = load_suites([tmp_path / "suite.json"]).cases
+    assert case.spec.expected_changed_files == ("b", "c")
 
 
 def test_a_symlink_in_the_fixture_is_refused_saying_why(

@@ -249,7 +249,9 @@ def test_a_timed_out_agent_is_an_error_and_the_others_go_on(tmp_path: Path) -> N
     assert by_id["calc/fine"].status == "pass"
     # A crashing task agent blocks its task (PVYai): an error, and it stops nothing else.
     crash = by_id["calc/crash"]
-    assert crash.status == "error" and crash.reason.startswith("run blocked: agent exited")
+    # Its reason is what it said on stderr, as PVYai's is.
+    assert crash.status == "error" and crash.reason.startswith("run blocked: Traceback")
+    assert "RuntimeError: the agent crashed" in crash.reason
     assert {check.status for check in crash.checks} == {"blocked"}
 
 

@@ -227,9 +227,11 @@ def test_command_timeout_kills_its_process_group(tmp_path: Path) -> None:
     grade = _score(_spec(workspace, commands=(_command("hang", code, timeout_s=1),)), workspace)
     assert time.monotonic() - started < 15
     check = _check(grade, "hang")
-    # PVYai reports a command its deadline stopped as an error, not a failure.
-    assert (check["status"], check["message"]) == ("error", "timed out after 1s")
-    assert grade.status == "error"
+    # PVYai's deadline kills the command: Go reads that as exit code -1, a plain failure
+    # without a message; assay's own field and reason say it timed out.
+    assert (check["status"], check["exitCode"], check["message"]) == ("fail", -1, "")
+    assert check["timedOutAfterS"] == 1
+    assert grade.status == "fail" and grade.reason.startswith("hang: timed out after 1s;")
     child = int((workspace / "child.pid").read_text())
     deadline = time.monotonic() + 5
     while Path(f"/proc/{child}").exists() and "State:\tZ" not in _proc_status(child):
@@ -343,17 +345,21 @@ def test_ignored_files_are_no_changes_even_when_named(tmp_path: Path) -> None:
     assert (changed["status"], changed["missingFiles"]) == ("fail", ["debug.log"])
 
 
-def test_context_checks_and_escaping_paths(tmp_path: Path) -> None:
+def test_context_checks_follow_symlinks_as_os_stat_does(tmp_path: Path) -> None:
+    """PVYai asks `os.Stat`: a link to a file outside the workspace is there, a dangling
+    one is not; only existence is asked, the target is never read."""
     workspace, _ = _workspace(tmp_path)
     (tmp_path / "outside.txt").write_text("not in the workspace")
     (workspace / "link").symlink_to(tmp_path / "outside.txt")
+    (workspace / "dangling").symlink_to(tmp_path / "gone.txt")
     context = ContextChecks(
-        required_files=("pkg/core.py", "pkg", "link"),
-        forbidden_files=("node_modules/cache.txt",),
+        required_files=("pkg/core.py", "pkg", "link", "dangling"),
+        forbidden_files=("node_modules/cache.txt", "link"),
     )
     check = _check(_score(_spec(workspace, context=context), workspace), "context_checks")
-    assert (check["status"], check["missingFiles"]) == ("fail", ["link"])
-    assert check["expectedFiles"] == ["link", "pkg", "pkg/core.py"]  # normalised, sorted
+    assert (check["status"], check["missingFiles"]) == ("fail", ["dangling"])
+    assert check["unexpectedFiles"] == ["link"]
+    assert check["expectedFiles"] == ["dangling", "link", "pkg", "pkg/core.py"]  # sorted
 
     (workspace / "node_modules").mkdir()
     (workspace / "node_modules" / "cache.txt").write_text("")
@@ -478,7 +484,8 @@ def test_a_file_name_that_is_not_utf8_is_scored_and_serialised(tmp_path: Path) -
     output, grade = _attempt(tmp_path, agent.replace("import json,", "import json, os,"))
     assert grade.status == "fail", grade.reason
     changed = json.loads(_check_json(grade, "changed_files"))
-    assert changed["unexpectedFiles"] == ["bad\\xffname.txt"]
+    # As PVYai reads `git status`: quoted, the byte in octal, its backslash a separator.
+    assert changed["unexpectedFiles"] == ['"bad/377name.txt"']
 
 
 def _check_json(grade: Grade, id: str) -> str:
@@ -522,3 +529,27 @@ def test_verdict_grader(tmp_path: Path) -> None:
 
     grade = asyncio.run(grader.grade(ctx, AgentOutput()))
     assert grade.status == "error" and "no verdict" in grade.reason
+
+
+def test_names_are_quoted_as_git_status_prints_them(tmp_path: Path) -> None:
+    """PVYai reads `git status --porcelain` without -z: what it sees of a name is git's
+    quoted form, which assay computes itself (the sandbox never asks the agent's git)."""
+    from assay.sandbox.workspace_changes import porcelain_quoted
+
+    names = [bytes([byte]) + b"x" for byte in range(1, 256) if byte != ord("/")]
+    names += [b"a b", "caf\u00e9".encode(), b"p -> q", b"\xff\xfe"]
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    for name in names:
+        with open(os.path.join(os.fsencode(repo), name), "wb") as handle:
+            handle.write(b"x")
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        check=True,
+    ).stdout
+    printed = {line[3:].decode("ascii") for line in status.split(b"\n") if line}
+    assert printed == {porcelain_quoted(os.fsdecode(name)) for name in names}

@@ -13,12 +13,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.core.usage import Usage
+from assay.suites.go_json import go_text
 
 if TYPE_CHECKING:
     from assay.sandbox import Sandbox
     from assay.suites.case import Case
 
-__all__ = ["AgentOutput", "AttemptContext"]
+__all__ = ["AGENT_STREAM_BYTES", "AgentOutput", "AttemptContext", "read_agent_stream"]
+
+AGENT_STREAM_BYTES = 1 << 20
+"""PVYai keeps the first MiB of each of the agent's streams (its `capWriter`): a task's
+trace events, a blocked task's reason and its report's `stdout` and `stderr` come from that."""
+
+
+def read_agent_stream(path: Path) -> tuple[str, bool]:
+    """The first AGENT_STREAM_BYTES of an agent's saved stream (`AgentOutput.stdout_path`,
+    `stderr_path`), as Go's JSON holds them (each invalid UTF-8 byte a U+FFFD), and
+    whether the stream went on."""
+    with path.open("rb") as stream:
+        data = stream.read(AGENT_STREAM_BYTES + 1)
+    return go_text(data[:AGENT_STREAM_BYTES]), len(data) > AGENT_STREAM_BYTES
 
 
 @dataclass(frozen=True)

@@ -2,24 +2,39 @@
 
 PVYai's rule: every stdout line that is a JSON object with a `type` (or `event`) is a
 trace event, keyed `type` plus `:name` when it has a `name` (`{"type": "tool", "name":
-"read_file"}` -> `tool:read_file`). Both are trimmed; `event` is used when `type` is
-missing, blank or not a string; a `name` that is not a non-blank string is left out of
-the key. Lines that Go's JSON decoder refuses (`NaN`, `Infinity`) are no events. Other
-lines are the agent's prose and are ignored here. A line carrying `findings` or
-`verdict` is the agent's answer when it did not write one to its findings file; the
-last such line wins.
+"read_file"}` -> `tool:read_file`). Lines and both values are trimmed as Go trims
+(`go_trim_space`); `event` is used when `type` is missing, blank or not a string; a
+`name` that is not a non-blank string is left out of the key. Lines that Go's JSON
+decoder refuses (`NaN`, `Infinity`, a number past float64's range such as `1e999`) are
+no events. Other lines are the agent's prose and are ignored here. A line carrying
+`findings` or `verdict` is the agent's answer when it did not write one to its findings
+file; the last such line wins.
+
+PVYai reads a task's trace events from the first MiB of the agent's stdout, all it keeps
+of it (`subject.read_agent_stream`, `trace_events_of`); lines end at `\n` only.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from assay._util import json_text
 from assay.errors import ConfigError, SourcePosition
+from assay.subject import read_agent_stream
+from assay.suites.pvyai_paths import go_trim_space
 
-__all__ = ["StdoutReader", "TraceKeys", "parse_json_object", "read_trace_file", "trace_key"]
+__all__ = [
+    "StdoutReader",
+    "TraceKeys",
+    "parse_json_object",
+    "read_trace_file",
+    "trace_events_of",
+    "trace_key",
+]
+
 
 MAX_TRACE_KEYS = 10_000
 """Distinct event keys kept per attempt, besides those the case requires."""
@@ -31,13 +46,33 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _float64(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # Go's decoder refuses what float64 cannot hold; Python reads inf
+        raise ValueError(f"{text} is out of float64's range")
+    return value
+
+
+def _float64_int(text: str) -> int:
+    value = int(text)
+    if len(text) > 308:  # no shorter integer is past float64's range
+        try:
+            float(value)
+        except OverflowError:
+            raise ValueError(f"{text[:20]}... is out of float64's range") from None
+    return value
+
+
 def parse_json_object(line: str) -> dict[str, Any] | None:
-    """The JSON object on this line, or None when the line is anything else."""
-    text = line.strip()
+    """The JSON object on this line, or None when the line is anything else (or JSON
+    that Go's decoder refuses)."""
+    text = go_trim_space(line)
     if not text.startswith("{"):
         return None
     try:
-        value = json_text.loads(text, parse_constant=_refuse_constant)
+        value = json_text.loads(
+            text, parse_constant=_refuse_constant, parse_float=_float64, parse_int=_float64_int
+        )
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -45,9 +80,9 @@ def parse_json_object(line: str) -> dict[str, Any] | None:
 
 def _text(obj: dict[str, Any], key: str) -> str | None:
     value = obj.get(key)
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
         return None
-    return value.strip()
+    return go_trim_space(value) or None
 
 
 def trace_key(obj: object) -> str | None:
@@ -74,7 +109,7 @@ class TraceKeys:
     def __init__(self, required: Iterable[str] = ()) -> None:
         self.keys: list[str] = []
         self._seen: set[str] = set()
-        self._required = frozenset(key.strip() for key in required)
+        self._required = frozenset(go_trim_space(key) for key in required)
 
     def add(self, key: str) -> None:
         if key in self._seen:
@@ -115,14 +150,22 @@ class StdoutReader:
         return self._trace.keys
 
 
+def trace_events_of(stdout: str, required: Iterable[str] = ()) -> list[str]:
+    """PVYai's trace event keys of an agent's stdout (its `ParseTraceEventKeys`), bounded
+    as TraceKeys bounds them (`required` are always kept)."""
+    keys = TraceKeys(required)
+    for line in stdout.split("\n"):
+        key = trace_key(parse_json_object(line))
+        if key is not None:
+            keys.add(key)
+    return keys.keys
+
+
 def read_trace_file(path: Path, required: Iterable[str] = ()) -> list[str]:
-    """The trace event keys of a JSONL file (an agent's saved stdout); other lines are
-    skipped. `required` are kept whatever else the file holds (see TraceKeys)."""
-    reader = StdoutReader(required)
+    """The trace event keys of an agent's saved stdout, read as PVYai reads the stdout it
+    kept: its first MiB. `required` are kept whatever else the file holds (see TraceKeys)."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as lines:
-            for line in lines:
-                reader(line)
+        stdout, _ = read_agent_stream(path)
     except OSError as exc:
         raise ConfigError(f"cannot read trace file: {exc.strerror}", SourcePosition(path)) from None
-    return reader.events
+    return trace_events_of(stdout, required)

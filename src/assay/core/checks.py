@@ -81,6 +81,8 @@ def check_summary(check: Check) -> str:
     ):
         if fields.get(key):
             parts.append(f"{label}: {_listed(fields[key])}")
+    if not parts and isinstance(fields.get("timedOutAfterS"), int | float):
+        parts.append(f"timed out after {fields['timedOutAfterS']:g}s")  # PVYai: exit code -1
     if not parts and "exitCode" in fields:
         parts.append(f"exit code {fields['exitCode']}")
     return "; ".join(parts) or check.status

@@ -14,7 +14,14 @@ from assay.core.checks import Check, check_summary
 from assay.suites.case import TaskSpec
 from assay.suites.pvyai_paths import normalize_files, normalize_strings
 
-__all__ = ["PvyaiStatus", "blocked_checks", "check_summary", "pvyai_status", "task_check"]
+__all__ = [
+    "PvyaiStatus",
+    "blocked_checks",
+    "check_summary",
+    "go_exit_code",
+    "pvyai_status",
+    "task_check",
+]
 
 PvyaiStatus = Literal["pass", "fail", "blocked", "error"]
 
@@ -62,8 +69,15 @@ def pvyai_status(checks: Sequence[Check]) -> PvyaiStatus:
     return "pass"
 
 
-def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()) -> list[Check]:
-    """Every check of `spec`, `blocked` because the agent did not finish: nothing is scored."""
+def go_exit_code(code: object) -> int:
+    """An exit code as Go reports it: -1 for a process a signal ended (assay: -signal) or
+    that never ran."""
+    return code if isinstance(code, int) and code >= 0 else -1
+
+
+def blocked_checks(spec: TaskSpec, reason: str) -> list[Check]:
+    """Every check of `spec`, `blocked` because the agent did not finish: nothing is
+    scored, and no trace is read (PVYai's blocked `trace_events` has no `actualEvents`)."""
     message = f"run blocked: {reason}" if reason else "run blocked"
     checks = [
         task_check(c.id, c.name, "command", "blocked", message, command=list(c.argv))
@@ -110,7 +124,6 @@ def blocked_checks(spec: TaskSpec, reason: str, trace_events: Sequence[str] = ()
                 "blocked",
                 message,
                 expectedEvents=list(normalize_strings(spec.required_trace_events)),
-                actualEvents=list(normalize_strings(trace_events)),
             )
         )
     return checks

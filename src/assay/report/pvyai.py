@@ -1,8 +1,8 @@
 """Task results in PVYai's `pvyai.agenteval.report.v1` contract, laid out as PVYai lays them.
 
-Two documents, as PVYai writes them:
-- the per-task report (`task_report`; what `assay score --json` prints, and PVYai's
-  `eval run --json` holds): `contract, suiteId, taskId, status, ok, summary{total,
+Two documents, as PVYai's agenteval package builds them:
+- the per-task report (`task_report`; what `assay score --json` prints, as PVYai's
+  `Runner.Run` returns it): `contract, suiteId, taskId, status, ok, summary{total,
   passed, failed, blocked, errors}, changedFiles, results[]`, each result with PVYai's
   check ids (`<command id>`, `changed_files`, `forbidden_changed_files`,
   `context_checks`, `trace_events`), kinds and fields, empty fields left out as Go's
@@ -10,7 +10,8 @@ Two documents, as PVYai writes them:
 - the benchmark report (`benchmark_report`, `--pvyai-report`'s `agent-eval-report.json`):
   `contract, suiteId, ok, summary{totalTasks, passedTasks, failedTasks, blockedTasks,
   errorTasks}, tasks[]{taskId, model, workspacePath, fixturePath, agent{exitCode,
-  stdout, stderr, error, truncated}, report}`.
+  stdout, stderr, error, truncated}, report}` (PVYai's CLI nests this under its own
+  summary's `benchmark` key; docs/pvyai.md).
 A task's status is PVYai's (`blocked` > `error` > `fail` > `pass` over its checks). A case
 that has no checks is `error` (its sandbox could not be built: PVYai's failed
 materialisation), or `blocked` when it was skipped.
@@ -25,16 +26,15 @@ from typing import Any
 from assay._util import json_text
 from assay.core.files import PVYAI_FILE, artifacts_dir
 from assay.grading.task_checks import AGENT_RESULT_FILE
-from assay.grading.task_results import blocked_checks, pvyai_status
+from assay.grading.task_results import blocked_checks, go_exit_code, pvyai_status
 from assay.report.model import CaseResult, Check, Report
+from assay.subject import read_agent_stream
 from assay.suites.case import Case, TaskSpec
 
 __all__ = ["PVYAI_CONTRACT", "PVYAI_REPORT_FILE", "benchmark_report", "task_report"]
 
 PVYAI_CONTRACT = "pvyai.agenteval.report.v1"
 PVYAI_REPORT_FILE = PVYAI_FILE
-AGENT_OUTPUT_LIMIT = 1 << 20
-"""PVYai keeps at most 1 MiB of each of the agent's streams."""
 
 _RESULT_FIELDS = (
     "command",
@@ -150,7 +150,7 @@ def _agent(result: CaseResult, report_dir: Path | None) -> tuple[dict[str, Any],
             streams[stream], cut = _read_capped(directory / f"agent.{stream}")
             truncated = truncated or cut
     exit_code = record.get("exitCode")
-    agent: dict[str, Any] = {"exitCode": _go_exit_code(exit_code)}
+    agent: dict[str, Any] = {"exitCode": go_exit_code(exit_code)}
     agent.update({name: text for name, text in streams.items() if text})
     if not isinstance(exit_code, int) and result.status in ("error", "skipped") and result.reason:
         agent["error"] = result.reason
@@ -158,11 +158,6 @@ def _agent(result: CaseResult, report_dir: Path | None) -> tuple[dict[str, Any],
         agent["truncated"] = True
     workspace = record.get("workspacePath")
     return agent, workspace if isinstance(workspace, str) else ""
-
-
-def _go_exit_code(code: object) -> int:
-    """As Go reports it: -1 for a process a signal ended (assay: -signal) or that never ran."""
-    return code if isinstance(code, int) and code >= 0 else -1
 
 
 def _shown_attempt(result: CaseResult) -> int | None:
@@ -183,12 +178,9 @@ def _read_json(path: Path) -> Mapping[str, Any]:
 
 def _read_capped(path: Path) -> tuple[str, bool]:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(AGENT_OUTPUT_LIMIT + 1)
+        return read_agent_stream(path)
     except OSError:
         return "", False
-    cut = len(data) > AGENT_OUTPUT_LIMIT
-    return data[:AGENT_OUTPUT_LIMIT].decode("utf-8", "replace"), cut
 
 
 def _task_id(case_id: str, suite_id: str) -> str:
@@ -208,7 +200,7 @@ def _result(check: Check) -> dict[str, Any]:
     for key in _RESULT_FIELDS:
         value = values.get(key)
         if key == "exitCode" and isinstance(value, int):
-            result[key] = _go_exit_code(value)
+            result[key] = go_exit_code(value)
         elif value:
             result[key] = value
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["ChangeCollector", "WorkspaceChanges", "path_text"]
+__all__ = ["ChangeCollector", "WorkspaceChanges", "path_text", "porcelain_quoted"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,9 @@ class WorkspaceChanges:
     ignored: tuple[str, ...] = ()
     """New files that ignore rules match (build output, caches): left out of `changed`, as
     `git status` leaves them out, but kept so that a file a suite names is never hidden."""
+    porcelain: tuple[str, ...] = ()
+    """`changed`, each name as `git status --porcelain` prints it (`porcelain_quoted`):
+    what PVYai's parser reads."""
 
 
 def path_text(name: str) -> str:
@@ -31,6 +34,33 @@ def path_text(name: str) -> str:
     surrogates that no JSON encoder accepts.
     """
     return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+_C_ESCAPES = {
+    0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f", 0x0D: "r",
+    0x22: '"', 0x5C: "\\",
+}  # fmt: skip
+"""Bytes git's C quoting writes as a backslash and a letter; other control bytes are octal."""
+
+
+def porcelain_quoted(name: str) -> str:
+    """A file-system name (`os.fsdecode` form) as `git status --porcelain` prints it.
+
+    git's C quoting with its defaults (`core.quotePath` on): `"`, `\\` and the control
+    characters with a backslash (`\\t`, or octal), every byte that is not ASCII in octal,
+    and the whole name in double quotes when it has any of those or a space.
+    """
+    raw = os.fsencode(name)
+    text = "".join(_quoted_byte(byte) for byte in raw)
+    return f'"{text}"' if len(text) != len(raw) or b" " in raw else text
+
+
+def _quoted_byte(byte: int) -> str:
+    if byte in _C_ESCAPES:
+        return "\\" + _C_ESCAPES[byte]
+    if byte < 0x20 or byte >= 0x7F:
+        return f"\\{byte:03o}"
+    return chr(byte)
 
 
 class ChangeCollector:
@@ -60,6 +90,7 @@ class ChangeCollector:
             deleted=_texts(self.deleted),
             renamed=tuple(sorted((path_text(old), path_text(new)) for old, new in self.renamed)),
             ignored=_texts(self.ignored),
+            porcelain=tuple(sorted(porcelain_quoted(name) for name in changed)),
         )
 
 

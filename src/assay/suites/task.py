@@ -29,6 +29,7 @@ from assay.suites.document import Document
 from assay.suites.go_json import go_struct
 from assay.suites.pvyai_paths import (
     BAD_PATH,
+    go_trim_space,
     normalize_eval_path,
     normalize_files,
     normalize_strings,
@@ -129,7 +130,7 @@ def _workspace(
 ) -> Path | None:
     """The fixture directory, resolved as PVYai resolves it (`..` may be used inside)."""
     where = doc.location(key_path + ("workspaceFixture",))
-    fixture = task.workspaceFixture.strip()
+    fixture = go_trim_space(task.workspaceFixture)
     if fixture.startswith("/"):
         ctx.problems.error("workspace fixture must be relative to suite path", where)
         return None
@@ -185,7 +186,7 @@ def _check_lists(task: Task, doc: Document, key_path: tuple[Any, ...], ctx: Load
     for field_path, raws in lists.items():
         ok &= _check_list(raws, normalize_eval_path, field_path, doc, key_path, ctx)
     events = task.requiredTraceEvents
-    ok &= _check_list(events, str.strip, ("requiredTraceEvents",), doc, key_path, ctx)
+    ok &= _check_list(events, go_trim_space, ("requiredTraceEvents",), doc, key_path, ctx)
     return ok
 
 

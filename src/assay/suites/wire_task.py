@@ -1,10 +1,11 @@
 """The PVYai task suite format, read as PVYai's Go decoder reads it.
 
-Unknown fields are refused (PVYai's `DisallowUnknownFields`); keys match case-insensitively
-and `null` is an absent value (`go_json`). What the models check is PVYai's `Validate`
-as far as types and required fields go; the rules about lists (empty entries,
-duplicates after normalising, bad paths) are the loader's (`suites/task.py`), which
-words them as PVYai does.
+Unknown fields are refused (PVYai's `DisallowUnknownFields`); keys match case-insensitively,
+`null` is the zero value, and a key given twice is decoded twice (`go_json`). What the
+models check is PVYai's `Validate` as far as types and required fields go, a blank being
+what Go's `strings.TrimSpace` empties; the rules about lists (empty entries, duplicates
+after normalising, bad paths) are the loader's (`suites/task.py`), which words them as
+PVYai does.
 """
 
 from __future__ import annotations
@@ -15,13 +16,26 @@ from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from assay.suites.go_json import go_struct
-from assay.suites.wire_common import SuiteModel, Text
+from assay.suites.pvyai_paths import go_trim_space
+from assay.suites.wire_common import SuiteModel
 
 __all__ = ["ContextChecksModel", "Task", "TaskSuite", "VerificationCommandModel"]
 
 
+def _not_blank(value: str) -> str:
+    if not go_trim_space(value):
+        raise PydanticCustomError("empty_text", "must not be empty")
+    return value
+
+
+Text = Annotated[
+    str, AfterValidator(_not_blank), WithJsonSchema({"type": "string", "minLength": 1})
+]
+"""A string PVYai does not call blank (`"\\x1f"` is not: Go's TrimSpace keeps it)."""
+
+
 def _some_argument(value: list[str]) -> list[str]:
-    if not any(part.strip() for part in value):
+    if not any(go_trim_space(part) for part in value):
         raise PydanticCustomError("empty_command", "command must not be empty")
     return value
 
@@ -96,7 +110,11 @@ class Task(SuiteModel):
     def _go(cls, value: Any) -> Any:
         lists = ("tags", "expectedChangedFiles", "forbiddenChangedFiles", "requiredTraceEvents")
         return go_struct(
-            value, cls.model_fields, string_lists=lists, object_lists=("verificationCommands",)
+            value,
+            cls.model_fields,
+            string_lists=lists,
+            object_lists=("verificationCommands",),
+            structs=("contextChecks",),
         )
 
 
