@@ -178,7 +178,10 @@ def test_multi_turn_review_with_tools_then_submit(tmp_path: Path) -> None:
     assert "name: bug-detection" not in first.system  # front matter stripped
     prompt = first.messages[0].content[0]["text"]
     assert "Repository: acme/shop" in prompt
-    assert "Pull request title: code that reads .name on an Array.find() result" in prompt
+    # Warden's reviewer sees its fixture commit's message, never the case's `given`.
+    assert "Pull request title: add fixture: review-case\n" in prompt
+    assert "Pull request description: Analyzing changes in eval\n" in prompt
+    assert "Array.find() result" not in prompt
     assert "- null-access/handler.ts" in prompt
     assert "+  return user.name;" in prompt
     listing, reading = tool_results(fake.requests[1])
@@ -428,6 +431,10 @@ def test_verifier_submits_a_verdict(tmp_path: Path, verdict: str) -> None:
 
     with scripted_provider(respond) as fake:
         output = run_agent(ctx)
+    # Warden's verifier does get the `given`, as its pull request's title.
+    prompt = fake.requests[0].messages[0].content[0]["text"]
+    assert "Pull request title: verifier keeps a null-access finding\n" in prompt
+    assert "Pull request description" not in prompt
     assert (output.verdict, output.verdict_reason) == (verdict, "line 3")
     assert output.findings == []
     assert "submit_verdict" in [t.name for t in fake.requests[0].tools]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -101,6 +102,21 @@ def test_a_solved_task_exits_0_with_a_check_table(
     assert lines[1].split()[:3] == ["PASS", "command", "test"]
     assert any(line.split()[:3] == ["PASS", "changed_files", "changed_files"] for line in lines)
     assert any(line.split()[:3] == ["PASS", "trace", "trace_events"] for line in lines)
+
+
+def test_file_names_the_agent_chose_print_no_workflow_command(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = _workspace(suite, tmp_path, solve=True)
+    # No `:` (PVYai counts no such file as a change), but line breaks and `##[`.
+    (workspace / "evil\n##[error]forged\r  ##[warning]x").write_text("x")
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    assert main([*argv, "--trace", str(_trace(tmp_path))]) == 1
+    out = capsys.readouterr().out
+    lines = re.split(r"\r\n|\r|\n", out)
+    assert [line for line in lines if line.lstrip().startswith("::") or "##[" in line] == []
+    # The name as PVYai reports it: git's quoting, its backslashes read as separators.
+    assert 'unexpected: "evil/n##\\[error]forged/r  ##\\[warning]x"' in out
 
 
 def test_the_required_event_counts_after_a_flood_of_others(

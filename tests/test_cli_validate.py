@@ -125,6 +125,25 @@ def test_validate_json_with_errors(cli, tmp_path: Path) -> None:
     assert result["errors"][0]["message"].startswith("malformed YAML")
 
 
+def test_list_prints_no_workflow_command_from_a_case_id(cli, tmp_path: Path) -> None:
+    # A case id cannot hold a control character nor start with `::`; `##[` it may.
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "a.txt").write_text("a\n")
+    task = {
+        "id": "t ##[error]forged",
+        "name": "n",
+        "prompt": "p",
+        "workspaceFixture": "ws",
+        "verificationCommands": [{"id": "c", "name": "c", "command": ["true"]}],
+        "expectedChangedFiles": ["a.txt"],
+    }
+    (tmp_path / "suite.json").write_text(json.dumps({"id": "s", "name": "s", "tasks": [task]}))
+    code, out, _ = cli("list", "suite.json")
+    assert (code, out) == (0, "s/t ##\\[error]forged\n")
+    _, out, _ = cli("list", "suite.json", "--json")
+    assert json.loads(out)[0]["id"] == "s/t ##[error]forged"  # JSON stays faithful
+
+
 def test_list_ids_and_selection(cli, tmp_path: Path) -> None:
     copy_seed("warden", tmp_path)
     copy_seed("pvyai", tmp_path)
@@ -485,7 +504,10 @@ def _manifest(root: Path, **changes: object) -> None:
             "suite.json:11:7: base 'input.diff' must be a directory or",
         ),
         ({"diff_path": "none.diff"}, "suite.json:11:7: diff 'none.diff' not found"),
-        ({"rubric": ""}, "suite.json:9:7: cases[0].rubric: must not be empty"),
+        (
+            {"rubric": "TODO: describe"},
+            "suite.json:9:7: cases[0].rubric: still the scaffold's TODO placeholder",
+        ),
         ({"id": 7}, "suite.json:6:7: cases[0].id: Input should be a valid string, got a number"),
     ],
 )
@@ -504,9 +526,12 @@ def test_rubric_dir_without_diff_and_with_an_empty_diff(cli, tmp_path: Path) -> 
     code, _, err = cli("validate", "cassandra")
     assert code == 2
     assert "metadata.json:1:1: diff 'input.diff' not found in" in err
-    write(case / "input.diff", "\n\n")
+    write(case / "input.diff", "")
     code, _, err = cli("validate", "cassandra")
     assert code == 0, err  # Cassandra applies nothing: the case reviews the base alone
+    write(case / "input.diff", "\n\n")
+    code, _, err = cli("validate", "cassandra")
+    assert code == 2 and "holds only whitespace" in err  # git apply finds no patch
     write(case / "input.diff", "just words\n")
     code, _, err = cli("validate", "cassandra")
     assert "is not a unified diff" in err

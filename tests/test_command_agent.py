@@ -216,9 +216,14 @@ def test_prompts_per_kind_carry_the_case(tmp_path: Path) -> None:
         root.mkdir()
         _, ctx = _run(root, kind, body, extra_args=("{prompt}",), diff="+API_KEY = 'x'\n")
         prompts[kind] = (ctx.sandbox.scratch / "tmp" / "prompt").read_text()
-    assert prompts["review"].startswith("an SQL injection in the handler")
+    # A reviewer sees the pull request Warden's does (its title the fixture commit's
+    # message), never the case's `given`, which is the judge's.
+    assert prompts["review"].startswith("add fixture: ")
+    assert "\n\nAnalyzing changes in eval\n\nReview the changes" in prompts["review"]
+    assert "an SQL injection in the handler" not in prompts["review"]
     assert "branch eval against main" in prompts["review"]
     assert "diff.patch" in prompts["review"]
+    assert prompts["verify"].startswith("verifier keeps a real finding\n\n")  # Warden's title
     assert '"title": "SQL injection"' in prompts["verify"]
     assert "keep" in prompts["verify"] and "reject" in prompts["verify"]
     assert prompts["rubric"] == "Review the following git diff for issues.\n\n+API_KEY = 'x'\n"
@@ -611,6 +616,58 @@ def test_a_huge_printer_is_bounded_in_memory_and_disk(tmp_path: Path) -> None:
     assert lines == 24 * 1024  # every line still reached the callback
     assert peak < 8 * 1024 * 1024, f"peak traced memory {peak} bytes"
     assert result.stderr_tail.endswith("e" * 100) and len(result.stderr_tail) <= 4096
+
+
+SECRET = "sk-live-SUPERSECRET_value_1234"
+
+
+@pytest.mark.parametrize("whose", ["the command's", "assay's"])
+def test_a_secret_cut_by_the_output_tail_is_masked_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whose: str
+) -> None:
+    # The output ends 4,095 bytes after the key's sixth character: a tail cut before it is
+    # masked would keep `e-SUPERSECRET_value_1234`.
+    env = dict(os.environ)
+    if whose == "assay's":  # a verification command's environment has no keys; assay's has
+        monkeypatch.setenv("MY_API_KEY", SECRET)
+    else:
+        env["MY_API_KEY"] = SECRET
+    body = f"""
+        text = {SECRET!r} + "\\n" + "x" * (4096 - ({len(SECRET)} - 6) - 1)
+        sys.stdout.write(text)
+        sys.stderr.write(text)
+    """
+    result = asyncio.run(
+        run_command(
+            [sys.executable, str(_agent(tmp_path, body))],
+            cwd=tmp_path,
+            env=env,
+            timeout_s=60,
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
+        )
+    )
+    for tail in (result.stdout_tail, result.stderr_tail):
+        assert tail.endswith("x" * 100) and len(tail.encode()) <= 4096
+        assert SECRET[-8:] not in tail and "SUPERSECRET" not in tail
+
+
+def test_the_stderr_quoted_in_an_agent_error_is_masked_before_it_is_cut() -> None:
+    from assay._util.proc import CommandResult
+    from assay.agents.command import _with_stderr
+
+    # The message keeps the last 2,000 characters, which start inside the key.
+    stderr = "auth failed: " + SECRET + "y" * (2000 - (len(SECRET) - 6))
+    result = CommandResult(
+        exit_code=1,
+        timed_out=False,
+        duration_s=0.1,
+        stdout_tail="",
+        stderr_tail=stderr,
+        truncated=False,
+    )
+    message = _with_stderr("agent exited with code 1", result, {"MY_API_KEY": SECRET})
+    assert message.endswith("y" * 100) and "SUPERSECRET" not in message
 
 
 def test_a_daemon_holding_the_pipes_leaves_no_traceback(tmp_path: Path) -> None:

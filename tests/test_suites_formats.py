@@ -86,6 +86,57 @@ def test_yaml_suite_fields(tmp_path: Path) -> None:
     )
 
 
+def test_yaml_suites_are_read_as_yaml_1_2_like_wardens_parser(tmp_path: Path) -> None:
+    # Warden parses with the npm `yaml` package (YAML 1.2 core schema): `yes`, `on` and
+    # dates are strings, `010` is ten, `<<` merges nothing; PyYAML's 1.1 would differ.
+    root = tmp_path / "w"
+    write(root / "fixtures/c/a.ts", "x\n")
+    write(root / "skills/s.md", "---\nname: yes\n---\nFind bugs.\n")
+    write(
+        root / "s.yaml",
+        "skill: skills/s.md\nevals:\n"
+        "  - name: on\n    given: no\n    files: [fixtures/c/a.ts]\n"
+        "    should_find: [{finding: 2024-01-01}]\n",
+    )
+    (case,) = load_suites([root]).cases
+    assert (case.id, case.spec.given) == ("yes/on", "no")  # the skill's name: `yes`
+    assert case.spec.should_find == (Expectation("2024-01-01"),)  # type: ignore[union-attr]
+    # YAML 1.2 booleans are true/false only: Warden's schema refuses `required: no`.
+    write(
+        root / "s.yaml",
+        "skill: skills/s.md\nx: &common {files: [fixtures/c/a.ts]}\nevals:\n"
+        "  - {name: a, given: g, files: [fixtures/c/a.ts],"
+        " should_find: [{finding: x, required: no}]}\n"
+        "  - {<<: *common, name: b, given: g, should_find: [{finding: x}]}\n",
+    )
+    with pytest.raises(ConfigErrors) as info:
+        load_suites([root])
+    errors = sorted(str(e) for e in info.value.errors)
+    assert any(
+        "s.yaml:4:" in e and "required: Input should be a valid boolean" in e for e in errors
+    )
+    assert any(
+        "s.yaml:5:" in e and "missing required field 'files' in evals[1]" in e for e in errors
+    )
+
+
+def test_yaml_1_2_numbers_and_nulls() -> None:
+    from assay.suites.yaml12 import load
+
+    data = load("a: 010\nb: 0o17\nc: 0x1F\nd: 1_000\ne: 1:30\nf: 1e3\ng: Null\nh: y\ni: TRUE")
+    assert data == {
+        "a": 10,
+        "b": 15,
+        "c": 31,
+        "d": "1_000",
+        "e": "1:30",
+        "f": 1000.0,
+        "g": None,
+        "h": "y",
+        "i": True,
+    }
+
+
 def test_json_scenario_takes_the_category_and_its_conventional_skill(tmp_path: Path) -> None:
     root = copy_seed("warden", tmp_path)
     case = load_suites([root / "security-review/sentry-replay-delete-read-scope.json"]).cases[0]
@@ -329,6 +380,8 @@ def test_cassandra_metadata_dir_and_manifest(tmp_path: Path) -> None:
         diff=case_dir / "input.diff",
         base=case_dir / "base.tar.gz",
         description="Tests if the agent identifies a hardcoded secret in a config file.",
+        cassandra_id="hardcoded-api-key",
+        cassandra_name="Security: Hardcoded API Key",
     )
     sql = by_id["suite/sql-injection"]
     assert sql.format == "rubric-manifest" and sql.root == root
@@ -354,14 +407,25 @@ def test_cassandra_empty_strings_mean_the_defaults(tmp_path: Path) -> None:
     assert {c.id: c.spec for c in load_suites([root]).cases} == expected
 
 
-def test_a_manifest_cannot_make_its_own_directory_a_fixture(tmp_path: Path) -> None:
-    # Fixture trees are not scanned for suites: this one would hide the manifest itself.
+def test_a_manifest_may_make_its_own_directory_a_fixture(tmp_path: Path) -> None:
+    # Cassandra joins `fixture_path` to the manifest's directory, `.` included. A fixture tree
+    # is not scanned for suites, but one holding the manifest must not hide the manifest.
+    (tmp_path / ".git").mkdir()
     (tmp_path / "self").symlink_to(".")
+    write(tmp_path / "base/main.go", "package main\n")
+    write(tmp_path / "input.diff", "")
     (tmp_path / "m.json").write_text(
-        '{"cases": [{"id": "s", "rubric": "r", "fixture_path": "self"}]}'
+        '{"cases": [{"id": "dot", "rubric": "r", "fixture_path": "."},'
+        ' {"id": "self", "rubric": "r", "fixture_path": "self"}]}'
     )
-    with pytest.raises(ConfigErrors, match="fixture_path 'self' is the manifest's own directory"):
-        load_suites([tmp_path])
+    write(
+        tmp_path / "other.json",
+        json.dumps({"cases": [{"id": "o", "rubric": "r", "fixture_path": "."}]}),
+    )
+    loaded = load_suites([tmp_path])
+    assert sorted(c.id for c in loaded.cases) == ["m/dot", "m/self", "other/o"]
+    dot = next(c for c in loaded.cases if c.id == "m/dot")
+    assert dot.spec.base == tmp_path / "base"  # type: ignore[union-attr]
 
 
 def test_a_base_directory_the_sandbox_could_not_copy_is_refused(tmp_path: Path) -> None:

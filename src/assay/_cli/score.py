@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.core.text import strip_control
 from assay.errors import ConfigError, SourcePosition
 from assay.grading.base import Grade
 from assay.report.model import CaseResult, Check
+from assay.report.terminal import printable
 from assay.runner.combine import fold_attempts, graded_attempt
 from assay.suites.case import Case, TaskSpec
 
@@ -128,27 +128,23 @@ def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
     return fold_attempts(case, model=None, runtime=None, outcomes=[outcome])
 
 
-def _plain(text: str) -> str:
-    return strip_control(text, " ")
-
-
 def _print_table(result: CaseResult) -> None:
     out = sys.stdout
-    out.write(f"{result.status.upper():5} {_plain(result.id)}  score {result.score:.2f}\n")
+    out.write(f"{result.status.upper():5} {printable(result.id)}  score {result.score:.2f}\n")
     rows = [_row(check) for check in result.checks]
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
         out.write(("  " + "  ".join([*cells, row[3]])).rstrip() + "\n")
     if result.reason:
-        out.write(f"failed: {_plain(result.reason)}\n")
+        out.write(f"failed: {printable(result.reason)}\n")
 
 
 def _row(check: Check) -> tuple[str, str, str, str]:
     from assay.grading.task_results import check_summary
 
-    message = _plain(check.message if check.status == "pass" else check_summary(check))
+    message = printable(check.message if check.status == "pass" else check_summary(check))
     duration = (check.model_extra or {}).get("durationS")
     if isinstance(duration, int | float):
         message += f" ({duration:.1f}s)"
-    return check.status.upper(), check.kind, _plain(check.id), message
+    return check.status.upper(), check.kind, printable(check.id), message

@@ -130,7 +130,8 @@ def _plan(ctx: AttemptContext) -> _Plan:
     if isinstance(spec, ReviewSpec):
         skill = _skill(ctx.skill_override or spec.skill)
         submit = f"Follow your instructions, then call `{SUBMIT_FINDINGS}` with your findings."
-        message = _message(ctx, title=spec.given, repository=spec.repository, answer=submit)
+        # Titled as Warden titles it (the fixture commit's message), never with `given`.
+        message = _message(ctx, title=None, repository=spec.repository, answer=submit)
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, FindingsSubmission)
     if isinstance(spec, RubricSpec):
         skill = _skill(ctx.skill_override)
@@ -139,7 +140,11 @@ def _plan(ctx: AttemptContext) -> _Plan:
             "(`review`) and the individual issues (`findings`)."
         )
         title = spec.description or ctx.case.name
-        message = _message(ctx, title=title, repository=None, answer=submit)
+        # Cassandra shows its reviewer the case's input.diff as written, not git's rendering
+        # of the applied change (which drops what .gitignore ignores and adds `index` lines).
+        message = _message(
+            ctx, title=title, repository=None, answer=submit, case_diff=spec.raw_diff()
+        )
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, ReviewSubmission)
     if isinstance(spec, VerifySpec):
         skill = _skill(ctx.skill_override or spec.skill)
@@ -172,13 +177,22 @@ def _system(prompt_file: str, skill: Skill | None) -> str:
     return f"{base.strip()}\n\n{header}\n\n{skill.body}"
 
 
-def _message(ctx: AttemptContext, *, title: str, repository: str | None, answer: str) -> str:
-    """The first user message: the pull request (repository, title, changed files, and its
-    diff unless the task shows it), then the task. The case's own account of the change
-    (`Ask.given`) is the pull request's title here."""
+def _message(
+    ctx: AttemptContext,
+    *,
+    title: str | None,
+    repository: str | None,
+    answer: str,
+    case_diff: str | None = None,
+) -> str:
+    """The first user message: the pull request (repository, title and description, changed
+    files, and its diff unless the task shows it), then the task. The title is `title`, else
+    the one `Ask.title` gives the pull request (a review case's: Warden's)."""
     sandbox = ctx.sandbox
+    # `case_diff`: the diff as the case gives it (a rubric case's), else git's of the sandbox
+    shown = sandbox.diff if case_diff is None else case_diff
     diff = fenced(
-        cap_diff(sandbox.diff, hint="read the changed files for the rest") or "(empty diff)", "diff"
+        cap_diff(shown, hint="read the changed files for the rest") or "(empty diff)", "diff"
     )
     ask = ask_for(ctx.case, Shown(diff_at="above", diff=diff, answer=answer))
     repo = sandbox.repository or repository
@@ -186,7 +200,9 @@ def _message(ctx: AttemptContext, *, title: str, repository: str | None, answer:
     parts = []
     if repo:
         parts.append(f"Repository: {repo}")
-    parts.append(f"Pull request title: {title}")
+    parts.append(f"Pull request title: {title or ask.title}")
+    if ask.body:
+        parts.append(f"Pull request description: {ask.body}")
     parts.append("Changed files:\n" + ("\n".join(f"- {name}" for name in changed) or "(none)"))
     if not ASKS[ctx.case.kind].shows_diff:
         parts.append(f"The pull request's diff (`git diff main...eval`):\n\n{diff}")

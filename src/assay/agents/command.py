@@ -26,12 +26,12 @@ from assay._util import json_text
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay.agents.asks import ASKS, Shown, ask_for
-from assay.agents.trace import StdoutReader, parse_json_object
+from assay.agents.trace import StdoutReader, parse_json_object, trace_events_of
 from assay.core.findings import Finding
 from assay.core.placeholders import PLACEHOLDERS
 from assay.core.severities import normalise_severity
 from assay.errors import AgentError
-from assay.subject import AgentOutput, AttemptContext
+from assay.subject import AgentOutput, AttemptContext, read_agent_stream
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
 
@@ -160,6 +160,9 @@ class CommandAgent:
             transcript=files.stdout,
         )
         if isinstance(case.spec, TaskSpec):
+            # PVYai scores a task's trace from the stdout it kept, its first MiB.
+            stdout, _ = read_agent_stream(files.stdout)
+            output.trace_events = trace_events_of(stdout, case.required_trace_events)
             # Failing a task is the agent's result, not a broken run: the checks decide.
             return output
         if result.exit_code != 0:
@@ -284,10 +287,11 @@ def _assay_env(values: Mapping[str, str], case: Case, files: _AttemptFiles) -> d
 
 
 def _with_stderr(message: str, result: CommandResult, env: Mapping[str, str]) -> str:
-    tail = result.stderr_tail.strip()[-_STDERR_IN_MESSAGE:]
+    # Masked, then cut: cut first, a secret straddling the cut would keep its end.
+    tail = redact(result.stderr_tail, env).strip()[-_STDERR_IN_MESSAGE:]
     if not tail:
         return message
-    return f"{message}; stderr ends with:\n{redact(tail, env)}"
+    return f"{message}; stderr ends with:\n{tail}"
 
 
 _FROM_FILE = "$ASSAY_FINDINGS_FILE"

@@ -1,7 +1,8 @@
 """Finding suite files under a directory and telling which format each one is in.
 
 The walk is sorted (deterministic), skips hidden directories, fixture trees and
-dependency caches, and never follows a symlinked directory. A file is recognised by its
+dependency caches (unless Warden's `src/**/*.eval.ts` declares one, `base/` say, as a
+category), and never follows a symlinked directory. A file is recognised by its
 keys; a file with some of a format's distinguishing keys is that format (and an error if
 it then fails validation), a file with none of them is not a suite and is ignored.
 """
@@ -35,7 +36,8 @@ FileKind = Literal[
     "category-defaults",
 ]
 
-_MANIFEST_KEYS = {"$schema", "name", "description", "cases"}
+_MANIFEST_KEYS = {"$SCHEMA", "NAME", "DESCRIPTION", "CASES"}
+"""A manifest's top-level keys, folded (`go_fold`)."""
 
 
 def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
@@ -43,6 +45,7 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
     real_top = Path(os.path.realpath(top))
     found: list[Path] = []
     pending = [top]
+    declared: dict[Path, frozenset[str]] = {}
     while pending:
         directory = pending.pop()
         try:
@@ -58,7 +61,9 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
                 continue
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
-                if entry.name not in SKIPPED_DIR_NAMES:
+                if entry.name not in SKIPPED_DIR_NAMES or entry.name in _declared_categories(
+                    Path(directory), declared
+                ):
                     subdirectories.append(path)
             elif entry.name.lower().endswith(SUITE_SUFFIXES):
                 try:
@@ -77,6 +82,20 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(top).parts)
 
 
+def _declared_categories(directory: Path, cache: dict[Path, frozenset[str]]) -> frozenset[str]:
+    """The categories `<directory>/src/**/*.eval.ts` declares: a `base/` Warden declares as
+    a category holds its scenarios, not a rubric base (its warnings are reported at load)."""
+    if directory not in cache:
+        from assay.suites.warden_evalts import EVAL_TS_DIR, read_eval_declarations
+
+        names: frozenset[str] = frozenset()
+        if (directory / EVAL_TS_DIR).is_dir():
+            declarations, _ = read_eval_declarations(directory)
+            names = frozenset(d.category for d in declarations if d.category)
+        cache[directory] = names
+    return cache[directory]
+
+
 def classify(doc: Document) -> FileKind | None:
     """The format `doc` is written in, or None when it is not a suite file at all."""
     data, name = doc.data, doc.path.name.lower()
@@ -88,12 +107,14 @@ def classify(doc: Document) -> FileKind | None:
         return None
     if not isinstance(data, dict):
         return None
-    if name == "metadata.json" and ("rubric" in data or (doc.path.parent / "input.diff").exists()):
+    if name == "metadata.json" and (
+        "RUBRIC" in _folded_keys(data) or (doc.path.parent / "input.diff").exists()
+    ):
         return "rubric-dir"
     if any(isinstance(key, str) and go_fold(key) == "TASKS" for key in data):
         return "task-suite"  # PVYai's Go decoder matches keys case-insensitively
-    if "cases" in data and _looks_like_manifest(data):
-        return "rubric-manifest"
+    if "CASES" in _folded_keys(data) and _looks_like_manifest(data):
+        return "rubric-manifest"  # Cassandra's Go decoder matches keys case-insensitively too
     if "candidate" in data or "expect" in data:
         return "verification"
     if "given" in data or "should_find" in data:
@@ -101,12 +122,19 @@ def classify(doc: Document) -> FileKind | None:
     return None
 
 
+def _folded_keys(data: dict) -> set[str]:
+    return {go_fold(key) for key in data if isinstance(key, str)}
+
+
 def _looks_like_manifest(data: dict) -> bool:
-    cases = data["cases"]
-    if set(data) <= _MANIFEST_KEYS:
+    if _folded_keys(data) <= _MANIFEST_KEYS:
         return True
-    return isinstance(cases, list) and any(
-        isinstance(c, dict) and ("rubric" in c or "fixture_path" in c) for c in cases
+    lists = [v for k, v in data.items() if isinstance(k, str) and go_fold(k) == "CASES"]
+    return any(
+        isinstance(c, dict) and {"RUBRIC", "FIXTURE_PATH"} & _folded_keys(c)
+        for cases in lists
+        if isinstance(cases, list)
+        for c in cases
     )
 
 

@@ -11,15 +11,13 @@ import json
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay._util import json_text
 from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
 from assay.errors import ConfigError, SourcePosition
-
-if TYPE_CHECKING:
-    import yaml
+from assay.suites.go_json import go_loads, go_text
 
 __all__ = ["Document", "Problems", "read_document", "read_text"]
 
@@ -71,6 +69,10 @@ MAX_TEXT_BYTES = 32 * 1024**2
 
 def read_text(path: Path, *, what: str = "file") -> str:
     """The file's text; a clear ConfigError (with the line of the first bad byte) otherwise."""
+    return _utf8_text(_read_bytes(path, what), path, what)
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
     try:
         status = path.stat()
         if not stat.S_ISREG(status.st_mode) and not stat.S_ISDIR(status.st_mode):
@@ -83,13 +85,17 @@ def read_text(path: Path, *, what: str = "file") -> str:
                 "for the text assay reads (suites, skills, diffs)",
                 SourcePosition(path),
             )
-        raw = path.read_bytes()
+        return path.read_bytes()
     except IsADirectoryError:
         raise ConfigError(f"{what} is a directory, expected a file", SourcePosition(path)) from None
     except OSError as exc:
         raise ConfigError(
             f"cannot read {what}: {exc.strerror or exc}", SourcePosition(path)
         ) from None
+
+
+def _utf8_text(raw: bytes, path: Path, what: str) -> str:
+    """`raw` decoded, without its byte order mark."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -104,10 +110,26 @@ def read_text(path: Path, *, what: str = "file") -> str:
 
 def read_document(path: Path) -> Document:
     """Parse a `.json`, `.yaml` or `.yml` file; malformed input raises ConfigError."""
-    text = read_text(path)
+    raw = _read_bytes(path, "file")
     if path.suffix.lower() == ".json":
-        return _parse_json(path, text)
-    return _parse_yaml(path, text)
+        return _read_json(path, raw)
+    return _parse_yaml(path, _utf8_text(raw, path, "file"))
+
+
+def _read_json(path: Path, raw: bytes) -> Document:
+    """A JSON document; a PVYai task suite as PVYai's Go decoder reads it (`go_json`).
+
+    Go takes what is refused here otherwise (bytes that are not UTF-8, half a surrogate
+    pair: both read as U+FFFD) and refuses what is taken otherwise (a byte order mark).
+    """
+    try:
+        doc = _parse_json(path, _utf8_text(raw, path, "file"))
+    except ConfigError:
+        suite = _go_suite_or_none(path, raw)
+        if suite is None:
+            raise
+        return suite
+    return _parse_go_suite(path, raw) if _is_task_suite(doc) else doc
 
 
 def _parse_json(path: Path, text: str) -> Document:
@@ -129,21 +151,64 @@ def _parse_json(path: Path, text: str) -> Document:
     positions = json_positions(text)
     # JSON parsers keep the last of two equal keys, as the suites' own tools do; the first
     # one's content is lost, which is almost always a merge leftover worth a word.
-    duplicates = tuple(
+    duplicates = _duplicates(path, positions, "only its last value counts")
+    return Document(path, data, positions, duplicates)
+
+
+def _is_task_suite(doc: Document) -> bool:
+    from assay.suites.discover import classify  # discover reads documents with this module
+
+    return classify(doc) == "task-suite"
+
+
+def _go_suite_or_none(path: Path, raw: bytes) -> Document | None:
+    """The task suite Go reads in `raw`, or None when Go reads no task suite there either."""
+    try:
+        suite = _parse_go_suite(path, raw)
+    except ConfigError:
+        return None
+    return suite if _is_task_suite(suite) else None
+
+
+def _parse_go_suite(path: Path, raw: bytes) -> Document:
+    text = go_text(raw)
+    if text.startswith("\ufeff"):
+        raise ConfigError(
+            "malformed JSON: the file starts with a byte order mark (U+FEFF), which PVYai's "
+            "Go decoder refuses; remove it",
+            SourcePosition(path, 1, 1),
+        )
+    try:
+        data = go_loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"malformed JSON: {exc.msg}", SourcePosition(path, exc.lineno, exc.colno)
+        ) from None
+    except ValueError as exc:  # NaN, or too deep a nesting: json says not where
+        raise ConfigError(f"malformed JSON: {exc}", SourcePosition(path)) from None
+    positions = json_positions(text)
+    how = "PVYai's Go decoder reads each occurrence into the same field, in turn (docs/pvyai.md)"
+    return Document(path, data, positions, _duplicates(path, positions, how))
+
+
+def _duplicates(path: Path, positions: Positions, what_counts: str) -> tuple[ConfigError, ...]:
+    """A warning for each key written twice in one object, saying which value counts."""
+    return tuple(
         ConfigError(
-            f"duplicate key {key_path[-1]!r}: only its last value counts",
+            f"duplicate key {key_path[-1]!r}: {what_counts}",
             SourcePosition(path, *positions.by_path[key_path]),
         )
         for key_path in positions.duplicates
     )
-    return Document(path, data, positions, duplicates)
 
 
 def _parse_yaml(path: Path, text: str) -> Document:
     import yaml  # only projects with YAML suites pay for it
 
+    from assay.suites import yaml12
+
     try:
-        node, data = _compose_and_construct(text)
+        node, data = yaml12.compose(text)  # YAML 1.2's core schema, as Warden reads it
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -163,52 +228,6 @@ def _parse_yaml(path: Path, text: str) -> Document:
     except RecursionError:
         raise ConfigError("malformed YAML: nested too deeply", SourcePosition(path, 1, 1)) from None
     return Document(path, data, yaml_positions(node))
-
-
-def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
-    import yaml
-
-    # libyaml's parser (when PyYAML was built with it) is several times faster than the
-    # pure-Python one and gives the same nodes, marks and errors.
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, None
-        _refuse_duplicate_keys(node)  # before construction flattens `<<` merges into maps
-        return node, loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def _refuse_duplicate_keys(root: yaml.Node) -> None:
-    """A key written twice in one mapping is an error, as in the YAML spec and Warden's parser.
-
-    PyYAML would keep the last silently: two `evals:` blocks left by a merge lose cases.
-    """
-    import yaml
-
-    pending, seen = [root], set()
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:  # an alias: one node, maybe many references
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first: dict[str, yaml.Node] = {}
-            for key, value in node.value:
-                pending.append(value)
-                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
-                    continue
-                if key.value in first:
-                    line = first[key.value].start_mark.line + 1
-                    raise yaml.MarkedYAMLError(
-                        problem=f"duplicate key {key.value!r} (first written on line {line})",
-                        problem_mark=key.start_mark,
-                    )
-                first[key.value] = key
-        elif isinstance(node, yaml.SequenceNode):
-            pending.extend(node.value)
 
 
 def _end_of(path: Path, text: str) -> SourcePosition:

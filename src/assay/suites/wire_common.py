@@ -33,6 +33,7 @@ __all__ = [
     "Text",
     "any_case",
     "lowercase",
+    "not_a_scaffold_stub",
 ]
 
 
@@ -57,7 +58,8 @@ Text = Annotated[
 _TODO = re.compile(r"\s*TODO\b")
 
 
-def _not_a_scaffold_stub(value: str) -> str:
+def not_a_scaffold_stub(value: str) -> str:
+    """Refuse the scaffolder's `TODO` placeholder (what the suite author still has to write)."""
     if _TODO.match(value):
         raise PydanticCustomError(
             "scaffold_stub",
@@ -67,7 +69,7 @@ def _not_a_scaffold_stub(value: str) -> str:
     return value
 
 
-FilledText = Annotated[Text, AfterValidator(_not_a_scaffold_stub)]
+FilledText = Annotated[Text, AfterValidator(not_a_scaffold_stub)]
 """Text that must not be a scaffold stub's `TODO` placeholder (should_find, rubric)."""
 
 _BAD_NAME = re.compile(f"[/{CONTROL_CHARACTERS}]")
