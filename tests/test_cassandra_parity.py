@@ -577,12 +577,8 @@ def test_a_diff_naming_a_path_outside_the_base_is_refused(
     with pytest.raises(ConfigErrors, match="names a path outside the base"):
         load_suites([path])
     # The sandbox refuses it too, before `git apply` runs (a case built without `validate`).
-    spec = RubricSpec(rubric="r", diff=repo / "fixtures/escape/input.diff", base=None)
-    case = Case("s/e", "s", "e", "rubric", "rubric-manifest", path, 1, spec)
-    work = tmp_path / "work"
-    work.mkdir()
     with pytest.raises(SandboxError, match="outside the base"):
-        build_sandbox(case, parent=work)
+        _build_unvalidated(path, repo / "fixtures/escape/input.diff", tmp_path)
     assert not (tmp_path / "evil.go").exists() and not (repo / "evil.go").exists()
 
 
@@ -774,12 +770,17 @@ def test_a_whitespace_only_diff_is_refused(repo: Path, tmp_path: Path) -> None:
     path = _manifest(repo, [{"id": "blank", "rubric": "r", "fixture_path": "fixtures/blank"}])
     with pytest.raises(ConfigErrors, match="holds only whitespace"):
         load_suites([path])
-    spec = RubricSpec(rubric="r", diff=repo / "fixtures/blank/input.diff", base=None)
-    case = Case("s/b", "s", "b", "rubric", "rubric-manifest", path, 1, spec)
+    with pytest.raises(SandboxError, match="^failed to create sandbox: failed to apply diff: "):
+        _build_unvalidated(path, repo / "fixtures/blank/input.diff", tmp_path)
+
+
+def _build_unvalidated(manifest: Path, diff: Path, tmp_path: Path) -> None:
+    """Build the sandbox of a rubric case made without `validate` (no base)."""
+    spec = RubricSpec(rubric="r", diff=diff, base=None)
+    case = Case("s/c", "s", "c", "rubric", "rubric-manifest", manifest, 1, spec)
     work = tmp_path / "work"
     work.mkdir()
-    with pytest.raises(SandboxError, match="^failed to create sandbox: failed to apply diff: "):
-        build_sandbox(case, parent=work)
+    build_sandbox(case, parent=work)
 
 
 # --- the results file --------------------------------------------------------------------------
