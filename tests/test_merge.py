@@ -592,3 +592,30 @@ def test_cli_costs_that_add_up_past_any_number_are_a_usage_error(
     assert main(["merge", *map(str, paths), "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "cost_usd add up to inf" in err and "Traceback" not in err
+
+
+def test_shards_cut_from_different_selections_are_refused(tmp_path: Path) -> None:
+    """Shard 1/2 of one selection and 2/2 of another merged into a passing report that
+    silently lacked the cases neither ran."""
+
+    def shard(case: CaseResult, index: int, split: str) -> Report:
+        report = make_report([case], shard=f"{index}/2")
+        return report.model_copy(update={"run": report.run.model_copy(update={"split": split})})
+
+    same = [shard(make_case("calc/a"), 1, "s1"), shard(make_case("calc/b", line=2), 2, "s1")]
+    assert len(merge_reports(same).cases) == 2
+    mixed = [shard(make_case("calc/a"), 1, "s1"), shard(make_case("calc/b", line=2), 2, "s2")]
+    with pytest.raises(ConfigError, match="cut from different selections"):
+        merge_reports(mixed)
+
+
+def test_a_sharded_run_records_its_split(tmp_path: Path) -> None:
+    from tests.test_cli_run import project, run_args
+
+    root = project(tmp_path, {"a": {}, "b": {}, "c": {}})
+    splits = []
+    for index, pattern in ((1, "calc/*"), (2, "calc/*"), (2, "calc/[ab]")):
+        out = f"shard-{index}-{len(splits)}"
+        main(run_args(root, "--shard", f"{index}/2", "-t", pattern, report=out))
+        splits.append(read_report(root / out / "report.json").run.split)
+    assert splits[0] == splits[1] != splits[2] and splits[0] is not None

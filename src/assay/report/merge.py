@@ -141,6 +141,13 @@ def _check_shards(inputs: Sequence[_Input]) -> None:
     if len({count for _, (_, count) in sharded}) > 1:
         detail = ", ".join(f"{i.label} is {i.report.run.shard}" for i, _ in sharded)
         raise ConfigError(f"the reports are shards of different splits ({detail})")
+    splits = {i.report.run.split for i, _ in sharded}
+    if len(splits) > 1 and None not in splits:  # reports from before `split` was kept: unknown
+        detail = ", ".join(f"{i.label} ({i.report.run.shard})" for i, _ in sharded)
+        raise ConfigError(
+            f"the shards were cut from different selections of cases (another suite, `-t` "
+            f"or --affected-by): {detail}; merge the shards of one run"
+        )
     count = sharded[0][1][1]
     seen: dict[int, str] = {}
     for item, (index, _) in sharded:

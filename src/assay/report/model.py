@@ -137,6 +137,9 @@ class RunInfo(_Model):
     """Case ids kept out of the gate (`[tool.assay] quarantine`)."""
     selection: str | None = None
     """Why these cases ran (`--affected-by`: the ref, the counts and what changed); None: all."""
+    split: str | None = None
+    """A shard's fingerprint of the selection it was cut from (the case ids before
+    sharding): `assay merge` refuses shards of different selections or suites."""
     notes: list[str] = Field(default_factory=list)
     """What the run says once about how its cases ran: an agent CLI preset that could not
     run the subject model and ran with its own default model instead."""

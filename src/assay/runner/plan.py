@@ -6,6 +6,7 @@ results.jsonl. Its `repeat` attempts are the units the executor schedules.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -42,6 +43,7 @@ __all__ = [
     "parse_shard",
     "plan_runs",
     "shard_cases",
+    "split_fingerprint",
 ]
 
 
@@ -86,6 +88,12 @@ def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Ca
     index, count = shard
     chosen = set(sorted(case.id for case in cases)[index - 1 :: count])
     return [case for case in cases if case.id in chosen]
+
+
+def split_fingerprint(cases: Sequence[Case]) -> str:
+    """What every shard of one split shares: a hash of the case ids it was cut from."""
+    ids = "\n".join(sorted(case.id for case in cases))
+    return hashlib.sha256(ids.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

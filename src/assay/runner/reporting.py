@@ -45,6 +45,7 @@ def build_report(
     duration_s: float,
     interrupted: bool,
     baseline: Report | None = None,
+    split: str | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
     from assay.report.stats import summarize
@@ -86,6 +87,7 @@ def build_report(
         floor=options.floor,
         quarantine=list(options.quarantine),
         selection=options.selection,
+        split=split,
         notes=model_notes(runs),
     )
     return _redacted(Report(run=info, summary=summary, cases=results))

@@ -22,7 +22,7 @@ from assay.report.history import usable_history_dir
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import PlannedRun, plan_runs, shard_cases
+from assay.runner.plan import PlannedRun, plan_runs, shard_cases, split_fingerprint
 from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.settings import (
@@ -59,6 +59,8 @@ class PreparedRun:
     and `--repeat auto` both use this copy."""
     history_dir: Path | None = None
     """The run history the report is added to, checked writable (None: not kept)."""
+    split: str | None = None
+    """A shard's fingerprint of the whole selection (`RunInfo.split`)."""
 
 
 def run(
@@ -155,6 +157,7 @@ def prepare_run(
         settings, selected = _affected(settings, selected, config)
     if settings.work_root is not None:
         check_work_root(settings.work_root, selected)
+    split = split_fingerprint(selected) if settings.shard else None
     selected = shard_cases(selected, settings.shard)
     runs = plan_runs(selected, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
@@ -174,6 +177,7 @@ def prepare_run(
         tuple(warnings),
         baseline=baseline,
         history_dir=history_dir,
+        split=split,
     )
 
 
@@ -198,6 +202,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
             report_dir=report_dir,
             listener=listener,
             baseline=prepared.baseline,
+            split=prepared.split,
         )
         try:
             write_report_dir(
@@ -238,6 +243,7 @@ async def _run_planned(
     report_dir: Path,
     listener: RunListener,
     baseline: Report | None,
+    split: str | None = None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
@@ -310,6 +316,7 @@ async def _run_planned(
         duration_s=time.monotonic() - clock,
         interrupted=executor.interrupted,
         baseline=baseline,
+        split=split,
     )
 
 
