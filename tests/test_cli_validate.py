@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from assay._util.textout import DefusedStream
 from assay.cli import main
 
 DATA = Path(__file__).parent / "data" / "suites"
@@ -656,6 +657,17 @@ def test_unknown_keys_warn_and_strict_makes_them_errors(cli, tmp_path: Path) -> 
     assert "warden/x.yaml:8:5: unknown key 'owner' in evals[0]" in err
     code, out, _ = cli("validate", "--json", "warden")
     assert json.loads(out)["warnings"][0]["line"] == 8
+
+
+def test_warnings_and_errors_on_stderr_start_no_workflow_command(cli, tmp_path: Path) -> None:
+    """A CI log reads workflow commands on stderr too, and these lines quote suite files."""
+    root = copy_seed("warden", tmp_path)
+    write(root / "x.yaml", SUITE + '    "##[error]forged": me\n')
+    code, _, err = cli("validate", "warden")
+    assert code == 0 and "unknown key '##\\[error]forged'" in err and "##[" not in err
+    code, _, err = cli("validate", "--strict", "warden")
+    assert code == 2 and "##[" not in err
+    assert not isinstance(sys.stderr, DefusedStream)  # put back once the command ends
 
 
 # --- in a real process --------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from assay._util.heap import exit_without_teardown, settle_after_startup
+from assay._util.textout import DefusedStream
 from assay._version import __version__
 from assay.errors import ConfigError, OutputError, RunError
 from assay.options import env_choice, env_flag, env_name, env_number
@@ -564,6 +565,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"assay._cli.{args.command}")
     if argv is None:  # assay is the program: what exists now lives until it exits
         settle_after_startup()
+    stderr = sys.stderr
+    if args.command != "ci":  # which guards both streams itself
+        sys.stderr = DefusedStream(stderr)  # type: ignore[assignment]
+    try:
+        return _dispatch(module, args)
+    finally:
+        sys.stderr = stderr
+
+
+def _dispatch(module: Any, args: argparse.Namespace) -> int:
+    """Run the command; a user's mistake is one line and its exit code, not a traceback."""
     try:
         return int(module.command(args))
     except ConfigError as exc:
