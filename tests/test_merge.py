@@ -619,3 +619,11 @@ def test_a_sharded_run_records_its_split(tmp_path: Path) -> None:
         main(run_args(root, "--shard", f"{index}/2", "-t", pattern, report=out))
         splits.append(read_report(root / out / "report.json").run.split)
     assert splits[0] == splits[1] != splits[2] and splits[0] is not None
+
+
+def test_a_report_missing_cases_its_summary_counts_is_refused() -> None:
+    whole = make_report([make_case("calc/a"), make_case("calc/c", "fail", line=3)], shard="1/2")
+    cut = whole.model_copy(update={"cases": whole.cases[:1]})  # calc/c (a failure) lost
+    other = make_report([make_case("calc/b", line=2)], shard="2/2")
+    with pytest.raises(ConfigError, match="holds 1 case.s. but its summary counts 2"):
+        merge_reports([cut, other], labels=["one.json", "two.json"])

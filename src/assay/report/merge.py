@@ -72,6 +72,7 @@ def merge_reports(
         key=lambda i: i.shard or (0, 0),
     )
     _check_shards(inputs)
+    _check_counts(inputs)
     models = list(dict.fromkeys(model for i in inputs for model in i.report.run.models))
     cases = _in_runner_order(_combine_cases(inputs, warn), models)
     _warn_about_differences(
@@ -131,6 +132,18 @@ def _shard_of(report: Report, label: str) -> tuple[int, int] | None:
     except ShardSyntaxError:
         message = f"run.shard must look like I/N with 1 <= I <= N, got {report.run.shard!r}"
         raise ConfigError(message, SourcePosition(label)) from None
+
+
+def _check_counts(inputs: Sequence[_Input]) -> None:
+    """A report's summary counts its own cases: one holding fewer was cut short or edited,
+    and merging it would gate a run without the cases it lost."""
+    for item in inputs:
+        held, counted = len(item.report.cases), item.report.summary.total
+        if held != counted:
+            raise ConfigError(
+                f"{item.label} holds {held} case(s) but its summary counts {counted}: "
+                "it was cut short or edited; merge the reports as the runs wrote them"
+            )
 
 
 def _check_shards(inputs: Sequence[_Input]) -> None:
