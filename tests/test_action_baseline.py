@@ -254,6 +254,23 @@ def test_auto_without_an_artifact_warns_and_the_run_goes_on(
     assert "Evaluation Results" in ci.summary and "Compared with" not in ci.summary
 
 
+def test_the_regression_gate_without_a_baseline_yet_gates_on_the_threshold(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The first run on main: were it refused, it would never upload the baseline.
+    ci.use_event("push", "push.json")
+    ci.environ.update(INPUT_BASELINE_REPORT="auto", INPUT_GATE="regression", INPUT_THRESHOLD="0.5")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    baseline_warning, gate_warning = _warnings(out)
+    assert "no baseline comparison" in baseline_warning
+    assert gate_warning == (
+        "::warning title=assay%3A regression gate::gate: regression has no baseline to "
+        "compare with; gating on the threshold (0.5) instead"
+    )
+    assert ci.outputs["total"] == "2" and ci.outputs["verdict"] != "fail"
+
+
 # -- what cannot be a baseline (load_baseline_report through PyGithub and the fake) -------------
 
 

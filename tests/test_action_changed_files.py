@@ -201,3 +201,58 @@ def test_at_the_cap_the_payloads_count_stands_in_for_an_unanswered_pull(
     )  # fmt: skip
     assert len(listed.paths) == MAX_PR_FILES and not listed.complete
     assert "changes 4000 files; the GitHub API lists only the first 3000" in listed.problems[0]
+
+
+def test_git_does_not_stand_in_for_a_checkout_that_is_not_the_prs(tmp_path: Path) -> None:
+    from assay.action.changed_files import foreign_checkout
+
+    checkout, base = _git_repo(tmp_path)
+    head = _git(checkout, "rev-parse", "HEAD")
+    pull = _pull(7, base_sha=base)
+    # pull_request_target checks out the base branch: its diff shows nothing of the PR.
+    why = foreign_checkout("pull_request_target", pull, workspace=checkout, merge_sha=head)
+    assert why is not None and "pull_request_target" in why
+    listed = list_changed_files(pull, api=None, repository=REPO, workspace=checkout, not_the_pr=why)
+    assert not listed.complete and listed.paths == ()
+    assert listed.problems[-1] == f"git diff cannot stand in: {why}"
+    # A pull_request checkout is the PR's merge commit (GITHUB_SHA) or its head.
+    assert foreign_checkout("pull_request", pull, workspace=checkout, merge_sha=head) is None
+    other = foreign_checkout("pull_request", pull, workspace=checkout, merge_sha="5" * 40)
+    assert other is not None and "neither PR #7's head nor its merge commit" in other
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n[{}",  # IncompleteRead
+        b"HTTP/1.1 OK-ish\r\n\r\n",  # BadStatusLine
+        b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(150)) + b"\r\n[]",
+    ],
+)
+def test_a_garbled_http_answer_is_an_api_failure(tmp_path: Path, answer: bytes) -> None:
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+
+    def answer_all() -> None:
+        try:
+            while True:
+                conn, _ = server.accept()
+                with conn:
+                    conn.recv(65536)
+                    conn.sendall(answer)
+        except OSError:
+            return
+
+    threading.Thread(target=answer_all, daemon=True).start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        listed = list_changed_files(
+            _pull(7), api=RestReader(url, TOKEN), repository=REPO, workspace=tmp_path
+        )
+    finally:
+        server.close()
+    assert not listed.complete
+    assert "the GitHub API could not list the PR's files" in listed.problems[0]

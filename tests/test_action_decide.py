@@ -202,3 +202,23 @@ def test_everything_the_decision_imports_is_standard_library() -> None:
     assert foreign == set()
     names = {p.relative_to(src).as_posix() for p in seen}
     assert "assay/action/rest.py" in names and "assay/action/changed_files.py" in names
+
+
+def test_an_unexpected_exception_is_one_error_and_a_neutralised_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from assay.action import decide
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("##[error]forged\n::error::forged too")
+
+    monkeypatch.setattr(decide, "decide_event", broken)
+    environ = {"GITHUB_EVENT_NAME": "push", "GITHUB_WORKSPACE": str(tmp_path)}
+    assert decide.main(environ) == 2
+    out, err = capfd.readouterr()
+    lines = (out + err).splitlines()
+    assert [line for line in lines if line.startswith("::")] == [
+        "::error title=assay%3A unexpected error::"
+        "RuntimeError: ##\\[error]forged%0A: :error::forged too"
+    ]
+    assert "Traceback" in err and "##[error]" not in err

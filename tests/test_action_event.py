@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from pathlib import Path
 
@@ -32,9 +33,16 @@ def _decide(name: str, fixture: str, files: tuple[str, ...] = (), *, complete: b
 
 
 @pytest.mark.parametrize(
-    ("name", "fixture"), [("push", "push.json"), ("workflow_dispatch", "workflow_dispatch.json")]
+    ("name", "fixture"),
+    [
+        ("push", "push.json"),
+        ("workflow_dispatch", "workflow_dispatch.json"),
+        # No PR to decide from: a nightly run, and a merge queue's required check.
+        ("schedule", "push.json"),
+        ("merge_group", "push.json"),
+    ],
 )
-def test_push_and_dispatch_always_run(name: str, fixture: str) -> None:
+def test_events_without_a_pull_request_always_run(name: str, fixture: str) -> None:
     decision, asked = _decide(name, fixture)
     assert decision.run and decision.reason == f"{name} event"
     assert asked == []
@@ -161,6 +169,24 @@ def test_broken_payloads_are_config_errors(tmp_path: Path) -> None:
 )
 def test_glob_semantics(pattern: str, path: str, matches: bool) -> None:
     assert bool(glob_regex(pattern).fullmatch(path)) is matches
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("**/**/*.yaml", "a/" * 1500 + "x.yaml", True),
+        ("**/**/**/**/*.md", "d/" * 1500 + "e.mdx", False),
+        ("a/**/**/b", "a/b", True),
+        ("a/**/**/b", "a/x/y/b", True),
+        ("**/**", "x/y", True),
+    ],
+)
+def test_wildcards_in_a_row_match_as_one_and_fast(pattern: str, path: str, matches: bool) -> None:
+    """The PR author names the files: `**/**/*.yaml` took 40 ms against a 3,000-character
+    path (2 minutes over a 3,000-file PR), `**/**/**/**/*.md` seconds."""
+    started = time.perf_counter()
+    assert bool(glob_regex(pattern).fullmatch(path)) is matches
+    assert time.perf_counter() - started < 0.05
 
 
 def test_brackets_inside_a_class_compile_without_a_warning() -> None:

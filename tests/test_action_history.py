@@ -294,6 +294,20 @@ def test_what_a_member_expands_to_is_capped(
     assert not (tmp_path / "history").exists()
 
 
+def test_index_json_is_capped_on_its_own(
+    github: FakeGitHub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Well under the archive's cap, yet parsed whole before the last runs are kept.
+    files = _files(tmp_path)
+    index = _index_of(files)
+    padded = json.dumps(index)[:-1] + ", " + '"x": "' + "y" * (2 * 1024 * 1024) + '"}'
+    assert _restore(github, zip_of({**files, "index.json": padded}), tmp_path / "history") == 0
+    (warning,) = _commands(capsys.readouterr().out, "::warning")
+    assert "index.json in the `assay-history` artifact of run" in warning
+    assert "is larger than 1 MiB" in warning
+    assert not (tmp_path / "history").exists()
+
+
 def test_a_bad_run_is_left_out_and_the_rest_restored(
     github: FakeGitHub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -394,3 +394,30 @@ def test_the_job_summary_draws_the_history_trend(
     summary = (tmp_path / "summary.md").read_text()
     assert "```mermaid\nxychart-beta\n" in summary
     assert 'x-axis ["run-0", "run-1"]' in summary and "line [1.000, 0.000]" in summary
+
+
+def test_an_odd_answer_from_github_only_warns_and_the_check_run_is_still_made(
+    tmp_path: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 200 whose body is not the list PyGithub expects raises no GithubException.
+    fake.inject(Reply(200, {"x": 1}), path=rf"/repos/{REPO}/issues/7/comments", times=10)
+    report = make_report([make_case(1, "pass")])
+    publish_report(
+        report, report_dir=tmp_path, target=make_target(tmp_path, fake, check_run="true")
+    )
+    warnings = [line for line in _commands(capsys.readouterr().out) if line.startswith("::warning")]
+    assert len(warnings) == 1 and "could not comment on PR #7" in warnings[0]
+    assert len(check_runs(fake, REPO)) == 1
+
+
+def test_a_failure_quoting_a_signed_url_leaves_its_query_out() -> None:
+    from assay.action.github_api import describe_error
+
+    failure = ConnectionError(
+        "HTTPSConnectionPool(host='blob.example'): Max retries exceeded with url: "
+        "/zip/1?sv=2023&sig=SECRET_SIGNATURE (Caused by NewConnectionError)"
+    )
+    described = describe_error(failure)
+    assert "SECRET" not in described
+    assert described.endswith("url: /zip/1?... (Caused by NewConnectionError)")
+    assert "sig=" not in describe_error(OSError("https://blob.example/x?se=1&sig=S2"))

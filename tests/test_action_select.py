@@ -36,7 +36,11 @@ def _pull_request_from(ci: Ci, base_sha: str) -> None:
     payload["pull_request"]["base"]["sha"] = base_sha
     path = ci.root / "event.json"
     path.write_text(json.dumps(payload))
-    ci.environ.update(GITHUB_EVENT_NAME="pull_request", GITHUB_EVENT_PATH=str(path))
+    # A pull_request run checks out the PR's merge commit, which GITHUB_SHA names.
+    merge_sha = _git(ci.workspace, "rev-parse", "HEAD")
+    ci.environ.update(
+        GITHUB_EVENT_NAME="pull_request", GITHUB_EVENT_PATH=str(path), GITHUB_SHA=merge_sha
+    )
 
 
 def test_select_affected_runs_every_case_when_an_affects_all_path_changed(
@@ -88,6 +92,28 @@ def test_select_affected_on_a_push_runs_every_case(
     ci.environ.update(INPUT_SELECT="affected", INPUT_THRESHOLD="0.5")
     code, _, _ = ci.run(monkeypatch, capsys)
     assert code == 0
+    report_path = ci.root / "runner-temp" / "assay-report" / "report.json"
+    report = json.loads(report_path.read_text())
+    assert report["summary"]["total"] == 2 and report["run"].get("selection") is None
+
+
+@pytest.mark.parametrize("event", ["pull_request_target", "pull_request"])
+def test_select_affected_runs_every_case_when_the_checkout_is_not_the_prs_code(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], event: str
+) -> None:
+    # pull_request_target checks out the base branch; so does a pull_request job whose
+    # checkout step names another ref. Diffing that against the PR's base finds nothing.
+    _git(ci.workspace, "init", "-q", "-b", "main")
+    _git(ci.workspace, "add", "-A")
+    _git(ci.workspace, "commit", "-q", "-m", "base")
+    base = _git(ci.workspace, "rev-parse", "HEAD")
+    ci.fake.add_pull(REPO, 7, files=[{"filename": "evals/tasks.json"}])
+    _pull_request_from(ci, base)
+    ci.environ.update(GITHUB_EVENT_NAME=event, GITHUB_SHA="4" * 40)
+    ci.environ.update(INPUT_SELECT="affected", INPUT_THRESHOLD="0.5")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    assert "::notice title=assay%3A select::select: affected runs every case: " in out
     report_path = ci.root / "runner-temp" / "assay-report" / "report.json"
     report = json.loads(report_path.read_text())
     assert report["summary"]["total"] == 2 and report["run"].get("selection") is None

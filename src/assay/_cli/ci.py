@@ -39,14 +39,18 @@ from assay.action.environment import RunnerEnvironment
 from assay.action.event import load_event
 from assay.action.inputs import ActionInputs, raw_input, read_inputs, secret_inputs
 from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
-from assay.action.problems import annotate_config_problem, report_config_error
+from assay.action.problems import (
+    annotate_config_problem,
+    report_config_error,
+    report_unexpected_error,
+)
 from assay.action.publish import PublishTarget, publish_report
 from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.action.baseline_report import BaselineReport
-    from assay.options import RunSettings
+    from assay.options import RunOptions, RunSettings
     from assay.report.model import Report
     from assay.suites.case import Case
 
@@ -62,6 +66,9 @@ def command(args: argparse.Namespace) -> int:
             return run_ci(os.environ)
         except ConfigError as exc:
             report_config_error(exc, Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd()))
+            return EXIT_USAGE
+        except Exception as exc:  # a bug: one annotation, not a raw traceback
+            report_unexpected_error(exc)
             return EXIT_USAGE
 
 
@@ -172,17 +179,16 @@ def _run_and_publish(
         build_options(_run_args(inputs, target.env)), json_output=False, dry_run=False
     )
     if inputs.select == "affected" and target.pull_request is not None:
-        options = dataclasses.replace(
-            options,
-            affected_by=target.pull_request.base_sha,
-            affects_all=(*options.affects_all, *inputs.affects_all),
-        )
+        options = _select_affected(options, inputs, target)
     if baseline is not None:
         # The regression gate and `repeat: auto` read the baseline the comparison uses.
         options = dataclasses.replace(options, baseline=_kept_baseline(baseline, target.env))
     # Loaded here for the warnings' annotations and the trigger-paths check, which look
     # at every case; the run itself decides and checks its options as `assay run` does.
     early = resolve_settings(options, config=None)
+    if early.gate == "regression" and early.baseline is None and early.floor is None:
+        options = _threshold_gate_without_baseline(options, inputs, threshold=early.threshold)
+        early = resolve_settings(options, config=None)
     check_settings(early)
     loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
     for problem in loaded.warnings:
@@ -224,6 +230,49 @@ def _run_and_publish(
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
     return _exit_code(report, runner_files_written=not broken)
+
+
+def _threshold_gate_without_baseline(
+    options: RunOptions, inputs: ActionInputs, *, threshold: float
+) -> RunOptions:
+    """`gate: regression` when `baseline-report` gave no baseline (the first run, an expired
+    artifact): the threshold gate, so the run is still made and published, and on the
+    default branch uploads the report that becomes the next run's baseline."""
+    import dataclasses
+
+    if not inputs.baseline_report:
+        return options  # no baseline asked for: a configuration error, as for `assay run`
+    commands.warning(
+        f"gate: regression has no baseline to compare with; gating on the threshold "
+        f"({threshold:g}) instead",
+        title="assay: regression gate",
+    )
+    return dataclasses.replace(options, gate="threshold")
+
+
+def _select_affected(
+    options: RunOptions, inputs: ActionInputs, target: PublishTarget
+) -> RunOptions:
+    """Select the cases the PR affects, by diffing the checkout against the PR's base;
+    every case when the checkout is not the PR's code (that diff would show nothing)."""
+    import dataclasses
+
+    from assay.action.changed_files import foreign_checkout
+
+    pull = target.pull_request
+    assert pull is not None
+    env = target.env
+    not_the_pr = foreign_checkout(env.event_name, pull, workspace=env.workspace, merge_sha=env.sha)
+    if not_the_pr is not None:
+        commands.notice(
+            f"select: affected runs every case: {not_the_pr}, not PR #{pull.number}'s code, "
+            "so a diff against its base would show none of its changes",
+            title="assay: select",
+        )
+        return options
+    return dataclasses.replace(
+        options, affected_by=pull.base_sha, affects_all=(*options.affects_all, *inputs.affects_all)
+    )
 
 
 def _restore_history(

@@ -4,6 +4,9 @@ The API (`GET /repos/{repo}/pulls/{number}/files`, paginated) lists at most 3000
 of a PR. When a PR is bigger, or the API fails, `git diff --name-only <base>...HEAD` in
 the checkout is tried: it has no cap but needs the base commit fetched (`fetch-depth: 0`).
 When neither works the caller is told why (`paths` None) and decides what that means.
+git speaks for the PR only when the checkout is the PR's code: under `pull_request_target`
+(base checkout) or any other HEAD, a diff against the base shows nothing of the PR
+(`foreign_checkout`), so git counts as unavailable there.
 
 Standard library only: the run/skip decision uses this before assay's dependencies are
 installed (decide.py).
@@ -22,7 +25,7 @@ from urllib.parse import quote
 from assay.action.event import PullRequestRef
 from assay.action.rest import RestError, RestReader
 
-__all__ = ["MAX_PR_FILES", "ChangedFiles", "list_changed_files"]
+__all__ = ["MAX_PR_FILES", "ChangedFiles", "foreign_checkout", "list_changed_files"]
 
 MAX_PR_FILES = 3000
 """GitHub's cap on the files API of one pull request."""
@@ -51,8 +54,12 @@ def list_changed_files(
     api: RestReader | None,
     repository: str,
     workspace: Path,
+    not_the_pr: str | None = None,
 ) -> ChangedFiles:
-    """The API's list; git's when the API fails or is capped; the best partial list otherwise."""
+    """The API's list; git's when the API fails or is capped; the best partial list otherwise.
+
+    `not_the_pr` says why the checkout is not the PR's code (`foreign_checkout`): then git
+    is not asked."""
     problems: list[str] = []
     partial: tuple[str, ...] = ()
     if api is None:
@@ -69,6 +76,9 @@ def list_changed_files(
                 f"PR #{pull.number} changes {total} files; "
                 f"the GitHub API lists only the first {MAX_PR_FILES}"
             )
+    if not_the_pr is not None:
+        problems.append(f"git diff cannot stand in: {not_the_pr}")
+        return ChangedFiles(partial, False, "GitHub API" if partial else "none", tuple(problems))
     try:
         return ChangedFiles(_from_git(workspace, pull.base_sha), True, "git diff", tuple(problems))
     except _Unavailable as exc:
@@ -127,6 +137,38 @@ def _git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0")
     return env
+
+
+def foreign_checkout(
+    event_name: str, pull: PullRequestRef, *, workspace: Path, merge_sha: str
+) -> str | None:
+    """Why the workspace is not the PR's code, so that diffing it against the PR's base
+    shows none of the PR's changes; None when HEAD is the PR's head or its merge commit
+    (`merge_sha`: GITHUB_SHA of a `pull_request` run), or when there is no git to ask."""
+    if event_name == "pull_request_target":
+        return "under pull_request_target the workspace is the base branch's checkout"
+    head = _git_head(workspace)
+    if head is None or head in (pull.head_sha, merge_sha):
+        return None
+    return (
+        f"the workspace's HEAD {head[:12]} is neither PR #{pull.number}'s head nor its merge commit"
+    )
+
+
+def _git_head(workspace: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "rev-parse", "--verify", "-q", "HEAD"],
+            cwd=workspace,
+            env=_git_env(),
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    head = done.stdout.decode("ascii", "replace").strip()
+    return head if done.returncode == 0 and _SHA.fullmatch(head) else None
 
 
 def _from_git(workspace: Path, base_sha: str) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.action import commands
-from assay.action.changed_files import list_changed_files
+from assay.action.changed_files import foreign_checkout, list_changed_files
 from assay.action.environment import RunnerEnvironment
 from assay.action.event import Decision, GitHubEvent, decide, load_event
 from assay.action.globs import InvalidGlob, check_patterns
@@ -38,7 +38,7 @@ from assay.action.input_text import (
     split_list,
 )
 from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
-from assay.action.problems import report_config_error
+from assay.action.problems import report_config_error, report_unexpected_error
 from assay.action.rest import RestReader
 from assay.errors import ConfigError
 
@@ -84,7 +84,13 @@ def decide_event(
         label=label,
         trigger_paths=trigger_paths,
         changed_files=lambda pull: list_changed_files(
-            pull, api=api, repository=env.repository, workspace=env.workspace
+            pull,
+            api=api,
+            repository=env.repository,
+            workspace=env.workspace,
+            not_the_pr=foreign_checkout(
+                event.name, pull, workspace=env.workspace, merge_sha=env.sha
+            ),
         ),
     )
     return event, decision
@@ -106,23 +112,31 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     """Decide, print why, and write the `ran` and `reason` outputs."""
     environ = os.environ if environ is None else environ
     with commands.guarded_output():
-        workspace = Path(environ.get("GITHUB_WORKSPACE") or Path.cwd())
         try:
-            env = RunnerEnvironment.from_environ(environ)
-            inputs = read_decision_inputs(environ, workflow_file=env.workflow_file)
-            if inputs.token:
-                commands.add_mask(inputs.token)
-            event, decision = decide_event(
-                env, label=inputs.label, trigger_paths=inputs.trigger_paths, token=inputs.token
-            )
-        except ConfigError as exc:
-            report_config_error(exc, workspace)
+            return _decide_and_write(environ)
+        except Exception as exc:  # a bug: one annotation, not a raw traceback
+            report_unexpected_error(exc)
             return EXIT_USAGE
-        announce(event, decision)
-        broken: list[RunnerFileError] = []
-        with report_and_continue(broken):
-            write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
-        return EXIT_USAGE if broken else EXIT_DECIDED
+
+
+def _decide_and_write(environ: Mapping[str, str]) -> int:
+    workspace = Path(environ.get("GITHUB_WORKSPACE") or Path.cwd())
+    try:
+        env = RunnerEnvironment.from_environ(environ)
+        inputs = read_decision_inputs(environ, workflow_file=env.workflow_file)
+        if inputs.token:
+            commands.add_mask(inputs.token)
+        event, decision = decide_event(
+            env, label=inputs.label, trigger_paths=inputs.trigger_paths, token=inputs.token
+        )
+    except ConfigError as exc:
+        report_config_error(exc, workspace)
+        return EXIT_USAGE
+    announce(event, decision)
+    broken: list[RunnerFileError] = []
+    with report_and_continue(broken):
+        write_outputs(env.output, {"ran": str(decision.run).lower(), "reason": decision.reason})
+    return EXIT_USAGE if broken else EXIT_DECIDED
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ This is the only module that reads the event payload ($GITHUB_EVENT_PATH).
 
 Decision rules (docs/github-action.md explains the why):
 
-- `push` and `workflow_dispatch` run.
+- `push`, `workflow_dispatch`, `schedule` and `merge_group` run: there is no PR to
+  decide from, and a nightly run or a merge queue's required check must evaluate.
 - `pull_request` / `pull_request_target` with action opened, synchronize, reopened or
   labeled run when the PR carries the label (ignoring case, as GitHub does), or when a
   changed file matches a trigger path (changed files come from a callback: API first,
@@ -34,7 +35,7 @@ __all__ = ["Decision", "GitHubEvent", "PullRequestRef", "decide", "load_event"]
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 RUN_ACTIONS = ("opened", "synchronize", "reopened", "labeled")
-ALWAYS_RUN_EVENTS = ("push", "workflow_dispatch")
+ALWAYS_RUN_EVENTS = ("push", "workflow_dispatch", "schedule", "merge_group")
 FORK_DOCS = "docs/github-action.md#fork-pull-requests"
 
 _T = TypeVar("_T")

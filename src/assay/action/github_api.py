@@ -7,6 +7,7 @@ is imported only when a client is made, so `assay --version` stays light.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ BACKOFF_S = 1.0
 WRITE_INTERVAL_S = 1.0
 """GitHub asks integrations to leave a second between mutating calls (secondary limits)."""
 PER_PAGE = 100
+_QUERY = re.compile(r"\?[^\s#'\")>]*=[^\s#'\")>]*")
+"""A URL's query string (`?a=b&...`; requests quotes some URLs by their path only): a
+signed storage URL's is its credential (`sig=...`)."""
 
 
 def github_client(*, api_url: str, token: str | None) -> Github:
@@ -89,4 +93,9 @@ def describe_error(exc: BaseException) -> str:
         message = data.get("message") if isinstance(data, dict) else None
         return f"{status} {message or type(exc).__name__}"
     text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else 'no detail'}"
+    return f"{type(exc).__name__}: {_without_queries(text[0]) if text else 'no detail'}"
+
+
+def _without_queries(text: str) -> str:
+    """`text` with each URL's query string cut (requests quotes the whole URL it failed on)."""
+    return _QUERY.sub("?...", text)

@@ -39,13 +39,13 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     while i < len(text):
         char = text[i]
         if text.startswith("**/", i):
-            out.append("(?:.*/)?")
+            _add_any(out, _ANY_DIRS)
             i += 3
         elif text.startswith("**", i):
-            out.append(".*")
+            _add_any(out, _ANYTHING)
             i += 2
         elif char == "*":
-            out.append("[^/]*")
+            _add_any(out, "[^/]*")
             i += 1
         elif char == "?":
             out.append("[^/]")
@@ -60,6 +60,23 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         return re.compile("".join(out), re.DOTALL)
     except re.error as exc:  # _class_regex should rule this out; report it, never crash
         raise InvalidGlob(str(exc)) from None
+
+
+_ANY_DIRS = "(?:.*/)?"
+_ANYTHING = ".*"
+
+
+def _add_any(out: list[str], token: str) -> None:
+    """Append a wildcard's regex, folded into a wildcard just before it that already
+    matches all it could (`**/**/`, `**/**`, `**/*`): each unbounded run in a row
+    multiplies the backtracking against a long path a PR author chose."""
+    last = out[-1] if out else None
+    if last == _ANYTHING or (last == _ANY_DIRS and token == _ANY_DIRS):
+        return  # `.*` then anything of these matches what `.*` alone does
+    if last == _ANY_DIRS and token == _ANYTHING:
+        out[-1] = _ANYTHING
+        return
+    out.append(token)
 
 
 def _class_end(text: str, start: int) -> int | None:

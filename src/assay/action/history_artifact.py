@@ -48,6 +48,9 @@ MAX_ARCHIVE_BYTES = 50 * 1024 * 1024
 """Cap on the downloaded archive."""
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
 """Cap on what the members read from it add up to (each one is read no further than this)."""
+MAX_INDEX_BYTES = 1024 * 1024
+"""Cap on index.json alone: a few KB in practice, and parsed whole before the last runs
+are kept, so a compressed bomb of it would cost seconds and gigabytes."""
 MAX_MEMBERS = 1000
 """More members than this (beyond twice the runs kept) and the archive is refused unread."""
 _CONCLUSIONS = ("success", "failure")
@@ -132,12 +135,14 @@ def _restore(data: bytes, *, history_dir: Path, keep: int, origin: str) -> int:
             tempfile.TemporaryDirectory(prefix="assay-history-") as scratch,
         ):
             members = _checked_members(archive, keep=keep, origin=origin)
-            budget = _Budget(MAX_EXPANDED_BYTES, origin)
+            budget = _Budget(MAX_EXPANDED_BYTES, f"what {origin} expands to")
             index = members.get(PurePosixPath(INDEX_FILE))
             if index is None:
                 raise _BadArtifact(f"{origin} holds no {INDEX_FILE}")
             staged = Path(scratch)
-            budget.extract(archive, index, staged / INDEX_FILE)
+            _Budget(MAX_INDEX_BYTES, f"{INDEX_FILE} in {origin}").extract(
+                archive, index, staged / INDEX_FILE
+            )
             try:
                 entries = read_history(staged)[-keep:]
             except ConfigError as exc:
@@ -194,15 +199,15 @@ def _checked_members(
 class _Budget:
     """What the members read so far may still add up to (their headers may lie)."""
 
-    def __init__(self, left: int, origin: str) -> None:
-        self.left = left
-        self.origin = origin
+    def __init__(self, left: int, what: str) -> None:
+        self.cap = self.left = left
+        self.what = what
 
     def extract(self, archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None:
         with archive.open(info) as handle:
             content = handle.read(self.left + 1)
         if len(content) > self.left:
-            raise _BadArtifact(too_big(f"what {self.origin} expands to", MAX_EXPANDED_BYTES))
+            raise _BadArtifact(too_big(self.what, self.cap))
         self.left -= len(content)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)

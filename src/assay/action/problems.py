@@ -5,6 +5,8 @@ Shared by `assay ci` and the decision step (decide.py), so standard library only
 
 from __future__ import annotations
 
+import sys
+import traceback
 from pathlib import Path
 from typing import Literal
 
@@ -12,7 +14,7 @@ from assay.action import commands
 from assay.core.paths import relative_inside
 from assay.errors import ConfigError, ConfigErrors
 
-__all__ = ["annotate_config_problem", "report_config_error"]
+__all__ = ["annotate_config_problem", "report_config_error", "report_unexpected_error"]
 
 
 def _relative(path: Path | str, workspace: Path) -> str:
@@ -40,3 +42,16 @@ def report_config_error(exc: ConfigError, workspace: Path) -> None:
             report_config_error(problem, workspace)
     else:
         annotate_config_problem(exc, workspace, level="error")
+
+
+def report_unexpected_error(exc: Exception) -> None:
+    """A bug or an unforeseen failure: one error annotation, the traceback in the log.
+
+    Called inside `commands.guarded_output()`, so the traceback (which may quote an
+    attacker's text or a secret) is neutralised and redacted like any other output.
+    """
+    from assay._util.secrets import redact
+
+    traceback.print_exception(exc, file=sys.stderr)
+    message = commands.neutralise(redact(f"{type(exc).__name__}: {exc}"))
+    commands.error(message, title="assay: unexpected error")

@@ -10,6 +10,7 @@ Authorization header along to any host a redirect names).
 
 from __future__ import annotations
 
+import http.client
 import json
 import time
 import urllib.error
@@ -87,7 +88,8 @@ class RestReader:
             except urllib.error.HTTPError as exc:
                 if exc.code < 500 or attempt == RETRIES:
                     raise RestError(_http_detail(exc), exc.code) from None
-            except (urllib.error.URLError, OSError) as exc:
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                # HTTPException: a truncated body, a garbled status line, oversized headers.
                 if attempt == RETRIES:
                     reason = getattr(exc, "reason", exc)
                     raise RestError(f"{type(exc).__name__}: {reason}") from None
