@@ -520,3 +520,149 @@ def test_no_license_is_not_looked_up_at_all(
     scenario = _scenario(tmp_path)
     assert scenario["supporting_files"] == []
     assert scenario["notes"]["license"].startswith("none copied: --no-license")
+
+
+def test_file_names_on_stdout_cannot_start_a_workflow_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["##[error]captured.py", "::stop-commands::pwn"]
+    with serving(monkeypatch) as fake:
+        files = [pr_file(n, patch="@@ -1 +1 @@\n-a\n+b") for n in ["src/app.py", *names]]
+        simple_pull(
+            fake, {"LICENSE": "MIT\n", "src/app.py": "old\n", names[0]: "c\n"}, pr_files=files
+        )
+        code, out, _ = _scaffold(capsys, tmp_path)
+    assert code == 0
+    for line in out.splitlines():
+        assert not line.lstrip().startswith("::") and "##[" not in line, line
+
+
+@pytest.mark.parametrize(
+    ("location", "message"),
+    [
+        (
+            "https://{host}/repos/acme/widgets/pulls/7",
+            "to https: use the https:// pull request URL",
+        ),
+        ("http://other.example/repos/acme/widgets/pulls/7", "elsewhere: set GITHUB_API_URL to the"),
+    ],
+)
+def test_a_redirect_is_one_clear_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    location: str,
+    message: str,
+) -> None:
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        host = fake.url.removeprefix("http://")
+        redirect = Reply(
+            301, {"message": "Moved"}, headers={"location": location.format(host=host)}
+        )
+        fake.inject(redirect, path=r".*/pulls/7", times=5)
+        code, out, err = _scaffold(capsys, tmp_path)
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"assay: error: GitHub at {host} redirected the request for pull request acme/widgets#7 "
+    )
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "reply"),
+    [
+        (r".*/pulls/7", Reply(200, raw=b"null")),
+        (r".*/pulls/7/files", Reply(200, [1, 2])),
+        (r".*/contents/src/app.py", Reply(200, [1, 2])),
+        (r".*/pulls/7", Reply(302, raw=b"", headers={"location": "/repos/acme/widgets/pulls/7"})),
+    ],
+)
+def test_a_body_of_the_wrong_shape_is_not_the_api(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    path: str,
+    reply: Reply,
+) -> None:
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        fake.inject(reply, path=path, times=5)
+        code, out, err = _scaffold(capsys, tmp_path)
+    assert (code, out) == (2, "")
+    assert "answered with something that is not the GitHub API" in err and err.count("\n") == 1
+
+
+def test_an_absurd_rate_limit_reset_still_says_rate_limited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        fake.inject(rate_limited(99999999999999), path=r".*/pulls/7")
+        code, _, err = _scaffold(capsys, tmp_path)
+    assert code == 2
+    assert err == (
+        "assay: error: GitHub API rate limit exceeded; set GITHUB_TOKEN (or GH_TOKEN) for a "
+        "higher limit\n"
+    )
+
+
+@pytest.mark.parametrize("path", ["", "..", "./"])
+def test_a_license_api_path_that_is_no_file_path_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    body = {"path": path, "type": "file", "size": 4, "encoding": "base64", "content": "TUlUCg=="}
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"src/app.py": "old\n"})
+        fake.inject(Reply(200, body), path=r".*/license")
+        code, _, err = _scaffold(capsys, tmp_path)
+    assert code == 2
+    assert f"asked the source to detect one; it named {path!r}, not a file path, so that " in err
+    assert snapshot(tmp_path) == {}
+
+
+def test_a_lone_surrogate_in_the_title_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        fake.repos[REPOSITORY].pulls[7]["title"] = "Fix \ud83d the emoji"
+        code, _, err = _scaffold(capsys, tmp_path)
+    assert (code, err) == (0, "")
+    assert _scenario(tmp_path, "fix-the-emoji")["given"] == "Fix ? the emoji"
+
+
+def test_control_characters_in_an_error_are_taken_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = "src/e\x1b]0;x\x07vil\n::error::x.py"
+    with serving(monkeypatch) as fake:
+        files = [pr_file(name, patch="@@ -1 +1 @@\n-a\n+b")]
+        simple_pull(fake, {"LICENSE": "MIT\n", name: "a\n"}, pr_files=files)
+        fake.inject(
+            Reply(500, {"message": "bo\x1b[2Jom\n::warning::y"}),
+            path=r".*/contents/src/e.*",
+            times=5,
+        )
+        code, _, err = _scaffold(capsys, tmp_path)
+    assert code == 2
+    assert err == (
+        "assay: error: GitHub answered 500 for src/e ]0;x vil ::error::x.py at bbbbbbbbbbbb: "
+        "bo [2Jom\n"
+    )
+
+
+def test_a_slow_server_is_one_timeout_not_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(github_source, "TIMEOUT_S", 1)  # PyGithub takes whole seconds
+    with serving(monkeypatch) as fake:
+        simple_pull(fake, {"LICENSE": "MIT\n", "src/app.py": "old\n"})
+        fake.inject(Reply(200, {"x": 1}, delay_s=3), path=r".*/pulls/7", times=5)
+        code, _, err = _scaffold(capsys, tmp_path)
+        assert fake.count(rf"/repos/{REPOSITORY}/pulls/7") == 1
+        host = fake.url.removeprefix("http://")
+    assert code == 2
+    assert err == (
+        f"assay: error: GitHub at {host} did not answer within 1 s (pull request acme/widgets#7)\n"
+    )

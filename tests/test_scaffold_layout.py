@@ -31,7 +31,7 @@ def test_slugify(title: str, slug: str) -> None:
     assert len(result) <= 80 and check_name(result, option="--name") == result
 
 
-@pytest.mark.parametrize("good", ["a", "A.b_c-9", "...", ".hidden", "x..y"])
+@pytest.mark.parametrize("good", ["a", "A.b_c-9", "x..y", "fixtures-2", "my.base"])
 def test_names_that_are_allowed(good: str) -> None:
     assert check_name(good, option="--name") == good
 
@@ -39,6 +39,13 @@ def test_names_that_are_allowed(good: str) -> None:
 @pytest.mark.parametrize("bad", ["", ".", "..", "a/b", "a b", "a\\b", "é", "a\n"])
 def test_names_that_are_refused(bad: str) -> None:
     with pytest.raises(ConfigError, match="is not allowed: use letters, digits"):
+        check_name(bad, option="--category")
+
+
+@pytest.mark.parametrize("bad", ["fixtures", "base", "skills", "node_modules", ".hidden", "..."])
+def test_names_discovery_never_walks_are_refused(bad: str) -> None:
+    """`assay run -t` would find nothing: discovery skips these directories and hidden names."""
+    with pytest.raises(ConfigError, match="is not allowed: `assay run` never looks at a name"):
         check_name(bad, option="--category")
 
 
@@ -171,9 +178,33 @@ def test_a_failed_write_is_undone_completely(tmp_path: Path) -> None:
 def test_a_failed_write_into_a_new_root_removes_the_root(tmp_path: Path) -> None:
     root = tmp_path / "made" / "here"
     # `a` is written as a file, so `a/b` cannot be: the move fails half way.
-    with pytest.raises(ConfigError, match="Not a directory"):
+    with pytest.raises(ConfigError, match=r"Not a directory \(a/b\); nothing was written"):
         write_plan(_plan(root, {"a": b"1", "a/b": b"2"}), force=False)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_symlink_at_a_path_to_write_is_refused_by_name(tmp_path: Path, force: bool) -> None:
+    """--force must not overwrite the file a suite file links to, nor empty a linked fixture
+    directory of another case."""
+    root = tmp_path / "root"
+    (root / "shared").mkdir(parents=True)
+    (root / "shared" / "important.json").write_text("keep\n")
+    (root / "other").mkdir()
+    (root / "other" / "precious.txt").write_text("other case\n")
+    (root / "cat").mkdir()
+    (root / "cat" / "n.json").symlink_to("../shared/important.json")
+    (root / "owned").mkdir()
+    (root / "owned" / "repo").symlink_to("../other")
+    before = snapshot(root)
+    plan = _plan(root, {"cat/n.json": b"{}", "owned/repo/a.py": b"a"}, owned_dirs=("owned",))
+    with pytest.raises(ConfigError) as caught:
+        write_plan(plan, force=force)
+    assert str(caught.value) == (
+        f"refusing to write through symlinks under {root}: cat/n.json, owned/repo (replace "
+        "each with a real file or directory, or remove it); nothing was written"
+    )
+    assert snapshot(root) == before
 
 
 def test_paths_escaping_the_root_through_a_symlink_are_refused(tmp_path: Path) -> None:

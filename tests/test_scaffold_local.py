@@ -350,3 +350,16 @@ def test_the_config_key_waives_the_license_for_every_format(
         assert sorted(p.name for p in (case / "base").iterdir()) == ["a.py"]
     expected = "none copied: [tool.assay] scaffold_without_license = true in pyproject.toml"
     assert notes["license"].startswith(expected)
+
+
+def test_a_commit_without_a_message_gets_a_title_that_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "clone"
+    make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
+    git(repo, "commit", "-q", "--amend", "--allow-empty-message", "-m", "")
+    code, _, err = _local(capsys, repo, "HEAD~1", "HEAD", tmp_path / "out")
+    assert (code, err) == (0, "")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    scenario = tmp_path / "out" / "security-review" / "case.json"
+    assert json.loads(scenario.read_text())["given"] == f"untitled change {head[:12]}"

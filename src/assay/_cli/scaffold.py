@@ -14,6 +14,7 @@ from pathlib import Path
 from assay._util.display import display_path
 from assay.core.paths import is_inside
 from assay.errors import ConfigError
+from assay.report.terminal import printable
 from assay.scaffold import (
     GitHubPullRequest,
     LocalRefs,
@@ -89,16 +90,18 @@ def _root(raw: str | None) -> Path:
 
 
 def _print_result(result: ScaffoldResult, options: ScaffoldOptions) -> None:
+    # File names, refs and titles come from the change: each goes out as one line that
+    # can start no workflow command (this runs in CI logs too).
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     print(f"scaffolded {result.case_id}: wrote {_files(len(result.written))}")
     for path in result.written:
-        print(f"  {display_path(path)}")
+        print(f"  {printable(display_path(path))}")
     if result.skipped:
         where = "notes.skipped_files" if options.format == "review" else "source.json"
         print(f"skipped {_files(len(result.skipped))} (recorded in {where}; review them):")
         for skipped in result.skipped:
-            print(f"  {skipped.path}: {skipped.reason}")
+            print(f"  {printable(f'{skipped.path}: {skipped.reason}')}")
     case_file = display_path(result.case_file)
     what = "should_find" if options.format == "review" else f"the rubric of case {result.name!r}"
     print(f"next: edit {what} in {case_file} (replace the TODO), then run:")

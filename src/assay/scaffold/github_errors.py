@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from assay.errors import ConfigError
+from assay.report.terminal import clean
 
-__all__ = ["github_failure", "not_the_api"]
+__all__ = ["github_failure", "not_the_api", "redirected"]
 
 
 def not_the_api(*, what: str, host: str) -> ConfigError:
@@ -18,6 +19,20 @@ def not_the_api(*, what: str, host: str) -> ConfigError:
     return ConfigError(
         f"GitHub at {host} answered with something that is not the GitHub API ({what}); "
         "check GITHUB_API_URL, or the host of the pull request URL"
+    )
+
+
+def redirected(exc: RuntimeError, *, what: str, host: str) -> ConfigError:
+    """PyGithub's refusal of a redirect (to https, another host, the same path) as one line."""
+    text = str(exc)
+    if "protocol to https" in text:
+        return ConfigError(
+            f"GitHub at {host} redirected the request for {what} to https: use the https:// "
+            "pull request URL (or GITHUB_API_URL)"
+        )
+    return ConfigError(
+        f"GitHub at {host} redirected the request for {what} elsewhere: set GITHUB_API_URL "
+        "to the https:// address of the API (https://HOST/api/v3 on GitHub Enterprise)"
     )
 
 
@@ -63,7 +78,7 @@ def _status_failure(exc: Any, *, what: str, host: str, token_hint: str | None) -
     if status in (403, 429) and "retry-after" in headers:
         return ConfigError(
             f"GitHub's secondary rate limit stopped the requests for {what}; "
-            f"retry in {headers['retry-after']} seconds"
+            f"retry in {clean(headers['retry-after'], limit=20)} seconds"
         )
     if status == 404:
         if token_hint is not None:
@@ -71,15 +86,18 @@ def _status_failure(exc: Any, *, what: str, host: str, token_hint: str | None) -
         else:
             access = "or the token cannot see it (check its repository access)"
         return ConfigError(f"{what} not found (404): check the URL, {access}")
-    detail = f": {message}" if message else ""
+    detail = f": {clean(str(message))}" if message else ""  # the server's text, one safe line
     return ConfigError(f"GitHub answered {status} for {what}{detail}")
 
 
 def _rate_limited(headers: Mapping[str, str], *, token_hint: str | None) -> str:
     text = "GitHub API rate limit exceeded"
     reset = headers.get("x-ratelimit-reset", "")
-    if reset.isdigit():
-        at = datetime.fromtimestamp(int(reset)).astimezone()
+    try:
+        at = datetime.fromtimestamp(int(reset)).astimezone() if reset.isdigit() else None
+    except (ValueError, OverflowError, OSError):  # a reset time no clock can show
+        at = None
+    if at is not None:
         minutes = max(0, math.ceil((int(reset) - time.time()) / 60))
         same_day = at.date() == datetime.now().astimezone().date()
         when = at.strftime("%H:%M %Z" if same_day else "%Y-%m-%d %H:%M %Z")

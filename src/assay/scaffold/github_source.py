@@ -19,9 +19,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from assay.report.terminal import printable
 from assay.scaffold.change import Change, ChangedFile, License, Unavailable
 from assay.scaffold.github_access import ApiAccess, api_access
-from assay.scaffold.github_errors import github_failure, not_the_api
+from assay.scaffold.github_errors import github_failure, not_the_api, redirected
 from assay.scaffold.url import PullRequestUrl
 
 if TYPE_CHECKING:
@@ -33,7 +34,8 @@ T = TypeVar("T")
 
 TIMEOUT_S = 15
 RETRIES = 2
-"""Retries of a refused connection or a 5xx answer (GET requests only)."""
+"""Retries of a refused connection or a 5xx answer (GET requests only); a read that times
+out or breaks off is not retried."""
 RETRY_BACKOFF_S = 0.5
 """urllib3 backoff factor between those retries; read when a client is made."""
 PER_PAGE = 100
@@ -185,6 +187,7 @@ class GitHubPullRequest:
         from github import BadAttributeException, GithubException
 
         host = self._access.host
+        what = printable(what)  # it names repository paths: one safe line in the message
         try:
             yield
         except (GithubException, requests.RequestException) as exc:
@@ -192,9 +195,22 @@ class GitHubPullRequest:
             raise github_failure(
                 exc, what=what, host=host, token_hint=hint, timeout_s=TIMEOUT_S
             ) from None
-        except (_NotTheApi, BadAttributeException, json.JSONDecodeError, AssertionError):
-            # PyGithub raises the last three for a field of the wrong type, a body that
-            # starts like JSON but is not, and a link in an answer that leaves the API.
+        except RuntimeError as exc:
+            # PyGithub refuses a 301 to another scheme, host or the same path this way.
+            if "redirected" not in str(exc):
+                raise
+            raise redirected(exc, what=what, host=host) from None
+        except (
+            _NotTheApi,
+            BadAttributeException,
+            json.JSONDecodeError,
+            AssertionError,
+            TypeError,
+            AttributeError,
+        ):
+            # PyGithub raises the others for a field of the wrong type, a body that starts
+            # like JSON but is not, a link in an answer that leaves the API, and a body of
+            # the wrong shape (`null`, a list, an empty 302) where it expects an object.
             raise not_the_api(what=what, host=host) from None
 
 
@@ -226,6 +242,7 @@ def _client(api_url: str, token: str | None) -> Github:
 
     retry = Retry(
         total=RETRIES,
+        read=False,  # a server too slow for TIMEOUT_S is reported at once, as a timeout
         backoff_factor=RETRY_BACKOFF_S,
         status_forcelist=(500, 502, 503, 504),
         allowed_methods=frozenset({"GET"}),

@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 
 from assay.core.text import CONTROL_CHARACTERS, one_line
 from assay.errors import ConfigError
+from assay.suites.discover import SKIPPED_DIR_NAMES
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -37,7 +38,8 @@ _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 def check_name(value: str, *, option: str) -> str:
     """A --name or --category value: `[A-Za-z0-9._-]+`, not `.` or `..` (it names a path),
-    not starting with `-` (the commands printed next would read it as an option)."""
+    not starting with `-` (the commands printed next would read it as an option), and not
+    a name suite discovery skips (hidden, `fixtures`, `base`, ...)."""
     if not _NAME.fullmatch(value) or value in (".", ".."):
         raise ConfigError(
             f"{option} {value!r} is not allowed: use letters, digits, '.', '_' and '-' "
@@ -47,6 +49,12 @@ def check_name(value: str, *, option: str) -> str:
         raise ConfigError(
             f"{option} {value!r} is not allowed: it may not start with '-' (`assay validate` "
             "and `assay run` would read the case's path as an option)"
+        )
+    if value.startswith(".") or value in SKIPPED_DIR_NAMES:
+        raise ConfigError(
+            f"{option} {value!r} is not allowed: `assay run` never looks at a name that starts "
+            f"with '.' or is one of {', '.join(sorted(SKIPPED_DIR_NAMES))} (they hold fixtures, "
+            "skills or dependencies), so the case would never run"
         )
     return value
 

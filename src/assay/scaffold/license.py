@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from assay.errors import ConfigError
 from assay.scaffold.capture import CapturedFile
 from assay.scaffold.change import Change, ChangeSource, License, Unavailable
+from assay.scaffold.layout import printable, sanitise_path
 
 __all__ = ["LICENSE_NAMES", "NO_LICENSE_FLAG", "NO_LICENSE_KEY", "find_license"]
 
@@ -49,11 +50,17 @@ def find_license(
         if not isinstance(content, Unavailable):
             return License(name, content)
     detected = source.detected_license(ref)
+    note = ""
     if detected is not None:
-        return detected
+        try:
+            sanitise_path(detected.path)
+        except ValueError:  # `""`, `..`: nowhere to put it among the fixtures
+            note = f"; it named {printable(detected.path)!r}, not a file path, so that was skipped"
+        else:
+            return detected
     raise ConfigError(
         f"no license file found in {change.repository} at {ref[:12]} (looked for "
-        f"{', '.join(LICENSE_NAMES)} and asked the source to detect one); fixtures copied "
+        f"{', '.join(LICENSE_NAMES)} and asked the source to detect one{note}); fixtures copied "
         "from a repository must carry its license, so nothing was written (for your own "
         f"unlicensed code, e.g. a private repository, pass {NO_LICENSE_FLAG} or set "
         f"[tool.assay] {NO_LICENSE_KEY} = true)"

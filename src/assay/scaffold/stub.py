@@ -71,7 +71,7 @@ def review_scenario(
 ) -> dict[str, Any]:
     """A standalone JSON scenario (`<root>/<category>/<name>.json`)."""
     return {
-        "given": change.title,
+        "given": _title(change),
         "files": list(files),
         "supporting_files": list(supporting_files),
         "should_find": [{"finding": TODO_FINDING}],
@@ -84,7 +84,7 @@ def rubric_entry(change: Change, *, case_id: str, ref: str, fixture_path: str) -
     """One case of a Cassandra suite manifest."""
     return {
         "id": case_id,
-        "name": change.title,
+        "name": _title(change),
         "description": f"Scaffolded from {change.source} (base {ref[:12]}).",
         "rubric": TODO_RUBRIC,
         "fixture_path": fixture_path,
@@ -125,7 +125,13 @@ def merge_manifest(
 
 
 def dump_json(document: Any) -> bytes:
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    # A lone surrogate (a PR title cut inside an emoji) has no UTF-8 form: it becomes `?`.
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+
+
+def _title(change: Change) -> str:
+    """The change's title; an empty one (a commit with no message) would fail validation."""
+    return change.title if change.title.strip() else f"untitled change {change.fallback_name}"
 
 
 def _truncated(body: str) -> str:

@@ -57,6 +57,16 @@ def write_plan(plan: WritePlan, *, force: bool) -> list[Path]:
     targets = {rel: resolve_inside(plan.root, rel) for rel in plan.files}
     owned = {rel: resolve_inside(plan.root, rel) for rel in plan.owned_dirs}
     try:
+        links = _symlinks_on_the_way(plan.root, [*plan.files, *plan.owned_dirs])
+    except OSError as exc:  # e.g. a directory on the way that may not be searched
+        raise _cannot_write(plan.root, exc) from None
+    if links:
+        # Writing through one would replace a file, or delete a directory, it points at.
+        raise ConfigError(
+            f"refusing to write through symlinks under {plan.root}: {', '.join(links)} "
+            "(replace each with a real file or directory, or remove it); nothing was written"
+        )
+    try:
         conflicts = list(plan.conflicts) + _existing(plan, targets, owned)
     except OSError as exc:  # e.g. a directory on the way that may not be searched
         raise _cannot_write(plan.root, exc) from None
@@ -67,12 +77,15 @@ def write_plan(plan: WritePlan, *, force: bool) -> list[Path]:
         )
     transaction = _open_transaction(plan.root)
     staging = transaction.staging
+    writing = ""  # the root-relative path being written, for the error message
     try:
         staged = _stage(plan.files, staging)
-        for number, directory in enumerate(owned.values()):
+        for number, (rel, directory) in enumerate(owned.items()):
             if directory.exists() and force:
+                writing = rel
                 _move_aside(directory, staging / f"backup-dir-{number}", transaction)
         for number, (rel, target) in enumerate(targets.items()):
+            writing = rel
             _make_dirs(target.parent, transaction.created_dirs)
             if target.exists() or target.is_symlink():
                 _move_aside(target, staging / f"backup-file-{number}", transaction)
@@ -80,7 +93,7 @@ def write_plan(plan: WritePlan, *, force: bool) -> list[Path]:
             transaction.moved_in.append(target)
     except OSError as exc:
         _roll_back(transaction)
-        where = f" ({exc.filename})" if exc.filename else ""
+        where = f" ({writing})" if writing else ""
         raise ConfigError(
             f"cannot write the scaffold under {plan.root}: {exc.strerror}{where}; "
             "nothing was written"
@@ -126,6 +139,19 @@ def _existing(plan: WritePlan, targets: dict[str, Path], owned: dict[str, Path])
         if path.exists() or path.is_symlink():
             found.append(rel)
     return found
+
+
+def _symlinks_on_the_way(root: Path, rels: list[str]) -> list[str]:
+    """Each root-relative path, or directory on the way to one, that is a symlink."""
+    found: set[str] = set()
+    for rel in rels:
+        parts = rel.split("/")
+        for end in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:end])
+            if (root / prefix).is_symlink():
+                found.add(prefix)
+                break
+    return sorted(found)
 
 
 def _stage(files: Mapping[str, bytes], staging: Path) -> dict[str, Path]:
