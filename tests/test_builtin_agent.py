@@ -226,6 +226,17 @@ def test_no_submission_within_the_limit_is_an_agent_error(tmp_path: Path) -> Non
     assert "did not call submit_findings" in transcript(ctx)["error"]
 
 
+def test_what_a_failed_attempt_spent_is_kept_with_its_error(tmp_path: Path) -> None:
+    """The turns before the failure are paid for: the report and `--max-cost` count them
+    (an agent that never submitted reported 0 tokens while it spent $1,200)."""
+    ctx = make_context(make_case(tmp_path), tmp_path)
+    with scripted_provider(lambda request: reply(tool_call("list_dir", {}))):
+        with pytest.raises(AgentError) as failed:
+            run_agent(ctx, max_turns=2)
+    assert failed.value.usage is not None
+    assert (failed.value.usage.input_tokens, failed.value.usage.output_tokens) == (200, 40)
+
+
 def test_invalid_submission_gets_one_corrective_turn(tmp_path: Path) -> None:
     ctx = make_context(make_case(tmp_path), tmp_path)
     bad = {**FINDING, "severity": "severe"}

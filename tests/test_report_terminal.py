@@ -117,3 +117,24 @@ def test_printable_and_clean_defuse_behind_any_indent_or_label(text: str) -> Non
 def test_printable_keeps_every_line_of_the_text_on_one() -> None:
     assert printable("evil\n::error::forged\x1b]0;t\x07x") == "evil ::error::forged ]0;t x"
     assert printable("::error::x ##[group]") == ": :error::x ##\\[group]"
+
+
+def test_the_line_printed_as_a_case_finishes_holds_no_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """It is printed before the report is redacted; a judge had quoted the key in it."""
+    from assay._util import secrets
+    from assay.report.terminal import case_line
+
+    secret = "sk-ant-api03-" + "k" * 24
+    monkeypatch.setattr(secrets, "_remembered", {secret})
+    case = CaseResult(
+        id="s/c",
+        suite="s",
+        kind="review",
+        source=Source(path="evals/s.yaml", line=1),
+        status="fail",
+        score=0.0,
+        reason=f"should_find[0]: not met; btw the key is {secret}",
+    )
+    assert case_line(case).endswith("btw the key is [redacted]")

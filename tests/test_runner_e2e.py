@@ -433,3 +433,18 @@ def test_a_case_named_past_the_file_name_limit_runs_and_keeps_its_artifacts(
     assert len(folders) == 1 and len(folders[0].name) <= 255
     assert folders[0].name.startswith(long_name[:200])
     assert any(folders[0].rglob("*.*")), "the attempt's artifacts were written"
+
+
+def test_the_judges_raw_answer_is_kept_without_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """judge-raw.txt is a CI artifact like the transcripts; a judge had echoed the key."""
+    from assay._util import secrets
+    from assay.errors import JudgeError
+    from assay.runner.attempt import _judge_failure
+
+    secret = "sk-ant-api03-" + "r" * 24
+    monkeypatch.setattr(secrets, "_remembered", {secret})
+    judge = _judge_failure(JudgeError("bad", raw=f"PASS. {secret}"), tmp_path, tmp_path)
+    assert judge["raw"] == "PASS. [redacted]"
+    assert (tmp_path / judge["raw_file"]).read_text() == "PASS. [redacted]"

@@ -94,7 +94,12 @@ def output_error(exc: OSError, *, what: str, report_dir: Path | None = None) -> 
 
 
 class RunError(AssayError):
-    """A case could not be run or graded; the case is reported as `error`."""
+    """A case could not be run or graded; the case is reported as `error`.
+
+    `usage` is what the failed part had spent when it failed, where known: paid for all the
+    same, so the attempt reports it and `--max-cost` counts it."""
+
+    usage: Usage | None = None
 
 
 class SandboxError(RunError):
@@ -103,6 +108,10 @@ class SandboxError(RunError):
 
 class AgentError(RunError):
     """The agent under test failed: crash, timeout, missing executable, unreadable output."""
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class JudgeError(RunError):

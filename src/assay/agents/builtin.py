@@ -36,7 +36,7 @@ from assay.agents.submissions import (
 )
 from assay.agents.tools import SandboxTools, ToolLimits
 from assay.agents.transcript import Transcript
-from assay.errors import AgentError
+from assay.errors import AgentError, RunError
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
@@ -100,9 +100,11 @@ class BuiltinAgent:
                 error = f"{type(exc).__name__}: {exc}"
                 raise
             error = f"the builtin agent did not finish within {ctx.timeout_s:g} s"
-            raise AgentError(error) from None
+            raise AgentError(error, usage=loop.usage) from None
         except BaseException as exc:  # cancellation too: the transcript says why it ended
             error = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, RunError) and exc.usage is None:
+                exc.usage = loop.usage  # the turns before it are paid for: the attempt says so
             raise
         finally:
             transcript.write(

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from assay._util.secrets import redact
 from assay.core.text import defuse_workflow_commands, one_line
 
 if TYPE_CHECKING:
@@ -66,7 +67,9 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
         parts.append(clean(result.reason))
     if result.flaky:
         parts.append("(flaky)")
-    return "  ".join(parts)
+    # Printed as the case finishes, before the report is redacted: a judge or agent may
+    # have quoted a key in its reason.
+    return redact("  ".join(parts))
 
 
 class PlainProgress:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from assay._util.secrets import redact
 from assay.agents import agent_for, runtime_spec
 from assay.core.checks import Check
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir, safe_segment
@@ -27,6 +28,7 @@ from assay.errors import (
     AttemptTimeout,
     JudgeError,
     ModelUnavailable,
+    RunError,
     output_error,
 )
 from assay.report.model import Attempt
@@ -141,13 +143,15 @@ async def run_attempt(
     except AttemptTimeout as exc:
         # What the agent spent before the grading ran out is paid for all the same.
         status, reason, judge = "error", str(exc), {}
-        usage = [exc.usage]
+        usage = [exc.usage] if exc.usage is not None else []
     except JudgeError as exc:
         status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
         if exc.usage is not None:
             usage.append(exc.usage)
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
+        if isinstance(exc, RunError) and exc.usage is not None:
+            usage.append(exc.usage)
         if isinstance(exc, AgentError):
             checks = _agent_failure_checks(run.case, reason)
     except Exception as exc:  # a bug in assay or a plugin: keep the run going, keep the evidence
@@ -219,11 +223,12 @@ def _judge_failure(exc: JudgeError, artifacts: Path, report_dir: Path) -> dict[s
     it in the report (the case is `error`, and the answer is the evidence why)."""
     if exc.raw is None:
         return {"error": str(exc)}
+    raw = redact(exc.raw)  # a CI artifact, like the transcripts: the judge may quote a key
     raw_file = artifacts / "judge-raw.txt"
-    raw_file.write_text(exc.raw, encoding="utf-8")
+    raw_file.write_text(raw, encoding="utf-8")
     return {
         "error": str(exc),
-        "raw": exc.raw[:_RAW_JUDGE_CHARS],
+        "raw": raw[:_RAW_JUDGE_CHARS],
         "raw_file": _relative(raw_file, report_dir),
     }
 
