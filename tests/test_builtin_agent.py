@@ -483,3 +483,22 @@ def test_task_cases_are_not_for_the_builtin_runtime(tmp_path: Path) -> None:
     )
     with pytest.raises(AgentError, match="not 'task' cases"):
         run_agent(ctx)
+
+
+def test_a_submission_holds_at_most_as_many_findings_as_a_command_agents_answer() -> None:
+    from pydantic import ValidationError
+
+    from assay.agents.submissions import MAX_FINDINGS, FindingsSubmission, submission_tool
+
+    finding = {
+        "severity": "low",
+        "confidence": "low",
+        "title": "t",
+        "description": "d",
+        "location": {"path": "a.py"},
+    }
+    FindingsSubmission.model_validate({"findings": [finding] * MAX_FINDINGS})
+    with pytest.raises(ValidationError, match="at most 1000 items"):
+        FindingsSubmission.model_validate({"findings": [finding] * (MAX_FINDINGS + 1)})
+    schema = submission_tool("submit_findings", FindingsSubmission).input_schema
+    assert schema["properties"]["findings"]["maxItems"] == MAX_FINDINGS  # the model is told

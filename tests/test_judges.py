@@ -342,6 +342,26 @@ def test_tool_input_that_is_not_json_is_retried(tmp_path: Path) -> None:
     assert "not valid JSON" in requests[1].messages[-1].content[0]["content"]
 
 
+def test_an_answer_cut_off_at_the_token_limit_is_never_a_verdict(tmp_path: Path) -> None:
+    cut = judged(verdict([(True, 0)], [(False, None)]))
+    cut = ModelResponse(content=cut.content, stop_reason="max_tokens", usage=cut.usage)
+    good = judged(verdict([(True, 0)], [(False, None)]))
+    grade, requests = grade_review(review_case(), [NULL_ACCESS], tmp_path, cut, good)
+    assert grade.status == "pass" and len(requests) == 2
+    assert "cut off at the judge's token limit" in requests[1].messages[-1].content[0]["content"]
+    with pytest.raises(JudgeError, match="cut off at the judge's token limit"):
+        grade_review(review_case(), [NULL_ACCESS], tmp_path, cut, cut)
+
+
+def test_a_judges_huge_bad_value_is_not_quoted_whole(tmp_path: Path) -> None:
+    """jsonschema quotes the bad value: 3 MB of it was the case's reason three times over."""
+    huge = verdict([(True, 0)], [(False, None)])
+    huge["should_find"][0]["matchedFindingIndex"] = "x" * 3_000_000
+    with pytest.raises(JudgeError) as caught:
+        grade_review(review_case(), [NULL_ACCESS], tmp_path, judged(huge), judged(huge))
+    assert len(str(caught.value)) < 2_000
+
+
 def test_severity_normalisation() -> None:
     assert normalise_severity(" HIGH ") == "high"
     assert normalise_severity("error") == "high"

@@ -26,6 +26,7 @@ from assay._util import json_text
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay.agents.asks import ASKS, Shown, ask_for
+from assay.agents.submissions import MAX_FINDINGS
 from assay.agents.trace import StdoutReader, parse_json_object, trace_events_of
 from assay.core.findings import Finding
 from assay.core.placeholders import PLACEHOLDERS
@@ -50,10 +51,6 @@ __all__ = [
 
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """A findings file larger than this is not an answer but a runaway agent."""
-MAX_FINDINGS = 1000
-"""More findings than this is not a review either: 300,000 one-line findings fit in the
-file limit, and took one case to 560 MiB, a 32 MB report.json and a judge prompt no API
-accepts."""
 MAX_REVIEW_BYTES = 1024 * 1024
 """How much of a rubric review's stdout is kept for the judge."""
 MAX_ENV_PROMPT_BYTES = 100_000

@@ -16,6 +16,7 @@ from assay.core.severities import Severity
 from assay.models.base import ToolSpec
 
 __all__ = [
+    "MAX_FINDINGS",
     "SUBMIT_FINDINGS",
     "SUBMIT_VERDICT",
     "FindingsSubmission",
@@ -28,6 +29,10 @@ __all__ = [
 
 SUBMIT_FINDINGS = "submit_findings"
 SUBMIT_VERDICT = "submit_verdict"
+MAX_FINDINGS = 1000
+"""More findings than this is not a review, from any agent: 300,000 one-line findings fit
+in a command agent's answer file, and took one case to 560 MiB, a 32 MB report.json and a
+judge prompt no API accepts."""
 
 
 class _Strict(BaseModel):
@@ -59,7 +64,7 @@ class SubmittedFinding(_Strict):
 class FindingsSubmission(_Strict):
     """Submit the findings. Call this exactly once, at the end; [] if nothing is wrong."""
 
-    findings: list[SubmittedFinding]
+    findings: list[SubmittedFinding] = Field(max_length=MAX_FINDINGS)
     """Every distinct issue found, most severe first."""
 
 

@@ -128,6 +128,11 @@ class JudgeCall(Generic[VerdictT]):
             verdict, problems, raw = self._read(response, tool)
             if verdict is not None and check is not None:
                 problems = list(check(verdict))
+            if response.stop_reason in _BROKEN_OFF:
+                # Whatever it holds is not the verdict it meant (Cassandra's lenient reading
+                # made a cut-off `{}` a score of 0): never graded, at most retried.
+                verdict, problems = None, [_BROKEN_OFF[response.stop_reason], *problems]
+            problems = _bounded(problems)
             if verdict is not None and not problems:
                 return JudgeAnswer(verdict, sum_usage(usages), attempt)
             raws.append(raw[:MAX_RAW_CHARS])
@@ -204,3 +209,23 @@ class JudgeCall(Generic[VerdictT]):
                 for call in calls
             ),
         )
+
+
+_BROKEN_OFF = {
+    "max_tokens": "the answer was cut off at the judge's token limit",
+    "refusal": "the judge refused to answer",
+}
+"""Stop reasons after which a verdict is not one."""
+
+_PROBLEMS_SHOWN = 10
+_PROBLEM_CHARS = 300
+"""A problem quotes the judge's bad value (jsonschema does, whole): 3 MB of it was the
+case's reason, three times over in report.json, and the next turn's prompt."""
+
+
+def _bounded(problems: list[str]) -> list[str]:
+    """`problems`, each cut to a line's length, ten at most and a count of the rest."""
+    cut = [p if len(p) <= _PROBLEM_CHARS else p[: _PROBLEM_CHARS - 1] + "…" for p in problems]
+    if len(cut) > _PROBLEMS_SHOWN:
+        cut = [*cut[:_PROBLEMS_SHOWN], f"and {len(cut) - _PROBLEMS_SHOWN} more"]
+    return cut
