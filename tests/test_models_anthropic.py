@@ -360,6 +360,11 @@ def test_a_200_answer_that_is_not_json_is_retried_like_a_5xx(
     [
         (b"[1, 2]", "expected a JSON object, got list"),
         (b'{"type": "message"}', "not a Messages response"),
+        (
+            b'{"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn",'
+            b' "usage": {"input_tokens": 1' + b"0" * 400 + b', "output_tokens": 1}}',
+            "input_tokens: Input should be less than or equal to 1000000000000000",
+        ),
     ],
 )
 def test_a_body_that_is_not_a_message_is_a_model_error(

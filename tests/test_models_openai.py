@@ -297,8 +297,23 @@ def test_a_200_body_that_is_not_json_is_retried_and_named(fake: FakeOpenAI) -> N
     )
 
 
-def test_a_json_body_of_the_wrong_shape_is_a_model_error(fake: FakeOpenAI) -> None:
-    fake.reply(Reply(raw=b"[1, 2]"))
-    with pytest.raises(ModelError, match="unusable response: expected a JSON object"):
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"[1, 2]", "expected a JSON object"),
+        (b'{"choices": ["a string"]}', "'str' object has no attribute 'get'"),
+        (
+            b'{"choices": [{"message": {"content": "x"}, "finish_reason": "stop"}],'
+            b' "usage": {"prompt_tokens": "many"}}',
+            "invalid literal for int",
+        ),
+    ],
+)
+def test_a_json_body_of_the_wrong_shape_is_a_model_error(
+    fake: FakeOpenAI, body: bytes, why: str
+) -> None:
+    """Not an internal error with a traceback: the server's answer is unusable."""
+    fake.reply(Reply(raw=body))
+    with pytest.raises(ModelError, match=f"unusable response: {why}"):
         call(ModelRequest(model="openai/gpt-4.1", system="", messages=conversation()[:1]))
     assert fake.calls == 1

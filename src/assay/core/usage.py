@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Annotated
 
-from assay.core._contract import Amount, ContractModel, Count
+from pydantic import Field
+
+from assay.core._contract import Amount, ContractModel
 
 __all__ = ["Usage", "sum_usage"]
 
+Tokens = Annotated[int, Field(ge=0, le=10**15)]
+"""A token count: a million million is past any run's, and a 401-digit count an API sent
+overflowed the price as a float (an internal error where it is an unusable answer)."""
+
 
 class Usage(ContractModel):
-    input_tokens: Count = 0
-    output_tokens: Count = 0
-    cache_read_tokens: Count = 0
-    cache_write_tokens: Count = 0
+    input_tokens: Tokens = 0
+    output_tokens: Tokens = 0
+    cache_read_tokens: Tokens = 0
+    cache_write_tokens: Tokens = 0
     cost_usd: Amount | None = None
     """None when the model has no known price: assay never guesses a cost."""
 

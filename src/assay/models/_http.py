@@ -10,14 +10,17 @@ from types import ModuleType
 from typing import Any
 
 from assay._util import json_text
+from assay.errors import ModelError
 from assay.models.retry import UNREADABLE_RESPONSE, ApiCallFailure
 
 __all__ = [
+    "UNUSABLE_ANSWER",
     "aiohttp_client",
     "response_json",
     "sdk_failures",
     "shared_ssl_context",
     "unreadable_body",
+    "unusable_answer",
 ]
 
 
@@ -77,6 +80,21 @@ def aiohttp_client(sdk: ModuleType) -> Any:
         return sdk.DefaultAioHttpClient(verify=shared_ssl_context())
     except RuntimeError:  # what the SDKs raise without their aiohttp extra
         return sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+
+
+UNUSABLE_ANSWER = (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError)
+"""What reading an answer of the wrong shape raises (a string where an object belongs, a
+token count no float holds): the provider's answer is unusable, not a bug of assay's."""
+
+
+def unusable_answer(where: str, exc: Exception) -> ModelError:
+    """The ModelError for an answer of the wrong shape, in one line."""
+    from pydantic import ValidationError
+
+    from assay._util.json_schema import describe_validation_error
+
+    what = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
+    return ModelError(f"{where}: unusable response: {what}")
 
 
 def response_json(raw: Any) -> dict[str, Any]:

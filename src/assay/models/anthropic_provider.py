@@ -14,8 +14,14 @@ import anthropic
 
 from assay._util import json_text
 from assay.core.usage import Usage
-from assay.errors import ModelError, ModelUnavailable
-from assay.models._http import aiohttp_client, response_json, sdk_failures
+from assay.errors import ModelUnavailable
+from assay.models._http import (
+    UNUSABLE_ANSWER,
+    aiohttp_client,
+    response_json,
+    sdk_failures,
+    unusable_answer,
+)
 from assay.models.base import ModelRequest, ModelResponse, ToolSpec
 from assay.models.names import bridge_env, missing_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
@@ -42,8 +48,8 @@ class AnthropicProvider:
             raw = await self.client.messages.with_raw_response.create(**params)
         try:
             return from_message(response_json(raw))
-        except ValueError as exc:
-            raise ModelError(f"{self.name}/{request.model}: unusable response: {exc}") from None
+        except UNUSABLE_ANSWER as exc:
+            raise unusable_answer(f"{self.name}/{request.model}", exc) from None
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from assay.errors import ModelError, ModelUnavailable
+from assay.errors import ModelUnavailable
+from assay.models._http import UNUSABLE_ANSWER, unusable_answer
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.gemini_wire import from_gemini, gemini_config, gemini_contents
 from assay.models.names import missing_credentials
@@ -56,8 +57,8 @@ class GeminiProvider:
         body = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
         try:
             return from_gemini(body)
-        except ValueError as exc:
-            raise ModelError(f"gemini/{request.model}: unusable response: {exc}") from None
+        except UNUSABLE_ANSWER as exc:
+            raise unusable_answer(f"gemini/{request.model}", exc) from None
 
     async def aclose(self) -> None:
         await self.client.aio.aclose()

@@ -12,8 +12,14 @@ from typing import Any, Literal
 
 import openai
 
-from assay.errors import ModelError, ModelUnavailable
-from assay.models._http import aiohttp_client, response_json, sdk_failures
+from assay.errors import ModelUnavailable
+from assay.models._http import (
+    UNUSABLE_ANSWER,
+    aiohttp_client,
+    response_json,
+    sdk_failures,
+    unusable_answer,
+)
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.names import missing_credentials
 from assay.models.openai_wire import (
@@ -75,8 +81,8 @@ class OpenAIProvider:
             )
         try:
             content, stop, usage = from_chat_completion(response_json(raw))
-        except ValueError as exc:
-            raise ModelError(f"{self.name}/{request.model}: unusable response: {exc}") from None
+        except UNUSABLE_ANSWER as exc:
+            raise unusable_answer(f"{self.name}/{request.model}", exc) from None
         return ModelResponse(content=content, stop_reason=stop, usage=usage)
 
     async def aclose(self) -> None:
