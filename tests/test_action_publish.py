@@ -230,6 +230,27 @@ def test_sticky_comment_is_created_then_edited_never_duplicated(
     assert "::warning" not in capsys.readouterr().out
 
 
+def test_two_runs_creating_the_comment_at_once_leave_one(
+    tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A label and a push start two runs; both find no comment and create one, and the
+    stale one stayed forever."""
+    from tests.fakes import github_publish
+    from tests.fakes.loopback import Request
+
+    create = github_publish._create_comment
+
+    def another_run_got_there_first(fake: FakeGitHub, request: Request) -> Reply:
+        add_comment(fake, REPO, 7, MARKER + "\nthe other run's results", login=BOT_LOGIN)
+        return create(fake, request)
+
+    monkeypatch.setattr(github_publish, "_create_comment", another_run_got_there_first)
+    report = make_report([make_case(1, "pass"), make_case(2, "pass")])
+    publish_report(report, report_dir=tmp_path, target=make_target(tmp_path, fake))
+    ours = [c for c in comments(fake, REPO) if c["user"]["login"] == BOT_LOGIN]
+    assert len(ours) == 1 and "Score 1.00" in ours[0]["body"]
+
+
 @pytest.mark.parametrize(
     "login",
     [BOT_LOGIN, "evals-app[bot]", "maintainer"],

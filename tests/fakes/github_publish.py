@@ -85,6 +85,7 @@ def add_publish_routes(fake: FakeGitHub) -> None:
     fake.route("GET", issue + "/comments", lambda r: _list_comments(fake, r))
     fake.route("POST", issue + "/comments", lambda r: _create_comment(fake, r))
     fake.route("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", lambda r: _edit_comment(fake, r))
+    fake.route("DELETE", REPO + r"/issues/comments/(?P<id>\d+)", lambda r: _delete_comment(fake, r))
     fake.route("POST", REPO + r"/check-runs", lambda r: _create_check_run(fake, r))
     fake.route("PATCH", REPO + r"/check-runs/(?P<id>\d+)", lambda r: _update_check_run(fake, r))
     fake.route("GET", REPO + r"/check-runs/(?P<id>\d+)", lambda r: _get_check_run(fake, r))
@@ -137,6 +138,19 @@ def _create_comment(fake: FakeGitHub, request: Request) -> Reply:
     comment = _comment_json(fake, repo, number, body, fake.login)
     repo.extra.setdefault("comments", []).append(comment)
     return Reply(201, comment)
+
+
+def _delete_comment(fake: FakeGitHub, request: Request) -> Reply:
+    repo = _writable(fake, request, "pull_requests")
+    if isinstance(repo, Reply):
+        return repo
+    held = repo.extra.get("comments", [])
+    comment_id = int(request.params["id"])
+    kept = [c for c in held if c["id"] != comment_id]
+    if len(kept) == len(held):
+        return Reply(404, {"message": "Not Found"})
+    repo.extra["comments"] = kept
+    return Reply(204, raw=b"")
 
 
 def _edit_comment(fake: FakeGitHub, request: Request) -> Reply:

@@ -81,22 +81,31 @@ def upsert_comment(
 ) -> CommentOutcome:
     """Edit this job's comment on PR `number`, or create it. GitHub errors propagate."""
     issue = client.get_repo(repository).get_issue(number)
-    existing = _own_comment(client, issue, marker)
-    if existing is not None:
-        existing.edit(body)
-        return CommentOutcome("updated", existing.html_url)
+    own = _own_comments(client, issue, marker)
+    if own:
+        own[0].edit(body)
+        return CommentOutcome("updated", own[0].html_url)
     created = issue.create_comment(body)
+    # Two runs of this job at once (a label and a push) both found none and both created
+    # one. The oldest stays the sticky one: a run whose comment is not it moves its body
+    # there and deletes its own, so the PR keeps one and no stale copy.
+    oldest = _own_comments(client, issue, marker)[:1]
+    if oldest and oldest[0].id != created.id:
+        oldest[0].edit(body)
+        created.delete()
+        return CommentOutcome("updated", oldest[0].html_url)
     return CommentOutcome("created", created.html_url)
 
 
-def _own_comment(client: Github, issue: Issue, marker: str) -> IssueComment | None:
-    """The first comment starting with `marker` that the token's own identity wrote."""
+def _own_comments(client: Github, issue: Issue, marker: str) -> list[IssueComment]:
+    """The comments starting with `marker` that the token's own identity wrote, oldest first."""
     me: str | None = None  # asked only once a comment carries the marker
+    own = []
     for existing in issue.get_comments():
         if not (existing.body or "").startswith(marker):
             continue
         me = me or acting_login(client).casefold()
         author = existing.user  # None when GitHub no longer knows the author
         if author is not None and (author.login or "").casefold() == me:
-            return existing
-    return None
+            own.append(existing)
+    return own
