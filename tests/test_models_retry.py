@@ -151,6 +151,10 @@ def test_parse_retry_after_forms() -> None:
     assert parse_retry_after({"retry-after": "-4"}, now=now) == 0.0
     assert parse_retry_after({"retry-after": "soon"}, now=now) is None
     assert parse_retry_after({}, now=now) is None
+    # Not numbers either: `nan` was a wait of 0 s, and a 429 was retried at once, six times.
+    assert parse_retry_after({"retry-after-ms": "nan", "retry-after": "9"}, now=now) == 9.0
+    assert parse_retry_after({"retry-after": "nan"}, now=now) is None
+    assert parse_retry_after({"retry-after": "inf"}, now=now) is None
 
 
 def test_a_hung_call_times_out_and_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -103,19 +104,15 @@ async def sleep(seconds: float) -> None:
 def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
     """Seconds to wait from `retry-after-ms`, or `retry-after` (seconds or an HTTP date)."""
     lowered = {k.lower(): v for k, v in headers.items()}
-    millis = lowered.get("retry-after-ms")
+    millis = _seconds(lowered.get("retry-after-ms"))
     if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000.0)
-        except ValueError:
-            pass
+        return millis / 1000.0
     value = lowered.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -123,6 +120,16 @@ def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _seconds(text: str | None) -> float | None:
+    """A header's number, never negative; None when it is none (`nan` and `inf` are not:
+    `max(0.0, nan)` is 0.0, which retried a 429 six times in a tenth of a second)."""
+    try:
+        number = float(text) if text is not None else math.nan
+    except ValueError:
+        return None
+    return max(0.0, number) if math.isfinite(number) else None
 
 
 def backoff_delay(failures: int, policy: RetryPolicy) -> float:
