@@ -154,6 +154,11 @@ def test_a_warden_harness_timeout_is_the_cases_timeout_unless_one_is_set(
         ({"skill": Path("no-such.md")}, ["--skill", "no-such.md"], "--skill no-such.md: no such"),
         ({"patterns": ("zzz",)}, ["-t", "zzz"], "no cases match -t 'zzz'"),
         ({"agent_command": "'open"}, ["--agent-command", "'open"], '--agent-command "\'open"'),
+        (  # the report directory given with it (`report`) was ignored without a word
+            {"resume_dir": Path("earlier")},
+            ["--resume", "earlier"],
+            "--resume earlier continues that run in its own directory",
+        ),
     ],
 )
 def test_the_library_refuses_what_the_cli_refuses(

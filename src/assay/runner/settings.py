@@ -228,6 +228,15 @@ def check_settings(settings: RunSettings) -> None:
         problems.append(f"--baseline {settings.baseline}: no such report file")
     if settings.max_cost_usd is not None and not settings.max_cost_usd >= 0:
         problems.append(f"--max-cost must be 0 or more, got {settings.max_cost_usd:g}")
+    if (
+        settings.resume_dir is not None
+        and settings.sources.get("report_dir") == GIVEN
+        and Path(settings.report_dir).resolve() != Path(settings.resume_dir).resolve()
+    ):
+        problems.append(
+            f"--resume {settings.resume_dir} continues that run in its own directory, so "
+            f"--report-dir {settings.report_dir} would be ignored: drop one of them"
+        )
     if settings.offline and settings.cache_dir is None:
         problems.append("--offline replays recorded model calls: it needs --cache DIR")
     if settings.skill is not None and not settings.skill.exists():
