@@ -327,7 +327,7 @@ def test_usage_errors_exit_2_with_a_clear_message(
 
 def test_resume_needs_a_results_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = project(tmp_path, {"t": {}})
-    assert main(run_args(root, "--resume", str(root / "nowhere"))) == 2
+    assert main(run_args(root, "--resume", str(root / "nowhere"), report="nowhere")) == 2
     assert "nothing to resume" in capsys.readouterr().err
     assert not (root / "nowhere").exists()
 
@@ -425,9 +425,11 @@ def test_results_survive_sigkill_and_resume_matches_an_uninterrupted_run(
 
     plans["second"] = {}
     set_plans(root, plans)
-    assert main(run_args(root, "--resume", str(root / "report"), report="ignored")) == 1
-    resumed = load_report(root / "report/report.json")
+    # Another --report-dir beside it would be ignored: refused, nothing written there.
+    assert main(run_args(root, "--resume", str(root / "report"), report="ignored")) == 2
     assert not (root / "ignored").exists()
+    assert main(run_args(root, "--resume", str(root / "report"))) == 1
+    resumed = load_report(root / "report/report.json")
     lines = [r.id for r in result_lines(results)]
     assert lines[0] == "calc/first"  # kept, then the rest appended
     assert sorted(lines) == ["calc/first", "calc/second", "calc/third"]
