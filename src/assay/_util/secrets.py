@@ -267,10 +267,15 @@ def _replace_all(text: _Text, secrets: list[_Text], mask: _Text) -> _Text:
     return text
 
 
+def _secret_set(environ: Mapping[str, str] | None) -> frozenset[str]:
+    """Assay's own secret values, and those of `environ` when given."""
+    own = secret_values()
+    return frozenset(own if environ is None else {*own, *secret_values(environ)})
+
+
 def _known_secrets(environ: Mapping[str, str] | None) -> list[str]:
     """Every secret assay knows, as written in text or in JSON, longest first."""
-    values = secret_values() if environ is None else {*secret_values(), *secret_values(environ)}
-    return list(written_forms(frozenset(values)))
+    return list(written_forms(_secret_set(environ)))
 
 
 def longest_secret_bytes(environ: Mapping[str, str] | None = None) -> int:
@@ -319,9 +324,9 @@ def redact_json(text: str, environ: Mapping[str, str] | None = None, *, mask: st
     is `\\tok_...` in JSON, which masking the text for a secret `tok_...` would turn
     into the invalid `\\[redacted]`).
     """
-    if not any(form in text for form in _known_secrets(environ)):
+    values = _secret_set(environ)
+    if not any(form in text for form in written_forms(values)):
         return text
-    values = secret_values() if environ is None else {*secret_values(), *secret_values(environ)}
     masked = mask_strings(json.loads(text), values, mask)
     return json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
 
