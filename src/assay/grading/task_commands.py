@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._util.limits import limit_reason
 from assay._util.proc import LaunchError, run_command
-from assay._util.secrets import redact, redact_file
+from assay._util.secrets import redact_file
 from assay.core.checks import Check
 from assay.grading.task_results import task_check as _check
 from assay.suites.case import VerificationCommand
@@ -79,7 +79,7 @@ async def _command_check(
         return _check(command.id, command.name, "command", "error", str(exc), exitCode=-1, **base)
     for log in (log_dir / f"{name}.log", log_dir / f"{name}.stderr.log"):
         redact_file(log)  # the logs are CI artifacts: no credential value assay knows reaches them
-    stdout, stderr = redact(result.stdout_tail), redact(result.stderr_tail)
+    stdout, stderr = result.stdout_tail, result.stderr_tail  # masked before they were cut
     fields: dict[str, Any] = {
         **base,
         "exitCode": result.exit_code,
