@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.scaffold.layout import PathAllocator, check_name, printable, sanitise_path, slugify
+from assay.scaffold.layout import (
+    PathAllocator,
+    check_name,
+    sanitise_path,
+    slugify,
+    without_controls,
+)
 from assay.scaffold.url import parse_pull_request_url
 from assay.scaffold.writer import WritePlan, write_plan
 from tests.test_scaffold_helpers import snapshot
@@ -58,7 +64,7 @@ def test_names_that_would_read_as_options_are_refused(bad: str) -> None:
 
 def test_printable_names_keep_everything_but_control_characters() -> None:
     name = "bin\n::error file=x::injected\x1b]0;title\x07\x1b[2J\x9b31m\x7f é.py"
-    assert printable(name) == "bin_::error file=x::injected_]0;title__[2J_31m_ é.py"
+    assert without_controls(name) == "bin_::error file=x::injected_]0;title__[2J_31m_ é.py"
     assert sanitise_path(name) == "bin___error file=x__injected_]0;title__[2J_31m_ é.py"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from assay.scaffold.layout import printable
+from assay.scaffold.layout import without_controls
 
 __all__ = [
     "Change",
@@ -90,7 +90,7 @@ class SkippedFile:
     def shown(self) -> SkippedFile:
         """The same, safe to print: a file name (also inside the reason, a rename's old
         name) is anyone's text, and may hold line breaks and terminal escapes."""
-        return SkippedFile(printable(self.path), printable(self.reason))
+        return SkippedFile(without_controls(self.path), without_controls(self.reason))
 
 
 @dataclass(frozen=True)

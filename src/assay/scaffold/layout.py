@@ -24,7 +24,7 @@ __all__ = [
     "PathAllocator",
     "check_name",
     "fixture_repo_dir",
-    "printable",
+    "without_controls",
     "sanitise_path",
     "slugify",
 ]
@@ -59,8 +59,9 @@ def check_name(value: str, *, option: str) -> str:
     return value
 
 
-def printable(text: str) -> str:
-    """`text` with each control character as `_`, as in fixture paths: safe to print."""
+def without_controls(text: str) -> str:
+    """`text` with each control character as `_`, as in fixture paths: safe to store in the
+    stub's notes (what is printed goes through `report.terminal.printable` as well)."""
     return one_line(text, "_")
 
 

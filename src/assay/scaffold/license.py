@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from assay.errors import ConfigError
 from assay.scaffold.capture import CapturedFile
 from assay.scaffold.change import Change, ChangeSource, License, Unavailable
-from assay.scaffold.layout import printable, sanitise_path
+from assay.scaffold.layout import sanitise_path, without_controls
 
 __all__ = ["LICENSE_NAMES", "NO_LICENSE_FLAG", "NO_LICENSE_KEY", "find_license"]
 
@@ -55,7 +55,8 @@ def find_license(
         try:
             sanitise_path(detected.path)
         except ValueError:  # `""`, `..`: nowhere to put it among the fixtures
-            note = f"; it named {printable(detected.path)!r}, not a file path, so that was skipped"
+            named = without_controls(detected.path)
+            note = f"; it named {named!r}, not a file path, so that was skipped"
         else:
             return detected
     raise ConfigError(
