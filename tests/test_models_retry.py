@@ -24,7 +24,7 @@ from assay.models import (
     register_provider,
 )
 from assay.models import retry as retry_module
-from assay.models.retry import backoff_delay, parse_retry_after
+from assay.models.retry import RESPONSE_TOO_LARGE, backoff_delay, parse_retry_after
 
 
 class FakeClock:
@@ -110,6 +110,17 @@ def test_sdk_errors_without_a_status_are_final(clock: FakeClock) -> None:
     with pytest.raises(ModelError):
         run_with(provider)
     assert provider.calls == 1
+
+
+@pytest.mark.parametrize("status", [200, 500, 529])
+def test_a_body_past_the_size_bound_is_final_whatever_its_status(
+    clock: FakeClock, status: int
+) -> None:
+    provider = FlakyProvider(failure(status, RESPONSE_TOO_LARGE))
+    with pytest.raises(ModelError) as caught:
+        run_with(provider)
+    assert provider.calls == 1 and clock.sleeps == []
+    assert str(caught.value) == f"flaky/m: HTTP {status} ({RESPONSE_TOO_LARGE}: boom)"
 
 
 def test_attempts_are_bounded(clock: FakeClock) -> None:

@@ -3,25 +3,39 @@
 from __future__ import annotations
 
 import ssl
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import aclosing, contextmanager
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay._util import json_text
 from assay.errors import ModelError
-from assay.models.retry import UNREADABLE_RESPONSE, ApiCallFailure
+from assay.models.retry import RESPONSE_TOO_LARGE, UNREADABLE_RESPONSE, ApiCallFailure
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
     "UNUSABLE_ANSWER",
     "aiohttp_client",
+    "cap_response_body",
+    "http_client_options",
     "response_json",
     "sdk_failures",
     "shared_ssl_context",
     "unreadable_body",
     "unusable_answer",
 ]
+
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""The most of one response body assay reads, counted decoded (after gzip and the like).
+
+The largest answer a model API gives is a few MB of JSON: 128k output tokens of text, or
+of CJK escaped as `\\uXXXX`, plus thinking signatures. A body past this bound comes from
+something that is not a model API (or a proxy rewriting it: a gzip bomb took one run to
+7 GiB), and holding it whole would cost that much memory per call in flight."""
 
 
 @contextmanager
@@ -45,7 +59,9 @@ def sdk_failures(
         raise ApiCallFailure(
             status=None, error_type="timeout", message="request timed out"
         ) from None
-    except sdk.APIConnectionError:
+    except sdk.APIConnectionError as exc:
+        if isinstance(exc.__cause__, ApiCallFailure):  # cap_response_body's, under the SDK
+            raise exc.__cause__ from None
         raise ApiCallFailure(
             status=None, error_type="connection_error", message="connection failed"
         ) from None
@@ -67,8 +83,14 @@ def shared_ssl_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
+def http_client_options() -> dict[str, Any]:
+    """What every model API's `httpx2.AsyncClient` is built with, whichever SDK holds it:
+    the shared TLS context, and the bound on each response body."""
+    return {"verify": shared_ssl_context(), "event_hooks": {"response": [cap_response_body]}}
+
+
 def aiohttp_client(sdk: ModuleType) -> Any:
-    """The SDK's own aiohttp-backed HTTP client, with the shared TLS context.
+    """The SDK's own aiohttp-backed HTTP client, with `http_client_options()`.
 
     Both SDKs ship it for concurrency: per call it costs about a third less CPU than
     their default httpx transport (see "Model call concurrency" in docs/performance.md),
@@ -77,9 +99,51 @@ def aiohttp_client(sdk: ModuleType) -> Any:
     default client does the same job, only slower.
     """
     try:
-        return sdk.DefaultAioHttpClient(verify=shared_ssl_context())
+        return sdk.DefaultAioHttpClient(**http_client_options())
     except RuntimeError:  # what the SDKs raise without their aiohttp extra
-        return sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        return sdk.DefaultAsyncHttpxClient(**http_client_options())
+
+
+async def cap_response_body(response: httpx2.Response) -> None:
+    """An httpx2 response hook: reading this response's body stops past MAX_RESPONSE_BYTES.
+
+    Every read of a body goes through `Response.aiter_bytes` (the SDK's `with_raw_response`
+    read, an error status's body, a redirect's), and httpx2 decodes there, lazily, in
+    pieces of at most 1 MiB (aiohttp hands it the raw bytes: the SDKs' transport turns
+    aiohttp's own decompression off). Counting those pieces stops a gzip bomb one piece
+    past the bound, before the rest is inflated. A hook rather than a wrapped transport:
+    a transport sees only the compressed bytes, and the SDK clients build theirs
+    themselves (with the environment's proxies). The ApiCallFailure raised comes out of
+    the SDK as it is (openai, google-genai) or as the cause of an APIConnectionError
+    (anthropic, unwrapped by `sdk_failures`).
+    """
+    decoded = response.aiter_bytes
+
+    async def capped(chunk_size: int | None = None) -> AsyncGenerator[bytes, None]:
+        read = 0
+        async with aclosing(decoded(chunk_size)) as pieces:  # closing it frees the connection
+            async for piece in pieces:
+                read += len(piece)
+                if read > MAX_RESPONSE_BYTES:
+                    raise response_too_large(response)
+                yield piece
+
+    response.aiter_bytes = capped  # type: ignore[method-assign]
+
+
+def response_too_large(response: httpx2.Response) -> ApiCallFailure:
+    """What to say about a body past MAX_RESPONSE_BYTES, naming the endpoint that sent it."""
+    url = response.request.url
+    endpoint = f"{url.host}:{url.port}" if url.port else url.host  # never the userinfo
+    return ApiCallFailure(
+        status=response.status_code,
+        error_type=RESPONSE_TOO_LARGE,
+        message=(
+            f"response body larger than {MAX_RESPONSE_BYTES >> 20} MiB, not read further; "
+            f"no model API answers that much: is the endpoint at {endpoint} "
+            "(or a proxy in between) really the model API?"
+        ),
+    )
 
 
 UNUSABLE_ANSWER = (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError)
@@ -104,7 +168,7 @@ def response_json(raw: Any) -> dict[str, Any]:
     adapters would only turn back into plain dicts. A body that is empty, HTML or not
     JSON at all (a proxy's error page sent with 200, a connection cut mid-body) is an
     ApiCallFailure the retry layer retries like a 5xx; ValueError when it is JSON but
-    not an object.
+    not an object. The body was read under `cap_response_body`'s bound.
     """
     response = raw.http_response
     content: bytes = response.content

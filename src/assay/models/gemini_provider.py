@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from assay.errors import ModelUnavailable
-from assay.models._http import UNUSABLE_ANSWER, unusable_answer
+from assay.models._http import UNUSABLE_ANSWER, http_client_options, unusable_answer
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.gemini_wire import from_gemini, gemini_config, gemini_contents
 from assay.models.names import missing_credentials
@@ -113,11 +113,9 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
     import httpx2
     from google.genai import types
 
-    from assay.models._http import shared_ssl_context
-
     options = types.HttpOptions(
         timeout=int(timeout * 1000),
-        httpx_async_client=httpx2.AsyncClient(timeout=timeout, verify=shared_ssl_context()),
+        httpx_async_client=httpx2.AsyncClient(timeout=timeout, **http_client_options()),
         base_url=os.environ.get(BASE_URL_VARIABLE) or None,
     )
     return GeminiProvider(genai.Client(api_key=key, http_options=options))

@@ -3,9 +3,9 @@
 Provider adapters turn their SDK's errors into `ApiCallFailure`; this module alone decides
 what is worth another attempt. Transient failures (429, 529 overloaded, 5xx, 408,
 connection errors, timeouts, a body that is empty, HTML or not JSON) are retried until
-`max_attempts` or `max_total_s` runs out; anything else (400, 401, 403, 404...) becomes
-a `ModelError` at once. A `retry-after` / `retry-after-ms` header from the provider
-replaces the computed backoff.
+`max_attempts` or `max_total_s` runs out; anything else (400, 401, 403, 404..., a body
+past the size bound) becomes a `ModelError` at once. A `retry-after` / `retry-after-ms`
+header from the provider replaces the computed backoff.
 
 Every wait goes through the module-level `sleep`, which tests patch so nothing waits.
 """
@@ -29,6 +29,7 @@ from assay.models.limiter import AdaptiveLimiter
 
 __all__ = [
     "ApiCallFailure",
+    "RESPONSE_TOO_LARGE",
     "RetryPolicy",
     "UNREADABLE_RESPONSE",
     "backoff_delay",
@@ -47,6 +48,10 @@ _RETRYABLE_STATUSES = frozenset({408, 429, 529})
 UNREADABLE_RESPONSE = "unreadable_response"
 """The error type of an answer whose body is empty, HTML or not JSON, whatever its status
 (a proxy's error page sent with 200): as transient as the 5xx it usually stands for."""
+RESPONSE_TOO_LARGE = "response_too_large"
+"""The error type of an answer whose body is past `_http.MAX_RESPONSE_BYTES`, whatever its
+status: not transient (an endpoint that sends that once is not a model API, and another
+attempt would read as much again), so never retried."""
 _jitter = random.Random()
 
 
@@ -84,6 +89,8 @@ class ApiCallFailure(Exception):
 
     @property
     def retryable(self) -> bool:
+        if self.error_type == RESPONSE_TOO_LARGE:
+            return False
         if self.error_type == UNREADABLE_RESPONSE:
             return True
         if self.status is None:
@@ -193,6 +200,8 @@ async def call_with_retries(
 
 
 def _rejection_message(label: str, failure: ApiCallFailure) -> str:
+    if failure.error_type == RESPONSE_TOO_LARGE:  # an answer, not a rejection
+        return f"{label}: {failure.describe()}"
     if failure.status == 401:
         return f"{label}: the API key was rejected (HTTP 401); check the key you set"
     reason = {403: "permission denied", 404: "not found (is the model name right?)"}

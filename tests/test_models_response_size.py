@@ -1,0 +1,173 @@
+"""Every model response body is read under a bound, counted decoded (`_http.MAX_RESPONSE_BYTES`).
+
+A gzip bomb (a small compressed body that inflates to far more than any answer) and a
+plain oversized body go through the real SDKs to the loopback fakes: the read stops
+shortly past the bound (tracemalloc's peak over the call stays near it, where reading the
+whole body would hold it twice), the call is a ModelError naming the endpoint, it is not
+retried, and the client's next call works. An ordinary gzip-compressed answer is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import tracemalloc
+import zlib
+from typing import Any
+
+import pytest
+
+from assay.errors import ModelError
+from assay.models import Message, ModelRequest, ModelResponse, generate
+from assay.models import retry as retry_module
+from assay.models._http import MAX_RESPONSE_BYTES
+from tests.fakes.anthropic_api import FakeAnthropic
+from tests.fakes.cloud import OPENAI_COMPATIBLE, SETUPS, CloudSetup
+from tests.fakes.loopback import Reply
+from tests.fakes.scripted import Responder, ScriptedModelServer
+
+ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef"
+
+
+def _anthropic(monkeypatch: pytest.MonkeyPatch, responder: Responder | None) -> FakeAnthropic:
+    fake = FakeAnthropic(api_key=ANTHROPIC_KEY, responder=responder).start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    return fake
+
+
+ANTHROPIC = CloudSetup("anthropic", "anthropic/claude-sonnet-4-6", ANTHROPIC_KEY, _anthropic)
+EVERY_PROVIDER = (ANTHROPIC, *SETUPS, *OPENAI_COMPATIBLE)
+"""Each kind of client assay builds: anthropic's (direct, Bedrock, Vertex), openai's
+(OpenAI, OpenRouter) and google-genai's (Gemini)."""
+ONE_PER_SDK = (ANTHROPIC, OPENAI_COMPATIBLE[0], SETUPS[2])
+MEMORY_MARGIN = 8 * 1024 * 1024
+"""What the call may allocate beyond the bound: the piece that crossed it, buffers."""
+
+
+@pytest.fixture(autouse=True)
+def no_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    waited: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waited.append(seconds)
+
+    monkeypatch.setattr(retry_module, "sleep", no_wait)
+    return waited
+
+
+@pytest.fixture(scope="module")
+def gzip_bomb() -> bytes:
+    """Twice the bound of JSON once inflated (a text block of spaces), 64 KB compressed."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
+    parts = [packer.compress(b'{"type": "message", "content": [{"type": "text", "text": "')]
+    spaces = b" " * (1024 * 1024)
+    parts += [packer.compress(spaces) for _ in range(2 * MAX_RESPONSE_BYTES // len(spaces))]
+    parts += [packer.compress(b'"}]}'), packer.flush()]
+    return b"".join(parts)
+
+
+@pytest.fixture(scope="module")
+def oversized_body() -> bytes:
+    """A plain body a quarter past the bound, made before any call is traced."""
+    return b'{"padding": "' + b"x" * (MAX_RESPONSE_BYTES // 4 * 5) + b'"}'
+
+
+def ask(model: str) -> ModelRequest:
+    return ModelRequest(
+        model=model,
+        system="You review code.",
+        messages=(Message("user", ({"type": "text", "text": "Review this diff."},)),),
+    )
+
+
+def refused_then_served(
+    setup: CloudSetup, fake: ScriptedModelServer, reply: Reply
+) -> tuple[ModelError, int, ModelResponse]:
+    """Warm the client up, have `reply` answer one call under tracemalloc, call again.
+
+    Returns that call's ModelError, the peak bytes allocated during it, and the answer of
+    the call after it on the same client (its connection was given up mid-body).
+    """
+
+    async def scenario() -> tuple[ModelError, int, ModelResponse]:
+        await generate(ask(setup.model))  # the client, its TLS context and a connection exist
+        fake.inject(reply)
+        tracemalloc.start()
+        try:
+            with pytest.raises(ModelError) as caught:
+                await generate(ask(setup.model))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        return caught.value, peak, await generate(ask(setup.model))
+
+    return asyncio.run(scenario())
+
+
+def assert_refused_as_too_large(
+    setup: CloudSetup, fake: ScriptedModelServer, error: ModelError, status: int = 200
+) -> None:
+    message = str(error)
+    assert message.startswith(
+        f"{setup.model}: HTTP {status} (response_too_large: response body larger than "
+        f"{MAX_RESPONSE_BYTES >> 20} MiB, not read further;"
+    ), message
+    assert f"the endpoint at {fake.url.removeprefix('http://')} " in message
+
+
+@pytest.mark.parametrize("setup", EVERY_PROVIDER, ids=str)
+def test_a_gzip_bomb_stops_at_the_bound_and_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch, setup: CloudSetup, gzip_bomb: bytes, no_backoff: list[float]
+) -> None:
+    with setup.serving(monkeypatch) as fake:
+        bomb = Reply(raw=gzip_bomb, headers={"content-encoding": "gzip"})
+        error, peak, after = refused_then_served(setup, fake, bomb)
+        assert peak < MAX_RESPONSE_BYTES + MEMORY_MARGIN, f"peak {peak >> 20} MiB"
+        assert_refused_as_too_large(setup, fake, error)
+        assert fake.calls == 3 and no_backoff == []  # warm-up, the bomb, the call after
+        assert after.text()
+
+
+@pytest.mark.parametrize("setup", ONE_PER_SDK, ids=str)
+def test_a_plain_body_past_the_bound_stops_there(
+    monkeypatch: pytest.MonkeyPatch, setup: CloudSetup, oversized_body: bytes
+) -> None:
+    with setup.serving(monkeypatch) as fake:
+        error, peak, after = refused_then_served(setup, fake, Reply(raw=oversized_body))
+        assert peak < MAX_RESPONSE_BYTES + MEMORY_MARGIN, f"peak {peak >> 20} MiB"
+        assert_refused_as_too_large(setup, fake, error)
+        assert fake.calls == 3 and after.text()
+
+
+@pytest.mark.parametrize("setup", ONE_PER_SDK, ids=str)
+def test_an_error_status_with_a_bomb_is_not_retried_like_a_5xx(
+    monkeypatch: pytest.MonkeyPatch, setup: CloudSetup, gzip_bomb: bytes, no_backoff: list[float]
+) -> None:
+    """The SDKs read an error's body too (for its message); that read is bounded as well."""
+    with setup.serving(monkeypatch) as fake:
+        bomb = Reply(500, raw=gzip_bomb, headers={"content-encoding": "gzip"})
+        error, peak, _ = refused_then_served(setup, fake, bomb)
+        assert peak < MAX_RESPONSE_BYTES + MEMORY_MARGIN, f"peak {peak >> 20} MiB"
+        assert_refused_as_too_large(setup, fake, error, status=500)
+        assert fake.calls == 3 and no_backoff == []
+
+
+@pytest.mark.parametrize("setup", EVERY_PROVIDER, ids=str)
+def test_an_ordinary_gzip_answer_is_read_like_a_plain_one(
+    monkeypatch: pytest.MonkeyPatch, setup: CloudSetup
+) -> None:
+    with setup.serving(monkeypatch) as fake:
+        body = json.dumps(fake.wrap(fake.default_answer(), {})).encode()
+        fake.reply(
+            Reply(raw=body),
+            Reply(raw=gzip.compress(body), headers={"content-encoding": "gzip"}),
+        )
+
+        async def both() -> list[Any]:
+            return [await generate(ask(setup.model)) for _ in range(2)]
+
+        plain, zipped = asyncio.run(both())
+        assert zipped == plain and plain.text()
+        assert fake.calls == 2
