@@ -7,6 +7,7 @@ PyGithub client, a real run of the tiny task suite.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,18 @@ def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ci]:
 
 def _errors(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("::error")]
+
+
+def _runner_file_error(variable: str, path: Path, reason: str, lost: str) -> str:
+    return (
+        f"::error title=assay%3A runner environment::cannot write {variable} ({path}): "
+        f"{reason}, so {lost}; the runner creates this file for each step: leave {variable} "
+        "as the runner sets it, and if the step runs in a container or as another user, "
+        "mount the file writable"
+    )
+
+
+OUTPUTS_LOST = "later steps get none of this step's outputs"
 
 
 def _unwritable(root: Path, kind: str) -> Path:
@@ -53,10 +66,28 @@ def test_unwritable_outputs_on_a_skipped_event_are_a_usage_error(
     ci.use_event("pull_request", "pull_request_synchronize.json")
     code, out, err = ci.run(monkeypatch, capsys)
     assert code == 2  # a skip that lost its `ran`/`reason` outputs must not look green
-    assert _errors(out) == [
-        f"::error title=assay%3A runner environment::cannot write GITHUB_OUTPUT ({broken}): "
-        f"{reason}; the runner's environment is broken"
+    assert _errors(out) == [_runner_file_error("GITHUB_OUTPUT", broken, reason, OUTPUTS_LOST)]
+    assert "Traceback" not in out + err
+
+
+def test_unwritable_outputs_on_a_run_are_one_error_and_everything_else_is_published(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run writes outputs three times (the decision, the results, the history
+    directory); the one fault is said once, and outranks the gate that passed."""
+    broken = _unwritable(ci.root, "missing-dir")
+    ci.environ.update(GITHUB_OUTPUT=str(broken), INPUT_THRESHOLD="0.5")
+    ci.fake.add_pull("acme/widgets", 7, files=[{"filename": "evals/tasks.json"}])
+    ci.use_event("pull_request", "pull_request_opened.json")
+    code, out, err = ci.run(monkeypatch, capsys)
+    assert code == 2
+    runner_errors = [line for line in _errors(out) if "runner environment" in line]
+    assert runner_errors == [
+        _runner_file_error("GITHUB_OUTPUT", broken, "No such file or directory", OUTPUTS_LOST)
     ]
+    assert "Evaluation Results" in ci.summary
+    (comment,) = comments(ci.fake, "acme/widgets")
+    assert "Evaluation Results" in comment["body"]
     assert "Traceback" not in out + err
 
 
@@ -70,9 +101,8 @@ def test_unwritable_summary_still_publishes_everything_else(
     code, out, err = ci.run(monkeypatch, capsys)
     assert code == 2  # the gate passed (0.5 >= 0.5), but the job summary is lost
     errors = _errors(out)
-    assert errors[0] == (
-        f"::error title=assay%3A runner environment::cannot write GITHUB_STEP_SUMMARY "
-        f"({broken}): No such file or directory; the runner's environment is broken"
+    assert errors[0] == _runner_file_error(
+        "GITHUB_STEP_SUMMARY", broken, "No such file or directory", "the job summary is lost"
     )
     assert len(errors) == 2 and errors[1].startswith("::error file=evals/tasks.json,")
     assert set(ci.outputs) == REPORT_KEYS and ci.outputs["score"] == "0.5000"
@@ -119,3 +149,36 @@ def test_the_label_matches_whatever_its_spacing_and_case(
     assert ci.outputs["ran"] == "true"
     assert ci.outputs["reason"] == f"PR #7 carries the {label.strip()!r} label"
     assert ci.fake.count(PR_FILES) == 0  # the label alone decided
+
+
+def test_workflows_whose_names_differ_in_punctuation_keep_a_comment_each(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`Evals: fast` and `Evals; fast` both clean to `Evals_ fast`; they overwrote each
+    other's sticky comment."""
+    ci.fake.add_pull("acme/widgets", 7, files=[{"filename": "evals/tasks.json"}])
+    ci.use_event("pull_request", "pull_request_opened.json")
+    for workflow in ("Evals: fast", "Evals; fast", "Evals: fast"):
+        ci.environ["GITHUB_WORKFLOW"] = workflow
+        ci.run(monkeypatch, capsys)
+    first, second = comments(ci.fake, "acme/widgets")
+    assert first["body"].startswith("<!-- assay:evals workflow=Evals_ fast~")
+    assert second["body"].startswith("<!-- assay:evals workflow=Evals_ fast~")
+    assert first["body"].split("\n", 1)[0] != second["body"].split("\n", 1)[0]
+    assert (first.get("edits"), second.get("edits")) == (1, None)  # the third edited the first
+
+
+def test_a_pattern_of_many_stars_decides_at_once_on_long_names(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The workflow's pattern, the PR author's names: the regex took 4.5 s for one name of
+    50 `a`s against this pattern, and a 5,000-character one never finished."""
+    ci.environ["INPUT_TRIGGER_PATHS"] = "*a*a*a*a*a*a*a*b"
+    names = [{"filename": "a" * 5_000 + str(i)} for i in range(100)]
+    ci.fake.add_pull("acme/widgets", 7, files=names)
+    ci.use_event("pull_request", "pull_request_synchronize.json")
+    started = time.perf_counter()
+    code, out, err = ci.run(monkeypatch, capsys)
+    assert time.perf_counter() - started < 10
+    assert code == 0 and ci.outputs["ran"] == "false"
+    assert ci.outputs["reason"].startswith("PR #7 changes no file matching trigger-paths")

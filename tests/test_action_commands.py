@@ -99,3 +99,25 @@ def test_guard_neutralises_prints_and_keeps_own_commands(monkeypatch: pytest.Mon
     assert lines[-1] == "no newline at the end"
     assert _command_lines(err.getvalue()) == []
     assert sys.stdout is out and sys.stderr is err
+
+
+def test_an_error_said_once_is_said_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    for _run in range(2):  # each guarded block is one `assay ci` run
+        with commands.guarded_output():
+            for _write in range(3):
+                commands.error("cannot write GITHUB_OUTPUT (/x)", title="env", once=True)
+            commands.error("cannot write GITHUB_OUTPUT (/y)", title="env", once=True)
+            commands.error("a case failed", title="demo/x")
+            commands.error("a case failed", title="demo/x")
+    run = [
+        "::error title=env::cannot write GITHUB_OUTPUT (/x)",
+        "::error title=env::cannot write GITHUB_OUTPUT (/y)",
+        "::error title=demo/x::a case failed",
+        "::error title=demo/x::a case failed",
+    ]
+    assert out.getvalue().splitlines() == run * 2
+    commands.error("outside a run", once=True)
+    commands.error("outside a run", once=True)  # no run to remember it in
+    assert out.getvalue().splitlines()[-2:] == ["::error::outside a run"] * 2

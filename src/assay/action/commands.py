@@ -22,6 +22,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Literal, TextIO
 
 from assay.core.text import defuse_workflow_commands, strip_control
@@ -105,8 +106,17 @@ class _NeutralisingStream(io.TextIOBase):
             self.raw.flush()
 
 
+@dataclass
+class _Guard:
+    """One `guarded_output` block (one `assay ci` run): its streams and what it said once."""
+
+    out: _NeutralisingStream
+    err: _NeutralisingStream
+    said_once: set[str] = field(default_factory=set)
+
+
 _lock = threading.RLock()
-_guards: list[tuple[_NeutralisingStream, _NeutralisingStream]] = []
+_guards: list[_Guard] = []
 
 
 @contextmanager
@@ -116,7 +126,7 @@ def guarded_output() -> Iterator[None]:
     err = _NeutralisingStream(sys.stderr, _lock)
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
-    _guards.append((out, err))
+    _guards.append(_Guard(out, err))
     try:
         yield
     finally:
@@ -132,7 +142,7 @@ def _emit(line: str) -> None:
     """Write one trusted command line to the real stdout, at the start of a line."""
     with _lock:
         if _guards:
-            out, err = _guards[-1]
+            out, err = _guards[-1].out, _guards[-1].err
             out.end_line()
             err.end_line()
             err.raw.flush()
@@ -147,7 +157,13 @@ Level = Literal["error", "warning", "notice"]
 
 
 def _annotation(
-    level: Level, message: str, *, file: str | None, line: int | None, title: str | None
+    level: Level,
+    message: str,
+    *,
+    file: str | None,
+    line: int | None,
+    title: str | None,
+    once: bool = False,
 ) -> None:
     props = []
     if file:
@@ -159,14 +175,39 @@ def _annotation(
     head = f"::{level} {','.join(props)}" if props else f"::{level}"
     # A message can quote the model (a judge's rationale in a case's reason): the log
     # viewer and the diff would render its escape sequences and bidirectional overrides.
-    _emit(f"{head}::{escape_data(strip_control(message))}")
+    command = f"{head}::{escape_data(strip_control(message))}"
+    if once and _said_before(command):
+        return
+    _emit(command)
+
+
+def _said_before(command: str) -> bool:
+    """Whether this run already made `command`, remembering it if not. Outside a
+    `guarded_output` block there is no run to remember in: never."""
+    with _lock:
+        if not _guards:
+            return False
+        said = _guards[-1].said_once
+        if command in said:
+            return True
+        said.add(command)
+        return False
 
 
 def error(
-    message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    title: str | None = None,
+    once: bool = False,
 ) -> None:
-    """An error annotation (shown on the run and, with `file`, on that line of the diff)."""
-    _annotation("error", message, file=file, line=line, title=title)
+    """An error annotation (shown on the run and, with `file`, on that line of the diff).
+
+    `once`: not repeated if this run (the `guarded_output` block) already made it, for a
+    fault every later attempt would meet again.
+    """
+    _annotation("error", message, file=file, line=line, title=title, once=once)
 
 
 def warning(
@@ -204,7 +245,7 @@ def log(text: str) -> None:
     """Print a plain log line that may hold untrusted text (ids, reasons, titles, names)."""
     with _lock:
         if _guards:
-            _guards[-1][0].end_line()
-        stream = _guards[-1][0].raw if _guards else sys.stdout
+            _guards[-1].out.end_line()
+        stream = _guards[-1].out.raw if _guards else sys.stdout
         stream.write(neutralise(_redact(text)) + "\n")
         stream.flush()

@@ -1,7 +1,10 @@
 """One sticky results comment per eval job on a pull request, edited in place on every run.
 
 The comment is recognised by a hidden first line naming the workflow and job, so two
-different eval jobs keep two comments and re-runs never add a third. The existing
+different eval jobs keep two comments and re-runs never add a third. A name is written as
+it is when every character of it is harmless in an HTML comment; otherwise the others
+become `_` and a short hash of the exact name follows, so `Evals: fast` and `Evals; fast`
+(`Evals_ fast` both, once cleaned) keep a comment each. The existing
 comments are read page by page; the first one that starts with the marker *and* was
 written by the identity the token acts as is updated, otherwise a new comment is created.
 
@@ -13,6 +16,7 @@ them into a fake pass.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -34,15 +38,26 @@ COMMENT_LIMIT = 65_000
 _BODY_BUDGET_BYTES = 64_000
 """What the rendered comment may use; bytes >= characters, so the body stays under the limit."""
 _UNSAFE_IDENTITY = re.compile(r"[^A-Za-z0-9 ._/()-]")
+_NAME_LIMIT = 100
+"""Characters of a name the marker keeps readable."""
+_HASH_SEPARATOR = "~"
+"""Not a harmless name character, so a hashed name never equals one written as it is."""
 
 
 def comment_marker(*, workflow: str, job: str) -> str:
     """`<!-- assay:evals workflow=Evals job=evals -->` (names reduced to harmless characters)."""
+    return f"<!-- assay:evals workflow={_marker_name(workflow)} job={_marker_name(job)} -->"
 
-    def clean(text: str) -> str:
-        return _UNSAFE_IDENTITY.sub("_", text.strip())[:100] or "-"
 
-    return f"<!-- assay:evals workflow={clean(workflow)} job={clean(job)} -->"
+def _marker_name(name: str) -> str:
+    """`name` itself when cleaning leaves it as it is (so the markers earlier versions
+    wrote still find their comments); else the cleaned name, `~` and a hash of `name`."""
+    exact = name.strip()
+    readable = _UNSAFE_IDENTITY.sub("_", exact)[:_NAME_LIMIT] or "-"
+    if readable == exact or not exact:
+        return readable
+    digest = hashlib.sha256(exact.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{readable}{_HASH_SEPARATOR}{digest}"
 
 
 def comment_body(

@@ -6,8 +6,10 @@ early and forge another output. A value that contains the delimiter is refused.
 
 Both files are the runner's: a path that cannot be written (a directory, a missing
 directory, no permission) means the job's environment is broken. That is raised as one
-`RunnerFileError` naming the variable, the path and the reason, so `assay ci` can report
-it, publish everything else and exit 2 instead of crashing.
+`RunnerFileError` naming the variable, the path, the reason and what to do, so `assay ci`
+can report it, publish everything else and exit 2 instead of crashing. `assay ci` writes
+outputs more than once (the decision, the results, the history directory); each write
+meets the same fault, which the run reports once.
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ class UnsafeOutput(ValueError):
     """An output name or value that could corrupt $GITHUB_OUTPUT."""
 
 
+_LOST = {
+    "GITHUB_OUTPUT": "later steps get none of this step's outputs",
+    "GITHUB_STEP_SUMMARY": "the job summary is lost",
+}
+"""What a job misses when the runner file a variable names cannot be written."""
+
+
 class RunnerFileError(Exception):
     """$GITHUB_OUTPUT or $GITHUB_STEP_SUMMARY could not be written."""
 
@@ -47,18 +56,21 @@ class RunnerFileError(Exception):
         self.path = path
         reason = error.strerror or str(error) or type(error).__name__
         super().__init__(
-            f"cannot write {variable} ({path}): {reason}; the runner's environment is broken"
+            f"cannot write {variable} ({path}): {reason}, so {_LOST[variable]}; the runner "
+            f"creates this file for each step: leave {variable} as the runner sets it, and "
+            "if the step runs in a container or as another user, mount the file writable"
         )
 
 
 @contextmanager
 def report_and_continue(broken: list[RunnerFileError]) -> Iterator[None]:
-    """Run the block; a RunnerFileError in it becomes an error annotation, is added to
-    `broken` (the caller exits 2 in the end) and does not stop what follows."""
+    """Run the block; a RunnerFileError in it becomes an error annotation (one per run for
+    the same fault), is added to `broken` (the caller exits 2 in the end) and does not
+    stop what follows."""
     try:
         yield
     except RunnerFileError as exc:
-        commands.error(str(exc), title="assay: runner environment")
+        commands.error(str(exc), title="assay: runner environment", once=True)
         broken.append(exc)
 
 
