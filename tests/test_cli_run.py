@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import signal
@@ -250,6 +251,89 @@ def test_a_bad_environment_default_is_a_usage_error(
     monkeypatch.setenv(variable, value)
     assert main(["--version"]) == 2
     assert capsys.readouterr().err.startswith(f"assay: error: {message}")
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value"),
+    [
+        ("run", "--threshold", "1_0"),  # float() reads it as 10
+        ("run", "--concurrency", "1_6"),
+        ("run", "--repeat", "1_0"),
+        ("run", "--timeout", "6_0"),
+        ("run", "--max-cost", "0_5"),
+        ("merge", "--max-errors", "1_0"),
+        ("cache", "--older-than", "3_0"),
+    ],
+)
+def test_digit_separators_in_a_number_are_a_usage_error(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    option: str,
+    value: str,
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    given = {
+        "run": run_args(root),
+        "merge": ["merge", str(root), "-o", str(tmp_path / "merged")],
+        "cache": ["cache", "stats", "--cache", str(tmp_path / "cache")],
+    }[command]
+    with pytest.raises(SystemExit) as typed:
+        main([*given, option, value])
+    assert typed.value.code == 2
+    assert f"argument {option}: {value!r} is " in capsys.readouterr().err
+    # The same value in the option's variable, read by the same rule.
+    variable = "ASSAY_" + option.lstrip("-").upper().replace("-", "_")
+    monkeypatch.setenv(variable, value)
+    assert main(given) == 2
+    err = capsys.readouterr().err
+    assert f"assay: error: {variable}={value!r}: not a " in err
+    assert "digit separators (_) are not accepted" in err
+    assert started_pids(root) == [] and not (root / "report").exists()
+
+
+def test_a_threshold_of_minus_zero_is_zero(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    assert main(run_args(root, "--threshold", "-0")) == 0
+    out = capsys.readouterr().out
+    assert "gate: PASS  score 1.00 >= threshold 0.00" in out and "-0" not in out
+    assert math.copysign(1.0, load_report(root / "report/report.json").run.threshold) == 1.0
+    monkeypatch.setenv("ASSAY_THRESHOLD", "-0.0")
+    assert main(run_args(root)) == 0
+    assert "threshold 0.00" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "option",
+    ["--report-dir", "--root", "--history", "--work-root", "--cache", "--resume", "--skill"],
+)
+def test_an_empty_path_given_is_a_usage_error_not_the_default(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+) -> None:
+    root = project(tmp_path, {"t": {}})
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as typed:
+        main([*run_args(root), option, ""])
+    assert typed.value.code == 2
+    assert f"argument {option}: empty path" in capsys.readouterr().err
+    assert started_pids(root) == []
+
+
+def test_an_empty_path_argument_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (["list", ""], ["merge", "", "-o", str(tmp_path / "m")], ["view", ""]):
+        with pytest.raises(SystemExit) as typed:
+            main(argv)
+        assert typed.value.code == 2, argv
+        assert "empty path" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_without_a_key_review_cases_are_skipped_and_tasks_still_gate(

@@ -627,3 +627,129 @@ def test_a_report_missing_cases_its_summary_counts_is_refused() -> None:
     other = make_report([make_case("calc/b", line=2)], shard="2/2")
     with pytest.raises(ConfigError, match="holds 1 case.s. but its summary counts 2"):
         merge_reports([cut, other], labels=["one.json", "two.json"])
+
+
+# -- cases no run could have written ----------------------------------------------------------
+
+# Each edit of a failing case's shard (calc/b: status fail, score 0, its attempt and checks
+# failed) that would let the merged gate count it as something else, and what merge says.
+_EDITS: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "pass with score 0 (the summary recounted)",
+        {"status": "pass", "recount": True},
+        "cases[0] calc/b: it is pass with score 0, where a task pass scores 1; it is pass but "
+        "its attempts make it fail (fail 0); it is pass but check test (fail), changed_files "
+        "(fail) did not pass: edited or damaged after the run",
+    ),
+    (
+        "pass with score 1, its attempts left",
+        {"status": "pass", "score": 1.0, "recount": True},
+        "cases[0] calc/b: it is pass but its attempts make it fail (fail 0)",
+    ),
+    (
+        "pass everywhere, its checks left failed",
+        {"status": "pass", "score": 1.0, "attempts": True, "recount": True},
+        "cases[0] calc/b: it is pass but check test (fail), changed_files (fail) did not pass",
+    ),
+    (
+        "fail without its score, which drops it out of the mean",
+        {"score": None},
+        "cases[0] calc/b: it is fail without a score",
+    ),
+    (
+        "skipped, as if no key had been set",
+        {"status": "skipped", "score": None, "reason": "no credentials", "recount": True},
+        "cases[0] calc/b: it is skipped (no credentials) but its attempts were scored",
+    ),
+    (
+        "pass, the summary's counts left as the run wrote them",
+        {"status": "pass"},
+        "holds 1 pass case(s) but its summary counts 0 (passed): it was edited",
+    ),
+]
+
+
+def _edited(report: Path, edit: dict[str, Any]) -> None:
+    data = json.loads(report.read_text())
+    case = data["cases"][0]
+    for key in ("status", "score", "reason"):
+        if key in edit:
+            case[key] = edit[key]
+    if edit.get("attempts"):
+        for attempt in case["attempts"]:
+            attempt["status"], attempt["score"] = case["status"], case["score"]
+    if edit.get("recount"):
+        summary = data["summary"]
+        summary["failed"] -= 1
+        summary[{"pass": "passed", "skipped": "skipped"}[case["status"]]] += 1
+    report.write_text(json.dumps(data, indent=2))
+
+
+def test_cli_refuses_a_case_whose_status_contradicts_its_score_attempts_or_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_runner_e2e import agent_argv, suite_json, write_project
+
+    root = write_project(tmp_path / "proj", {"a": {}, "b": {"solve": False}})
+    suite_json(root, ["a", "b"])
+    for index in (1, 2):  # calc/a passes in shard 1/2, calc/b fails in shard 2/2
+        argv = [
+            "run", str(root / "calc.json"), "--agent-command", " ".join(agent_argv(root)),
+            "--shard", f"{index}/2", "--report-dir", str(root / f"shard{index}"),
+        ]  # fmt: skip
+        main(argv)
+    shard2 = root / "shard2" / "report.json"
+    as_run = shard2.read_text()
+    out = root / "merged" / "report.json"
+    assert main(["merge", str(root / "shard1"), str(shard2), "-o", str(out)]) == 1
+    capsys.readouterr()
+    for label, edit, message in _EDITS:
+        shard2.write_text(as_run)
+        _edited(shard2, edit)
+        out.unlink(missing_ok=True)
+        code = main(["merge", str(root / "shard1"), str(shard2), "-o", str(out)])
+        err = capsys.readouterr().err
+        assert (code, message in err) == (2, True), f"{label}: {err}"
+        assert f"{shard2}" in err and "Traceback" not in err, label
+        assert not out.exists(), label
+
+
+def test_cli_merges_what_assay_itself_writes_though_it_looks_odd(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay.core.checks import Check
+    from assay.report.stats import INTERRUPTED
+
+    # A rubric's score is the judge's (score 1 of 5 is 0) whatever met_rubric says.
+    rubric = make_case("style/a", "pass", score=0.0, kind="rubric")
+    # An optional should_find that was not met fails nothing.
+    optional = Check.model_validate(
+        {"id": "should_find[0]", "kind": "should_find", "status": "fail", "required": False}
+    )
+    review = make_case("sec/a", kind="review", checks=[optional])
+    # A case the run stopped before is skipped whatever had run (runner/combine.py).
+    stopped = make_case("calc/c", "skipped", reason=INTERRUPTED, line=3).model_copy(
+        update={"attempts": [Attempt(status="pass", score=1.0)]}
+    )
+    paths = [
+        write(tmp_path / "one" / "report.json", make_report([rubric, review])),
+        write(tmp_path / "two" / "report.json", make_report([stopped])),
+    ]
+    out = tmp_path / "merged" / "report.json"
+    assert main(["merge", *map(str, paths), "-o", str(out)]) == 1  # incomplete: interrupted
+    err = capsys.readouterr().err
+    assert "error" not in err
+    assert sorted(c.id for c in read_report(out).cases) == ["calc/c", "sec/a", "style/a"]
+
+
+def test_cli_threshold_of_negative_zero_is_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # From the command line, and from a report that holds one.
+    paths = shard_files(tmp_path, threshold=-0.0)
+    for extra in (["--threshold", "-0"], []):
+        out = tmp_path / f"merged{len(extra)}" / "report.json"
+        assert main(["merge", *map(str, paths), "-o", str(out), *extra]) == 0
+        printed = capsys.readouterr().out
+        assert "threshold 0.00" in printed and "-0.00" not in printed
+        assert math.copysign(1.0, read_report(out).run.threshold) == 1.0

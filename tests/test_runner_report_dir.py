@@ -73,7 +73,7 @@ def test_a_second_run_or_resume_of_a_report_dir_in_use_exits_2_at_once(
     assert sorted(r.id for r in result_lines(results)) == ["calc/quick", "calc/slow"]
 
 
-def test_an_empty_report_dir_means_the_default_not_the_cwd(
+def test_an_empty_report_dir_is_refused_and_an_empty_variable_is_unset_never_the_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = project(tmp_path, {"t": {}})
@@ -82,6 +82,15 @@ def test_an_empty_report_dir_means_the_default_not_the_cwd(
     monkeypatch.chdir(cwd)
     args = run_args(root)
     args[args.index("--report-dir") + 1] = ""
+    # Typed empty (`--report-dir "$DIR"` with DIR unset) is a usage error, not the default.
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    assert refused.value.code == 2
+    assert "argument --report-dir: empty path" in capsys.readouterr().err
+    assert started_pids(root) == [] and list(cwd.iterdir()) == []
+    # An empty ASSAY_REPORT_DIR is unset, as GitHub passes an input not given: the default.
+    monkeypatch.setenv("ASSAY_REPORT_DIR", "")
+    del args[args.index("--report-dir") : args.index("--report-dir") + 2]
     assert main(args) == 0
     capsys.readouterr()
     assert (cwd / "assay-report" / "report.json").is_file()

@@ -1,8 +1,9 @@
 """The `assay` command line: a thin parser over the library, one module per command.
 
 Every option can also come from an `ASSAY_<OPTION>` environment variable (`--max-errors`
--> `ASSAY_MAX_ERRORS`); the command line wins. Command modules are imported only when
-their command runs, so `assay --version` and `assay validate` stay fast.
+-> `ASSAY_MAX_ERRORS`); the command line wins, and any other `ASSAY_*` variable set is
+warned about (_cli/environment.py). Command modules are imported only when their command
+runs, so `assay --version` and `assay validate` stay fast.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from assay._util.heap import exit_without_teardown, settle_after_startup
 from assay._util.textout import DefusedStream
 from assay._version import __version__
 from assay.errors import ConfigError, OutputError, RunError
-from assay.options import env_choice, env_flag, env_name, env_number
+from assay.options import env_choice, env_flag, env_name, env_number, read_number
 
 EXIT_PASS, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_OUTPUT_FAILED = 4
@@ -95,6 +96,7 @@ def _paths(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths",
         nargs="*",
+        type=_path,
         metavar="PATH",
         help="suite files or directories (default: configured paths or .)",
     )
@@ -104,6 +106,7 @@ def _root(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--root",
         default=None,
+        type=_path,
         metavar="DIR",
         help="the eval root Warden paths resolve against (default: [tool.assay] root, else "
         "each PATH's own directory)",
@@ -126,14 +129,44 @@ def _json(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--json", action="store_true", help=f"print {what} as JSON on stdout")
 
 
+def _number(text: str) -> float:
+    """A number option (`--threshold 0.8`), by `read_number`'s rules: `1_0` is refused."""
+    try:
+        return float(read_number(text, float))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is {exc}") from None
+
+
+def _whole_number(text: str) -> int:
+    """A whole-number option (`--concurrency 4`), by `read_number`'s rules."""
+    try:
+        return int(read_number(text, int))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is {exc}") from None
+
+
+_NUMBER_KINDS: dict[object, type[int] | type[float]] = {_number: float, _whole_number: int}
+"""Each number option's type and the kind an `ASSAY_*` value of it is read as."""
+
+
+def _path(text: str) -> str:
+    """A path option or argument. Given empty (`--report-dir ""`, an unset shell variable
+    in quotes), it would be read as the current directory or dropped for the default:
+    either way not what was typed, so it is a usage error. An empty `ASSAY_*` variable is
+    unset instead (docs: README, "The commands")."""
+    if not text:
+        raise argparse.ArgumentTypeError("empty path")
+    return text
+
+
 def _repeat(text: str) -> int | str:
     """`--repeat K` or `--repeat auto`."""
     if text == "auto":
         return text
     try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or auto, got {text!r}") from None
+        return int(read_number(text, int))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not auto and {exc}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,10 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "score", help="score an already-changed workspace for one task (PVYai run mode)"
     )
-    p.add_argument("--suite", required=True, help="the task suite JSON file")
+    p.add_argument("--suite", required=True, type=_path, help="the task suite JSON file")
     p.add_argument("--task", required=True, help="the task id")
-    p.add_argument("--workspace", required=True, help="the git workspace the agent changed")
-    p.add_argument("--trace", help="a file of JSON-line trace events (the agent's stdout)")
+    p.add_argument(
+        "--workspace", required=True, type=_path, help="the git workspace the agent changed"
+    )
+    p.add_argument(
+        "--trace", type=_path, help="a file of JSON-line trace events (the agent's stdout)"
+    )
     p.add_argument(
         "--baseline",
         help="the commit the agent started from (default: the repository's root commit)",
@@ -183,7 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "pr_url", nargs="?", metavar="PR_URL", help="https://github.com/OWNER/REPO/pull/N"
     )
-    p.add_argument("--repo", help="a local clone (use with --base and --head instead of a URL)")
+    p.add_argument(
+        "--repo", type=_path, help="a local clone (use with --base and --head instead of a URL)"
+    )
     p.add_argument("--base", help="base ref in --repo")
     p.add_argument("--head", help="head ref in --repo")
     p.add_argument("--category", default=None, help="scenario directory (default: security-review)")
@@ -192,7 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--name", help="case name (default: the slugified PR title)")
     p.add_argument(
-        "--root", default=None, help="eval root to write into (default: configured root or .)"
+        "--root",
+        default=None,
+        type=_path,
+        help="eval root to write into (default: configured root or .)",
     )
     p.add_argument(
         "--format",
@@ -202,7 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a review JSON scenario (default) or a rubric manifest entry",
     )
     p.add_argument(
-        "--max-file-size", type=int, default=256 * 1024, help="skip files larger than this (bytes)"
+        "--max-file-size",
+        type=_whole_number,
+        default=256 * 1024,
+        help="skip files larger than this (bytes)",
     )
     p.add_argument("--force", action="store_true", help="overwrite existing files")
     p.add_argument(
@@ -224,20 +269,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "reports",
         nargs="+",
+        type=_path,
         metavar="REPORT",
         help="shard report.json files, or report directories holding one",
     )
-    p.add_argument("-o", "--output", required=True, help="where to write the merged report.json")
+    p.add_argument(
+        "-o", "--output", required=True, type=_path, help="where to write the merged report.json"
+    )
     p.add_argument(
         "--threshold",
-        type=float,
+        type=_number,
         default=None,
         metavar="X",
         help="gate score (default: the highest of the reports' thresholds)",
     )
     p.add_argument(
         "--max-errors",
-        type=int,
+        type=_whole_number,
         default=None,
         metavar="N",
         help="errors the gate tolerates (default: the lowest of the reports' values)",
@@ -247,11 +295,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="per-case deltas between two reports")
     p.add_argument(
         "base",
+        type=_path,
         metavar="BASE",
         help="the earlier report.json (or its directory), or from the history: "
         "@last, @BRANCH (its newest run, e.g. @main) or a run id",
     )
-    p.add_argument("head", metavar="HEAD", help="the later report (the same forms as BASE)")
+    p.add_argument(
+        "head", type=_path, metavar="HEAD", help="the later report (the same forms as BASE)"
+    )
     _json(p, "the comparison")
     p.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when any case newly fails"
@@ -260,7 +311,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("view", help="open report.html in a browser")
     p.add_argument(
-        "report_dir", nargs="?", default=None, metavar="REPORT_DIR", help="default assay-report"
+        "report_dir",
+        nargs="?",
+        default=None,
+        type=_path,
+        metavar="REPORT_DIR",
+        help="default assay-report",
     )
 
     p = sub.add_parser("history", help="list the runs kept in the run history")
@@ -277,10 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "action", choices=["stats", "prune"], help="stats: count and size; prune: remove entries"
     )
-    p.add_argument("--cache", required=True, metavar="DIR", help="the cache directory")
+    p.add_argument("--cache", required=True, type=_path, metavar="DIR", help="the cache directory")
     p.add_argument(
         "--older-than",
-        type=float,
+        type=_number,
         default=None,
         metavar="DAYS",
         help="prune: remove entries not used for this many days (default: all)",
@@ -326,10 +382,16 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         metavar="CMD",
         help="argv template of the agent under test, e.g. 'my-agent --cwd {workspace} {prompt}'",
     )
-    p.add_argument("--skill", metavar="PATH", help="skill file overriding the suites' skill")
+    p.add_argument(
+        "--skill", type=_path, metavar="PATH", help="skill file overriding the suites' skill"
+    )
     # None = not given: the runner decides (ASSAY_*, [tool.assay], the suite, the default).
     p.add_argument(
-        "--concurrency", type=int, default=None, metavar="N", help="attempts in flight (default 8)"
+        "--concurrency",
+        type=_whole_number,
+        default=None,
+        metavar="N",
+        help="attempts in flight (default 8)",
     )
     p.add_argument(
         "--repeat",
@@ -341,25 +403,25 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-repeat",
-        type=int,
+        type=_whole_number,
         default=None,
         metavar="K",
         help="the most attempts --repeat auto gives a case (default 5)",
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=_number,
         default=None,
         metavar="SECONDS",
         help="per-attempt limit for the agent, the judge and the checks together (default: "
         "[tool.assay] timeout, else the suite's harness timeoutMs, else 600)",
     )
     p.add_argument(
-        "--threshold", type=float, default=None, metavar="X", help="gate score (default 0.75)"
+        "--threshold", type=_number, default=None, metavar="X", help="gate score (default 0.75)"
     )
     p.add_argument(
         "--max-errors",
-        type=int,
+        type=_whole_number,
         default=None,
         metavar="N",
         help="errors the gate tolerates (default 0)",
@@ -376,9 +438,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="threshold: the score against --threshold (default); regression: fail when "
         "significantly worse than --baseline on the paired cases, or below --floor",
     )
-    p.add_argument("--baseline", default=None, metavar="REPORT", help="report.json to gate against")
     p.add_argument(
-        "--floor", type=float, default=None, metavar="X", help="regression gate's lowest score"
+        "--baseline", default=None, type=_path, metavar="REPORT", help="report.json to gate against"
+    )
+    p.add_argument(
+        "--floor", type=_number, default=None, metavar="X", help="regression gate's lowest score"
     )
     p.add_argument(
         "--inconclusive",
@@ -419,18 +483,23 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-cost",
-        type=float,
+        type=_number,
         default=None,
         metavar="USD",
         help="stop starting cases once the estimated spend reaches USD",
     )
     p.add_argument(
-        "--report-dir", default=None, metavar="DIR", help="where reports go (default assay-report)"
+        "--report-dir",
+        default=None,
+        type=_path,
+        metavar="DIR",
+        help="where reports go (default assay-report)",
     )
     _history(p)
     p.add_argument(
         "--work-root",
         default=None,
+        type=_path,
         metavar="DIR",
         help="where sandboxes are made (default: a temp dir)",
     )
@@ -444,11 +513,13 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     _json(p, "report.json")
     p.add_argument("--shard", metavar="I/N", help="run only shard I of N (1-based)")
-    p.add_argument("--cache", metavar="DIR", help="record/replay model calls under DIR")
+    p.add_argument("--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR")
     p.add_argument(
         "--offline", action="store_true", help="replay from --cache only; misses are skipped"
     )
-    p.add_argument("--resume", metavar="DIR", help="continue the run whose report dir is DIR")
+    p.add_argument(
+        "--resume", type=_path, metavar="DIR", help="continue the run whose report dir is DIR"
+    )
     p.add_argument(
         "--pvyai-report",
         action="store_true",
@@ -499,22 +570,37 @@ def _apply_env_defaults(parser: argparse.ArgumentParser) -> None:
     A value the option would refuse on the command line is refused here too, naming the
     variable: ConfigError, before any command runs.
     """
-    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    for group in subparsers:
-        for command_name, sub in group.choices.items():
-            if command_name == "run":
-                _check_run_environment(sub)
+    for command_name, sub in commands(parser).items():
+        if command_name == "run":
+            _check_run_environment(sub)
+            continue
+        for action in sub._actions:
+            name = option_variable(action)
+            if name is None:
                 continue
-            for action in sub._actions:
-                if not action.option_strings or action.dest == "help":
-                    continue
-                name = env_name(max(action.option_strings, key=len))
-                value = os.environ.get(name)
-                if value is None or value == "":
-                    continue
-                action.default = _env_value(action, name, value)
-                if action.required:
-                    action.required = False
+            value = os.environ.get(name)
+            if value is None or value == "":
+                continue
+            action.default = _env_value(action, name, value)
+            if action.required:
+                action.required = False
+
+
+def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's own parser, by name."""
+    found: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found.update(action.choices)
+    return found
+
+
+def option_variable(action: argparse.Action) -> str | None:
+    """The `ASSAY_*` variable an option also reads (`--max-errors` -> ASSAY_MAX_ERRORS);
+    None for an argument (PATH) and for --help."""
+    if not action.option_strings or action.dest == "help":
+        return None
+    return env_name(max(action.option_strings, key=len))
 
 
 def _check_run_environment(run: argparse.ArgumentParser) -> None:
@@ -533,8 +619,9 @@ def _env_value(action: argparse.Action, name: str, value: str) -> object:
         return env_flag(name, value)
     if isinstance(action, argparse._AppendAction):
         return [value]
-    if action.type in (int, float):
-        converted: object = env_number(name, value, action.type)  # type: ignore[arg-type]
+    kind = _NUMBER_KINDS.get(action.type)
+    if kind is not None:
+        converted: object = env_number(name, value, kind)
     else:
         try:
             converted = action.type(value) if callable(action.type) else value
@@ -549,6 +636,7 @@ def _history(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--history",
         default=None,
+        type=_path,
         metavar="DIR",
         help="the run history (default .assay-history beside the report directory)",
     )
@@ -556,10 +644,15 @@ def _history(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
     except ConfigError as exc:  # a bad ASSAY_* value
         print(f"assay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from assay._cli.environment import unknown_variable_warnings
+
+    for warning in unknown_variable_warnings(os.environ, parser):  # a mistyped ASSAY_* name
+        print(f"warning: {warning}", file=sys.stderr)
     # What the user typed, for messages that print a command to continue (`--resume`).
     args.argv = list(sys.argv[1:] if argv is None else argv)
     module = importlib.import_module(f"assay._cli.{args.command}")

@@ -242,6 +242,11 @@ def env_name(flag: str) -> str:
     return "ASSAY_" + flag.lstrip("-").upper().replace("-", "_")
 
 
+def run_option_variables() -> tuple[str, ...]:
+    """Every `ASSAY_<OPTION>` variable a run reads, for `assay.run()` and `assay run` alike."""
+    return tuple(env_name(flag) for _, flag, _ in _ENV_OPTIONS)
+
+
 def env_flag(name: str, value: str) -> bool:
     """An `ASSAY_*` switch: 1/0, true/false, yes/no, on/off (any case)."""
     word = value.strip().lower()
@@ -252,14 +257,31 @@ def env_flag(name: str, value: str) -> bool:
     return word in _TRUE
 
 
+def read_number(text: str, kind: type[int] | type[float]) -> int | float:
+    """`text`, typed on the command line or in an `ASSAY_*` variable, as a whole number
+    (`int`) or a number (`float`); ValueError saying what it is not.
+
+    Stricter than int() and float(), which read digit separators: `1_0` is 10 to Python,
+    but someone typing a threshold or a concurrency made a typo. A negative zero is zero,
+    so `--threshold -0` is never shown as `-0.00`.
+    """
+    what = "a whole number" if kind is int else "a number"
+    if "_" in text:
+        raise ValueError(f"not {what}: digit separators (_) are not accepted")
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ValueError(f"not {what}") from None
+    return value + 0.0 if kind is float else value  # -0.0 + 0.0 is 0.0
+
+
 def env_number(name: str, value: str, kind: type[int] | type[float]) -> int | float:
     try:
-        return kind(value)
-    except ValueError:
+        return read_number(value, kind)
+    except ValueError as exc:
         from assay.errors import ConfigError
 
-        what = "whole number" if kind is int else "number"
-        raise ConfigError(f"{name}={value!r}: not a {what}") from None
+        raise ConfigError(f"{name}={value!r}: {exc}") from None
 
 
 def env_choice(name: str, value: str, choices: tuple[str, ...]) -> str:

@@ -142,7 +142,8 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
     except (ValueError, SystemExit) as exc:  # a malformed ASSAY_* variable
         raise ConfigError(f"invalid ASSAY_* run option in the environment: {exc}") from None
     args.paths = list(inputs.paths)
-    args.threshold = inputs.threshold
+    # An input of -0 is 0, shown as 0.00, as options.read_number reads a typed one.
+    args.threshold = inputs.threshold + 0.0
     args.models = list(inputs.model) or args.models
     args.judge_model = inputs.judge_model or args.judge_model
     for name in ("concurrency", "repeat", "max_errors", "gate", "inconclusive"):

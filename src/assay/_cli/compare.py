@@ -101,11 +101,11 @@ def _row(case: CaseChange) -> tuple[str, str, str, str, str, str]:
 
 
 def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+    return "-" if value is None else f"{value:z.2f}"  # z: never -0.00
 
 
 def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.2f}"
+    return "-" if value is None else f"{value:+z.2f}"  # +0.00 for a change that rounds to 0
 
 
 def _cost(value: float | None) -> str:

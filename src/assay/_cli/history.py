@@ -52,7 +52,7 @@ def command(args: argparse.Namespace) -> int:
     print("RUN           TIME                  BRANCH        SHA           SCORE  GATE  P/F/E/S")
     for entry in reversed(runs):  # newest first, as people look for the last run
         # The index and its reports are files anyone may have edited: every text is cleaned.
-        score = "–" if entry.score is None else f"{entry.score:.2f}"
+        score = "–" if entry.score is None else f"{entry.score:z.2f}"
         counts = f"{entry.passed}/{entry.failed}/{entry.errors}/{entry.skipped}"
         print(
             f"{clean(entry.run_id, limit=12):<13} {clean(entry.time, limit=20):<21} "

@@ -8,7 +8,9 @@ the per-case artifacts the reports point at (transcripts, tracebacks) are copied
 it too, so the merged report directory stands on its own. The merged report is the run
 the history records (a shard run records nothing): `--history DIR`, else `ASSAY_HISTORY`,
 else `.assay-history` beside OUT's directory. Exit codes: 0 gate passed,
-1 gate failed, 2 unreadable or unmergeable reports (ConfigError, printed by assay.cli).
+1 gate failed, 2 unreadable or unmergeable reports, or ones no run wrote as they are (a
+case whose status contradicts its score: report/merge_consistency.py); each a
+ConfigError, printed by assay.cli.
 """
 
 from __future__ import annotations

@@ -97,7 +97,8 @@ def build_options(args: argparse.Namespace) -> RunOptions:
     """RunOptions holding exactly what was typed (None where nothing was)."""
 
     def path(value: str | None) -> Path | None:
-        # `--report-dir ""` means not given, as an empty ASSAY_REPORT_DIR does: never the cwd.
+        # The parser refuses an empty path (`--report-dir ""`: cli._path); one set by a
+        # caller (`assay ci`) is not given, as an empty ASSAY_REPORT_DIR is: never the cwd.
         return Path(value) if value else None
 
     def switch(value: bool) -> bool | None:

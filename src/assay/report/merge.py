@@ -4,14 +4,16 @@
 the report the unsharded run would have written: the same cases in the same order, the
 summary and gate recomputed over all of them. It refuses what cannot be one run - two
 reports holding the same case, a missing or repeated shard, shards of different splits,
-one case id meaning different cases - and warns about settings that differ but still
+one case id meaning different cases - and what no run wrote: a summary that does not
+count the report's own cases, a case whose status contradicts its score, attempts or
+checks (merge_consistency.py). It warns about settings that differ but still
 leave the cases comparable (threshold, models, repeat, versions).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,8 +21,9 @@ from pathlib import Path
 
 from assay._version import __version__
 from assay.core.shards import ShardSyntaxError, parse_shard
-from assay.errors import ConfigError, SourcePosition
+from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.report.gate_policy import GatePolicy
+from assay.report.merge_consistency import case_contradictions
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
 from assay.report.stats import gate_option_problems, summarize
 
@@ -73,6 +76,7 @@ def merge_reports(
     )
     _check_shards(inputs)
     _check_counts(inputs)
+    _check_cases(inputs)
     models = list(dict.fromkeys(model for i in inputs for model in i.report.run.models))
     cases = _in_runner_order(_combine_cases(inputs, warn), models)
     _warn_about_differences(
@@ -85,7 +89,8 @@ def merge_reports(
         started_at=started_at,
         finished_at=finished_at,
         assay_version=_common([r.assay_version for r in runs]) or __version__,
-        threshold=threshold if threshold is not None else max(r.threshold for r in runs),
+        # + 0.0: a -0.0 in a report (edited, or written by an older assay) is 0.
+        threshold=threshold if threshold is not None else max(r.threshold for r in runs) + 0.0,
         models=models,
         judge_model=_common([r.judge_model for r in runs]),
         repeat=max(r.repeat for r in runs),
@@ -134,16 +139,50 @@ def _shard_of(report: Report, label: str) -> tuple[int, int] | None:
         raise ConfigError(message, SourcePosition(label)) from None
 
 
+_AS_WRITTEN = "merge the reports as the runs wrote them"
+
+
 def _check_counts(inputs: Sequence[_Input]) -> None:
-    """A report's summary counts its own cases: one holding fewer was cut short or edited,
-    and merging it would gate a run without the cases it lost."""
+    """A report's summary counts its own cases, by status: one holding fewer was cut short
+    or edited, and merging it would gate a run without the cases it lost; a case whose
+    status was edited (fail to pass) no longer matches the count the run made."""
     for item in inputs:
         held, counted = len(item.report.cases), item.report.summary.total
         if held != counted:
             raise ConfigError(
                 f"{item.label} holds {held} case(s) but its summary counts {counted}: "
-                "it was cut short or edited; merge the reports as the runs wrote them"
+                f"it was cut short or edited; {_AS_WRITTEN}"
             )
+        summary = item.report.summary
+        held_by: Counter[str] = Counter(case.status for case in item.report.cases)
+        for status, word, count in (
+            ("pass", "passed", summary.passed),
+            ("fail", "failed", summary.failed),
+            ("error", "errors", summary.errors),
+            ("skipped", "skipped", summary.skipped),
+        ):
+            if held_by[status] != count:
+                raise ConfigError(
+                    f"{item.label} holds {held_by[status]} {status} case(s) but its summary "
+                    f"counts {count} ({word}): it was edited; {_AS_WRITTEN}"
+                )
+
+
+def _check_cases(inputs: Sequence[_Input]) -> None:
+    """Every case must be one a run could have written (report/merge_consistency.py):
+    every contradiction, in every report, at once."""
+    problems = [
+        ConfigError(
+            f"cases[{index}] {_show((case.id, case.model))}: {'; '.join(found)}: edited or "
+            f"damaged after the run; {_AS_WRITTEN}",
+            SourcePosition(item.label),
+        )
+        for item in inputs
+        for index, case in enumerate(item.report.cases)
+        if (found := case_contradictions(case))
+    ]
+    if problems:
+        raise ConfigErrors(problems)
 
 
 def _check_shards(inputs: Sequence[_Input]) -> None:
