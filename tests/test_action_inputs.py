@@ -159,3 +159,20 @@ def test_each_providers_action_input_is_read_and_bridged_to_one_of_its_keys() ->
         assert spec is not None and name in input_names() and name in secret_inputs()
         assert MODEL_KEY_VARIABLES[name.replace("-", "_")] in spec.keys, provider
     assert set(secret_inputs()) == {*given.values(), "github-token"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("THRESHOLD", "0_8"), ("CONCURRENCY", "1_6"), ("MAX_ERRORS", "1_0"), ("REPEAT", "1_0")],
+)
+def test_a_number_with_digit_separators_is_refused(name: str, value: str) -> None:
+    """pydantic, like int() and float(), reads `1_6` as 16; in a workflow file it is a typo."""
+    with pytest.raises(ConfigErrors, match=name.lower().replace("_", "-")):
+        read_inputs({f"INPUT_{name}": value})
+
+
+def test_numbers_as_typed_are_read() -> None:
+    inputs = read_inputs(
+        {"INPUT_THRESHOLD": "1e-1", "INPUT_CONCURRENCY": " 4 ", "INPUT_REPEAT": "3"}
+    )
+    assert (inputs.threshold, inputs.concurrency, inputs.repeat) == (0.1, 4, 3)

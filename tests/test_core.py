@@ -87,7 +87,7 @@ def test_severity_words_and_warden_scale() -> None:
 def test_shards() -> None:
     assert parse_shard(" 2/4 ") == (2, 4)
     assert format_shard((2, 4)) == "2/4" and format_shard(None) is None
-    for text in ("2", "0/4", "5/4", "a/b", "1/0"):
+    for text in ("2", "0/4", "5/4", "a/b", "1/0", "1_0/20", "1/2_0"):  # `1_0` is 10 to int()
         with pytest.raises(ShardSyntaxError, match="--shard"):
             parse_shard(text)
 

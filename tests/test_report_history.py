@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
+from assay.errors import ConfigError
 from assay.report.history import (
     flaky_cases,
     history_dir_for,
+    history_keep,
     read_history,
     record_run,
     resolve_ref,
@@ -149,3 +151,12 @@ def test_an_edited_index_cannot_send_trimming_or_compare_outside_the_history(
         record_run(_run(f"r{n}"), where, keep=3)
     assert victim.read_text() == "keep me"
     assert [e.run_id for e in read_history(where)] == ["r1", "r2", "r3"]
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "x", "2_0"])
+def test_a_history_size_that_is_no_whole_number_of_runs_is_refused(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_HISTORY_KEEP", text)
+    with pytest.raises(ConfigError, match="ASSAY_HISTORY_KEEP"):
+        history_keep()

@@ -7,6 +7,7 @@ dry run through the library runs no agent.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +309,10 @@ def test_affected_by_and_affects_all_join_their_sources() -> None:
         "ASSAY_AFFECTED_BY",
     )
     assert decided.affects_all == ("agent/**", "prompts/*", "assay.toml")
+
+
+def test_a_negative_zero_threshold_is_zero() -> None:
+    """`threshold = -0.0` in a config, or from a library caller, is never shown as -0.00."""
+    settings = resolve_settings(RunOptions(threshold=-0.0, floor=-0.0), config=None, environ={})
+    assert math.copysign(1.0, settings.threshold) == 1.0
+    assert settings.floor is not None and math.copysign(1.0, settings.floor) == 1.0

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from assay._util.numbers import read_number
+
 if TYPE_CHECKING:
     from assay._util.isolation import IsolationMode, Sandboxing
 
@@ -255,24 +257,6 @@ def env_flag(name: str, value: str) -> bool:
 
         raise ConfigError(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
     return word in _TRUE
-
-
-def read_number(text: str, kind: type[int] | type[float]) -> int | float:
-    """`text`, typed on the command line or in an `ASSAY_*` variable, as a whole number
-    (`int`) or a number (`float`); ValueError saying what it is not.
-
-    Stricter than int() and float(), which read digit separators: `1_0` is 10 to Python,
-    but someone typing a threshold or a concurrency made a typo. A negative zero is zero,
-    so `--threshold -0` is never shown as `-0.00`.
-    """
-    what = "a whole number" if kind is int else "a number"
-    if "_" in text:
-        raise ValueError(f"not {what}: digit separators (_) are not accepted")
-    try:
-        value = kind(text)
-    except ValueError:
-        raise ValueError(f"not {what}") from None
-    return value + 0.0 if kind is float else value  # -0.0 + 0.0 is 0.0
 
 
 def env_number(name: str, value: str, kind: type[int] | type[float]) -> int | float:

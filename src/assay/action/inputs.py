@@ -9,8 +9,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
+from assay._util.numbers import read_number
 from assay.action.input_text import (
     DEFAULT_LABEL,
     DEFAULT_TRIGGER_PATHS,
@@ -149,6 +158,14 @@ class ActionInputs(BaseModel):
     def _blank_is_none(cls, value: Any) -> Any:
         return value.strip() or None if isinstance(value, str) else value
 
+    @field_validator("threshold", "concurrency", "max_errors", "max_annotations", mode="before")
+    @classmethod
+    def _typed_number(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic reads `1_0` as 10, as Python does; in a workflow file it is a typo.
+        if isinstance(value, str) and value.strip():
+            return read_number(value.strip(), float if info.field_name == "threshold" else int)
+        return value
+
     @field_validator("repeat", mode="before")
     @classmethod
     def _repeat(cls, value: Any) -> Any:
@@ -158,7 +175,7 @@ class ActionInputs(BaseModel):
         if value is None or value == "auto":
             return value
         try:
-            count = int(value)
+            count = value if isinstance(value, int) else int(read_number(str(value), int))
         except (TypeError, ValueError):
             raise ValueError(f"expected a whole number or auto, got {value!r}") from None
         if count < 1:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from assay._util.numbers import read_number
+
 __all__ = ["ShardSyntaxError", "format_shard", "parse_shard"]
 
 
@@ -15,7 +17,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     try:
         if not sep:
             raise ValueError
-        index, count = int(index_text), int(count_text)
+        index, count = int(read_number(index_text, int)), int(read_number(count_text, int))
     except ValueError:
         raise ShardSyntaxError(f"--shard must look like I/N (e.g. 2/4), got {text!r}") from None
     if count < 1 or not 1 <= index <= count:

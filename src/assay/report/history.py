@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay._util import json_text
+from assay._util.numbers import read_number
 from assay._util.textout import write_in_slices
 from assay.core.files import safe_segment
 from assay.errors import ConfigError
@@ -111,7 +112,7 @@ def history_keep() -> int:
     if not text:
         return DEFAULT_KEEP
     try:
-        keep = int(text)
+        keep = int(read_number(text, int))
     except ValueError:
         keep = 0
     if keep < 1:

@@ -141,6 +141,9 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
         values["patterns"] = tuple(values["patterns"])
     if isinstance(values.get("shard"), str):
         values["shard"] = parse_shard(values["shard"])
+    for name in ("threshold", "floor"):
+        if isinstance(values.get(name), float):
+            values[name] += 0.0  # -0.0 (a config's, a library caller's) is 0, shown as 0.00
     if isinstance(values.get("agent_command"), str):
         values["agent_command"] = _agent_command(values["agent_command"], warnings)
     elif values.get("agent_command") is not None:
