@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from assay._util.numbers import read_number
+from assay.core.numbers import read_number
 
 if TYPE_CHECKING:
     from assay._util.isolation import IsolationMode, Sandboxing

@@ -19,7 +19,6 @@ from pydantic import (
     field_validator,
 )
 
-from assay._util.numbers import read_number
 from assay.action.input_text import (
     DEFAULT_LABEL,
     DEFAULT_TRIGGER_PATHS,
@@ -27,6 +26,7 @@ from assay.action.input_text import (
     raw_input,
     split_list,
 )
+from assay.core.numbers import read_number
 from assay.errors import ConfigError, ConfigErrors
 from assay.options import DEFAULT_THRESHOLD
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay._util.numbers import read_number
+from assay.core.numbers import read_number
 
 __all__ = ["ShardSyntaxError", "format_shard", "parse_shard"]
 

@@ -23,9 +23,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay._util import json_text
-from assay._util.numbers import read_number
 from assay._util.textout import write_in_slices
 from assay.core.files import safe_segment
+from assay.core.numbers import read_number
 from assay.errors import ConfigError
 from assay.report.json_stream import report_json_chunks
 from assay.report.model import Report
