@@ -3,6 +3,8 @@ from one, the CLI, and directory snapshots."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -22,6 +24,11 @@ TITLE = "Fix: replay DELETE accepts project:read scope"
 LICENSE_TEXT = "MIT License\n\nCopyright (c) acme\n"
 BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
 SIZE_CAP = 1000
+BINARY_HEAD_REASON = (
+    "not in input.diff: binary content (a NUL byte, or not valid UTF-8) on the head side: "
+    "input.diff is text, and `git apply` (which Cassandra's sandbox runs on it) refuses a "
+    "`Binary files ... differ` line"
+)
 BASE_SHA, HEAD_SHA = "b" * 40, "e" * 40
 
 Files = Mapping[str, bytes | str | None]
@@ -132,12 +139,21 @@ def pull_from_repo(
         code = fields.pop(0)
         previous = fields.pop(0) if code[0] == "R" else None
         name = fields.pop(0)
-        paths = [p for p in (previous, name) if p]
-        diff = git(repo, "diff", "-U3", "-M", base, head, "--", *paths)
+        diff = _file_section(repo, base, head, previous or name, name)
         hunks = diff[diff.index("\n@@") + 1 :].rstrip("\n") if "\n@@" in diff else None
         files.append(pr_file(name, statuses[code[0]], previous_filename=previous, patch=hunks))
     fake.add_pull(REPOSITORY, number, title=title, body=body, base_sha=base, head_sha=head,
                   files=files)  # fmt: skip
+
+
+def _file_section(repo: Path, base: str, head: str, old: str, new: str) -> str:
+    """git's diff of one file, the way GitHub lists it: only its own section (a path
+    given to `git diff` also names what lies under it, when it is a directory on the other
+    side)."""
+    diff = git(repo, "diff", "-U3", "-M", base, head, "--", *dict.fromkeys((old, new)))
+    sections = ["diff --git " + s for s in ("\n" + diff).split("\ndiff --git ")[1:]]
+    (own,) = (s for s in sections if s.startswith(f"diff --git a/{old} b/{new}\n"))
+    return own
 
 
 def simple_pull(
@@ -181,3 +197,23 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+
+
+def apply_case_diff(case_dir: Path, work: Path) -> dict[str, bytes]:
+    """Copy a rubric case's base/ into a fresh repo, `git apply` its input.diff (as
+    Cassandra's sandbox does), return the resulting files."""
+    shutil.copytree(case_dir / "base", work)
+    git(work, "init", "-q")
+    git(work, "apply", "--whitespace=nowarn", str(case_dir / "input.diff"))
+    return {k: v for k, v in snapshot(work).items() if not k.startswith(".git/")}
+
+
+def fill_in_rubrics(
+    manifest: Path, rubric: str = "Flags that DELETE accepts project:read."
+) -> None:
+    """Replace each scaffold's TODO rubric in `manifest` (other cases keep theirs)."""
+    document = json.loads(manifest.read_text())
+    for case in document["cases"]:
+        if str(case.get("rubric", "")).startswith("TODO"):
+            case["rubric"] = rubric
+    manifest.write_text(json.dumps(document, indent=2))

@@ -11,12 +11,14 @@ from assay.errors import ConfigError
 from assay.scaffold.layout import (
     PathAllocator,
     check_name,
+    fixture_repo_dir,
     sanitise_path,
     slugify,
     without_controls,
 )
 from assay.scaffold.url import parse_pull_request_url
 from assay.scaffold.writer import WritePlan, write_plan
+from assay.suites.warden import fixture_destination
 from tests.test_scaffold_helpers import snapshot
 
 
@@ -105,6 +107,42 @@ def test_collisions_are_numbered_and_answers_are_stable() -> None:
     assert places.place("pkg/mod.py") == "pkg/mod.py"
     assert places.place("PKG") == "PKG-2"
     assert places.place("readme.md") == "readme-2.md"
+
+
+def test_paths_only_collide_with_paths_on_the_same_side() -> None:
+    sides = {"conf": {"base"}, "conf/main.py": {"head"}, "README": {"base"}, "readme": {"head"}}
+    places = PathAllocator(trees=sides)
+    # A file the change deletes and what it adds in its place never exist together.
+    assert [places.place(p) for p in sides] == ["conf", "conf/main.py", "README", "readme"]
+    # A path the sides do not name (the license) is on both, so it collides with either.
+    assert places.place("Conf") == "Conf-2"
+    assert PathAllocator().place("conf") == "conf"
+
+
+@pytest.mark.parametrize(
+    ("repository", "path", "placed"),
+    [
+        ("acme/widgets", "evals/fixtures/case1/handler.py", "evals/_fixtures/case1/handler.py"),
+        (
+            "acme/widgets",
+            "a/evals/fixtures/evals/fixtures/b",
+            "a/evals/_fixtures/evals/_fixtures/b",
+        ),
+        ("acme/evals", "fixtures/x.py", "_fixtures/x.py"),
+        ("acme/widgets", "tests/fixtures/conf.py", "tests/fixtures/conf.py"),
+        ("acme/widgets", "fixtures/evals/x.py", "fixtures/evals/x.py"),
+        ("acme/widgets", "Evals/fixtures/x.py", "Evals/fixtures/x.py"),
+    ],
+)
+def test_a_review_fixture_lands_where_the_scaffold_placed_it(
+    repository: str, path: str, placed: str
+) -> None:
+    """Warden's own rule (`fixture_destination`) reads each placed fixture back to
+    `<case>/<placed path>` and its repository."""
+    fixture_dir = fixture_repo_dir("case", repository)
+    assert PathAllocator(warden_fixture_dir=fixture_dir).place(path) == placed
+    assert fixture_destination(fixture_dir / placed, parent="x") == (f"case/{placed}", repository)
+    assert PathAllocator().place(path) == path  # a rubric case has no such rule
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from tests.test_scaffold_helpers import (
     REPOSITORY,
     SIZE_CAP,
     git,
+    make_repo,
     mixed_change,
     pull_from_repo,
     run_cli,
@@ -68,3 +69,49 @@ def test_a_scaffolded_case_validates_once_filled_in_and_builds_its_sandbox(
     for path in captured | {"LICENSE"}:
         assert (sandbox / NAME / path).read_bytes() == source[path]
     assert git(sandbox, "remote", "get-url", "origin").strip().endswith(f"{REPOSITORY}.git")
+
+
+def test_a_captured_path_holding_evals_fixtures_lands_where_the_scaffold_wrote_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pull request to a repository that has Warden evals of its own (Warden itself):
+    Warden reads where a fixture lands after the first `evals/fixtures` in its path, so
+    the captured `evals/fixtures/...` is stored as `evals/_fixtures/...`."""
+    paths = ("src/app.py", "evals/fixtures/case1/handler.py", "tests/fixtures/conf.py")
+    base_files = {"LICENSE": "MIT\n", **{p: f"{p} before\n" for p in paths}}
+    base, head = make_repo(tmp_path / "clone", base_files, {p: f"{p} after\n" for p in paths})
+    root = tmp_path / "evals"
+    with serving(monkeypatch) as fake:
+        pull_from_repo(fake, tmp_path / "clone", base, head)
+        code, _, err = run_cli(capsys, "scaffold", PR_URL, "--root", str(root), "--name", NAME)
+    assert (code, err) == (0, "")
+    scenario_path = root / "security-review" / f"{NAME}.json"
+    scenario = json.loads(scenario_path.read_text())
+    fixture_dir = f"fixtures/{NAME}/github/{REPOSITORY}"
+    stored = {f["sourcePath"]: f["path"] for f in scenario["notes"]["source_files"]}
+    assert (
+        stored["evals/fixtures/case1/handler.py"]
+        == f"{fixture_dir}/evals/_fixtures/case1/handler.py"
+    )
+    assert stored["tests/fixtures/conf.py"] == f"{fixture_dir}/tests/fixtures/conf.py"
+
+    scenario["should_find"] = [{"finding": "the handler trusts its input"}]
+    scenario_path.write_text(json.dumps(scenario, indent=2))
+    code, _, _ = run_cli(capsys, "validate", str(scenario_path))
+    assert code == 0
+    code, out, _ = run_cli(
+        capsys, "run", str(root), "--dry-run", "-t", CASE_ID, "--work-root", str(tmp_path / "w")
+    )
+    assert code == 0
+    # Every file the scaffold wrote lands at `<name>/<its path in the fixture directory>`.
+    written = {
+        p.relative_to(root / fixture_dir).as_posix(): p.read_bytes()
+        for p in (root / fixture_dir).rglob("*")
+        if p.is_file()
+    }
+    assert len(written) == 4
+    landed = tree_at(Path(out.splitlines()[1].strip()), "HEAD")
+    assert landed == {f"{NAME}/{rel}": content for rel, content in written.items()}
+    source = tree_at(tmp_path / "clone", base)
+    for source_path, path in stored.items():
+        assert landed[f"{NAME}/{path.removeprefix(fixture_dir + '/')}"] == source[source_path]

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.github_contents import Symlink, pr_file
 from tests.test_scaffold_helpers import (
+    BINARY_HEAD_REASON,
     PR_URL,
     SIZE_CAP,
     TITLE,
     ServedFiles,
+    apply_case_diff,
     commit,
+    fill_in_rubrics,
     git,
     make_repo,
     mixed_change,
@@ -43,21 +45,6 @@ def _local_rubric(
     )  # fmt: skip
 
 
-def _apply(case_dir: Path, work: Path) -> dict[str, bytes]:
-    """Copy base/ into a fresh repo, `git apply` input.diff, return the resulting files."""
-    shutil.copytree(case_dir / "base", work)
-    git(work, "init", "-q")
-    git(work, "apply", "--whitespace=nowarn", str(case_dir / "input.diff"))
-    return {k: v for k, v in snapshot(work).items() if not k.startswith(".git/")}
-
-
-def _fill_in(manifest: Path, rubric: str = "Flags that DELETE accepts project:read.") -> None:
-    document = json.loads(manifest.read_text())
-    for case in document["cases"]:
-        case["rubric"] = rubric
-    manifest.write_text(json.dumps(document, indent=2))
-
-
 def test_the_case_is_base_files_plus_a_diff_that_applies_to_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -74,7 +61,7 @@ def test_the_case_is_base_files_plus_a_diff_that_applies_to_them(
     captured = {"src/app.py", "src/old_name.py", "src/gone.py", "LICENSE"}
     assert snapshot(case_dir / "base") == {p: base_tree[p] for p in captured}
     # The diff turns the base into the head side of every file it could carry.
-    applied = _apply(case_dir, tmp_path / "applied")
+    applied = apply_case_diff(case_dir, tmp_path / "applied")
     expected = {p for p in head_tree if p not in ("assets/logo.png", "data/big.txt", "README.md")}
     assert applied == {p: head_tree[p] for p in expected}
 
@@ -100,7 +87,7 @@ def test_the_case_is_base_files_plus_a_diff_that_applies_to_them(
     assert f"next: edit the rubric of case '{NAME}' in evals/rubric/rubric.json" in out
     assert f"  assay run evals/rubric/rubric.json -t rubric/{NAME}\n" in out
 
-    _fill_in(root / "rubric" / "rubric.json")
+    fill_in_rubrics(root / "rubric" / "rubric.json")
     code, out, _ = run_cli(capsys, "validate", str(root))
     assert code == 0 and "rubric-manifest" in out
     argv = ("--dry-run", "-t", f"rubric/{NAME}", "--work-root", str(tmp_path / "w"))
@@ -141,7 +128,7 @@ def test_unportable_and_colliding_paths_are_renamed_consistently(
         "LICENSE": "MIT\n",
     }
     assert snapshot(case_dir / "base") == {k: v.encode() for k, v in placed.items()}
-    applied = _apply(case_dir, tmp_path / "applied")
+    applied = apply_case_diff(case_dir, tmp_path / "applied")
     assert applied["readme-2.md"] == b"readme.md v2\n"
     assert applied["docs/a_b_.md"] == b"docs/a:b?.md v2\n"
     assert applied["Docs/new.md"] == b"new\n"
@@ -160,7 +147,13 @@ def test_the_manifest_is_extended_never_duplicated(
     manifest_path = root / "rubric" / "rubric.json"
     manifest_path.parent.mkdir(parents=True)
     manifest_path.write_text(
-        json.dumps({"name": "mine", "description": "hand-written", "cases": [{"id": "first"}]})
+        json.dumps(
+            {
+                "name": "mine",
+                "description": "hand-written",
+                "cases": [{"id": "first", "rubric": "r", "fixture_path": "cases/first"}],
+            }
+        )
     )
     assert _local_rubric(capsys, repo, base, head, root, "--name", "second")[0] == 0
     assert _local_rubric(capsys, repo, base, head, root, "--name", "third")[0] == 0
@@ -171,7 +164,9 @@ def test_the_manifest_is_extended_never_duplicated(
     before = snapshot(root)
     code, _, err = _local_rubric(capsys, repo, base, head, root, "--name", "second")
     assert code == 2
-    assert "rubric.json: case id 'second' already exists" in err
+    lines = manifest_path.read_text().splitlines()
+    line = lines.index('      "id": "second",')  # the line before it opens the case
+    assert f"rubric.json:{line}: case id 'second' already exists" in err
     assert "rubric/cases/second/ (already holds files)" in err
     assert snapshot(root) == before
 
@@ -197,7 +192,8 @@ def test_a_manifest_file_that_is_not_a_manifest_is_an_error(
     assert f"{manifest}: cannot add a case: this file is not a rubric suite manifest" in err
     manifest.write_text('{"cases": [')
     code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out")
-    assert code == 2 and f"{manifest}:1: cannot add a case to this suite manifest" in err
+    assert code == 2
+    assert f"{manifest}:1:12: cannot add a case to this suite manifest: malformed JSON" in err
 
 
 def test_an_all_new_change_makes_a_case_whose_diff_creates_every_file(
@@ -209,7 +205,7 @@ def test_an_all_new_change_makes_a_case_whose_diff_creates_every_file(
     assert (code, err) == (0, "")
     case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
     assert snapshot(case_dir / "base") == {"LICENSE": b"MIT\n"}
-    assert _apply(case_dir, tmp_path / "applied")["pkg/new.py"] == b"print('new')\n"
+    assert apply_case_diff(case_dir, tmp_path / "applied")["pkg/new.py"] == b"print('new')\n"
     assert json.loads((case_dir / "source.json").read_text())["skipped_files"] == []
 
 
@@ -245,7 +241,7 @@ def test_a_change_into_a_symlink_is_left_out_of_a_diff_that_still_applies(
     assert (code, err) == (0, "")
     case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
     assert "new file mode 120000" not in (case_dir / "input.diff").read_text()
-    applied = _apply(case_dir, tmp_path / "applied")
+    applied = apply_case_diff(case_dir, tmp_path / "applied")
     assert applied == {"LICENSE": b"MIT\n", "a.txt": b"hello\n", "b.txt": b"b, edited\n"}
     notes = json.loads((case_dir / "source.json").read_text())
     assert notes["skipped_files"] == [
@@ -271,7 +267,7 @@ def test_a_pull_request_that_turns_a_file_into_a_symlink_gives_the_same_case(
         code, _, err = _rubric(capsys, tmp_path / "out", "--name", NAME)
     assert (code, err) == (0, "")
     case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
-    applied = _apply(case_dir, tmp_path / "applied")
+    applied = apply_case_diff(case_dir, tmp_path / "applied")
     assert applied == {"LICENSE": b"MIT\n", "a.txt": b"hello\n", "b.txt": b"b, edited\n"}
     skipped = json.loads((case_dir / "source.json").read_text())["skipped_files"]
     assert skipped == [{"path": "a.txt", "reason": _LINK_REASON}]
@@ -287,8 +283,6 @@ def test_only_git_s_header_marks_a_patch_binary_not_a_line_of_text(
     code, _, err = _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)
     assert (code, err) == (0, "")
     case_dir = tmp_path / "out" / "rubric" / "cases" / NAME
-    assert _apply(case_dir, tmp_path / "applied")["notes.md"] == notes.encode()
+    assert apply_case_diff(case_dir, tmp_path / "applied")["notes.md"] == notes.encode()
     skipped = json.loads((case_dir / "source.json").read_text())["skipped_files"]
-    assert skipped == [
-        {"path": "data.txt", "reason": "not in input.diff: no text patch (binary or too large)"}
-    ]
+    assert skipped == [{"path": "data.txt", "reason": BINARY_HEAD_REASON}]

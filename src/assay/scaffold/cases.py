@@ -4,24 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import get_args
 
 from assay.errors import ConfigError
 from assay.scaffold.capture import CapturedFile, SideCapture, capture_side
 from assay.scaffold.change import (
     Change,
-    ChangedFile,
     ChangeSource,
     License,
     Side,
     SkippedFile,
-    Unavailable,
 )
-from assay.scaffold.diff import DiffEntry, render_diff
+from assay.scaffold.diff import diff_entries, render_diff
 from assay.scaffold.layout import PathAllocator, fixture_repo_dir
 from assay.scaffold.license import find_license
+from assay.scaffold.manifest import merge_manifest
 from assay.scaffold.stub import (
     dump_json,
-    merge_manifest,
     provenance,
     review_scenario,
     rubric_entry,
@@ -40,9 +39,6 @@ def manifest_name(category: str) -> str:
 
 
 _REASONS_SHOWN = 3
-_HEAD_MAY_NOT_BE_A_FILE = frozenset({"added", "changed"})
-"""Statuses under which the head side may be a symlink or a submodule while the base side
-is a regular file or absent: an added link, or git's type change (T), which is `changed`."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +70,7 @@ def plan_review_case(
         raise _nothing_usable(change, capture, hint=" (try --side head)" * (side == "base"))
     license = _license(source, change, capture, license_waived)
     fixture_dir = fixture_repo_dir(name, change.repository)
-    places = PathAllocator()
+    places = PathAllocator(warden_fixture_dir=fixture_dir)
     files: dict[str, bytes] = {}
     mapping: list[tuple[str, str]] = []
     for captured in capture.files:
@@ -130,9 +126,11 @@ def plan_rubric_case(
         for s in capture.skipped
         if s.path not in capture.absent
     ]
-    places = PathAllocator()
+    places = PathAllocator(trees=_sides_of(change))
     base = {places.place(f.source_path): f.content for f in capture.files}
-    entries, diff_skipped = _diff_entries(source, change, capture, places)
+    entries, diff_skipped = diff_entries(
+        source, change, capture, places, max_file_size=max_file_size
+    )
     if not entries:
         raise _nothing_usable(change, capture, extra=diff_skipped)
     license = _license(source, change, capture, license_waived)
@@ -173,49 +171,16 @@ def plan_rubric_case(
     return PlannedCase(plan, manifest_rel, f"{category}/{name}", all_skipped)
 
 
-def _diff_entries(
-    source: ChangeSource, change: Change, capture: SideCapture, places: PathAllocator
-) -> tuple[list[DiffEntry], list[SkippedFile]]:
-    """One entry per file whose change can be replayed on the captured base."""
-    captured = {f.source_path for f in capture.files}
-    entries: list[DiffEntry] = []
-    skipped: list[SkippedFile] = []
+def _sides_of(change: Change) -> dict[str, set[str]]:
+    """The sides each path of the change is on: only paths on one side together must not
+    collide (a file the change deletes and the directory it adds in its place do not)."""
+    sides: dict[str, set[str]] = {}
     for changed in change.files:
-        old = changed.path_on("base")
-        if changed.status == "copied":
-            why = "a copy of a file the base does not hold"
-        elif old is not None and old not in captured:
-            continue  # recorded with the reason its base file was skipped
-        elif (head := _head_side_problem(source, change, changed)) is not None:
-            why = f"head side: {head}"
-        elif (patch := source.patch(changed)) is None:
-            why = "no text patch (binary or too large)"
-        elif not patch and changed.status != "renamed":
-            why = "no content change (only the file mode changed)"
-        else:
-            entries.append(
-                DiffEntry(
-                    status=changed.status,
-                    old_path=places.place(old) if old is not None else None,
-                    new_path=places.place(changed.path) if changed.status != "removed" else None,
-                    hunks=patch,
-                )
-            )
-            continue
-        skipped.append(SkippedFile(changed.path, f"not in input.diff: {why}"))
-    return entries, skipped
-
-
-def _head_side_problem(source: ChangeSource, change: Change, changed: ChangedFile) -> str | None:
-    """Why a text diff cannot recreate `changed` on the head side (it is not a regular file
-    there, or cannot be read), or None. A diff that claims a symlink is a regular file, or
-    git's two-section type change cut down to one, would not give the head side."""
-    if changed.status not in _HEAD_MAY_NOT_BE_A_FILE:
-        return None
-    found = source.read(changed.path, ref=change.head_sha, max_bytes=0)  # the kind, not the bytes
-    if isinstance(found, Unavailable) and not found.over_cap:
-        return found.reason
-    return None
+        for side in get_args(Side):
+            path = changed.path_on(side)
+            if path is not None:
+                sides.setdefault(path, set()).add(side)
+    return sides
 
 
 def _nothing_usable(

@@ -142,5 +142,7 @@ class ChangeSource(Protocol):
 
     def patch(self, file: ChangedFile) -> str | None:
         """The file's hunks (from the first `@@` line); "" when it changed without any (a
-        pure rename, a mode change); None when there is no text patch (binary, too large)."""
+        pure rename, a mode change, an empty file added or removed; GitHub answers so for
+        a binary file too); None when there is no text patch (binary, too large). The
+        caller tells these apart by the file's content (diff.py)."""
         ...

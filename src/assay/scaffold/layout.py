@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection, Mapping
 from pathlib import PurePosixPath
 
 from assay.core.text import CONTROL_CHARACTERS, one_line
@@ -105,38 +106,79 @@ class PathAllocator:
     The same source path always gets the same answer. A later path that collides with an
     earlier one (after sanitising, case-insensitively, or as a file where the other has a
     directory) gets a numbered component: `readme.md` after `README.md` is `readme-2.md`.
+
+    `trees`: the trees each path is in (a rubric case's `base` and `head` sides; a path it
+    does not name is in all of them). Paths collide only within a tree they share: `conf`,
+    a file the change deletes, and `conf/main.py`, which it adds in its place, never exist
+    together, so both keep their names. `warden_fixture_dir`: the Warden fixture directory
+    the paths go under (the review format), whose re-anchoring they are kept from (see
+    `_WARDEN_ANCHOR`).
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        trees: Mapping[str, Collection[str]] | None = None,
+        warden_fixture_dir: PurePosixPath | None = None,
+    ) -> None:
+        self._trees_of = dict(trees or {})
+        self._every_tree = sorted({t for names in self._trees_of.values() for t in names}) or [""]
+        self._anchor_before = warden_fixture_dir.name if warden_fixture_dir else None
         self._placed: dict[str, str] = {}
-        self._files: set[str] = set()
-        self._dirs: set[str] = set()
+        self._files: dict[str, set[str]] = {tree: set() for tree in self._every_tree}
+        self._dirs: dict[str, set[str]] = {tree: set() for tree in self._every_tree}
 
     def place(self, source_path: str) -> str:
         if source_path in self._placed:
             return self._placed[source_path]
+        trees = self._trees_of.get(source_path, self._every_tree)
         wanted = sanitise_path(source_path).split("/")
+        if self._anchor_before is not None:
+            wanted = _unanchored(wanted, before=self._anchor_before)
         parts, numbers = list(wanted), [1] * len(wanted)
-        while (index := self._collision(parts)) is not None:
+        while (index := self._collision(parts, trees)) is not None:
             numbers[index] += 1
             parts[index] = _numbered(wanted[index], numbers[index])
         placed = "/".join(parts)
         self._placed[source_path] = placed
         folded = placed.casefold().split("/")
-        self._files.add("/".join(folded))
-        self._dirs.update("/".join(folded[:i]) for i in range(1, len(folded)))
+        for tree in trees:
+            self._files[tree].add("/".join(folded))
+            self._dirs[tree].update("/".join(folded[:i]) for i in range(1, len(folded)))
         return placed
 
-    def _collision(self, parts: list[str]) -> int | None:
-        """The index of the first component that clashes with a path placed before."""
+    def _collision(self, parts: list[str], trees: Collection[str]) -> int | None:
+        """The index of the first component that clashes with a path placed before in
+        one of `trees`."""
         folded = [p.casefold() for p in parts]
-        for end in range(1, len(folded)):
-            if "/".join(folded[:end]) in self._files:  # a directory where a file is
-                return end - 1
         whole = "/".join(folded)
-        if whole in self._files or whole in self._dirs:
-            return len(parts) - 1
+        for tree in trees:
+            files, dirs = self._files[tree], self._dirs[tree]
+            for end in range(1, len(folded)):
+                if "/".join(folded[:end]) in files:  # a directory where a file is
+                    return end - 1
+            if whole in files or whole in dirs:
+                return len(parts) - 1
         return None
+
+
+_WARDEN_ANCHOR = ("evals", "fixtures")
+"""Warden places a fixture in its temp repo by what follows the first `evals/fixtures` in
+the fixture's path, and only without one by what follows the first `fixtures`, the
+scaffold's own (`suites/warden.py: fixture_destination`). A captured path holding that
+pair (a pull request to a repository with Warden evals, `evals/fixtures/<case>/...`)
+would land at what follows it, so there its `fixtures` becomes `_fixtures`, as a
+reserved name gets its `_`."""
+
+
+def _unanchored(parts: list[str], *, before: str) -> list[str]:
+    """`parts` (placed after the component `before`) with each `fixtures` that follows an
+    `evals` renamed `_fixtures`."""
+    result: list[str] = []
+    for part in parts:
+        previous = result[-1] if result else before
+        result.append("_" + part if (previous, part) == _WARDEN_ANCHOR else part)
+    return result
 
 
 def _numbered(component: str, number: int) -> str:

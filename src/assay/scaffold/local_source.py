@@ -7,6 +7,7 @@ commits and trees are read, never the work tree, so a bare repository works as w
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import subprocess
@@ -43,6 +44,8 @@ class LocalRefs:
         self._check_git_sees_a_repository(repo)
         self._base, self._head = base, head
         self._change: Change | None = None
+        self._changed_names: list[str] = []
+        """Every path the change names, sorted (see `_changed_under`)."""
         self._undecodable: set[str] = set()
         """Names git gave in bytes that are not UTF-8 (kept readable with U+FFFD)."""
 
@@ -79,12 +82,16 @@ class LocalRefs:
     def patch(self, file: ChangedFile) -> str | None:
         change = self.describe()
         paths = [p for p in (file.previous_path, file.path) if p]
+        # A path is also the directory of what lies under it: `git diff -- conf` for a
+        # file that becomes the directory `conf/` would take in `conf/main.py` as well.
+        pathspecs = [f":(literal){p}" for p in paths]
+        pathspecs += [f":(exclude,literal){p}" for p in self._changed_under(paths)]
         # The clone's own config may not reshape the hunks (blank context lines must keep
         # their leading space for `git apply`).
         out = self._git(
-            "--literal-pathspecs", "-c", "diff.suppressBlankEmpty=false",
+            "-c", "diff.suppressBlankEmpty=false",
             "diff", "--no-color", "--no-ext-diff", "--no-textconv",
-            "-U3", "-M", change.base_sha, change.head_sha, "--", *paths,
+            "-U3", "-M", change.base_sha, change.head_sha, "--", *pathspecs,
         )  # fmt: skip
         if _says_binary(out):
             return None
@@ -96,6 +103,17 @@ class LocalRefs:
         return text[start + 1 :] if start >= 0 else ""
 
     # -- internals -------------------------------------------------------------------
+    def _changed_under(self, paths: list[str]) -> list[str]:
+        """The other changed files' paths that lie inside one of `paths` as a directory."""
+        names = self._changed_names
+        found: list[str] = []
+        for path in paths:
+            index = bisect.bisect_left(names, path + "/")
+            while index < len(names) and names[index].startswith(path + "/"):
+                found.append(names[index])
+                index += 1
+        return [name for name in found if name not in paths]
+
     def _read_change(self) -> Change:
         base_sha, head_sha = self._commit(self._base), self._commit(self._head)
         raw = self._git("diff", "--name-status", "-z", "-M", "--no-ext-diff", base_sha, head_sha)
@@ -110,6 +128,7 @@ class LocalRefs:
             else:
                 files.append(ChangedFile(_STATUSES.get(code, "changed"), fields[index + 1]))
                 index += 2
+        self._changed_names = sorted({p for f in files for p in (f.previous_path, f.path) if p})
         message = self._git("log", "-1", "--no-show-signature", "--format=%s%x00%b", head_sha)
         subject, _, body = message.decode("utf-8", "replace").partition("\0")
         return Change(

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, SourcePosition
 from assay.scaffold.change import Change, Side, SkippedFile
 
 __all__ = [
@@ -20,7 +18,6 @@ __all__ = [
     "TODO_FINDING",
     "TODO_RUBRIC",
     "dump_json",
-    "merge_manifest",
     "provenance",
     "review_scenario",
     "rubric_entry",
@@ -89,39 +86,6 @@ def rubric_entry(change: Change, *, case_id: str, ref: str, fixture_path: str) -
         "rubric": TODO_RUBRIC,
         "fixture_path": fixture_path,
     }
-
-
-def merge_manifest(
-    manifest: Path, entry: dict[str, Any], *, suite_name: str, force: bool
-) -> tuple[dict[str, Any], str | None]:
-    """`manifest`'s content with `entry` added (or replacing its id under `force`).
-
-    Returns the document and a conflict (a duplicate id, without `force`) or None. A new
-    manifest is created when none exists; one that is not a manifest raises ConfigError.
-    """
-    if not manifest.exists():
-        return {"name": suite_name, "description": "", "cases": [entry]}, None
-    try:
-        document = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line = getattr(exc, "lineno", 0)
-        raise ConfigError(
-            f"cannot add a case to this suite manifest: {exc}", SourcePosition(manifest, line)
-        ) from None
-    cases = document.get("cases") if isinstance(document, dict) else None
-    if not isinstance(cases, list):
-        raise ConfigError(
-            "cannot add a case: this file is not a rubric suite manifest (no `cases` list)",
-            SourcePosition(manifest),
-        )
-    ids = [c.get("id") if isinstance(c, dict) else None for c in cases]
-    if entry["id"] in ids:
-        if not force:
-            return document, f"{manifest.name}: case id {entry['id']!r} already exists"
-        cases[ids.index(entry["id"])] = entry
-    else:
-        cases.append(entry)
-    return document, None
 
 
 def dump_json(document: Any) -> bytes:
