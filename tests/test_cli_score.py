@@ -296,3 +296,106 @@ def test_score_from_inside_the_workspace_keeps_it_writable(
     probe = _probe_output(capsys.readouterr().out)
     assert probe["exitCode"] == 0, (probe["stdout"], probe["stderr"])
     assert (workspace / "written-by-command.txt").read_text() == "ok"
+
+
+JOB_SECRETS = {
+    "GITHUB_TOKEN": "ghs_jobtokenjobtokenjobtoken",
+    "ACTIONS_RUNTIME_TOKEN": "actions-runtime-token-value",
+    "INPUT_CANARY": "canary-1234567890abcdef",
+    "ANTHROPIC_API_KEY": "sk-ant-apikeyapikeyapikey",
+}
+
+# A hostile verification command: it plants a filter driver in the workspace's .git, whose
+# program records its environment beside the repository and outside it, then re-dates the
+# fixed file so that the `git status` assay runs after the commands must read it.
+PLANT = """
+import os, sys, time
+marker = sys.argv[1]
+program = f"sh -c 'env > .git/filter-env; env > {marker}; cat'"
+with open(".git/config", "a") as config:
+    config.write(f'[filter "pwn"]\\n\\tclean = "{program}"\\n')
+with open(".git/info/attributes", "w") as attributes:
+    attributes.write("* filter=pwn\\n")
+later = time.time() + 5
+os.utime("adder.py", (later, later))
+"""
+
+
+def _planted_score(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolation: str
+) -> tuple[int, Path, Path]:
+    """`assay score` of a solved workspace whose second command plants the filter; the
+    job's secrets are in assay's environment. (exit code, workspace, the outside marker)."""
+    if isolation == "bwrap":
+        _skip_without_bwrap()
+    for name, value in JOB_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    workspace = _workspace(suite, tmp_path, solve=True)
+    marker = tmp_path / "filter-ran-outside.txt"
+    document = json.loads(suite.read_text())
+    plant = [sys.executable, "-c", PLANT, str(marker)]
+    document["tasks"][0]["verificationCommands"].append(
+        {"id": "plant", "name": "Plant a filter", "command": plant}
+    )
+    document["tasks"][0]["requiredTraceEvents"] = []
+    suite.write_text(json.dumps(document))
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    return main([*argv, "--isolation", isolation]), workspace, marker
+
+
+@pytest.mark.parametrize("isolation", ["bwrap", "none"])
+def test_a_filter_a_verification_command_plants_never_runs(
+    suite: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    isolation: str,
+) -> None:
+    """assay's `git status` after the commands runs no program the repository's config
+    names, sandbox or not; the verdict is the one PVYai's git gives (the filter is `cat`)."""
+    code, workspace, marker = _planted_score(suite, tmp_path, monkeypatch, isolation)
+    out = capsys.readouterr().out
+    assert not marker.exists() and not (workspace / ".git" / "filter-env").exists()
+    assert code == 0, out
+    assert out.startswith("PASS  python-tasks/fix-add")
+
+
+@pytest.mark.parametrize("isolation", ["bwrap", "none"])
+def test_a_program_git_did_start_would_have_no_secret_and_no_host(
+    suite: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    isolation: str,
+) -> None:
+    """The layer under the one above, for a program it does not know of: with the filter
+    let through (the overrides switched off here), it runs without the job's secrets, and
+    with bwrap inside the commands' sandbox (its write outside lands in a private /tmp)."""
+    from assay.sandbox import gitenv
+
+    monkeypatch.setattr(gitenv, "_no_program_config", lambda names: [])
+    code, workspace, marker = _planted_score(suite, tmp_path, monkeypatch, isolation)
+    capsys.readouterr()
+    recorded = (workspace / ".git" / "filter-env").read_text()
+    assert "PATH=" in recorded  # it did run
+    for name, value in JOB_SECRETS.items():
+        assert name not in recorded and value not in recorded
+    assert marker.exists() == (isolation == "none")
+    assert code == 0
+
+
+def test_a_linked_worktree_whose_repository_the_sandbox_hides_is_refused_clearly(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git reads the workspace inside the commands' sandbox, which hides the checkout assay
+    runs from: a worktree of it has its repository there, and git cannot find it."""
+    _skip_without_bwrap()
+    project = _workspace(suite, tmp_path, solve=False)  # the checkout assay is run from
+    workspace = tmp_path / "linked"
+    _git(project, "worktree", "add", "-q", str(workspace))
+    monkeypatch.chdir(project)
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    assert main([*argv, "--isolation", "bwrap"]) == 2
+    assert "its .git file names a repository elsewhere, which the sandbox may hide" in (
+        capsys.readouterr().err
+    )

@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 
+from assay._util.isolation import Sandboxing, probe_bwrap, resolve_sandboxing
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
 from assay.agents.command import CommandAgent, render_argv
 from assay.agents.trace import StdoutReader, read_trace_file, trace_key
 from assay.errors import AgentError, ConfigError
+from assay.options import RunOptions
 from assay.sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
@@ -108,6 +110,7 @@ def _run(
     env: dict[str, str] | None = None,
     model: str | None = "test/model",
     diff: str = "diff --git a/app.py b/app.py\n",
+    sandboxing: Sandboxing | None = None,
 ) -> tuple[AgentOutput, AttemptContext]:
     script = _agent(tmp_path, body)
     ctx = AttemptContext(
@@ -121,7 +124,8 @@ def _run(
         agent_command=(sys.executable, str(script), *extra_args),
         env=env or {},
     )
-    return asyncio.run(CommandAgent().run(ctx)), ctx
+    agent = CommandAgent(options=RunOptions(sandboxing=sandboxing))
+    return asyncio.run(agent.run(ctx)), ctx
 
 
 # --- placeholders and environment -------------------------------------------------------
@@ -338,6 +342,61 @@ def test_severity_words_agents_use_read_as_the_five_levels(tmp_path: Path) -> No
 def test_unreadable_findings_are_agent_errors(tmp_path: Path, body: str, message: str) -> None:
     with pytest.raises(AgentError, match=message):
         _run(tmp_path, "review", body)
+
+
+# What an agent leaves at $ASSAY_FINDINGS_FILE instead of a file of findings, for assay to
+# read outside its sandbox: (the agent's code, with `f` the variable's value and `host` a
+# file of valid findings the agent cannot read; the error).
+PLANTED = {
+    "link-to-dev-zero": (
+        "os.symlink('/dev/zero', f)",
+        "is a symbolic link; write the findings to the file itself",
+    ),
+    "link-to-a-host-file": (
+        "os.symlink(host, f)",
+        "is a symbolic link; write the findings to the file itself",
+    ),
+    "fifo": (
+        "os.mkfifo(f)",
+        r"is a FIFO \(named pipe\), not a regular file; write the findings to it as a regular file",
+    ),
+    "directory": (
+        "os.mkdir(f)",
+        "is a directory, not a regular file; write the findings to it as a regular file",
+    ),
+    "oversized": (
+        "open(f, 'wb').truncate(16 * 1024 * 1024 + 1)",
+        "is 16777217 bytes, over the 16777216 byte limit$",
+    ),
+    "directory-replaced-by-a-link": (
+        "d = pathlib.Path(f).parent; shutil.rmtree(d); os.symlink(pathlib.Path(host).parent, d)",
+        r"is in .*scratch, which is a symbolic link; write the findings to the file itself",
+    ),
+}
+
+
+@pytest.mark.parametrize("isolation", ["none", "bwrap"])
+@pytest.mark.parametrize("planted", sorted(PLANTED))
+def test_a_findings_file_that_is_not_a_plain_file_is_refused_unread(
+    tmp_path: Path, planted: str, isolation: str
+) -> None:
+    """Followed or read as it is, each would fill assay's memory, block its event loop past
+    every timeout, or hand the agent a host file; each is one clear agent error instead."""
+    sandboxing = None
+    if isolation == "bwrap":
+        if probe_bwrap()[0] is None:
+            pytest.skip("no working bwrap")
+        # tmp_path stands for the suite's checkout: masked, the agent's script shown from it.
+        sandboxing = resolve_sandboxing("bwrap", masked=[tmp_path])
+    host = tmp_path / "host" / "findings.json"  # with bwrap, the agent cannot see it
+    host.parent.mkdir()
+    host.write_text(json.dumps({"findings": [FINDING]}))
+    code, message = PLANTED[planted]
+    body = f"import shutil\nf, host = os.environ['ASSAY_FINDINGS_FILE'], {str(host)!r}\n{code}\n"
+    started = time.monotonic()
+    with pytest.raises(AgentError, match=rf"^\$ASSAY_FINDINGS_FILE {message}"):
+        _run(tmp_path, "review", body, timeout_s=20, sandboxing=sandboxing)
+    assert time.monotonic() - started < 15
 
 
 def test_verdict_from_file_and_from_stdout(tmp_path: Path) -> None:

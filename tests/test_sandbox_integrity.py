@@ -211,31 +211,45 @@ def test_a_removed_workspace_is_blocked(tmp_path: Path) -> None:
 def test_git_in_a_repository_the_user_hands_over_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`assay score` reads the workspace's own repository: a filter there that never ends
-    is stopped (its whole process group) and reported, instead of hanging the run."""
+    """`assay score` reads the workspace's own repository: a config that includes a FIFO
+    blocks git, which is stopped (its whole process group) and reported, instead of
+    hanging the run. (A filter that never ends cannot: none runs.)"""
     repo = tmp_path / "repo"
     write(repo / "calc.py", "return a - b\n")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
     identity = ["-c", "user.name=u", "-c", "user.email=u@example.com"]
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "baseline"]):
         subprocess.run(["git", *identity, *args], cwd=repo, env=env, check=True)
-    pid_file = tmp_path / "filter.pid"
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
     with open(repo / ".git" / "config", "a") as config:
-        config.write(f'[filter "pwn"]\n\tclean = "echo $$ > {pid_file}; exec sleep 600"\n')
-    write(repo / ".git" / "info" / "attributes", "* filter=pwn\n")
+        config.write(f"[include]\n\tpath = {fifo}\n")
     write(repo / "calc.py", "return a + b\n")
     monkeypatch.setattr(gitenv, "GIT_TIMEOUT_S", 1.0)
 
     started = time.monotonic()
-    with pytest.raises(ConfigError, match=r"git status did not finish within 1s") as caught:
+    with pytest.raises(ConfigError, match=r"git config did not finish within 1s") as caught:
         asyncio.run(workspace_changes(repo))
     assert time.monotonic() - started < 15
     assert caught.value.location is not None and caught.value.location.path == repo
-    pid = int(pid_file.read_text())
     deadline = time.monotonic() + 5
-    while _alive(pid):
-        assert time.monotonic() < deadline, "the filter outlived git's timeout"
+    while stragglers := _processes_in(repo):
+        assert time.monotonic() < deadline, f"git outlived its timeout: {stragglers}"
         time.sleep(0.05)
+
+
+def _processes_in(directory: Path) -> list[int]:
+    """The live processes whose working directory is `directory` (git runs in the repo)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if Path(f"/proc/{entry}/cwd").resolve() == directory.resolve() and _alive(int(entry)):
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
 
 
 def _alive(pid: int) -> bool:

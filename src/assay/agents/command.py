@@ -6,7 +6,9 @@ are in ASSAY_* environment variables. The agent answers through files and stdout
 
 - task: it changes the workspace; its exit code is recorded and the checks decide.
 - review / verify: `{"findings": [...]}` / `{"verdict": "keep"|"reject"}` in
-  $ASSAY_FINDINGS_FILE, or as a JSON line on stdout (the last such line wins).
+  $ASSAY_FINDINGS_FILE, or as a JSON line on stdout (the last such line wins). The file
+  is read outside the agent's sandbox, so only as a regular file of at most 16 MiB: a
+  symbolic link (to /dev/zero, to a host file), a FIFO or a directory there is an error.
 - rubric: its stdout, minus JSON lines, is the review; findings are optional.
 
 JSON lines with `type`/`event` on stdout are trace events in every kind.
@@ -25,6 +27,7 @@ from pydantic import ValidationError
 from assay._util import json_text
 from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
+from assay._util.untrusted_files import UntrustedFileError, open_untrusted, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.submissions import MAX_FINDINGS
 from assay.agents.trace import StdoutReader, parse_json_object, trace_events_of
@@ -293,21 +296,33 @@ def _with_stderr(message: str, result: CommandResult, env: Mapping[str, str]) ->
 
 _FROM_FILE = "$ASSAY_FINDINGS_FILE"
 _FROM_STDOUT = "the agent's stdout"
+_FILE_FIXES = {
+    "link": "; write the {key} to the file itself",
+    "kind": "; write the {key} to it as a regular file",
+    "size": "",
+}
 
 
 def _answer(
     findings_file: Path, from_stdout: dict[str, Any] | None, key: str
 ) -> tuple[dict[str, Any], str] | None:
     """The agent's answer and where it came from: the findings file when the agent wrote
-    one, else its last stdout line carrying `key`; None when it gave neither."""
-    if not findings_file.exists():
-        return None if from_stdout is None else (from_stdout, _FROM_STDOUT)
-    size = findings_file.stat().st_size
-    if size > MAX_ANSWER_BYTES:
-        raise AgentError(f"{_FROM_FILE} is {size} bytes, over the {MAX_ANSWER_BYTES} byte limit")
+    one, else its last stdout line carrying `key`; None when it gave neither.
+
+    The file is the agent's, read outside its sandbox: only a regular file of at most
+    MAX_ANSWER_BYTES is read, and no link is followed (`read_untrusted`)."""
     try:
-        answer = json_text.loads(findings_file.read_bytes())
-    except (OSError, ValueError) as exc:
+        raw = read_untrusted(findings_file, max_bytes=MAX_ANSWER_BYTES)
+    except FileNotFoundError:
+        return None if from_stdout is None else (from_stdout, _FROM_STDOUT)
+    except UntrustedFileError as exc:
+        fix = _FILE_FIXES[exc.reason].format(key=key)
+        raise AgentError(f"{_FROM_FILE} {exc.problem}{fix}") from None
+    except OSError as exc:
+        raise AgentError(f"{_FROM_FILE} cannot be read: {exc.strerror or exc}") from None
+    try:
+        answer = json_text.loads(raw)
+    except ValueError as exc:
         raise AgentError(f"{_FROM_FILE} ({findings_file}) is not valid JSON: {exc}") from None
     if not isinstance(answer, dict) or key not in answer:
         raise AgentError(f'{_FROM_FILE} must hold a JSON object with a "{key}" key')
@@ -357,8 +372,13 @@ def _validated_verdict(
 
 def _review_text(stdout_path: Path) -> str:
     """The agent's stdout without its JSON lines, capped for the judge."""
-    with stdout_path.open("rb") as stream:
-        raw = stream.read(MAX_REVIEW_BYTES + 1)
+    try:
+        with open_untrusted(stdout_path) as stream:  # assay wrote it; never read it through a link
+            raw = stream.read(MAX_REVIEW_BYTES + 1)
+    except UntrustedFileError as exc:
+        raise AgentError(f"the agent's stdout ({stdout_path}) {exc.problem}") from None
+    except OSError as exc:
+        raise AgentError(f"the agent's stdout ({stdout_path}) cannot be read: {exc}") from None
     text = raw[:MAX_REVIEW_BYTES].decode("utf-8", errors="replace")
     lines = [line for line in text.splitlines() if parse_json_object(line) is None]
     review = "\n".join(lines).strip()

@@ -14,8 +14,10 @@ PVYai's rules, followed here:
 - when the agent exits non-zero, crashes or cannot start, no check runs: every check is
   `blocked` (`task_results.blocked_checks`), and so is the task; the reason is the
   agent's stderr, trimmed, else `agent exited with code N`.
-assay's own rule on top: the commands' environment has no credentials (they run code the
-agent wrote; `scrubbed_environ`).
+assay's own rules on top: the commands' environment has no credentials (they run code the
+agent wrote; `scrubbed_environ`), and git, which reads a commit baseline's repository after
+them (`assay score`), starts none of the programs its config may now name, has no
+credentials either and runs in the commands' sandbox.
 A task's status is `blocked` if any check is, else `error` if any is, else `fail` if
 any is, else `pass` (`task_results.pvyai_status`). assay's case status has no
 `blocked`: a blocked or errored task is an assay `error`, never a pass.
@@ -24,6 +26,7 @@ any is, else `pass` (`task_results.pvyai_status`). assay's case status has no
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import tempfile
@@ -49,7 +52,7 @@ from assay.suites.pvyai_paths import (
 )
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay._util.isolation import Confinement, Sandboxing
     from assay.options import RunOptions
     from assay.sandbox import Baseline
     from assay.subject import AgentOutput, AttemptContext
@@ -95,7 +98,10 @@ async def score_workspace(
     else:  # nobody keeps the logs: they only feed the checks' output
         with tempfile.TemporaryDirectory(prefix="assay-checks-") as scratch:
             checks = await command_checks(spec.commands, launch, Path(scratch))
-    changes = await workspace_changes(workspace, baseline=baseline)
+    # A commit baseline is read by git, in a repository the commands could have written.
+    git_reads = baseline is None or isinstance(baseline, str)
+    confinement = _git_confinement(sandboxing, workspace) if git_reads else None
+    changes = await workspace_changes(workspace, baseline=baseline, confinement=confinement)
     changed = list(changed_files(changes.porcelain))
     # PVYai normalises the task's lists again when it scores (the loader did already).
     checks.append(_changed_files_check(normalize_files(spec.expected_changed_files), changed))
@@ -108,6 +114,13 @@ async def score_workspace(
         required = normalize_strings(spec.required_trace_events)
         checks.append(_trace_check(required, normalize_strings(trace_events)))
     return _grade_of(checks)
+
+
+def _git_confinement(sandboxing: Sandboxing | None, workspace: Path) -> Confinement | None:
+    """Where git reads a commit baseline's repository (`assay score`): the verification
+    commands could write its config, so git runs in their sandbox, offline."""
+    confinement = sandboxing.for_command(workspace, ["git"]) if sandboxing else None
+    return dataclasses.replace(confinement, network=False) if confinement else None
 
 
 def _grade_of(checks: list[Check]) -> Grade:

@@ -6,10 +6,20 @@ or a stray `GIT_DIR` / `GIT_INDEX_FILE` in the caller's environment must change 
 So every git process gets an environment built from scratch here and the `-c` overrides
 below, and the identity and date written into commits come from the same constants.
 
-A repository's own config is still read, and it can name commands git runs (a `filter`
-driver, say). `run_git` is for repositories assay just built (or scratch trees of its
-own); a work tree an agent changed goes through `run_git_bounded` (own process group,
-timeout), and a task sandbox's work tree is never handed to git at all (see `baseline`).
+No git process carries a credential: the environment starts from the one verification
+commands get (`scrubbed_environ`), since git needs none and a repository's config can make
+it start other programs.
+
+A repository's own config is still read, and it can name programs git runs (a `filter`
+driver, an fsmonitor, the transport of a partial clone's lazy fetch). `run_git` is for
+repositories assay just built (or scratch trees of its own). A work tree someone else
+wrote goes through `run_git_bounded`: the repository's config is listed first (`git config
+--list`, which starts nothing) and every program it names is switched off for the command
+that follows (`_no_program_config`), in its own process group, with a timeout, and inside
+the caller's OS sandbox when it has one, for whatever this list does not know. A
+submodule's config is not listed: callers keep git out of submodules' work trees
+(`--ignore-submodules=dirty`). A task sandbox's work tree is never handed to git at all
+(see `baseline`).
 """
 
 from __future__ import annotations
@@ -18,11 +28,18 @@ import contextlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay._util.proc import LaunchError, run_command
+from assay._util.secrets import scrubbed_environ
 from assay.errors import SandboxError
+
+if TYPE_CHECKING:
+    from assay._util.isolation import Confinement
 
 __all__ = [
     "COMMIT_IDENTITY",
@@ -65,19 +82,29 @@ _GIT_PREFIX: tuple[str, ...] = ("git", *(arg for kv in _CONFIG_OVERRIDES for arg
 _DROPPED = frozenset({"HOME", "XDG_CONFIG_HOME", "LANGUAGE", "LANG", "EMAIL"})
 
 
+# For a work tree someone else wrote: what git must not do there whatever its config says.
+# No transport at all: a partial clone fetches a missing object by running the remote's
+# `uploadpack`, `core.sshCommand` or a remote helper, which its config names.
+_UNTRUSTED_ENV: Mapping[str, str] = {"GIT_NO_LAZY_FETCH": "1"}
+_UNTRUSTED_CONFIG: tuple[tuple[str, str], ...] = (("protocol.allow", "never"),)
+_FILTER_PROGRAMS = frozenset({"clean", "smudge", "process"})
+_LIST_CONFIG = ("config", "--list", "--includes", "--name-only", "-z")
+
+
 def git_environment(*, ceiling: Path | None = None) -> dict[str, str]:
-    """The environment of every git process assay starts.
+    """The environment of every git process assay starts: no credentials, no user config.
 
     `ceiling` stops git from looking above it for a repository, so a directory that is
     not itself a work tree is never mistaken for part of an enclosing one.
     """
     env = {
         name: value
-        for name, value in os.environ.items()
+        for name, value in scrubbed_environ().items()
         if not name.startswith("GIT_") and name not in _DROPPED and not name.startswith("LC_")
     }
     env.update(
         GIT_CONFIG_NOSYSTEM="1",
+        GIT_ATTR_NOSYSTEM="1",
         GIT_CONFIG_SYSTEM=os.devnull,
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_TERMINAL_PROMPT="0",
@@ -119,39 +146,110 @@ def run_git(
 
 
 async def run_git_bounded(
-    args: Sequence[str], *, cwd: Path, timeout_s: float | None = None
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    timeout_s: float | None = None,
+    isolation: Confinement | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """`run_git` for a work tree someone else controls: the commands its config names may hang.
+    """`run_git` for a work tree someone else wrote: its config must not start a program.
 
-    git runs in a process group of its own, killed whole (filters and all) after
-    `timeout_s` (default GIT_TIMEOUT_S) or when the caller is cancelled (Ctrl-C). Raises
-    TimeoutError when time ran out, SandboxError when git cannot be started.
+    The config git would read there is listed first; every filter driver and protocol it
+    names is switched off for `git ARGS` (`_no_program_config`), lazy fetching too. Both
+    run in a process group of their own, killed whole after `timeout_s` together (default
+    GIT_TIMEOUT_S; a config that includes a FIFO blocks) or when the caller is cancelled,
+    and inside `isolation` when given. A config git cannot read gives that failure as the
+    result. Raises TimeoutError when time ran out, SandboxError when git cannot be started.
     """
     cwd = Path(os.path.abspath(cwd))
     if not cwd.is_dir():
         raise SandboxError(f"{cwd} is not a directory")
     limit = GIT_TIMEOUT_S if timeout_s is None else timeout_s
-    # Files, not a directory: creating and removing directories is slow on many disks.
-    with contextlib.ExitStack() as files:
-        stdout, stderr = (
-            files.enter_context(tempfile.NamedTemporaryFile(prefix="assay-git-")) for _ in range(2)
-        )
-        try:
-            done = await run_command(
-                [*_GIT_PREFIX, *args],
-                cwd=cwd,
-                env=git_environment(ceiling=cwd.parent),
-                timeout_s=limit,
-                stdout_path=Path(stdout.name),
-                stderr_path=Path(stderr.name),
+    run = _GroupRun(cwd, time.monotonic() + limit, limit, isolation)
+    env = {**git_environment(ceiling=cwd.parent), **_UNTRUSTED_ENV}
+    listing = await run.git(_LIST_CONFIG, {**env, **_config_environment(_UNTRUSTED_CONFIG)})
+    if listing.returncode != 0:
+        return listing
+    overrides = (*_UNTRUSTED_CONFIG, *_no_program_config(listing.stdout))
+    return await run.git(args, {**env, **_config_environment(overrides)})
+
+
+def _no_program_config(names: bytes) -> list[tuple[str, str]]:
+    """Overrides for the keys of `names` (`git config --list --name-only -z`) that would make
+    the commands `run_git_bounded` runs start a program: each filter driver's `clean`,
+    `smudge` and `process` emptied (git then runs none) and `required` off (else the file
+    would fail to read), each `protocol.<name>.allow` never.
+
+    The other keys that name programs are for what those commands never do: hooks (and
+    `core.hooksPath` is /dev/null anyway), `core.fsmonitor` (off in every git), patches
+    (`diff.<driver>.textconv`, `diff.external`; the diffs read are `--name-status`
+    `--no-ext-diff`), a pager (stdout is no terminal), an editor, signatures, and the
+    transports (`protocol.allow=never`): `core.sshCommand`, `credential.helper`,
+    `core.askPass`, `remote.<name>.uploadpack`.
+    """
+    overrides = []
+    for raw in names.split(b"\x00"):
+        name = raw.decode("utf-8", "surrogateescape")
+        section, _, rest = name.partition(".")
+        subsection, _, key = rest.rpartition(".")
+        if not subsection:
+            continue
+        if section == "filter" and key in _FILTER_PROGRAMS:
+            overrides.append((name, ""))
+        elif section == "filter" and key == "required":
+            overrides.append((name, "false"))
+        elif section == "protocol" and key == "allow":
+            overrides.append((name, "never"))
+    return overrides
+
+
+def _config_environment(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """`pairs` as git's GIT_CONFIG_COUNT variables: command-line precedence, like `-c`, but a
+    subsection holding `=` (which `-c` would split at) is taken as written."""
+    env = {"GIT_CONFIG_COUNT": str(len(pairs))}
+    for index, (key, value) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
+
+
+@dataclass(frozen=True)
+class _GroupRun:
+    """Where and how long `run_git_bounded`'s git processes run: one deadline for them all."""
+
+    cwd: Path
+    deadline: float
+    timeout_s: float
+    isolation: Confinement | None
+
+    async def git(
+        self, args: Sequence[str], env: Mapping[str, str]
+    ) -> subprocess.CompletedProcess[bytes]:
+        # Files, not a directory: creating and removing directories is slow on many disks.
+        with contextlib.ExitStack() as files:
+            stdout, stderr = (
+                files.enter_context(tempfile.NamedTemporaryFile(prefix="assay-git-"))
+                for _ in range(2)
             )
-        except LaunchError:
-            raise SandboxError("git is not installed (no `git` on PATH)") from None
-        if done.timed_out:
-            raise TimeoutError(f"git {args[0]} did not finish within {limit:g}s")
-        if done.truncated:
-            raise SandboxError(f"git {args[0]} printed more than assay keeps")
-        return subprocess.CompletedProcess(list(args), done.exit_code, stdout.read(), stderr.read())
+            try:
+                done = await run_command(
+                    [*_GIT_PREFIX, *args],
+                    cwd=self.cwd,
+                    env=env,
+                    timeout_s=max(self.deadline - time.monotonic(), 0.0),
+                    stdout_path=Path(stdout.name),
+                    stderr_path=Path(stderr.name),
+                    isolation=self.isolation,
+                )
+            except LaunchError:
+                raise SandboxError("git is not installed (no `git` on PATH)") from None
+            if done.timed_out:
+                raise TimeoutError(f"git {args[0]} did not finish within {self.timeout_s:g}s")
+            if done.truncated:
+                raise SandboxError(f"git {args[0]} printed more than assay keeps")
+            return subprocess.CompletedProcess(
+                list(args), done.exit_code, stdout.read(), stderr.read()
+            )
 
 
 def git_output(args: Sequence[str], *, cwd: Path, stdin: bytes | None = None) -> bytes:
