@@ -10,6 +10,7 @@ environment a preset sees, how the skill reaches it, and a missing CLI are cover
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -362,3 +363,50 @@ def test_the_model_mapping_and_a_preset_that_declares_no_providers() -> None:
         "google-vertex-anthropic/claude-sonnet-4-5@20250929"
     )
     assert Opencode.cannot_run("openai/gpt-5") is None
+
+
+def test_the_instructions_file_is_put_back_through_no_link(tmp_path: Path) -> None:
+    """An agent that leaves AGENTS.md as a link to a file of the host's does not get assay,
+    which puts the repository's AGENTS.md back after it as its own user, to write there."""
+    from assay.agents.presets.base import _instructions
+
+    workspace, outside = tmp_path / "workspace", tmp_path / "bashrc"
+    workspace.mkdir()
+    (workspace / "AGENTS.md").write_text("the repository's own rules\n")
+    outside.write_text("untouched\n")
+    with _instructions(workspace, "AGENTS.md", "# the skill"):
+        assert (workspace / "AGENTS.md").read_text().startswith("# the skill\n\nthe repository")
+        (workspace / "AGENTS.md").unlink()
+        (workspace / "AGENTS.md").symlink_to(outside)  # what the agent does
+    assert outside.read_text() == "untouched\n"
+    assert not (workspace / "AGENTS.md").is_symlink()
+    assert (workspace / "AGENTS.md").read_text() == "the repository's own rules\n"
+
+
+def test_a_linked_instructions_file_stays_a_link_and_is_never_written_through(
+    tmp_path: Path,
+) -> None:
+    from assay.agents.presets.base import _instructions
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "CLAUDE.md").write_text("rules\n")
+    (workspace / "AGENTS.md").symlink_to("CLAUDE.md")  # a common layout
+    with _instructions(workspace, "AGENTS.md", "# the skill"):
+        assert (workspace / "AGENTS.md").read_text() == "# the skill"
+        assert (workspace / "CLAUDE.md").read_text() == "rules\n"
+    assert os.readlink(workspace / "AGENTS.md") == "CLAUDE.md"
+    assert (workspace / "CLAUDE.md").read_text() == "rules\n"
+
+
+def test_a_workspace_replaced_by_a_link_is_not_written_into(tmp_path: Path) -> None:
+    from assay.agents.presets.base import _instructions
+
+    workspace, elsewhere = tmp_path / "workspace", tmp_path / "home"
+    workspace.mkdir()
+    elsewhere.mkdir()
+    (workspace / "AGENTS.md").write_text("rules\n")
+    with _instructions(workspace, "AGENTS.md", "# the skill"):
+        workspace.rename(tmp_path / "moved")
+        workspace.symlink_to(elsewhere)
+    assert list(elsewhere.iterdir()) == []

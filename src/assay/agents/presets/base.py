@@ -15,13 +15,18 @@ then validated like the command runtime's answer), or for a rubric case the revi
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, assert_never
 
+from assay._util.fixture_tree import MAX_FIXTURE_FILE_BYTES
 from assay._util.secrets import agent_environ, holds_credential, redact
+from assay._util.untrusted_files import UntrustedFileError, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.command import (
     _assay_env,
@@ -300,25 +305,64 @@ class _instructions:  # noqa: N801 - used as a context manager, named for what i
     """The skill as the CLI's instructions file in the workspace, for the run only.
 
     A file already there (the repository's own AGENTS.md) keeps its text after the skill,
-    and is put back as it was afterwards, so the workspace holds only the agent's changes.
+    and is put back as it was afterwards (a link as the link it was), so the workspace holds
+    only the agent's changes. The agent owns the workspace while it runs, and assay writes
+    there after it as its own user, outside any sandbox: so no link is followed, neither
+    one left at the file's name (an AGENTS.md pointing at `~/.bashrc`) nor a workspace that
+    became one.
     """
 
     def __init__(self, workspace: Path, name: str | None, skill: str | None) -> None:
-        self.path = workspace / name if name and skill else None
+        self.workspace = workspace
+        self.name = name if name and skill else None
         self.skill = skill or ""
         self.before: bytes | None = None
+        self.link: str | None = None
 
     def __enter__(self) -> None:
-        if self.path is None:
+        if self.name is None:
             return
-        self.before = self.path.read_bytes() if self.path.is_file() else None
+        path = self.workspace / self.name
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                self.link = os.readlink(path)
+            else:
+                self.before = read_untrusted(path, max_bytes=MAX_FIXTURE_FILE_BYTES)
+        except FileNotFoundError:
+            pass
+        except (OSError, UntrustedFileError):  # a directory, a FIFO: the repository's own
+            self.name = None
+            return
         own = self.before.decode("utf-8", errors="replace") if self.before else ""
-        self.path.write_text(self.skill + ("\n\n" + own if own else ""), encoding="utf-8")
+        text = self.skill + ("\n\n" + own if own else "")
+        _replace_in(self.workspace, self.name, text.encode())
 
     def __exit__(self, *exc: object) -> None:
-        if self.path is None:
+        if self.name is not None:
+            _replace_in(self.workspace, self.name, self.before, link=self.link)
+
+
+def _replace_in(
+    directory: Path, name: str, content: bytes | None, *, link: str | None = None
+) -> None:
+    """`directory/name` removed, then written anew with `content`, or made the symbolic
+    link `link` (neither: left removed), through no link: one there is removed, never
+    written through. A directory that is not one any more (or one at `name`) is left."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+            os.unlink(name, dir_fd=fd)
+        if link is not None:
+            with contextlib.suppress(OSError):
+                os.symlink(link, name, dir_fd=fd)
+        if content is None:
             return
-        if self.before is None:
-            self.path.unlink(missing_ok=True)
-        else:
-            self.path.write_bytes(self.before)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        with contextlib.suppress(OSError):  # a directory the agent left there: kept
+            with open(os.open(name, flags, 0o644, dir_fd=fd), "wb") as out:
+                out.write(content)
+    finally:
+        os.close(fd)
