@@ -179,6 +179,42 @@ def test_the_work_trees_ignore_rules_count_as_for_git_status(tmp_path: Path) -> 
         "sub/secret.py",
         "x.log",
     )
+    # Of those, all but x.log (the fixture's own rule ignores it) only the agent's rules hide.
+    assert changes.hidden == ("hidden.txt", "src/conftest.py", "sub/.gitignore", "sub/secret.py")
+
+
+def test_files_only_the_agents_own_rules_hide_are_named_in_the_check(tmp_path: Path) -> None:
+    """A conftest.py that makes every test pass, behind a .gitignore that ignores itself:
+    no change to PVYai's git status (the verdict stays its), but the check says so."""
+    from assay.grading.task_checks import _changed_files_check, changed_files
+
+    fixture = tmp_path / "fixture"
+    write(fixture / "calc.py", "def add(a, b):\n    return a - b\n")
+    sandbox = _task_sandbox(tmp_path, fixture)
+    repo = sandbox.path
+    write(repo / "calc.py", "def add(a, b):\n    return a - b  # looked at it\n")
+    write(repo / "conftest.py", "# rigs the tests\n")
+    (repo / ".gitignore").write_text("conftest.py\n.gitignore\n")
+    changes = changes_of(repo, sandbox.baseline)
+    assert changes.changed == ("calc.py",) and changes.hidden == (".gitignore", "conftest.py")
+    check = _changed_files_check(
+        ["calc.py"], list(changed_files(changes.porcelain)), hidden=changes.hidden
+    )
+    assert check.status == "pass"
+    assert check.model_extra is not None
+    assert check.model_extra["hiddenFiles"] == [".gitignore", "conftest.py"]
+    assert "ignore rules the agent wrote hide 2 new file(s)" in check.message
+    assert check.message.endswith(": .gitignore, conftest.py")
+
+
+def test_the_fixtures_own_rules_hide_nothing_worth_naming(tmp_path: Path) -> None:
+    fixture = tmp_path / "fixture"
+    write(fixture / ".gitignore", "*.log\n")
+    write(fixture / "app.py", "print('hi')\n")
+    sandbox = _task_sandbox(tmp_path, fixture)
+    write(sandbox.path / "run.log", "output\n")
+    changes = changes_of(sandbox.path, sandbox.baseline)
+    assert changes.ignored == ("run.log",) and changes.hidden == ()
 
 
 def test_a_removed_or_replaced_workspace_lost_every_file(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -104,7 +104,11 @@ async def score_workspace(
     changes = await workspace_changes(workspace, baseline=baseline, confinement=confinement)
     changed = list(changed_files(changes.porcelain))
     # PVYai normalises the task's lists again when it scores (the loader did already).
-    checks.append(_changed_files_check(normalize_files(spec.expected_changed_files), changed))
+    checks.append(
+        _changed_files_check(
+            normalize_files(spec.expected_changed_files), changed, hidden=changes.hidden
+        )
+    )
     if spec.forbidden_changed_files:
         forbidden = normalize_files(spec.forbidden_changed_files)
         checks.append(_forbidden_files_check(forbidden, changed))
@@ -185,20 +189,40 @@ def _write_agent_result(ctx: AttemptContext, output: AgentOutput) -> None:
     (ctx.artifacts_dir / AGENT_RESULT_FILE).write_text(json.dumps(record), encoding="utf-8")
 
 
-def _changed_files_check(expected: Sequence[str], changed: Sequence[str]) -> Check:
-    """Every expected file changed, and nothing else did (PVYai's `unexpectedFiles`)."""
+def _changed_files_check(
+    expected: Sequence[str], changed: Sequence[str], *, hidden: Sequence[str] = ()
+) -> Check:
+    """Every expected file changed, and nothing else did (PVYai's `unexpectedFiles`).
+
+    `hidden`: new files that only ignore rules the agent wrote hide. They are no change,
+    as to PVYai's `git status`, and the verdict stays PVYai's; the check names them
+    (`hiddenFiles`, and in its message), so a reviewer sees a conftest.py that rigs the
+    tests behind a `.gitignore` that ignores itself.
+    """
     wanted = set(expected)
     missing = sorted(wanted.difference(changed))
     unexpected = sorted(set(changed) - wanted)
+    extra: dict[str, object] = {}
+    message = ""
+    if hidden:
+        extra["hiddenFiles"] = list(hidden)
+        more = f" and {len(hidden) - 10} more" if len(hidden) > 10 else ""
+        shown = ", ".join(hidden[:10]) + more
+        message = (
+            f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
+            f"as from git status: {shown}"
+        )
     return _check(
         "changed_files",
         "Expected changed files",
         "changed_files",
         "fail" if missing or unexpected else "pass",
+        message,
         expectedFiles=list(expected),
         actualFiles=list(changed),
         missingFiles=missing,
         unexpectedFiles=unexpected,
+        **extra,
     )
 
 

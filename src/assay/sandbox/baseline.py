@@ -23,7 +23,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import SandboxError
@@ -53,15 +53,24 @@ class Baseline:
 
     files: Mapping[str, BaselineFile]
     """The tracked files (those of the baseline commit)."""
+    ignore_rules: Mapping[str, bytes] = field(default_factory=dict)
+    """The fixture's `.gitignore` files as built (path -> content): what an agent's own
+    rules are told apart from."""
 
 
-def capture_baseline(snapshot: Snapshot, *, stats: Mapping[str, os.stat_result]) -> Baseline:
-    """The baseline of a work tree just written as `snapshot` (`stats`: each path's stat)."""
+def capture_baseline(
+    snapshot: Snapshot,
+    *,
+    stats: Mapping[str, os.stat_result],
+    ignore_rules: Mapping[str, bytes] | None = None,
+) -> Baseline:
+    """The baseline of a work tree just written as `snapshot` (`stats`: each path's stat;
+    `ignore_rules`: its `.gitignore` files, path -> content)."""
     files = {
         path: BaselineFile(entry.mode, entry.sha, stats[path].st_size)
         for path, entry in snapshot.items()
     }
-    return Baseline(files=files)
+    return Baseline(files=files, ignore_rules=dict(ignore_rules or {}))
 
 
 def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
@@ -80,8 +89,16 @@ def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
         elif _content_id(workspace / path, sizes={known.size}) != (known.mode, known.sha):
             collector.modified.add(path)
     new = [path for path in present if path not in baseline.files]
-    collector.ignored = ignored_paths(new, _ignore_rules(workspace, present))
+    rules = _ignore_rules(workspace, present)
+    collector.ignored = ignored_paths(new, rules)
     collector.added = set(new) - collector.ignored
+    if collector.ignored and rules != baseline.ignore_rules:
+        # git status hides them too (PVYai's verdict stands), but a reviewer must see that
+        # the agent's own rules did: a test-rigging conftest.py behind a self-ignoring
+        # .gitignore passes a task otherwise unseen.
+        collector.hidden = collector.ignored - ignored_paths(
+            collector.ignored, baseline.ignore_rules
+        )
     _pair_renames(collector, workspace, baseline)
     return collector.result()
 

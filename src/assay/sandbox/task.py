@@ -38,5 +38,5 @@ def build_task_sandbox(spec: TaskSpec, repo: Path) -> Sandbox:
         diff="",
         changed_files=(),
         repository=None,
-        baseline=capture_baseline(snapshot, stats=work.stats),
+        baseline=capture_baseline(snapshot, stats=work.stats, ignore_rules=work.ignore_rules),
     )

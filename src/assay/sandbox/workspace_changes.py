@@ -25,6 +25,9 @@ class WorkspaceChanges:
     porcelain: tuple[str, ...] = ()
     """`changed`, each name as `git status --porcelain` prints it (`porcelain_quoted`):
     what PVYai's parser reads."""
+    hidden: tuple[str, ...] = ()
+    """Of `ignored`, the files only ignore rules the agent wrote or changed hide (a task
+    sandbox's baseline knows the fixture's own rules): no change to PVYai, shown apart."""
 
 
 def path_text(name: str) -> str:
@@ -72,6 +75,7 @@ class ChangeCollector:
         self.deleted: set[str] = set()
         self.renamed: set[tuple[str, str]] = set()
         self.ignored: set[str] = set()
+        self.hidden: set[str] = set()
 
     def result(self) -> WorkspaceChanges:
         # A path git no longer tracks but that still exists (e.g. `git rm --cached`) shows
@@ -90,6 +94,7 @@ class ChangeCollector:
             deleted=_texts(self.deleted),
             renamed=tuple(sorted((path_text(old), path_text(new)) for old, new in self.renamed)),
             ignored=_texts(self.ignored),
+            hidden=_texts(self.hidden & self.ignored),
             porcelain=tuple(sorted(porcelain_quoted(name) for name in changed)),
         )
 
