@@ -245,11 +245,11 @@ def test_prune_refuses_an_age_that_is_not_a_number_of_days(
 
 
 def strays(root: Path) -> tuple[Path, Path]:
-    """A directory and a dangling symlink where entries belong."""
-    directory = root / "judge" / "zz" / "d.json"
+    """A directory and a dangling symlink where entries belong (named as entries are)."""
+    directory = root / "judge" / "ab" / f"{'ab' * 32}.json"
     directory.mkdir(parents=True)
     (directory / "keep.txt").write_text("not assay's\n")
-    dangling = root / "agent" / "zz" / "gone.json"
+    dangling = root / "agent" / "cd" / f"{'cd' * 32}.json"
     dangling.parent.mkdir(parents=True)
     dangling.symlink_to(root / "nowhere.json")
     return directory, dangling

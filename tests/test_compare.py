@@ -368,3 +368,76 @@ def test_markdown_fits_the_byte_budget_and_keeps_the_headline() -> None:
     assert len(text.encode()) <= 4_000
     assert text.startswith("## 📉 Compared with base")
     assert "Truncated:" in text and "### ❌ Newly failing" in text
+
+
+# -- nothing to compare ----------------------------------------------------------------------
+
+
+def run_id(report: Report, new_id: str) -> Report:
+    return report.model_copy(update={"run": report.run.model_copy(update={"id": new_id})})
+
+
+def disjoint_pair() -> tuple[Report, Report]:
+    base = run_id(make_report([make_case("s/a"), make_case("s/b", "fail")]), "base-run")
+    head = run_id(make_report([make_case("s/c", "fail")]), "head-run")
+    return base, head
+
+
+def test_reports_without_a_case_in_common_say_there_is_nothing_to_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It used to lead with `score change -0.50`, two scores of different cases.
+    base, head = disjoint_pair()
+    comparison = compare_reports(base, head)
+    reason = "no case is in both reports (base has 2, head 1)"
+    assert comparison.nothing_compared() == reason
+    assert comparison.warnings() == [f"nothing to compare: {reason}"]
+    paths = write_pair(tmp_path, base, head)
+    assert main(["compare", *paths]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0] == f"nothing to compare: {reason}"
+    assert "score change" not in captured.out and "verdict" not in captured.out
+    assert lines[1].startswith("base  run base-run  score 0.50")
+    assert captured.err == f"warning: nothing to compare: {reason}\n"
+
+    assert main(["compare", *paths, "--fail-on-regression"]) == 1  # as a gate scoring nothing
+    err = capsys.readouterr().err
+    assert "--fail-on-regression: exit 1, since nothing was compared" in err
+    assert main(["compare", *paths, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["significance"]["verdict"] == "no cases scored in both"
+    assert "nothing to compare" in captured.err
+
+
+def test_cases_in_both_but_skipped_on_one_side_are_nothing_to_compare() -> None:
+    base = run_id(make_report([make_case("s/a", "skipped", score=None)]), "base-run")
+    head = run_id(make_report([make_case("s/a"), make_case("s/b")]), "head-run")
+    comparison = compare_reports(base, head)
+    assert comparison.nothing_compared() == (
+        "the 1 case(s) in both reports are skipped in one of them"
+    )
+    # A pass that became an error is compared (it newly fails), though not scored in both.
+    errored = run_id(make_report([make_case("s/a", "error", score=None)]), "head-run")
+    comparison = compare_reports(run_id(make_report([make_case("s/a")]), "base-run"), errored)
+    assert comparison.nothing_compared() is None
+    assert comparison.significance.verdict == "no cases scored in both"
+
+
+def test_a_run_compared_with_itself_is_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _ = regression_pair()
+    path = str(write(tmp_path / "report.json", base))
+    assert main(["compare", path, path]) == 0
+    assert capsys.readouterr().err == (
+        "warning: base and head are the same run (run-all): every case is compared with itself\n"
+    )
+
+
+def test_markdown_with_nothing_to_compare_shows_no_score_change() -> None:
+    text = render_comparison(compare_reports(*disjoint_pair()), max_bytes=65_000)
+    lines = text.splitlines()
+    assert lines[0] == "## ➖ Compared with base: nothing to compare"
+    assert lines[2] == "**Nothing to compare** · no case is in both reports (base has 2, head 1)"
+    assert "| Score | 0.50 | 0.00 | – |" in lines

@@ -367,7 +367,8 @@ def _sandboxed_agent_run(tmp_path: Path, kind: str, body: str, *, timeout_s: flo
     from tests.test_command_agent import _agent, _case, _sandbox
 
     script = _agent(tmp_path, body)
-    sandboxing = resolve_sandboxing("bwrap", masked=[tmp_path / "hidden"])
+    # tmp_path stands for the suite's checkout (no git): masked, the script shown from it.
+    sandboxing = resolve_sandboxing("bwrap", masked=[tmp_path])
     ctx = AttemptContext(
         case=_case(kind, tmp_path),
         sandbox=_sandbox(tmp_path, kind, diff="diff --git a/app.py b/app.py\n"),

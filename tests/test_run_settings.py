@@ -152,6 +152,11 @@ def test_a_warden_harness_timeout_is_the_cases_timeout_unless_one_is_set(
         ({"shard": "3/2"}, ["--shard", "3/2"], "--shard 3/2: need 1 <= I <= N"),
         ({"shard": "x"}, ["--shard", "x"], "--shard must look like I/N"),
         ({"offline": True}, ["--offline"], "--offline replays recorded model calls"),
+        (  # a file: every case used to fail with NotADirectoryError after its model calls
+            {"cache_dir": Path(__file__)},
+            ["--cache", __file__],
+            f"--cache {__file__}: is a file, not a cache directory",
+        ),
         ({"skill": Path("no-such.md")}, ["--skill", "no-such.md"], "--skill no-such.md: no such"),
         ({"patterns": ("zzz",)}, ["-t", "zzz"], "no cases match -t 'zzz'"),
         ({"agent_command": "'open"}, ["--agent-command", "'open"], '--agent-command "\'open"'),

@@ -9,15 +9,15 @@ from collections import Counter
 from pathlib import Path
 
 from assay.errors import ConfigError
-from assay.models.cache import PURPOSES, ResponseCache
+from assay.models.cache import PURPOSES, ResponseCache, cache_dir_problem
 
 SECONDS_PER_DAY = 86_400
 
 
 def command(args: argparse.Namespace) -> int:
     root = Path(args.cache).expanduser()
-    if not root.is_dir():
-        raise ConfigError(f"--cache {args.cache}: no such cache directory")
+    if problem := cache_dir_problem(root, must_exist=True):
+        raise ConfigError(f"--cache {args.cache}: {problem}")
     cache = ResponseCache(root)
     if args.action == "stats":
         print(_stats(cache))

@@ -3,7 +3,9 @@
 BASE and HEAD are report.json files or report directories, or runs of the history:
 `@last`, `@BRANCH` (that branch's newest run, e.g. `@main`) or a run id. Prints a text table (newly
 failing cases first) or, with --json, the Comparison. Exit codes: 0, or 1 with
---fail-on-regression when a case newly fails; 2 when a report cannot be read.
+--fail-on-regression when a case newly fails or nothing can be compared (no case has a
+result in both: the gate fails, as a run's does when nothing was scored); 2 when a report
+cannot be read. Nothing to compare, or a run compared with itself, is also a warning.
 """
 
 from __future__ import annotations
@@ -28,11 +30,20 @@ _HEADERS = ("CHANGE", "CASE", "MODEL", "BASE", "HEAD", "SCORE")
 def command(args: argparse.Namespace) -> int:
     base, head = read_reports([_report_path(args, args.base), _report_path(args, args.head)])
     comparison = compare_reports(base, head)
+    nothing = comparison.nothing_compared() is not None
+    warnings = comparison.warnings()
+    if nothing and args.fail_on_regression:
+        warnings.append(
+            "--fail-on-regression: exit 1, since nothing was compared (as a run's "
+            "gate fails when nothing was scored)"
+        )
+    for warning in warnings:
+        print(f"warning: {clean(warning)}", file=sys.stderr)
     if args.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     else:
         sys.stdout.write(render_text(comparison))
-    if args.fail_on_regression and comparison.of("newly_failing"):
+    if args.fail_on_regression and (nothing or comparison.of("newly_failing")):
         return EXIT_GATE_FAILED
     return EXIT_PASS
 
@@ -54,20 +65,30 @@ def _report_path(args: argparse.Namespace, ref: str) -> Path:
 
 
 def render_text(comparison: Comparison) -> str:
-    """The comparison for a terminal: totals, verdict, then one row per changed case."""
+    """The comparison for a terminal: totals, verdict, then one row per changed case.
+
+    With nothing to compare it says so first, and shows no score change or verdict: the
+    two scores are of different cases."""
     base, head, delta = comparison.base.summary, comparison.head.summary, comparison.delta
-    lines = [
+    nothing = comparison.nothing_compared()
+    lines = [f"nothing to compare: {clean(nothing)}"] if nothing else []
+    lines += [
         f"base  run {clean(comparison.base.run_id, limit=12)}  score {_score(base.score)}  "
         f"({base.passed}/{base.total} passed)",
         f"head  run {clean(comparison.head.run_id, limit=12)}  score {_score(head.score)}  "
         f"({head.passed}/{head.total} passed)",
-        f"score change {_signed(delta.score)}"
-        + (
-            f" (mean over cases scored in both: {_signed(delta.paired_score)})"
-            if delta.paired_score is not None
-            else ""
-        ),
-        f"verdict: {comparison.significance.verdict} - {explain(comparison.significance)}",
+    ]
+    if not nothing:
+        lines += [
+            f"score change {_signed(delta.score)}"
+            + (
+                f" (mean over cases scored in both: {_signed(delta.paired_score)})"
+                if delta.paired_score is not None
+                else ""
+            ),
+            f"verdict: {comparison.significance.verdict} - {explain(comparison.significance)}",
+        ]
+    lines += [
         f"cost {_cost(delta.cost_usd)} · tokens in {delta.input_tokens:+,} / out "
         f"{delta.output_tokens:+,} · duration {delta.duration_s:+.1f}s",
         "",

@@ -1,4 +1,8 @@
-"""`assay view [REPORT_DIR]`: open the run's report.html in a browser (or print its path)."""
+"""`assay view [REPORT_DIR]`: open the run's report.html in a browser (or print its path).
+
+REPORT_DIR may also name report.html, or another file of the report (report.json): its page
+is the report.html beside it.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ __all__ = ["command"]
 
 def command(args: argparse.Namespace) -> int:
     folder = Path(args.report_dir) if args.report_dir else DEFAULT_REPORT_DIR
-    page = folder / HTML_FILE if folder.is_dir() or not folder.suffix else folder
+    page = _page(folder)
     if not page.is_file():
         raise ConfigError(
             f"{page}: no report.html here; run `assay run --report-dir {folder}` "
@@ -32,3 +36,13 @@ def command(args: argparse.Namespace) -> int:
     # Said either way: over SSH or in CI there is no browser, and the path is what is needed.
     print(f"{'opened' if opened else 'report'}: {page.resolve()}", file=sys.stdout)
     return EXIT_PASS
+
+
+def _page(given: Path) -> Path:
+    """The report.html a path means: in a directory, the page itself, or the one beside
+    another file of the report (`assay view out/report.json` opens out/report.html)."""
+    if given.is_dir() or not given.suffix:
+        return given / HTML_FILE
+    if given.suffix.lower() in (".html", ".htm"):
+        return given
+    return given.parent / HTML_FILE

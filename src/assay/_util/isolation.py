@@ -10,10 +10,12 @@ With `bwrap` every such program gets:
   host are invisible, and when the program's first process ends the kernel kills everything
   left in its namespace (a double-forked daemon included); `--die-with-parent` does the same
   when assay itself dies;
-- the host filesystem read-only, with `/tmp`, `$HOME`, `/run`, the suite checkouts and the
-  report directory replaced by empty tmpfs mounts (never mounted; read-only but for `/tmp`
-  and HOME), and only the case's own directory writable; `HOME` and `TMPDIR` point into
-  those private tmpfs mounts;
+- the host filesystem read-only, with `/tmp`, `$HOME`, `/run`, the suite checkouts, the
+  report directory, the run history and a baseline report's directory replaced by empty
+  tmpfs mounts (never mounted; read-only but for `/tmp` and HOME), and only the case's own
+  directory writable; `HOME` and `TMPDIR` point into those private tmpfs mounts; of a
+  masked checkout a program sees only the files its argv may show (`_util/exposure.py`:
+  tracked files, never `.git`, a suite file or a fixture);
 - a minimal `/dev`, no capabilities, `no_new_privs` (bwrap always sets it), a new session
   (no terminal to inject keystrokes into), and optionally no network (`--unshare-net`);
 - of `/sys` only what runtimes read to size themselves (CPUs, NUMA nodes, huge pages): no
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from assay._util.exposure import ALWAYS_MASKED, Exposure, ShownProgram, TrackedFiles
 from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv
 from assay.errors import ConfigError
 
@@ -88,6 +91,12 @@ class Confinement:
     """Directories replaced by an empty tmpfs (suite checkouts, the report dir, HOME)."""
     exposed: tuple[Path, ...] = ()
     """Paths under a masked directory that stay readable (the interpreter, the program)."""
+    hidden: tuple[Path, ...] = ()
+    """Paths covered where they are, after the binds: a directory by an empty read-only
+    tmpfs, a file by a device node the nodev mount refuses to open (a baseline report whose
+    directory the run needs, what git does not track in an exposed program directory)."""
+    links: tuple[tuple[Path, Path], ...] = ()
+    """(link, target) symlinks made inside masked directories (`ShownProgram.links`)."""
     network: bool = True
     home: str = "/tmp/home"
     limits: Limits = DEFAULT_LIMITS
@@ -144,6 +153,17 @@ class Confinement:
             args += ["--ro-bind-try", str(path), str(path)]
         for path in _by_depth(self.writable):
             args += ["--bind", str(path), str(path)]
+        for link, target in self.links:
+            if not self._shows(link):
+                args += ["--symlink", str(target), str(link)]
+        # A path a mask hides is not there at all: covering it would create it.
+        covered = [path for path in _by_depth(self.hidden) if self._shows(path)]
+        covered_dirs = [path for path in covered if os.path.isdir(path)]
+        for path in covered:
+            if path in covered_dirs:
+                args += ["--size", str(_MASK_SIZE), "--tmpfs", str(path)]
+            elif os.path.exists(path) and not os.path.islink(path):  # a link resolves inside
+                args += ["--ro-bind", os.devnull, str(path)]
         args += ["--dir", self.home]
         # What hides a directory cannot hold anything either: read-only, once the mounts
         # inside it (the workspace, the interpreter) are in place; those keep their own mode.
@@ -151,6 +171,8 @@ class Confinement:
         for path in self.masked:
             if str(path) not in (self.home, "/tmp") and path not in mounted_over:
                 args += ["--remount-ro", str(path)]
+        for path in covered_dirs:
+            args += ["--remount-ro", str(path)]
         if os.path.isdir("/run"):
             args += ["--remount-ro", "/run"]
         # Absolute: bwrap resolves a relative --chdir inside the new root, not from here.
@@ -158,6 +180,13 @@ class Confinement:
         args += [*limit_argv(self.limits, prlimit=self.prlimit), *argv]
         inner_env = {**env, "HOME": self.home, "TMPDIR": "/tmp"}
         return args, inner_env
+
+    def _shows(self, path: Path) -> bool:
+        """Whether the host's `path` is there in the sandbox: bound, or under no mask."""
+        if any(path.is_relative_to(root) for root in (*self.writable, *self.exposed)):
+            return True
+        masks = (*self.masked, *ALWAYS_MASKED, Path(self.home))
+        return not any(path.is_relative_to(root) for root in masks)
 
 
 def _by_depth(paths: Iterable[Path]) -> list[Path]:
@@ -179,6 +208,10 @@ class Sandboxing:
     exposed: tuple[Path, ...] = field(default_factory=tuple)
     limits: Limits = DEFAULT_LIMITS
     prlimit: str | None = None
+    hidden: tuple[Path, ...] = ()
+    """Files made unreadable in every confinement (`Confinement.hidden`)."""
+    shown: Exposure = field(default_factory=Exposure, compare=False)
+    """What an argv may still show of the masked directories (`_util/exposure.py`)."""
 
     @property
     def warning(self) -> str | None:
@@ -199,10 +232,6 @@ class Sandboxing:
     def _confine(self, writable: Path, *, network: bool, argv: Sequence[str]) -> Confinement | None:
         if self.mode == "none" or self.bwrap is None:
             return None
-        exposed = list(self.exposed)
-        if argv:
-            exposed += _program_paths(argv[0], self.masked)
-            exposed += _named_files(argv[1:])
         home = os.path.normpath(os.environ.get("HOME", "")) if os.environ.get("HOME") else ""
         masked = list(self.masked)
         if home and os.path.isabs(home) and home not in _NEVER_MASKED and os.path.isdir(home):
@@ -210,42 +239,24 @@ class Sandboxing:
             inner_home = home
         else:
             inner_home = "/tmp/home"
+        own = Path(os.path.realpath(writable))
+        exposed = list(self.exposed)
+        program = self.shown.program(argv[0], masked) if argv else ShownProgram()
+        exposed += program.exposed
+        exposed += self.shown.named_files(argv[1:], masked, writable=(own,))
+        hidden = (*self.hidden, *program.covered)
         return Confinement(
             bwrap=self.bwrap,
-            writable=(Path(os.path.realpath(writable)),),
+            writable=(own,),
             masked=tuple(masked),
             exposed=tuple(exposed),
+            hidden=hidden,
+            links=program.links,
             network=network,
             home=inner_home,
             limits=self.limits,
             prlimit=self.prlimit,
         )
-
-
-def _program_paths(program: str, masked: Sequence[Path]) -> list[Path]:
-    """What must stay readable for `program` to start when it lives under a masked path:
-    its directory, or only the file itself when that directory is a masked root (an agent
-    script at the top of the suite checkout must not expose the suite)."""
-    found = shutil.which(program) if "/" not in program else program
-    if found is None:
-        return []
-    real = Path(os.path.realpath(found))
-    directory = real.parent
-    if any(directory == root or root.is_relative_to(directory) for root in masked):
-        return [real]
-    return [directory]
-
-
-def _named_files(arguments: Sequence[str]) -> list[Path]:
-    """Files an argument names by absolute path (`python /suite/agent.py`): readable, alone,
-    even when they live in a masked checkout."""
-    found = []
-    for argument in arguments:
-        if len(argument) > 4096 or "\n" in argument or not os.path.isabs(argument):
-            continue
-        if os.path.isfile(argument):
-            found.append(Path(os.path.realpath(argument)))
-    return found
 
 
 def _python_paths() -> list[Path]:
@@ -303,11 +314,21 @@ def resolve_sandboxing(
     requested: IsolationMode,
     *,
     masked: Iterable[Path],
+    sources: Iterable[Path] | None = None,
+    withheld: Iterable[Path] = (),
+    hidden: Iterable[Path] = (),
+    tracked: TrackedFiles | None = None,
     agent_network: bool = True,
     command_network: bool = True,
     limits: Limits | None = None,
 ) -> Sandboxing:
     """The run's Sandboxing: `bwrap` that is unavailable is a ConfigError (exit 2).
+
+    `masked` directories are replaced by empty tmpfs mounts. Of them, `sources` (default:
+    all) are checkouts whose own files an argv may name, `tracked` lists a git checkout's
+    tracked files (without it no file of a git checkout is shown), and nothing at or under
+    a `withheld` path is ever shown (`_util/exposure.py`). `hidden` files are made
+    unreadable where they are, for a file whose directory cannot be masked.
 
     `limits` default to the `ASSAY_SANDBOX_*` variables over DEFAULT_LIMITS (a malformed
     one is a ConfigError naming it); callers with a `[tool.assay]` pass
@@ -334,17 +355,27 @@ def resolve_sandboxing(
                 "and allow unprivileged user namespaces, or pass --isolation auto|none"
             )
         return network(mode="none", requested=requested, reason=reason)
-    hidden = sorted(
-        {Path(os.path.realpath(p)) for p in masked} - {Path(p) for p in _NEVER_MASKED},
+    masked_dirs = _real_paths(masked) - {Path(p) for p in _NEVER_MASKED}
+    source_dirs = masked_dirs if sources is None else _real_paths(sources) & masked_dirs
+    shown = Exposure(
+        sources=tuple(sorted(source_dirs)),
+        withheld=tuple({Path(os.path.abspath(path)) for path in withheld}),
+        tracked=tracked,
     )
     return network(
         mode="bwrap",
         requested=requested,
         bwrap=bwrap,
-        masked=tuple(hidden),
+        masked=tuple(sorted(masked_dirs)),
         exposed=tuple(_python_paths()),
         prlimit=prlimit,
+        hidden=tuple(sorted(_real_paths(hidden))),
+        shown=shown,
     )
+
+
+def _real_paths(paths: Iterable[Path]) -> set[Path]:
+    return {Path(os.path.realpath(path)) for path in paths}
 
 
 def harden_process() -> bool:

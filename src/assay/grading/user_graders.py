@@ -32,6 +32,7 @@ from assay.registry.graders import (
     register_grader,
     resolve_grader,
 )
+from assay.registry.plugin_calls import is_interruption, what_it_raised
 
 if TYPE_CHECKING:
     from assay.sandbox import Sandbox
@@ -79,8 +80,10 @@ async def run_user_graders(names: Iterable[str], ctx: GraderContext) -> list[Che
         grader = resolve_grader(name)
         try:
             result = await grader.evaluate(ctx)
-        except Exception as exc:  # the user's code broke: this case is `error`, the run goes on
-            raise JudgeError(f"grader {name!r} raised {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:  # the user's code broke: this case is `error`, the run goes on
+            if is_interruption(exc):
+                raise
+            raise JudgeError(f"grader {name!r} raised {what_it_raised(exc)}") from exc
         checks += _checks_of(name, result)
     return checks
 

@@ -7,7 +7,15 @@ anywhere. Entries live at `<dir>/<purpose>/<key[:2]>/<key>.json`, so judge verdi
 apart from agent calls and changing an assertion re-judges without re-running the agent.
 
 A replayed call returns the recorded usage and cost, so a rerun reports the same numbers.
-A corrupt entry is logged, ignored and overwritten by the fresh answer.
+A corrupt entry is logged and treated as a miss; the fresh answer, when the model is
+called, replaces it.
+
+A cache directory may come from elsewhere (restored from a CI cache, shared on a team
+drive), so nothing in it is trusted: no symbolic link inside it is followed (an entry or
+a directory that is one is a miss, never read, written through or pruned through), only
+a regular file is read, opened non-blocking (a FIFO cannot hang the run), and none past
+MAX_ENTRY_BYTES (`_util/untrusted_files.py`). `prune` removes only files named and placed
+as entries are.
 """
 
 from __future__ import annotations
@@ -16,10 +24,12 @@ import hashlib
 import json
 import logging
 import os
+import re
 import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,15 +37,30 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from assay._util.untrusted_files import _KINDS, UntrustedFileError, read_untrusted
 from assay.core.usage import Usage
+from assay.models._http import MAX_RESPONSE_BYTES
 from assay.models.base import ModelRequest, ModelResponse
 
-__all__ = ["CacheEntryFile", "CacheStats", "ResponseCache", "request_key"]
+__all__ = [
+    "MAX_ENTRY_BYTES",
+    "CacheEntryFile",
+    "CacheStats",
+    "ResponseCache",
+    "cache_dir_problem",
+    "request_key",
+]
 
 logger = logging.getLogger("assay.models")
 
 CACHE_FORMAT: Literal[1] = 1
 PURPOSES = ("agent", "judge")
+MAX_ENTRY_BYTES = MAX_RESPONSE_BYTES
+"""An entry is one response, which is never read off the wire past this bound; `store`
+writes no larger entry, so `load` refuses a larger file unread."""
+_SHARD_NAME = re.compile(r"[0-9a-f]{2}")
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
+_NO_LINKS = "assay follows no symbolic link inside its cache"
 
 Warn = Callable[[str], None]
 
@@ -89,7 +114,7 @@ class CacheStats:
     misses: int = 0
     writes: int = 0
     corrupt: int = 0
-    """Entries that could not be read and were refetched."""
+    """Entries that could not be read (each is a miss too)."""
 
 
 @dataclass(frozen=True)
@@ -126,14 +151,16 @@ class ResponseCache:
         key = request_key(provider, request)
         path = self.path_for(request.purpose, key)
         try:
-            entry = _read_entry(path, key)
+            entry = self._read_entry(request.purpose, key)
         except FileNotFoundError:
             self.stats.misses += 1
             return None
-        except (OSError, ValidationError, ValueError) as exc:
-            # OSError: a directory or an unreadable file sits where the entry belongs.
-            reason = str(exc).splitlines()[0]
-            logger.warning("ignoring corrupt cache entry %s (%s); fetching again", path, reason)
+        except (OSError, UntrustedFileError, ValidationError, ValueError) as exc:
+            # OSError: an unreadable file; UntrustedFileError: a link, a FIFO, a directory,
+            # a device, or a file too large to be an entry sits where the entry belongs.
+            logger.warning(
+                "ignoring corrupt cache entry %s: %s; treated as a miss", path, _problem(exc)
+            )
             self.stats.corrupt += 1
             self.stats.misses += 1
             return None
@@ -145,7 +172,9 @@ class ResponseCache:
             usage=entry.usage.model_copy(),
         )
 
-    def store(self, provider: str, request: ModelRequest, response: ModelResponse) -> Path:
+    def store(self, provider: str, request: ModelRequest, response: ModelResponse) -> Path | None:
+        """Record `response`; None when it is not recorded (said in a warning): too large
+        for `load` to read back, or its directory in the cache is a link."""
         key = request_key(provider, request)
         entry = CacheEntryFile(
             format=CACHE_FORMAT,
@@ -158,31 +187,69 @@ class ResponseCache:
             usage=response.usage,
         )
         path = self.path_for(request.purpose, key)
-        _write_atomically(path, entry.model_dump_json(indent=1).encode("utf-8"))
+        data = entry.model_dump_json(indent=1).encode("utf-8")
+        if len(data) > MAX_ENTRY_BYTES:
+            logger.warning(
+                "not recording %s: %d bytes, over the %d byte limit of an entry",
+                path,
+                len(data),
+                MAX_ENTRY_BYTES,
+            )
+            return None
+        if where := self._unsafe_directory(request.purpose, key):
+            logger.warning("not recording %s: it is %s (%s)", path, where, _NO_LINKS)
+            return None
+        _write_atomically(path, data)
         self.stats.writes += 1
         return path
 
+    def _read_entry(self, purpose: str, key: str) -> CacheEntryFile:
+        if where := self._unsafe_directory(purpose, key):
+            raise UntrustedFileError(f"is {where}", "link")
+        raw = read_untrusted(self.path_for(purpose, key), max_bytes=MAX_ENTRY_BYTES)
+        entry = CacheEntryFile.model_validate_json(raw)
+        if entry.key != key:
+            raise ValueError(f"entry is for key {entry.key[:12]}")
+        return entry
+
+    def _unsafe_directory(self, purpose: str, key: str) -> str | None:
+        """`in DIR, which is a symbolic link` (or not a directory at all) for the first of
+        the directories an entry lives in that is one; a missing one is fine (it is made
+        when needed)."""
+        for directory in (self.root / purpose, self.root / purpose / key[:2]):
+            problem = _not_a_real_directory(directory)
+            if problem:
+                return f"in {directory}, which is {problem}"
+        return None
+
     # -- maintenance (`assay cache stats|prune`) ----------------------------------------
     def entries(self, *, on_warning: Warn | None = None) -> Iterator[StoredEntry]:
-        """Every entry file, including symlinks (a dangling one too: it only costs misses).
+        """Every entry file: `<purpose>/<xx>/<key>.json`, the key a sha256 in hex that starts
+        with `xx`. A link at an entry's name is one (it only costs misses; removing it
+        leaves what it points at alone).
 
-        A directory where an entry belongs is not one: it is skipped, with a warning,
-        and never removed, since assay did not make it.
+        Nothing else is: a directory (or a FIFO, a device) where an entry belongs, a file of
+        another name, and anything reached through a linked directory is skipped with a
+        warning, and never removed, since assay did not make it.
         """
         warn = on_warning or _ignore
         for purpose in PURPOSES:
-            for path in sorted((self.root / purpose).glob("??/*.json")):
-                try:
-                    info = _entry_stat(path)
-                except FileNotFoundError:
-                    continue  # removed since the listing (a concurrent prune)
-                except OSError as exc:
-                    warn(f"skipping {path}: {exc.strerror or exc}")
+            folder = self.root / purpose
+            problem = _not_a_real_directory(folder)
+            if problem:
+                warn(f"skipping {folder}: {problem}, not a cache directory ({_NO_LINKS})")
+                continue
+            for shard in _listing(folder, warn):
+                if shard.name.startswith("."):
                     continue
-                if stat.S_ISDIR(info.st_mode):
-                    warn(f"skipping {path}: a directory, not a cache entry")
+                if not (_SHARD_NAME.fullmatch(shard.name) and _is_real_directory(shard)):
+                    warn(f"skipping {shard.path}: not part of the cache")
                     continue
-                yield StoredEntry(path, purpose, info.st_size, info.st_mtime)
+                for item in _listing(Path(shard.path), warn):
+                    if not item.name.startswith("."):  # a write in progress
+                        found = _stored_entry(item, purpose, shard.name, warn)
+                        if found is not None:
+                            yield found
 
     def prune(
         self, *, older_than_s: float | None = None, on_warning: Warn | None = None
@@ -194,32 +261,122 @@ class ResponseCache:
         for entry in list(self.entries(on_warning=warn)):
             if cutoff is None or entry.mtime < cutoff:
                 try:
-                    entry.path.unlink(missing_ok=True)
+                    self._remove(entry)
+                except FileNotFoundError:
+                    pass  # removed since the listing (a concurrent prune)
                 except OSError as exc:
                     warn(f"cannot remove {entry.path}: {exc.strerror or exc}")
                     continue
                 removed.append(entry)
         for shard in {e.path.parent for e in removed}:
             try:
-                shard.rmdir()
+                with _directory(self.root / shard.parent.name) as folder:
+                    os.rmdir(shard.name, dir_fd=folder)
             except OSError:
-                pass  # still holds other entries
+                pass  # still holds other entries (or was swapped for a link: left alone)
         return removed
 
+    def _remove(self, entry: StoredEntry) -> None:
+        """Unlink `entry` through descriptors opened without following links, so a
+        directory swapped for a link since the listing cannot steer the removal."""
+        with _directory(self.root / entry.purpose) as folder:
+            with _directory(entry.path.parent.name, dir_fd=folder) as shard:
+                os.unlink(entry.path.name, dir_fd=shard)
 
-def _read_entry(path: Path, key: str) -> CacheEntryFile:
-    entry = CacheEntryFile.model_validate_json(path.read_bytes())
-    if entry.key != key:
-        raise ValueError(f"entry is for key {entry.key[:12]}")
-    return entry
+
+def cache_dir_problem(path: Path, *, must_exist: bool) -> str | None:
+    """Why `path` cannot be a cache directory (`--cache`), or None. A missing one is fine
+    for a run (the first recording makes it) unless `must_exist`."""
+    if path.is_dir():
+        return None
+    if path.exists():
+        return "is a file, not a cache directory" if path.is_file() else "is not a directory"
+    if must_exist:
+        return "no such cache directory"
+    existing = next((p for p in path.absolute().parents if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"cannot be made: {existing} is a file, not a directory"
+    return None
 
 
-def _entry_stat(path: Path) -> os.stat_result:
-    """What the entry points at (a replay touches that), or the link when it points nowhere."""
+def _stored_entry(
+    item: os.DirEntry[str], purpose: str, shard: str, warn: Warn
+) -> StoredEntry | None:
+    path = Path(item.path)
+    if not (_ENTRY_NAME.fullmatch(item.name) and item.name.startswith(shard)):
+        warn(f"skipping {path}: not a cache entry")
+        return None
     try:
-        return path.stat()
+        info = item.stat(follow_symlinks=False)
     except FileNotFoundError:
-        return path.lstat()
+        return None  # removed since the listing (a concurrent prune)
+    except OSError as exc:
+        warn(f"skipping {path}: {exc.strerror or exc}")
+        return None
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+        warn(f"skipping {path}: {_kind(info.st_mode)}, not a cache entry")
+        return None
+    return StoredEntry(path, purpose, info.st_size, info.st_mtime)
+
+
+def _listing(folder: Path, warn: Warn) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as found:
+            return sorted(found, key=lambda item: item.name)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        warn(f"skipping {folder}: {exc.strerror or exc}")
+        return []
+
+
+def _is_real_directory(item: os.DirEntry[str]) -> bool:
+    try:
+        return item.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _not_a_real_directory(path: Path) -> str | None:
+    """What is at `path` when it is not a plain directory (a symbolic link, or not a
+    directory at all); None for a directory, or for nothing."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return None if stat.S_ISDIR(mode) else "not a directory"
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
+
+
+@contextmanager
+def _directory(path: Path | str, *, dir_fd: int | None = None) -> Iterator[int]:
+    """A directory's descriptor, opened without following a link (OSError if it is one)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    try:
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def _problem(exc: Exception) -> str:
+    """What is wrong with an entry, in a few words (pydantic's own first line only says
+    `1 validation error for CacheEntryFile`)."""
+    if isinstance(exc, UntrustedFileError):
+        return f"the file {exc.problem}" + (f"; {_NO_LINKS}" if exc.reason == "link" else "")
+    if isinstance(exc, ValidationError):
+        errors = exc.errors(include_url=False)
+        first = errors[0]
+        where = ".".join(str(part) for part in first["loc"])
+        text = f"{where}: {first['msg']}" if where else str(first["msg"])
+        return text + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc).splitlines()[0]
 
 
 def _ignore(_message: str) -> None:
@@ -229,7 +386,7 @@ def _ignore(_message: str) -> None:
 def _touch(path: Path) -> None:
     # A replay counts as use, so `prune --older-than` keeps what runs still need.
     try:
-        os.utime(path)
+        os.utime(path, follow_symlinks=False)
     except OSError:
         pass
 

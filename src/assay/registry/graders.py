@@ -17,6 +17,7 @@ from typing import Any
 
 from assay._util.entrypoints import Registry
 from assay.errors import ConfigError
+from assay.registry.plugin_calls import what_it_raised
 
 __all__ = ["GRADERS", "UserGrader", "grader_problem", "register_grader", "resolve_grader"]
 
@@ -44,6 +45,8 @@ def _adapt(name: str, obj: object) -> UserGrader:
             raise TypeError(
                 f"class {obj.__name__} must be callable without arguments: {exc}"
             ) from None
+        except Exception as exc:  # its __init__ broke: the grader's mistake, said as such
+            raise TypeError(f"class {obj.__name__}() raised {what_it_raised(exc)}") from None
         return UserGrader(name, instance.evaluate)
     if inspect.iscoroutinefunction(obj):
         return UserGrader(name, obj)
@@ -81,9 +84,19 @@ def resolve_grader(reference: str) -> UserGrader:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"grader {reference!r}: cannot import {module_name}: {exc}") from None
+    except Exception as exc:  # the module itself broke while importing: its author's to fix
+        raise ConfigError(
+            f"grader {reference!r}: importing {module_name} raised {what_it_raised(exc)}"
+        ) from None
     obj: Any = module
     for part in attribute.split("."):
-        obj = getattr(obj, part, None)
+        try:
+            obj = getattr(obj, part, None)
+        except Exception as exc:  # a module `__getattr__` or a property that raises
+            raise ConfigError(
+                f"grader {reference!r}: reading {attribute!r} of {module_name} raised "
+                f"{what_it_raised(exc)}"
+            ) from None
         if obj is None:
             raise ConfigError(f"grader {reference!r}: {module_name} has no {attribute!r}")
     try:

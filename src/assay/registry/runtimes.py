@@ -57,6 +57,11 @@ class RuntimeSpec:
     """Why its program is not given the subject model `model` and runs its own default model
     instead (an agent CLI preset asked for another provider's model), or None when it runs
     it: the run says it once (`runner.plan.model_notes`). None (the field): no such limit."""
+    keeps_timeout: bool = False
+    """Its agent stops itself at `ctx.timeout_s` and says why (the builtin agent's own timer;
+    a command or preset agent kills its process then): the runner's own timer waits a few
+    seconds longer, only for an agent that failed to stop. Without it the runner's timer
+    stops the agent at the timeout itself."""
 
 
 RUNTIMES: Registry[RuntimeSpec] = Registry(
@@ -74,10 +79,13 @@ def _command(options: RunOptions) -> Any:
     return importlib.import_module("assay.agents.command").CommandAgent(options=options)
 
 
-_BUILTIN = RuntimeSpec("builtin", _builtin, calls_model=True)
+_BUILTIN = RuntimeSpec("builtin", _builtin, calls_model=True, keeps_timeout=True)
 RUNTIMES.register("builtin", _BUILTIN)
 RUNTIMES.register(
-    "command", RuntimeSpec("command", _command, calls_model=False, runs_agent_command=True)
+    "command",
+    RuntimeSpec(
+        "command", _command, calls_model=False, runs_agent_command=True, keeps_timeout=True
+    ),
 )
 # Warden's runtime names, accepted for suites written for Warden: the same spec, so the
 # canonical name of either is `builtin`.
@@ -119,6 +127,7 @@ for _name, _module, _program in PRESETS:
             _preset(_module, _program),
             program=_program,
             model_problem=_preset_model_problem(_module),
+            keeps_timeout=True,
         ),
     )
 BUILTIN_RUNTIMES = ("builtin", "command", "claude", "pi", *(name for name, _, _ in PRESETS))

@@ -12,10 +12,12 @@ from typing import Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from assay._util.arguments import expect
 from assay.report.model import CaseResult, CaseStatus, Report, Summary
 from assay.report.significance import Significance, score_deltas, significance_of
 
 __all__ = [
+    "COMPARED",
     "COMPARISON_CONTRACT",
     "CHANGE_ORDER",
     "CaseChange",
@@ -43,6 +45,17 @@ Change = Literal[
 ]
 CHANGE_ORDER: tuple[Change, ...] = get_args(Change)
 """Most urgent first: the order changes are listed in."""
+COMPARED: tuple[Change, ...] = (
+    "newly_failing",
+    "newly_passing",
+    "still_failing",
+    "now_error",
+    "no_longer_error",
+    "still_passing",
+)
+"""The changes of a case with a result (pass, fail or error) in both reports: what there is
+to compare. Without one, a score change only says how two different sets of cases did."""
+_A_REPORT = "a Report (read one with assay.read_report(path))"
 
 
 class _Model(BaseModel):
@@ -111,9 +124,36 @@ class Comparison(_Model):
         """The cases whose change is one of `changes`, in listing order."""
         return [c for c in self.changes if c.change in changes]
 
+    def nothing_compared(self) -> str | None:
+        """Why there is nothing to compare (no case has a result in both reports), or None."""
+        if self.of(*COMPARED):
+            return None
+        in_base = sum(1 for c in self.changes if c.base_status is not None)
+        in_head = sum(1 for c in self.changes if c.head_status is not None)
+        in_both = in_base + in_head - len(self.changes)
+        if not self.changes:
+            return "neither report has any case"
+        if not in_both:
+            return f"no case is in both reports (base has {in_base}, head {in_head})"
+        return f"the {in_both} case(s) in both reports are skipped in one of them"
+
+    def warnings(self) -> list[str]:
+        """What a reader of this comparison should be told before its numbers."""
+        found = []
+        if reason := self.nothing_compared():
+            found.append(f"nothing to compare: {reason}")
+        if self.base.run_id == self.head.run_id:
+            found.append(
+                f"base and head are the same run ({self.base.run_id}): "
+                "every case is compared with itself"
+            )
+        return found
+
 
 def compare_reports(base: Report, head: Report) -> Comparison:
     """Per-case changes, totals deltas and the paired significance tests, head vs base."""
+    for name, report in (("base", base), ("head", head)):
+        expect(name, report, Report, _A_REPORT)
     base_cases = {(c.id, c.model): c for c in base.cases}
     head_cases = {(c.id, c.model): c for c in head.cases}
     keys = list(dict.fromkeys([*base_cases, *head_cases]))

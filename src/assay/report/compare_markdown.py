@@ -69,15 +69,28 @@ def render_comparison(
 def _head(comparison: Comparison, title: str) -> str:
     base, head, delta = comparison.base.summary, comparison.head.summary, comparison.delta
     significance = comparison.significance
+    nothing = comparison.nothing_compared()
+    # With nothing to compare the two scores are of different cases: no change is shown.
+    score_change = "–" if nothing else _signed(delta.score)
+    if nothing:
+        headline = f"## ➖ {escape_markdown(title)}: nothing to compare"
+        verdict = f"**Nothing to compare** · {escape_markdown(nothing)}"
+    else:
+        headline = (
+            f"## {_VERDICT_ICON[significance.verdict]} {escape_markdown(title)}: "
+            f"score {_score(base.score)} → {_score(head.score)} ({score_change})"
+        )
+        verdict = (
+            f"**{significance.verdict.capitalize()}** · {escape_markdown(explain(significance))}"
+        )
     lines = [
-        f"## {_VERDICT_ICON[significance.verdict]} {escape_markdown(title)}: "
-        f"score {_score(base.score)} → {_score(head.score)} ({_signed(delta.score)})",
+        headline,
         "",
-        f"**{significance.verdict.capitalize()}** · {escape_markdown(explain(significance))}",
+        verdict,
         "",
         "| | Base | Head | Change |",
         "|---|---:|---:|---:|",
-        f"| Score | {_score(base.score)} | {_score(head.score)} | {_signed(delta.score)} |",
+        f"| Score | {_score(base.score)} | {_score(head.score)} | {score_change} |",
     ]
     for label, before, after in (
         ("Passed", base.passed, head.passed),

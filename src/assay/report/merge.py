@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from assay._util.arguments import expect, is_number, items
 from assay._version import __version__
 from assay.core.shards import ShardSyntaxError, parse_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
@@ -58,6 +59,12 @@ def merge_reports(
     (file paths in the CLI); `on_warning` receives each warning. Raises ConfigError when
     the reports cannot be one run.
     """
+    for index, report in enumerate(items("reports", reports, "a list of Report")):
+        expect(f"reports[{index}]", report, Report, "a Report (read one with assay.read_report)")
+    if threshold is not None:
+        expect("threshold", threshold, is_number, "a number (int or float)")
+    if max_errors is not None:
+        expect("max_errors", max_errors, int, "an int")
     if not reports:
         raise ConfigError("nothing to merge: no reports given")
     names = (

@@ -10,16 +10,23 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay._util import json_text
+from assay._util.arguments import as_path
 from assay._util.display import display_path
 from assay._util.textpos import json_positions
+from assay._util.untrusted_files import UntrustedFileError, read_untrusted
 from assay.core.files import REPORT_FILE
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.report.model import Report
 
-__all__ = ["find_reports", "json_path", "read_report", "read_reports"]
+__all__ = ["MAX_REPORT_BYTES", "find_reports", "json_path", "read_report", "read_reports"]
 
 _MAX_SHOWN_ERRORS = 20
 """A file that is not a report at all would list an error per field; the first ones say enough."""
+
+MAX_REPORT_BYTES = 512 * 1024 * 1024
+"""The largest report.json read. A case weighs about 4 KiB in report.json (a review case with
+a few findings, indented), so 100,000 cases are about 400 MiB; and validating one takes
+about 8 times its JSON in memory, so a larger file would not fit a CI runner anyway."""
 
 
 def read_reports(paths: Sequence[Path]) -> list[Report]:
@@ -29,7 +36,7 @@ def read_reports(paths: Sequence[Path]) -> list[Report]:
     problems: list[ConfigError] = []
     for path in paths:
         try:
-            reports.append(read_report(_single_report(path)))
+            reports.append(read_report(path))
         except ConfigErrors as exc:
             problems += exc.errors
         except ConfigError as exc:
@@ -53,21 +60,24 @@ def _single_report(path: Path) -> Path:
     return found[0]
 
 
-def read_report(path: Path) -> Report:
-    """`path` as an assay.report.v1 report.
+def read_report(path: str | os.PathLike[str]) -> Report:
+    """`path` (a report.json, or a directory holding one) as an assay.report.v1 report.
 
     Raises ConfigError (ConfigErrors for several validation errors) naming the file, the
     line and column, and the JSON path of each problem.
     """
+    path = _single_report(as_path("path", path))
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _report_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError("no such file", SourcePosition(shown)) from None
     except UnicodeDecodeError:
         raise ConfigError(
             "not a report: the file is not UTF-8 text", SourcePosition(shown)
         ) from None
+    except UntrustedFileError as exc:
+        raise ConfigError(f"not a report: the file {exc.problem}", SourcePosition(shown)) from None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", SourcePosition(shown)) from None
     try:
@@ -95,6 +105,22 @@ def read_report(path: Path) -> Report:
             for error in exc.errors()[:_MAX_SHOWN_ERRORS]
         ]
         raise ConfigErrors(problems) from None
+
+
+def _report_bytes(path: Path) -> bytes:
+    """The file's bytes, read safely: a report named on the command line may be the user's
+    own link, so it is followed, but only to a regular file (a FIFO would hang the read,
+    `/dev/zero` fill memory), opened non-blocking, and no larger than MAX_REPORT_BYTES."""
+    try:
+        return read_untrusted(Path(os.path.realpath(path)), max_bytes=MAX_REPORT_BYTES)
+    except UntrustedFileError as exc:
+        if exc.reason != "size":
+            raise
+        raise UntrustedFileError(
+            f"{exc.problem} of a report ({MAX_REPORT_BYTES >> 20} MiB, room for about "
+            "100,000 cases); not read",
+            "size",
+        ) from None
 
 
 def json_path(loc: Sequence[Hashable]) -> str:

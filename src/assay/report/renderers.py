@@ -5,8 +5,9 @@ A renderer turns the finished report into the text of one file in the report dir
 plugin's own), or says there is nothing to write for this report (None). `assay run` and
 `assay merge` both write every registered renderer through `runner.writer`, so an output
 cannot be forgotten by one of them. Plugins add renderers through the `assay.renderers`
-entry point group, naming a `Renderer`. Each renderer imports its formatting code only
-when it renders.
+entry point group, naming a `Renderer`, whose file must be its own: one that another
+renderer writes, or that the report directory keeps for itself, is refused before a run
+starts. Each renderer imports its formatting code only when it renders.
 """
 
 from __future__ import annotations
@@ -20,13 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from assay._util.entrypoints import Registry
 from assay.core.files import (
+    CASES_DIR,
     CASSANDRA_FILE,
     HTML_FILE,
     JUNIT_FILE,
+    LOCK_FILE,
     PVYAI_FILE,
     REPORT_FILE,
+    RESULTS_FILE,
     SUMMARY_FILE,
 )
+from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
@@ -34,6 +39,7 @@ if TYPE_CHECKING:
     from assay.suites.case import Case
 
 __all__ = [
+    "BUILTIN_RENDERERS",
     "JUNIT_FILE",
     "PVYAI_FILE",
     "RENDERERS",
@@ -175,7 +181,44 @@ RENDERERS.register("cassandra", Renderer("cassandra", CASSANDRA_FILE, _cassandra
 _BUILTIN_ORDER = ("report", "summary", "junit", "html", "pvyai", "cassandra")
 
 
+BUILTIN_RENDERERS = _BUILTIN_ORDER
+"""assay's own renderers; any other is a plugin's (or a library user's)."""
+
+
 def renderers_in_order() -> list[Renderer]:
-    """Every renderer: the built-ins in their order, then plugins' by name (each imported now)."""
+    """Every renderer: the built-ins in their order, then plugins' by name (each imported now).
+
+    ConfigError when one would write another's file, or one the report directory keeps for
+    itself (see `_refuse_taken_files`): found before a run starts, which asks for this list
+    to check the report directory."""
     names = [*_BUILTIN_ORDER, *(n for n in RENDERERS.names() if n not in _BUILTIN_ORDER)]
-    return [renderer for name in names if (renderer := RENDERERS.get(name)) is not None]
+    renderers = [renderer for name in names if (renderer := RENDERERS.get(name)) is not None]
+    _refuse_taken_files(renderers)
+    return renderers
+
+
+def _refuse_taken_files(renderers: Sequence[Renderer]) -> None:
+    """ConfigError naming the first renderer whose file is taken: by an earlier renderer
+    (a plugin's is written after assay's, so it would replace report.json without a word),
+    or by the report directory itself (results.jsonl, which --resume reads; the lock; the
+    cases' artifacts; a history kept there). Names are compared case-folded: on macOS and
+    Windows `Report.json` is report.json."""
+    from assay.registry.plugin_calls import plugin_origin
+    from assay.report.history import HISTORY_DIRNAME
+
+    kept = {name.casefold() for name in (RESULTS_FILE, LOCK_FILE, CASES_DIR, HISTORY_DIRNAME)}
+    written_by: dict[str, Renderer] = {}
+    for renderer in renderers:
+        name = renderer.filename.casefold()
+        if name in kept:
+            taken = "a name the report directory keeps for itself"
+        elif name in written_by:
+            taken = f"the file of {plugin_origin(RENDERERS, written_by[name].name)}"
+        else:
+            written_by[name] = renderer
+            continue
+        raise ConfigError(
+            f"{plugin_origin(RENDERERS, renderer.name)} writes {renderer.filename}, {taken}: "
+            "a renderer must write a file of its own; uninstall the plugin, or have its file "
+            "renamed"
+        )

@@ -3,13 +3,16 @@
 Whatever goes wrong stays inside the attempt: a RunError makes it `error` with its
 message, ModelUnavailable makes it `skipped`, and a bug in assay makes it `error` with
 the traceback written beside its transcripts (never on the terminal, which shows one
-line per case).
+line per case). So does plugin code raising SystemExit or another BaseException (only
+Ctrl-C and cancellation go on), and an agent or a grading that returns past --timeout,
+having blocked the event loop where no timer could stop it, is a timeout all the same.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import inspect
 import os
 import time
 import traceback
@@ -31,10 +34,11 @@ from assay.errors import (
     RunError,
     output_error,
 )
+from assay.registry.plugin_calls import is_interruption, what_it_raised
 from assay.report.model import Attempt
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.kinds import grader_for, kind_of
-from assay.subject import AttemptContext
+from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case
 
 if TYPE_CHECKING:
@@ -47,8 +51,9 @@ __all__ = ["AttemptOutcome", "artifacts_dir", "run_attempt", "safe_segment", "sk
 FailedStatus = Literal["error", "skipped"]
 
 BACKSTOP_GRACE_S = 5.0
-"""The command agent kills its process group at the timeout itself; the runner's own
-timer fires this much later, only for an agent that failed to stop."""
+"""An agent that stops itself at the timeout (the command agent kills its process group,
+the builtin agent has its own timer: `RuntimeSpec.keeps_timeout`) has this much longer
+before the runner's own timer fires, only for one that failed to stop."""
 
 _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 """Write failures that are the machine's, not the case's: the run stops with exit 4."""
@@ -84,6 +89,7 @@ async def run_attempt(
     inline = False
     status: FailedStatus
     judge: dict[str, Any]
+    phase = "sandbox"
     checks: list[Check] = []
     try:
         # A small review sandbox is built on the loop: a few milliseconds and no process,
@@ -113,21 +119,31 @@ async def run_attempt(
         # --timeout bounds the whole attempt, agent and grading alike: a judge that never
         # answers must not hold a case longer than an agent may.
         phase = "agent"
-        attempt_ends = time.monotonic() + run.timeout_s
+        attempt_began = time.monotonic()
+        attempt_ends = attempt_began + run.timeout_s
+        loop = asyncio.get_running_loop()
         try:
-            async with asyncio.timeout(run.timeout_s + BACKSTOP_GRACE_S) as deadline:
-                output = await agent.run(ctx)
+            async with asyncio.timeout(run.timeout_s + _backstop_grace(run)) as deadline:
+                began = loop.time()
+                output = await _agent_output(agent, ctx, runtime=run.runtime)
                 usage.append(output.usage)
                 findings = output.findings
+                _in_time(deadline, began, since=attempt_began)
                 phase = grading_phase(run)
                 # The agent's own timer kills it at the timeout; grading gets what is left.
-                deadline.reschedule(asyncio.get_running_loop().time() + _left(attempt_ends))
+                deadline.reschedule(loop.time() + _left(attempt_ends))
+                began = loop.time()
                 grade = await grader.grade(ctx, output)
+                _in_time(deadline, began, since=attempt_began)
         except TimeoutError:
             if not deadline.expired():
                 raise
             raise AttemptTimeout(
                 f"timeout after {run.timeout_s:g}s in {phase}", usage=total_usage(usage)
+            ) from None
+        except _PastDeadline as late:
+            raise AttemptTimeout(
+                f"timeout after {run.timeout_s:g}s in {phase}{late}", usage=total_usage(usage)
             ) from None
         usage.append(grade.usage)
         transcript = output.transcript or output.stdout_path
@@ -160,13 +176,17 @@ async def run_attempt(
             raise output_error(exc, what=str(artifacts), report_dir=report_dir) from None
         status, judge = "error", {}
         reason = f"internal error: {type(exc).__name__}: {exc}"
-        try:
-            artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
-            trace_file = artifacts / "traceback.txt"
-            trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-        except OSError as write_failure:
-            raise output_error(write_failure, what=str(artifacts), report_dir=report_dir) from None
-        reason += f" (traceback in {_relative(trace_file, report_dir)})"
+        reason += f" (traceback in {_keep_traceback(exc, artifacts, report_dir)})"
+    except BaseException as exc:
+        # SystemExit, GeneratorExit, ... from the agent or a grader: plugin code's failure,
+        # this attempt's error. Uncaught, a sys.exit(0) would end the run as a passed gate.
+        if is_interruption(exc):
+            raise
+        status, judge = "error", {}
+        reason = f"the {phase} raised {what_it_raised(exc)}"
+        reason += f" (traceback in {_keep_traceback(exc, artifacts, report_dir)})"
+        if phase == "agent":
+            checks = _agent_failure_checks(run.case, reason)
     finally:
         if sandbox is not None and not options.keep_workspaces:
             if inline and not _agent_writes(run):
@@ -181,6 +201,72 @@ async def run_attempt(
         checks=checks,
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
+
+
+class _PastDeadline(Exception):
+    """The agent or the grading returned after the attempt's deadline, its timer never having
+    stopped it: it caught the cancellation, or it blocked the event loop (no timer fires
+    while code runs without awaiting). The text says which; the attempt is a timeout."""
+
+
+def _backstop_grace(run: PlannedRun) -> float:
+    """How long after --timeout the runner's own timer fires in the agent's phase: the grace
+    an agent that stops itself at the timeout (`RuntimeSpec.keeps_timeout`) has to do so
+    and say why; none for any other, whose deadline the runner's timer is."""
+    spec = runtime_spec(run.runtime)
+    return BACKSTOP_GRACE_S if spec is not None and spec.keeps_timeout else 0.0
+
+
+def _in_time(deadline: asyncio.Timeout, began: float, *, since: float) -> None:
+    """_PastDeadline when the call that began at `began` (loop time) returned after
+    `deadline`: a verdict reached past --timeout is a timeout like any other."""
+    if deadline.expired():
+        raise _PastDeadline("")
+    ends = deadline.when()
+    if ends is None or asyncio.get_running_loop().time() < ends:
+        return
+    if began >= ends:  # started with no time left (the agent used it all): nothing blocked
+        raise _PastDeadline("")
+    raise _PastDeadline(
+        f": the event loop was blocked until it returned, {time.monotonic() - since:.1f}s "
+        "into the attempt, so the timeout could not stop it (a runtime or grader must not "
+        "block the loop: run blocking work with asyncio.to_thread)"
+    )
+
+
+async def _agent_output(agent: object, ctx: AttemptContext, *, runtime: str) -> AgentOutput:
+    """What the agent returns, checked: a runtime's mistake (a plugin's) is said as the
+    attempt's error, not found later as an internal error in grading."""
+    run = getattr(agent, "run", None)
+    if not callable(run):
+        raise AgentError(
+            f"runtime {runtime!r}: its agent ({type(agent).__name__}) has no "
+            "`async def run(self, ctx)`"
+        )
+    answer = run(ctx)
+    if not inspect.isawaitable(answer):
+        raise AgentError(
+            f"runtime {runtime!r}: run(ctx) returned {type(answer).__name__} at once, "
+            "not an awaitable: write it as `async def run(self, ctx)`"
+        )
+    output = await answer
+    if not isinstance(output, AgentOutput):
+        raise AgentError(
+            f"runtime {runtime!r} returned {type(output).__name__}: expected an AgentOutput "
+            "(assay.agents.base)"
+        )
+    return output
+
+
+def _keep_traceback(exc: BaseException, artifacts: Path, report_dir: Path) -> str:
+    """Write `exc`'s traceback beside the attempt's transcripts; its path in the report."""
+    try:
+        artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
+        trace_file = artifacts / "traceback.txt"
+        trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError as write_failure:
+        raise output_error(write_failure, what=str(artifacts), report_dir=report_dir) from None
+    return _relative(trace_file, report_dir)
 
 
 def grading_phase(run: PlannedRun) -> str:

@@ -326,28 +326,54 @@ def _sandboxed(
     """`options` with the run's isolation resolved (ConfigError: bwrap asked for, not there).
 
     Every program the run starts must not see the suites (their expected answers, their
-    fixtures to overwrite) or the report directory (results to forge): their checkouts
-    are masked, as is the working directory's checkout. assay also stops being dumpable,
-    so even without a sandbox a process of the same user cannot read its environment.
+    fixtures to overwrite), the report directory (results to forge), the run history or
+    the baseline report (past expected findings): their directories are masked, as is the
+    working directory's checkout. Of the checkouts an argv may name tracked files, never a
+    suite file or fixture (`_util/exposure.py`). assay also stops being dumpable, so even
+    without a sandbox a process of the same user cannot read its environment.
     """
     from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
     from assay._util.limits import limits_from_environ
+    from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
+    from assay.report.history import history_dir_for
+    from assay.runner.affected import case_inputs
 
     harden_process()
     if options.sandboxing is not None:
         return options
     # a suite file holds many cases: find each file's checkout once
-    masked = {checkout_root(source) for source in {case.source_path for case in cases}}
-    masked.add(Path(os.path.realpath(options.resume_dir or options.report_dir)))
+    sources = {checkout_root(source) for source in {case.source_path for case in cases}}
+    cwd_checkout = checkout_root(Path.cwd())
+    if (cwd_checkout / ".git").exists():
+        sources.add(cwd_checkout)
+    report_dir = options.resume_dir or options.report_dir
+    masked = {*sources, Path(os.path.realpath(report_dir))}
     # Where every case's sandbox is made: a case sees its own (bound on top), not the
     # concurrent cases' workspaces beside it.
     masked.add(Path(os.path.realpath(options.work_root or tempfile.gettempdir())))
-    cwd_checkout = checkout_root(Path.cwd())
-    if (cwd_checkout / ".git").exists():
-        masked.add(cwd_checkout)
+    # Even a shard's, which records nothing: the directory holds earlier runs' reports.
+    history = history_dir_for(report_dir, options.history_dir)
+    if history.is_dir():
+        masked.add(Path(os.path.realpath(history)))
+    withheld = {path for case in cases for _, path in case_inputs(case)}
+    hidden: set[Path] = set()
+    if options.baseline is not None:
+        withheld.add(options.baseline)
+        beside = Path(os.path.realpath(options.baseline)).parent
+        # A report directory holds nothing a run needs, and its results.jsonl repeats
+        # the report; any other directory may (the agent, a tool): hide the file alone.
+        report_files = (RESULTS_FILE, LOCK_FILE, SUMMARY_FILE, JUNIT_FILE, CASES_DIR)
+        if any((beside / name).exists() for name in report_files):
+            masked.add(beside)
+        else:
+            hidden.add(options.baseline)
     sandboxing = resolve_sandboxing(
         options.isolation,
         masked=masked,
+        sources=sources,
+        withheld=withheld,
+        hidden=hidden,
+        tracked=_tracked_files,
         agent_network=options.agent_network,
         command_network=options.command_network,
         limits=limits_from_environ(os.environ, config.sandbox_limits if config else None),
@@ -355,6 +381,22 @@ def _sandboxed(
     if sandboxing.warning:
         print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)
     return dataclasses.replace(options, sandboxing=sandboxing)
+
+
+def _tracked_files(checkout: Path) -> frozenset[str] | None:
+    """The files git tracks in `checkout` (one `git ls-files` a run), None when git cannot
+    say (not installed, not a work tree it trusts). It reads the index and starts no
+    program the repository's config names; no confined program can write the checkout."""
+    from assay.errors import SandboxError
+    from assay.sandbox.gitenv import run_git
+
+    try:
+        done = run_git(["ls-files", "-z"], cwd=checkout)
+    except SandboxError:
+        return None
+    if done.returncode != 0:
+        return None
+    return frozenset(done.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
 
 
 @contextlib.contextmanager

@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util.arguments import as_paths, as_texts, expect, is_number, is_path
 from assay.errors import ConfigError
-from assay.options import RunOptions, RunSettings, options_from_environ
+from assay.options import _CHOICES, _ENV_OPTIONS, RunOptions, RunSettings, options_from_environ
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -75,6 +76,7 @@ def resolve_settings(
     """
     from assay.registry.runtimes import unknown_runtime
 
+    _check_option_types(options)
     env = options_from_environ(
         os.environ if environ is None else environ, runtime_problem=unknown_runtime
     )
@@ -178,7 +180,7 @@ def _pass_env(
     options: RunOptions, env: Mapping[str, tuple[object, str]], config: AssayConfig | None
 ) -> tuple[str, ...]:
     """Every source's names together: each only lets more through, none overrides another."""
-    entries = [*(config.pass_env if config else ()), *options.pass_env]
+    entries = [*(config.pass_env if config else ()), *as_texts("pass_env", options.pass_env)]
     if "pass_env" in env:
         entries.append(str(env["pass_env"][0]))
     names = [name.strip() for entry in entries for name in entry.split(",")]
@@ -187,16 +189,71 @@ def _pass_env(
 
 def _joined(
     name: str,
-    given: Sequence[str],
+    given: str | Sequence[str],
     env: Mapping[str, tuple[object, str]],
     config: AssayConfig | None,
 ) -> tuple[str, ...]:
-    """Every source's entries together (as `pass_env`): quarantine ids, affects_all globs."""
-    entries = [*(getattr(config, name) if config else ()), *given]
+    """Every source's entries together (as `pass_env`): quarantine ids, affects_all globs.
+
+    A string given on its own is one entry (`quarantine="bugs/case-00"`), not its letters."""
+    entries = [*(getattr(config, name) if config else ()), *as_texts(name, given)]
     if name in env:
         entries.append(str(env[name][0]))
     ids = [case_id.strip() for entry in entries for case_id in entry.split(",")]
     return tuple(dict.fromkeys(case_id for case_id in ids if case_id))
+
+
+_SEVERAL = frozenset({"patterns", "models", "quarantine", "affects_all", "pass_env"})
+"""Options taking several values, where one string on its own is one value."""
+
+
+def _check_option_types(options: object) -> None:
+    """A library caller's RunOptions checked before anything reads it: a value of the wrong
+    type is a TypeError naming the field (`RunOptions(threshold="0.8")`), a value outside
+    an option's choices a ConfigError, as the same value in its `ASSAY_*` variable is.
+
+    Each option's kind comes from the table its `ASSAY_*` variable is read by
+    (`options._ENV_OPTIONS`), so a new option is checked as it is read.
+    """
+    expect("options", options, RunOptions, "a RunOptions, e.g. assay.RunOptions(paths=('evals',))")
+    assert isinstance(options, RunOptions)
+    as_paths("RunOptions.paths", options.paths)
+    expect("RunOptions.extra_env", options.extra_env, dict, "a dict of str to str")
+    for name, _flag, kind in _ENV_OPTIONS:
+        value = getattr(options, name)
+        field = f"RunOptions.{name}"
+        if value is None:
+            continue
+        if name in _SEVERAL or name == "agent_command":
+            as_texts(field, value)
+        elif name == "shard":
+            expect(field, value, _is_shard, 'a str "I/N" or a pair of ints (index, count)')
+        elif kind == "path":
+            expect(field, value, is_path, "a path (str or os.PathLike)")
+        elif kind == "int":
+            expect(field, value, int, "an int")
+        elif kind == "repeat":
+            expect(field, value, _is_repeat, 'an int or "auto"')
+        elif kind == "float":
+            expect(field, value, is_number, "a number (int or float)")
+        elif kind in ("flag", "on_off"):
+            expect(field, value, bool, "True or False")
+        else:  # text, choice
+            expect(field, value, str, "a str")
+            choices = _CHOICES.get(name)
+            if choices is not None and value not in choices:
+                raise ConfigError(f"{field} must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _is_repeat(value: object) -> bool:
+    return value == "auto" or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_shard(value: object) -> bool:
+    if isinstance(value, str):
+        return True
+    pair = value if isinstance(value, tuple | list) else ()
+    return len(pair) == 2 and all(isinstance(n, int) and not isinstance(n, bool) for n in pair)
 
 
 MAX_REPEAT = 1000
@@ -242,6 +299,12 @@ def check_settings(settings: RunSettings) -> None:
         )
     if settings.offline and settings.cache_dir is None:
         problems.append("--offline replays recorded model calls: it needs --cache DIR")
+    if settings.cache_dir is not None:
+        from assay.models.cache import cache_dir_problem
+
+        # Before any model is called: a file here used to fail every case after its calls.
+        if problem := cache_dir_problem(settings.cache_dir.expanduser(), must_exist=False):
+            problems.append(f"--cache {settings.cache_dir}: {problem}")
     if settings.skill is not None and not settings.skill.exists():
         problems.append(f"--skill {settings.skill}: no such file or directory")
     if settings.shard is not None:

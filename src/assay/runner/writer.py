@@ -3,16 +3,19 @@
 `report.json` is the contract; summary.md, junit.xml, (on request) agent-eval-report.json
 and cassandra-results.json, and any plugin's files are renderings of it, one per renderer
 in `assay.report.renderers`. Every file is written to a temporary name and
-renamed, so a reader never sees half a report.
+renamed, so a reader never sees half a report, and a renderer that fails half-way (or
+gives something other than text) leaves no file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay._util.textout import write_in_slices
 from assay.core.files import (
@@ -25,8 +28,11 @@ from assay.core.files import (
     SUMMARY_FILE,
 )
 from assay.errors import ConfigError
+from assay.registry.plugin_calls import is_interruption, plugin_origin, what_it_raised
 from assay.report.model import REPORT_CONTRACT
 from assay.report.renderers import (
+    BUILTIN_RENDERERS,
+    RENDERERS,
     RenderContext,
     pvyai_reports,
     renderers_in_order,
@@ -102,7 +108,8 @@ def write_report_dir(
     With `history_dir` the run is recorded in that history first, so report.html's trend
     ends with it; with `baseline`, summary.md and report.html compare the run with it.
     The history is a nice-to-have: when it cannot be written the report still is, and
-    then the OSError is raised.
+    then the OSError is raised. A plugin's renderer that fails is a warning on stderr (its
+    file is not written); one of assay's own is a ConfigError once the others are written.
     """
     history_failed: OSError | None = None
     if history_dir is not None:
@@ -124,18 +131,17 @@ def write_report_dir(
     written = []
     broken: list[str] = []
     for renderer in renderers_in_order():
-        try:
-            text = renderer.render(ctx)
-        except Exception as exc:  # a plugin's bug: the other files are still written
-            broken.append(_broken(renderer, exc))
-            continue
-        if text is None:
-            continue
-        try:
-            pieces = text if isinstance(text, str) else _rendered(text)
-            written.append(_write(path / renderer.filename, pieces))
-        except _RenderingFailed as failed:  # its pieces raised half-way: the same
-            broken.append(_broken(renderer, failed.__cause__))
+        try:  # a renderer's bug: the other files are still written
+            text = _rendering(renderer, ctx)
+            if text is not None:
+                written.append(_write(path / renderer.filename, text))
+        except _RenderingFailed as failed:
+            if renderer.name in BUILTIN_RENDERERS:  # assay's own report is incomplete
+                broken.append(f"renderer {renderer.name!r} ({renderer.filename}) {failed}")
+            else:
+                _warn_broken(renderer, failed)
+                with contextlib.suppress(OSError):  # an earlier run's would pass for this one's
+                    (path / renderer.filename).unlink()
     if broken:
         raise ConfigError("; ".join(broken))
     if history_failed is not None:
@@ -158,26 +164,59 @@ def _written_by_assay(directory: Path) -> bool:
 
 
 class _RenderingFailed(Exception):
-    """A renderer's pieces raised while being written (its cause is what they raised)."""
+    """A renderer raised, or gave something other than text: what it did, as
+    `failed: KeyError: 'x'` or `returned bytes: expected ...`."""
 
 
-def _rendered(pieces: Iterable[str]) -> Iterator[str]:
-    """`pieces`, with whatever producing them raises wrapped in _RenderingFailed: a
-    renderer that fails half-way is the renderer's failure, not a write error."""
-    iterator = iter(pieces)
+_TEXT = "expected a str, an iterable of str, or None"
+
+
+def _rendering(renderer: Renderer, ctx: RenderContext) -> str | Iterator[str] | None:
+    """The renderer's text, its pieces checked as they are written; _RenderingFailed when
+    it raises (half-way through its pieces too: the renderer's failure, not a write error)
+    or gives anything but text."""
+    text = _calling(renderer.render, ctx)
+    if text is None or isinstance(text, str):
+        return text
+    if isinstance(text, bytes | bytearray) or not isinstance(text, Iterable):
+        raise _RenderingFailed(f"returned {type(text).__name__}: {_TEXT}")
+    return _rendered(text)
+
+
+def _rendered(pieces: Iterable[object]) -> Iterator[str]:
+    iterator = _calling(iter, pieces)
     while True:
         try:
-            piece = next(iterator)
+            piece = _calling(next, iterator)
         except StopIteration:
             return
-        except Exception as exc:
-            raise _RenderingFailed from exc
+        if not isinstance(piece, str):
+            raise _RenderingFailed(f"gave a piece of type {type(piece).__name__}: {_TEXT}")
         yield piece
 
 
-def _broken(renderer: Renderer, exc: BaseException | None) -> str:
-    what = f"{type(exc).__name__}: {exc}" if exc is not None else "unknown"
-    return f"renderer {renderer.name!r} ({renderer.filename}) failed: {what}"
+def _calling(function: Callable[[Any], Any], argument: Any) -> Any:
+    """`function(argument)` of a renderer's code, whatever it raises (SystemExit too, which
+    would otherwise end `assay run` after the run with no gate) as _RenderingFailed."""
+    try:
+        return function(argument)
+    except StopIteration:
+        raise
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise
+        raise _RenderingFailed(f"failed: {what_it_raised(exc)}") from exc
+
+
+def _warn_broken(renderer: Renderer, failed: _RenderingFailed) -> None:
+    """A plugin's file is a nice-to-have: the report and the gate stand without it, so its
+    failure is a warning, not the run's verdict (which is still printed and is the exit
+    code)."""
+    print(
+        f"warning: {plugin_origin(RENDERERS, renderer.name)} ({renderer.filename}) {failed}; "
+        f"{renderer.filename} was not written",
+        file=sys.stderr,
+    )
 
 
 def _write(target: Path, text: str | Iterable[str]) -> Path:

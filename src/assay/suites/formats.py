@@ -9,24 +9,28 @@ else by `load.py` itself. Each loader is imported only when a file of its format
 
 A plugin's format names a `SuiteFormat`: `recognises(doc)` over the parsed document
 (`.json`, `.yaml` or `.yml`, with positions) and `load(doc, root=..., ctx=...)` giving
-`Case`s, reporting problems through `ctx.problems` with the document's locations.
+`Case`s, reporting problems through `ctx.problems` with the document's locations. Either
+raising, or `load` giving anything but Cases, is an error at the file that names the
+plugin (`load_cases`), as `assay validate` reports any other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util.entrypoints import Registry
+from assay.errors import ConfigError, SourcePosition
+from assay.registry.plugin_calls import plugin_origin, what_it_raised
+from assay.suites.case import Case
 
 if TYPE_CHECKING:
-    from assay.suites.case import Case
     from assay.suites.context import LoadContext
     from assay.suites.document import Document
 
-__all__ = ["FORMATS", "SuiteFormat", "plugin_format_of"]
+__all__ = ["FORMATS", "SuiteFormat", "load_cases", "plugin_format_of"]
 
 Loader = Callable[..., "Sequence[Case]"]
 """`load(doc, *, root, ctx) -> cases`."""
@@ -86,11 +90,67 @@ _BUILT_IN = frozenset(
 
 def plugin_format_of(doc: Document) -> str | None:
     """The name of the plugin format that claims `doc`, if any (asked only of files that
-    none of assay's own formats claims)."""
+    none of assay's own formats claims). ConfigError at the file when one's `recognises`
+    raises."""
     for name in FORMATS.names():
         if name in _BUILT_IN:
             continue
         spec = FORMATS.get(name)
-        if spec is not None and spec.recognises is not None and spec.recognises(doc):
+        if spec is None or spec.recognises is None:
+            continue
+        try:
+            claimed = spec.recognises(doc)
+        except Exception as exc:  # the plugin's bug, at the file that set it off
+            raise ConfigError(
+                _failed(name, f"recognises(doc) raised {what_it_raised(exc)}"),
+                SourcePosition(doc.path),
+            ) from None
+        if claimed:
             return name
     return None
+
+
+def load_cases(name: str, doc: Document, *, root: Path, ctx: LoadContext) -> tuple[Case, ...]:
+    """The cases format `name` reads from `doc`. A plugin's format that raises, or gives
+    anything but Cases, is an error at the file naming the plugin (assay's own formats
+    report through `ctx.problems`, and one that raises is assay's bug)."""
+    spec = FORMATS.get(name)
+    if spec is None:
+        return ()
+    if name in _BUILT_IN:
+        return tuple(spec.load(doc, root=root, ctx=ctx))
+    where = SourcePosition(doc.path)
+    try:
+        loaded = spec.load(doc, root=root, ctx=ctx)
+        items = tuple(loaded) if _is_collection(loaded) else None
+    except ConfigError as exc:  # said on purpose: reported with the file's other problems
+        ctx.problems.add(exc)
+        return ()
+    except Exception as exc:
+        ctx.problems.error(_failed(name, f"load(doc) raised {what_it_raised(exc)}"), where)
+        return ()
+    if items is None:
+        ctx.problems.error(
+            _failed(name, f"load(doc) returned {type(loaded).__name__}: {_CASES}"), where
+        )
+        return ()
+    odd = next((item for item in items if not isinstance(item, Case)), None)
+    if odd is not None:
+        ctx.problems.error(
+            _failed(name, f"load(doc) gave a {type(odd).__name__} among its cases: {_CASES}"),
+            where,
+        )
+        return ()
+    return items
+
+
+_CASES = "expected a list of assay.suites.case.Case"
+
+
+def _is_collection(value: object) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping)
+
+
+def _failed(name: str, what: str) -> str:
+    """`<the plugin's entry point and distribution>: <what it did>`."""
+    return f"{plugin_origin(FORMATS, name)}: {what}"

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay._util.arguments import as_path, as_paths
 from assay._util.display import display_location, displayed
 from assay.core.paths import is_inside, real_path
 from assay.core.text import has_control
@@ -24,7 +25,7 @@ from assay.suites.config import AssayConfig, load_config
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES, FileKind, classify, walk_suite_files
 from assay.suites.document import Document, Problems, read_document
-from assay.suites.formats import FORMATS, plugin_format_of
+from assay.suites.formats import load_cases, plugin_format_of
 
 # The format modules (review, rubric, task) are imported where a file of theirs turns
 # up: each brings its pydantic models, so a project pays start-up only for its formats.
@@ -78,7 +79,7 @@ class _Candidate:
 
 
 def load_suites(
-    paths: Sequence[str | Path],
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     strict: bool = False,
     config: AssayConfig | None = None,
@@ -86,11 +87,16 @@ def load_suites(
 ) -> LoadedSuites:
     """Discover, parse and validate suites; raise SuiteLoadErrors (a ConfigErrors) on any error.
 
+    `paths` are suite files or directories (one may be given on its own).
+
     `root` (`--root`) is the eval root, beating `[tool.assay] root`; without either, each
     PATH implies its own (a directory is one).
     """
+    given = as_paths("paths", paths)
+    if root is not None:
+        root = as_path("root", root)
     problems = Problems(strict=strict)
-    targets = [Path(os.path.realpath(p)) for p in paths]
+    targets = [Path(os.path.realpath(p)) for p in given]
     if config is None:
         try:
             config = load_config(targets[0] if targets else Path.cwd())
@@ -316,10 +322,8 @@ def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
                 SourcePosition(candidate.path),
             )
         return
-    spec = FORMATS.get(kind) if kind not in _LOADED_FIRST else None
-    if spec is not None:
-        candidate.cases = tuple(spec.load(doc, root=candidate.root, ctx=ctx))
-    # task suites and rubric manifests were loaded first
+    if kind not in _LOADED_FIRST:  # task suites and rubric manifests were loaded first
+        candidate.cases = load_cases(kind, doc, root=candidate.root, ctx=ctx)
 
 
 def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems: Problems) -> None:

@@ -5,17 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 
+from assay._util.arguments import as_texts, expect, items
 from assay.errors import ConfigError
 from assay.suites.case import Case
 
 __all__ = ["nothing_selected", "select_cases"]
 
 
-def select_cases(cases: Iterable[Case], patterns: Sequence[str]) -> list[Case]:
+def select_cases(cases: Iterable[Case], patterns: str | Sequence[str]) -> list[Case]:
     """The cases whose id (or an alias) contains a pattern or matches it as a glob; all when none.
 
-    Order is kept, so a selection runs in the same order as the full suite.
+    Order is kept, so a selection runs in the same order as the full suite. One pattern
+    may be given on its own, as a string.
     """
+    cases = items("cases", cases, "an iterable of Case (a LoadedSuites' .cases)")
+    for index, case in enumerate(cases):
+        expect(f"cases[{index}]", case, Case, "a Case")
+    patterns = as_texts("patterns", patterns)
     if not patterns:
         return list(cases)
     return [c for c in cases if any(_matches(c, p) for p in patterns)]
