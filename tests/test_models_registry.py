@@ -11,6 +11,7 @@ import pytest
 
 import assay.models
 from assay.core.usage import Usage
+from assay.errors import ModelError
 from assay.models import (
     AnthropicProvider,
     Message,
@@ -129,6 +130,21 @@ def test_a_registered_provider_serves_its_prefix() -> None:
     response = asyncio.run(generate(ask("custom-test/any/model")))
     assert response.text() == "custom:any/model"  # the adapter sees its own model id
     assert provider.closed == 1  # closed with its event loop
+
+
+def test_a_provider_answering_something_else_is_a_model_error_saying_so() -> None:
+    """A provider plugin returning a dict is its mistake, named, not an internal error later."""
+
+    class Careless:
+        async def generate(self, request: ModelRequest) -> object:
+            return {"content": []}
+
+        async def aclose(self) -> None:
+            return None
+
+    register_provider("careless-test", Careless)
+    with pytest.raises(ModelError, match=r"provider 'careless-test' returned dict: expected a"):
+        asyncio.run(generate(ask("careless-test/m")))
 
 
 def test_re_registering_rebuilds_and_closes_the_old_adapter() -> None:

@@ -305,7 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _json(p, "the comparison")
     p.add_argument(
-        "--fail-on-regression", action="store_true", help="exit 1 when any case newly fails"
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when any case newly fails, or when no case can be compared",
     )
     _history(p)
 

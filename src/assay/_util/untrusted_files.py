@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-__all__ = ["UntrustedFileError", "open_untrusted", "read_untrusted"]
+__all__ = ["UntrustedFileError", "file_kind", "open_untrusted", "read_untrusted"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -26,6 +26,11 @@ _KINDS = (
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
 )
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for a message: `a FIFO (named pipe)`."""
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
 
 
 class UntrustedFileError(Exception):
@@ -65,8 +70,7 @@ def open_untrusted(path: Path) -> BinaryIO:
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)
-        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
-        raise UntrustedFileError(f"is {kind}, not a regular file", "kind")
+        raise UntrustedFileError(f"is {file_kind(mode)}, not a regular file", "kind")
     return open(descriptor, "rb")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from assay.errors import ModelUnavailable
+from assay.errors import ModelError, ModelUnavailable
 from assay.models.base import ModelRequest, ModelResponse, Provider
 from assay.models.cache import CacheStats, ResponseCache
 from assay.models.registry import limiter_for, provider_cost, provider_for, resolve_model
@@ -64,6 +64,11 @@ async def generate(
         limiter=limiter,
         label=label,
     )
+    if not isinstance(response, ModelResponse):  # a provider plugin's mistake, said as one
+        raise ModelError(
+            f"provider {provider_name!r} returned {type(response).__name__}: expected a "
+            "ModelResponse (assay.models.base)"
+        )
     if response.usage.cost_usd is None:  # a provider that reports its own cost is believed
         response.usage = response.usage.model_copy(
             update={"cost_usd": provider_cost(provider_name, model_id, response.usage)}

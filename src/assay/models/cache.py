@@ -37,7 +37,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from assay._util.untrusted_files import _KINDS, UntrustedFileError, read_untrusted
+from assay._util.untrusted_files import UntrustedFileError, file_kind, read_untrusted
 from assay.core.usage import Usage
 from assay.models._http import MAX_RESPONSE_BYTES
 from assay.models.base import ModelRequest, ModelResponse
@@ -314,7 +314,7 @@ def _stored_entry(
         warn(f"skipping {path}: {exc.strerror or exc}")
         return None
     if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
-        warn(f"skipping {path}: {_kind(info.st_mode)}, not a cache entry")
+        warn(f"skipping {path}: {file_kind(info.st_mode)}, not a cache entry")
         return None
     return StoredEntry(path, purpose, info.st_size, info.st_mtime)
 
@@ -347,10 +347,6 @@ def _not_a_real_directory(path: Path) -> str | None:
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     return None if stat.S_ISDIR(mode) else "not a directory"
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a file")
 
 
 @contextmanager
