@@ -399,3 +399,36 @@ def test_a_linked_worktree_whose_repository_the_sandbox_hides_is_refused_clearly
     assert "its .git file names a repository elsewhere, which the sandbox may hide" in (
         capsys.readouterr().err
     )
+
+
+def test_a_command_may_run_a_tracked_tool_of_the_suites_checkout_never_an_untracked_file(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in `assay run`: the suite's checkout is hidden, but a command naming a file the
+    checkout tracks (a shared test helper) sees it; an untracked one (a credentials file a
+    CI step wrote there) stays hidden."""
+    _skip_without_bwrap()
+    workspace = _workspace(suite, tmp_path, solve=True)
+    checkout = suite.parent
+    tools = checkout / "tools"
+    tools.mkdir()
+    (tools / "check.py").write_text("print('tool ran')\n")
+    (tools / "creds.py").write_text("print('secret read')\n")
+    _git(checkout, "init", "-q", "-b", "main")
+    _git(checkout, "add", "python-tasks.json", "fixtures", "tools/check.py")
+    _git(checkout, "commit", "-q", "-m", "suite")
+    document = json.loads(suite.read_text())
+    document["tasks"][0]["verificationCommands"] = [
+        {"id": "probe", "name": "Tracked", "command": [sys.executable, str(tools / "check.py")]},
+        {"id": "creds", "name": "Untracked", "command": [sys.executable, str(tools / "creds.py")]},
+    ]
+    suite.write_text(json.dumps(document))
+    _git(checkout, "commit", "-q", "-am", "commands")
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    main([*argv, "--isolation", "bwrap", "--json"])
+    captured = capsys.readouterr()
+    results = {r["id"]: r for r in json.loads(captured.out)["results"]}
+    assert results["probe"]["status"] == "pass" and "tool ran" in results["probe"]["stdout"]
+    assert results["creds"]["status"] == "fail"
+    assert "secret read" not in results["creds"].get("stdout", "")
+    assert "creds.py stays hidden from confined programs: not tracked by git" in captured.err

@@ -56,7 +56,7 @@ def command(args: argparse.Namespace) -> int:
     trace_events = read_trace_file(Path(args.trace), required) if args.trace else []
     baseline = _baseline(args.baseline)
     limits = loaded.config.sandbox_limits if loaded.config else None
-    sandboxing = _sandboxing(args, suite=suite, limits=limits)
+    sandboxing = _sandboxing(args, case=case, limits=limits)
 
     started = time.monotonic()
     grade = asyncio.run(
@@ -80,21 +80,26 @@ def command(args: argparse.Namespace) -> int:
 
 
 def _sandboxing(
-    args: argparse.Namespace, *, suite: Path, limits: Mapping[str, int] | None
+    args: argparse.Namespace, *, case: Case, limits: Mapping[str, int] | None
 ) -> Sandboxing:
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
-    user's own checkout (bound writable on top of whatever hides it)."""
+    user's own checkout (bound writable on top of whatever hides it). A command may name a
+    tracked file of the suite's checkout (a test helper), never the suite or its fixture."""
     from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
     from assay._util.limits import limits_from_environ
+    from assay.runner.affected import case_inputs
+    from assay.sandbox.gitenv import tracked_files
 
     harden_process()
-    masked = {checkout_root(suite)}
+    masked = {checkout_root(case.source_path)}
     cwd_checkout = checkout_root(Path.cwd())
     if (cwd_checkout / ".git").exists():
         masked.add(cwd_checkout)
     sandboxing = resolve_sandboxing(
         args.isolation or "auto",
         masked=masked,
+        withheld={path for _, path in case_inputs(case)},
+        tracked=tracked_files,
         command_network=args.command_network != "off",
         limits=limits_from_environ(os.environ, limits),
     )

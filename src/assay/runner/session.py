@@ -337,6 +337,7 @@ def _sandboxed(
     from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
     from assay.report.history import history_dir_for
     from assay.runner.affected import case_inputs
+    from assay.sandbox.gitenv import tracked_files
 
     harden_process()
     if options.sandboxing is not None:
@@ -373,7 +374,7 @@ def _sandboxed(
         sources=sources,
         withheld=withheld,
         hidden=hidden,
-        tracked=_tracked_files,
+        tracked=tracked_files,
         agent_network=options.agent_network,
         command_network=options.command_network,
         limits=limits_from_environ(os.environ, config.sandbox_limits if config else None),
@@ -381,22 +382,6 @@ def _sandboxed(
     if sandboxing.warning:
         print(f"assay: WARNING: {sandboxing.warning}", file=sys.stderr)
     return dataclasses.replace(options, sandboxing=sandboxing)
-
-
-def _tracked_files(checkout: Path) -> frozenset[str] | None:
-    """The files git tracks in `checkout` (one `git ls-files` a run), None when git cannot
-    say (not installed, not a work tree it trusts). It reads the index and starts no
-    program the repository's config names; no confined program can write the checkout."""
-    from assay.errors import SandboxError
-    from assay.sandbox.gitenv import run_git
-
-    try:
-        done = run_git(["ls-files", "-z"], cwd=checkout)
-    except SandboxError:
-        return None
-    if done.returncode != 0:
-        return None
-    return frozenset(done.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
 
 
 @contextlib.contextmanager

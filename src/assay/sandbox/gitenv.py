@@ -52,6 +52,7 @@ __all__ = [
     "git_output",
     "run_git",
     "run_git_bounded",
+    "tracked_files",
 ]
 
 GIT_NAME = "assay"
@@ -265,3 +266,16 @@ def git_message(result: subprocess.CompletedProcess[bytes]) -> str:
     text = (result.stderr or result.stdout).decode("utf-8", "replace")
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return "; ".join(lines) or f"exit status {result.returncode}"
+
+
+def tracked_files(checkout: Path) -> frozenset[str] | None:
+    """The files git tracks in `checkout` (what the OS sandbox may show of it), None when
+    git cannot say (not installed, not a work tree it trusts). It reads the index and starts
+    no program the repository's config names; no confined program can write the checkout."""
+    try:
+        done = run_git(["ls-files", "-z"], cwd=checkout)
+    except SandboxError:
+        return None
+    if done.returncode != 0:
+        return None
+    return frozenset(done.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
