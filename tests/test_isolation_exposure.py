@@ -336,3 +336,25 @@ parent = int(Path(f"/proc/{assay}/stat").read_text().rsplit(")", 1)[1].split()[1
 environ = Path(f"/proc/{parent}/environ").read_bytes()
 print("PARENT-HOLDS-INPUT" if b"INPUT_GITHUB_TOKEN=" in environ else "parent clean", flush=True)
 """
+
+
+@needs_bwrap
+def test_a_project_without_git_runs_its_agent_but_never_shows_the_suite(tmp_path: Path) -> None:
+    """No git repository: the working directory holding the suites is the checkout, so the
+    agent script at its root starts (alone: its directory holds the suites) and the suite
+    file and fixture stay hidden."""
+    project = tmp_path / "project"
+    checkout = _checkout(project, {"reader.py": READER})
+    shutil.rmtree(checkout / ".git")
+    named = [project / "calc.json", project / "fixtures" / "calc" / "calc.py"]
+    agent = " ".join([sys.executable, str(project / "reader.py"), *map(str, named)])
+    stdout = _assay_run(
+        project,
+        agent,
+        "--isolation",
+        "bwrap",
+        report_dir=tmp_path / "out" / "report",
+        env=_environment(tmp_path / "home"),
+    )
+    assert _shown(stdout) == set()
+    assert sum(line.startswith("refused") for line in stdout.splitlines()) == len(named)

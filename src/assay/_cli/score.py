@@ -85,16 +85,13 @@ def _sandboxing(
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
     user's own checkout (bound writable on top of whatever hides it). A command may name a
     tracked file of the suite's checkout (a test helper), never the suite or its fixture."""
-    from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
+    from assay._util.isolation import harden_process, project_checkouts, resolve_sandboxing
     from assay._util.limits import limits_from_environ
     from assay.runner.affected import case_inputs
     from assay.sandbox.gitenv import tracked_files
 
     harden_process()
-    masked = {checkout_root(case.source_path)}
-    cwd_checkout = checkout_root(Path.cwd())
-    if (cwd_checkout / ".git").exists():
-        masked.add(cwd_checkout)
+    masked = project_checkouts([case.source_path], Path.cwd())
     sandboxing = resolve_sandboxing(
         args.isolation or "auto",
         masked=masked,

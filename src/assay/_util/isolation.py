@@ -53,6 +53,7 @@ __all__ = [
     "checkout_root",
     "harden_process",
     "probe_bwrap",
+    "project_checkouts",
     "resolve_sandboxing",
 ]
 
@@ -274,6 +275,27 @@ def checkout_root(path: Path) -> Path:
         if (candidate / ".git").exists():
             return candidate
     return directory
+
+
+def project_checkouts(suite_files: Iterable[Path], cwd: Path) -> set[Path]:
+    """The checkouts whose files a run's programs must not see, but whose own files an argv
+    may name (`_util/exposure.py`): each suite file's (`checkout_root`), and the working
+    directory's when it is a git checkout. A project that is no git repository has no
+    checkout beyond each suite file's directory, so there the working directory counts
+    when it holds a suite (an agent script at the project's root, the suites in `evals/`),
+    unless it is a directory no program could run without, or HOME itself."""
+    checkouts = {checkout_root(path) for path in suite_files}
+    here = Path(os.path.realpath(cwd))
+    around_here = checkout_root(here)
+    if (around_here / ".git").exists():
+        checkouts.add(around_here)
+    elif (
+        str(here) not in _NEVER_MASKED
+        and here != Path(os.path.realpath(os.path.expanduser("~")))
+        and any(checkout.is_relative_to(here) for checkout in checkouts)
+    ):
+        checkouts.add(here)
+    return checkouts
 
 
 def probe_bwrap(

@@ -196,33 +196,34 @@ def _changed_files_check(
 
     `hidden`: new files that only ignore rules the agent wrote hide. They are no change,
     as to PVYai's `git status`, and the verdict stays PVYai's; the check names them
-    (`hiddenFiles`, and in its message), so a reviewer sees a conftest.py that rigs the
-    tests behind a `.gitignore` that ignores itself.
+    (`hiddenFiles`, and in the message of a check that passes: a failing one's says what
+    failed), so a reviewer sees a conftest.py that rigs the tests behind a `.gitignore`
+    that ignores itself.
     """
     wanted = set(expected)
     missing = sorted(wanted.difference(changed))
     unexpected = sorted(set(changed) - wanted)
-    extra: dict[str, object] = {}
-    message = ""
-    if hidden:
-        extra["hiddenFiles"] = list(hidden)
-        more = f" and {len(hidden) - 10} more" if len(hidden) > 10 else ""
-        shown = ", ".join(hidden[:10]) + more
-        message = (
-            f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
-            f"as from git status: {shown}"
-        )
+    status = "fail" if missing or unexpected else "pass"
+    extra = {"hiddenFiles": list(hidden)} if hidden else {}
     return _check(
         "changed_files",
         "Expected changed files",
         "changed_files",
-        "fail" if missing or unexpected else "pass",
-        message,
+        status,
+        _hidden_note(hidden) if hidden and status == "pass" else "",
         expectedFiles=list(expected),
         actualFiles=list(changed),
         missingFiles=missing,
         unexpectedFiles=unexpected,
         **extra,
+    )
+
+
+def _hidden_note(hidden: Sequence[str]) -> str:
+    more = f" and {len(hidden) - 10} more" if len(hidden) > 10 else ""
+    return (
+        f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
+        f"as from git status: {', '.join(hidden[:10])}{more}"
     )
 
 

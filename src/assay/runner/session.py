@@ -332,7 +332,7 @@ def _sandboxed(
     suite file or fixture (`_util/exposure.py`). assay also stops being dumpable, so even
     without a sandbox a process of the same user cannot read its environment.
     """
-    from assay._util.isolation import checkout_root, harden_process, resolve_sandboxing
+    from assay._util.isolation import harden_process, project_checkouts, resolve_sandboxing
     from assay._util.limits import limits_from_environ
     from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
     from assay.report.history import history_dir_for
@@ -343,10 +343,7 @@ def _sandboxed(
     if options.sandboxing is not None:
         return options
     # a suite file holds many cases: find each file's checkout once
-    sources = {checkout_root(source) for source in {case.source_path for case in cases}}
-    cwd_checkout = checkout_root(Path.cwd())
-    if (cwd_checkout / ".git").exists():
-        sources.add(cwd_checkout)
+    sources = project_checkouts({case.source_path for case in cases}, Path.cwd())
     report_dir = options.resume_dir or options.report_dir
     masked = {*sources, Path(os.path.realpath(report_dir))}
     # Where every case's sandbox is made: a case sees its own (bound on top), not the
