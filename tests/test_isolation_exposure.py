@@ -358,3 +358,75 @@ def test_a_project_without_git_runs_its_agent_but_never_shows_the_suite(tmp_path
     )
     assert _shown(stdout) == set()
     assert sum(line.startswith("refused") for line in stdout.splitlines()) == len(named)
+
+
+@needs_bwrap
+def test_a_tracked_file_a_later_step_filled_in_is_not_shown(tmp_path: Path) -> None:
+    """A pull request checks in a placeholder where a CI step later writes a credential:
+    a file whose content is not what the checkout tracks is no file of the checkout."""
+    checkout = _checkout(tmp_path / "checkout", {"agents/reader.py": READER, "sa-key.json": "{}\n"})
+    (checkout / "sa-key.json").write_text('{"private_key": "REAL-SECRET"}\n')
+    agent = f"{sys.executable} {checkout / 'agents' / 'reader.py'} {checkout / 'sa-key.json'}"
+    stdout = _assay_run(
+        checkout,
+        agent,
+        "--isolation",
+        "bwrap",
+        report_dir=tmp_path / "out" / "report",
+        env=_environment(tmp_path / "home"),
+    )
+    assert "REAL-SECRET" not in stdout and _shown(stdout) == set()
+
+
+@needs_bwrap
+def test_a_relative_program_shows_nothing_of_the_host_whatever_link_the_checkout_holds(
+    tmp_path: Path,
+) -> None:
+    """`bin/peek` runs from the case's workspace (the fixture's `bin/peek`); resolved on the
+    host against assay's working directory it was the checkout's link into `~/.ssh`,
+    whose directory was then shown to the program."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE-KEY\n")
+    key = home / ".ssh" / "id_rsa"
+    peek = f"#!/bin/sh\ncat {key} 2>/dev/null || echo refused {key}\n"
+    checkout = _checkout(tmp_path / "checkout", {"fixtures/calc/bin/peek": peek})
+    (checkout / "bin").mkdir()
+    (checkout / "bin" / "peek").symlink_to(home / ".ssh" / "nothing")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-q", "-m", "link")
+    stdout = _assay_run(
+        checkout,
+        "bin/peek",
+        "--isolation",
+        "bwrap",
+        report_dir=tmp_path / "out" / "report",
+        env=_environment(home),
+    )
+    assert "PRIVATE-KEY" not in stdout and f"refused {key}" in stdout
+
+
+def test_score_never_asks_git_what_the_agents_own_repository_tracks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`assay score --workspace .`: the workspace's repository (whose config the agent
+    wrote) is masked around the workspace, but is no checkout whose files are listed."""
+    import argparse
+
+    from assay._cli.score import _sandboxing
+    from assay.suites import load_suites
+
+    checkout = _checkout(tmp_path / "suite", {})
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    _git(workspace, "init", "-q", "-b", "main")
+    monkeypatch.chdir(workspace)
+    (case,) = load_suites([checkout / "calc.json"]).cases
+    args = argparse.Namespace(
+        isolation="bwrap" if BWRAP else "none", command_network="on", workspace="."
+    )
+    sandboxing = _sandboxing(args, case=case, limits=None)
+    if BWRAP is None:
+        return
+    assert Path(os.path.realpath(workspace)) not in sandboxing.shown.sources
+    assert Path(os.path.realpath(checkout)) in sandboxing.shown.sources

@@ -81,6 +81,13 @@ async def blocks(ctx):
     if ctx.case.id.endswith("/grader-blocks"):
         time.sleep(2.5)
     return True
+
+
+async def cannot_look(ctx):
+    from assay.core.checks import Check
+
+    status = "blocked" if ctx.case.id.endswith("/grader-blocked") else "pass"
+    return [Check(id="looked", kind="grader", status=status, message="no access")]
 """
 
 
@@ -116,6 +123,7 @@ def _careless(
         "assay.graders": {
             "exits": "careless_graders:exits",
             "blocks": "careless_graders:blocks",
+            "cannot-look": "careless_graders:cannot_look",
         },
     }
     if group is not None:
@@ -426,3 +434,22 @@ def test_a_grader_module_that_breaks_on_import_is_named_by_validate_and_run(
         assert result.returncode == 2, result.stderr
         assert said in result.stdout + result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_grader_that_could_not_look_keeps_the_case_from_passing_and_merge_agrees(
+    tmp_path: Path,
+) -> None:
+    """A user grader's `blocked` check is no pass (one set of failing check statuses, for
+    grading and for `assay merge`, which refused such a run's shards before)."""
+    site = tmp_path / "site"
+    _careless(site)
+    project = _project(tmp_path, "grader-blocked", "keeps", graders=("cannot-look",))
+    for shard in ("1/2", "2/2"):
+        result = _assay(project, site, "run", "--shard", shard, "--report-dir", f"out{shard[0]}")
+        assert result.returncode in (0, 1), result.stderr
+    merged = _assay(project, site, "merge", "out1", "out2", "-o", "merged/")
+    assert merged.returncode == 1, merged.stderr  # the gate's verdict, not a refusal (2)
+    cases = _cases(project / "merged")
+    assert cases["grader-blocked"]["status"] == "fail"
+    assert cases["grader-blocked"]["reason"] == "check looked failed: no access"
+    assert cases["keeps"]["status"] == "pass"

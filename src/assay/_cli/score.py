@@ -85,16 +85,26 @@ def _sandboxing(
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
     user's own checkout (bound writable on top of whatever hides it). A command may name a
     tracked file of the suite's checkout (a test helper), never the suite or its fixture."""
-    from assay._util.isolation import harden_process, project_checkouts, resolve_sandboxing
+    from assay._util.isolation import (
+        checkout_root,
+        harden_process,
+        project_checkouts,
+        resolve_sandboxing,
+    )
     from assay._util.limits import limits_from_environ
     from assay.runner.affected import case_inputs
     from assay.sandbox.gitenv import tracked_files
 
     harden_process()
     masked = project_checkouts([case.source_path], Path.cwd())
+    # The workspace's repository is the agent's: masked around the workspace, but never a
+    # checkout whose files a command may name, so git is never asked what it tracks
+    # (its config, which the agent wrote, can name programs).
+    agents = checkout_root(Path(args.workspace))
     sandboxing = resolve_sandboxing(
         args.isolation or "auto",
         masked=masked,
+        sources={checkout for checkout in masked if checkout != agents},
         withheld={path for _, path in case_inputs(case)},
         tracked=tracked_files,
         command_network=args.command_network != "off",

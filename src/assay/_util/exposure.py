@@ -99,12 +99,18 @@ class Exposure:
     _listings: dict[Path, _Listing] = field(default_factory=dict, compare=False, repr=False)
     _noted: set[Path] = field(default_factory=set, compare=False, repr=False)
 
-    def program(self, program: str, masked: Sequence[Path]) -> ShownProgram:
-        """What stays readable for `program` (argv[0]) to start under `masked`."""
+    def program(
+        self, program: str, masked: Sequence[Path], *, writable: Sequence[Path] = ()
+    ) -> ShownProgram:
+        """What stays readable for `program` (argv[0]) to start under `masked` (one in the
+        `writable` directories, the case's own, is there anyway)."""
         key = (program, tuple(masked))
         if key not in self._programs:
             self._programs[key] = self._shown_program(program, masked)
-        return self._programs[key]
+        shown = self._programs[key]
+        if any(path.is_relative_to(own) for path in shown.exposed for own in writable):
+            return ShownProgram()
+        return shown
 
     def named_files(
         self, arguments: Sequence[str], masked: Sequence[Path], *, writable: Sequence[Path] = ()
@@ -127,10 +133,16 @@ class Exposure:
         return found
 
     def _shown_program(self, program: str, masked: Sequence[Path]) -> ShownProgram:
+        # A relative name with a `/` (`bin/peek`), or one found through a relative PATH
+        # entry, is run from the sandbox's working directory, the case's own, which needs
+        # nothing shown: resolving it here, against assay's own, would show a directory
+        # the program never runs from (through a link the checkout holds, any at all).
         found = shutil.which(program) if "/" not in program else program
-        if found is None:
+        if found is None or not os.path.isabs(found):
             return ShownProgram()
         link, real = Path(os.path.abspath(found)), Path(os.path.realpath(found))
+        if real.is_relative_to("/proc") or not _is_program_file(real):
+            return ShownProgram()
         shown = self._program_view(real, masked)
         if shown.exposed and link != real:
             return ShownProgram(shown.exposed, shown.covered, links=((link, real),))
@@ -254,6 +266,11 @@ class Exposure:
         self._noted.add(real)
         why = self._checked(real, masked).why_not
         print(f"assay: {real} stays hidden from confined programs: {why}", file=sys.stderr)
+
+
+def _is_program_file(path: Path) -> bool:
+    """An executable regular file, the only thing worth showing a directory for."""
+    return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
 def _private_roots(masked: Sequence[Path], sources: Sequence[Path]) -> list[Path]:

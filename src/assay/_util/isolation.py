@@ -242,7 +242,7 @@ class Sandboxing:
             inner_home = "/tmp/home"
         own = Path(os.path.realpath(writable))
         exposed = list(self.exposed)
-        program = self.shown.program(argv[0], masked) if argv else ShownProgram()
+        program = self.shown.program(argv[0], masked, writable=(own,)) if argv else ShownProgram()
         exposed += program.exposed
         exposed += self.shown.named_files(argv[1:], masked, writable=(own,))
         hidden = (*self.hidden, *program.covered)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["CaseStatus", "CheckStatus", "GateStatus", "GradeStatus"]
+__all__ = ["FAILING_CHECKS", "CaseStatus", "CheckStatus", "GateStatus", "GradeStatus"]
 
 CaseStatus = Literal["pass", "fail", "error", "skipped"]
 """A case's (and an attempt's) status in the report."""
@@ -14,5 +14,9 @@ GradeStatus = Literal["pass", "fail", "error"]
 
 CheckStatus = Literal["pass", "fail", "error", "skipped", "blocked"]
 """`blocked`: a task check that never ran because the agent failed (PVYai's word)."""
+
+FAILING_CHECKS: frozenset[CheckStatus] = frozenset({"fail", "error", "blocked"})
+"""A check in one of these keeps its case from passing (a user grader's too: one that could
+not look is no pass), whatever else passed."""
 
 GateStatus = Literal["pass", "fail"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.core.checks import Check
+from assay.core.statuses import FAILING_CHECKS
 from assay.grading.base import Grade, Grader
 from assay.grading.user_graders import (
     GRADERS,
@@ -60,7 +61,7 @@ class _WithUserGraders:
         )
         added = await run_user_graders(self._names, context)
         grade.checks = [*grade.checks, *added]
-        failed = [check for check in added if check.status in ("fail", "error")]
+        failed = [check for check in added if check.status in FAILING_CHECKS]
         if failed and grade.status == "pass":
             first = failed[0]
             grade.status = "fail"

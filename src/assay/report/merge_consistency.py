@@ -27,6 +27,7 @@ from typing import Final
 
 from assay.core.checks import Check
 from assay.core.kinds import CaseKind
+from assay.core.statuses import FAILING_CHECKS
 from assay.report.model import Attempt, CaseResult
 from assay.report.stats import combine_attempts, not_run_counts
 
@@ -35,7 +36,6 @@ __all__ = ["case_contradictions"]
 SCORED_BY_STATUS: Final[frozenset[CaseKind]] = frozenset({"review", "verify", "task"})
 """The kinds whose attempt score is its status (1 pass, 0 fail); rubric is the other one."""
 
-_FAILING_CHECK: Final = frozenset({"fail", "error", "blocked"})
 _OPTIONAL_KINDS: Final = frozenset({"should_find", "severity"})
 
 
@@ -103,7 +103,7 @@ def _attempts_disagree(case: CaseResult) -> list[str]:
 
 
 def _failed_checks(case: CaseResult, checks: Sequence[Check], *, what: str) -> list[str]:
-    failed = [c for c in checks if c.status in _FAILING_CHECK and not _optional(case, c)]
+    failed = [c for c in checks if c.status in FAILING_CHECKS and not _optional(case, c)]
     if not failed:
         return []
     shown = ", ".join(f"{c.id} ({c.status})" for c in failed[:3])

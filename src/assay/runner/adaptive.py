@@ -17,11 +17,15 @@ within this run, flaky or quarantined in what the run knows, or with an outcome 
 differs from the baseline's) and cases nothing is known about yet (one attempt, no
 baseline). When none is left below K, every case below K gets one.
 
-What the rule assumes about a case it has seen little of comes from the other cases: a
-case with a *reference* outcome (the baseline's, for one the baseline saw stable; else its
-own first attempt, once it has a second) and no sign of flakiness is as likely to flip as
-the pooled flip rate of every such case (docs/statistics.md). An uncertain case, or one
-with no reference, has only its own attempts (a Jeffreys prior).
+What the rule assumes about a case it has seen little of comes from the other cases. For
+the bound's variance floor: a case with a *reference* outcome (the baseline's, for one the
+baseline saw stable; else its own first attempt, once it has a second) and no sign of
+flakiness is as likely to flip as the pooled flip rate of every such case; an uncertain
+case, or one with no reference, has only its own attempts (a Jeffreys prior). For the
+curtailment's predictive: every case's rate is drawn from one Beta learnt from all of them
+(a hierarchical model), so a case that failed its one attempt in a suite whose cases pass
+4 times in 5 is not taken for a case that passes a quarter of the time (docs/statistics.md).
+A quarantined case is out of the gate's score, so out of the decision: it is only watched.
 
 Pure and deterministic: the runner (runner/execute.py) and the simulation benchmark
 (bench/bench_gate.py) drive the same `next_round`.
@@ -30,6 +34,7 @@ Pure and deterministic: the runner (runner/execute.py) and the simulation benchm
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -61,8 +66,24 @@ class CaseKnowledge:
     """The baseline report's pass/fail of the case; None when it has none."""
     known_flaky: bool = False
     """Flaky in the baseline report, or quarantined."""
+    quarantined: bool = False
+    """Quarantined: out of the gate's score, so out of the decision too."""
     baseline_attempts: int = 0
     """How many attempts the baseline's pass/fail rests on."""
+    baseline_passes: int | None = None
+    """How many of them passed; None when not recorded (then all of them agree with
+    `baseline_pass` when the case was stable there)."""
+
+    def baseline_counts(self) -> tuple[float, float]:
+        """(passes, misses) of the baseline's attempts, as far as they are known."""
+        attempts = self.baseline_attempts
+        if self.baseline_passes is not None:
+            return float(self.baseline_passes), float(attempts - self.baseline_passes)
+        if self.known_flaky:  # both outcomes, at least once each
+            return (1.0, 1.0) if attempts >= 2 else (0.0, 0.0)
+        if self.baseline_pass is None:
+            return 0.0, 0.0
+        return (float(attempts), 0.0) if self.baseline_pass else (0.0, float(attempts))
 
 
 def _passed(score: float) -> bool:
@@ -118,7 +139,7 @@ class _Case:
             return 0, 0
         own = self.scores if self.baseline_stable else self.scores[1:]
         flips = sum(1 for score in own if _passed(score) != reference)
-        return flips, len(own) + self.knowledge.baseline_attempts
+        return flips, len(own)
 
     def variance(self, pool_rate: float) -> float:
         """The case's pass-rate variance, never below what is known about it."""
@@ -129,20 +150,17 @@ class _Case:
             return max(observed, smoothed * (1.0 - smoothed))
         return max(observed, pool_rate * (1.0 - pool_rate))
 
-    def future(self, remaining: int, pool_rate: float) -> tuple[float, float]:
-        """The predictive mean and variance of the sum of the next `remaining` scores."""
-        if remaining <= 0:
-            return 0.0, 0.0
-        reference = self.reference
-        if self.uncertain or reference is None:
-            # Beta-binomial under the case's own Jeffreys posterior.
-            a = sum(self.scores) + _JEFFREYS
-            b = len(self.scores) - sum(self.scores) + _JEFFREYS
-            p = a / (a + b)
-            spread = (a + b + remaining) / (a + b + 1.0)
-            return remaining * p, remaining * p * (1.0 - p) * spread
-        p = 1.0 - pool_rate if reference else pool_rate
-        return remaining * p, remaining * p * (1.0 - p)
+    def evidence(self) -> tuple[float, float]:
+        """(passes, misses) the case's pass rate rests on: its own attempts, and the
+        baseline's when this run has not contradicted them (a case flaky there stays
+        flaky; one stable there has not shown another outcome here)."""
+        passes = sum(self.scores)
+        misses = len(self.scores) - passes
+        known = self.knowledge
+        if known.baseline_attempts and (known.known_flaky or not self.uncertain):
+            more_passes, more_misses = known.baseline_counts()
+            passes, misses = passes + more_passes, misses + more_misses
+        return passes, misses
 
 
 def _states(
@@ -153,13 +171,21 @@ def _states(
     }
 
 
+def _gated(states: Mapping[str, _Case]) -> list[_Case]:
+    """The cases the gate's score counts: every one but the quarantined."""
+    return [state for state in states.values() if not state.knowledge.quarantined]
+
+
 def _pool_rate(states: Sequence[_Case]) -> float:
     """The flip rate of a case that has a reference outcome, pooled over every such case.
 
-    Flips are attempts that disagree with the case's reference, over all their attempts
-    (the baseline's included; a case's own first attempt left out when it is the
-    reference), counting the cases that turned out to differ (so the pool does not look
-    steadier by leaving them out), with Jeffreys' half a flip so no flip seen is not zero.
+    Flips are this run's attempts that disagree with the case's reference, over all of them
+    (a case's own first attempt left out when it is the reference), counting the cases that
+    turned out to differ (so the pool does not look steadier by leaving them out), with
+    Jeffreys' half a flip so no flip seen is not zero. The baseline's attempts are left out
+    too: a case is stable there because they all agreed, so they would count no flips by
+    selection (cases passing 9 times in 10 read 0.03-0.06 instead of 0.1, and the bound
+    was sure too soon).
     """
     counts = [state.pool_counts() for state in states]
     flips = sum(f for f, _ in counts)
@@ -185,7 +211,7 @@ def aggregate_bounds(
     Only one side can be wrong for a given true score (below the threshold when it is at
     or above, above when it is below), so each bound spends the whole alpha / looks.
     """
-    states = list(_states(cases, knowledge).values())
+    states = _gated(_states(cases, knowledge))
     if not states:
         return 0.0, 1.0
     n = len(states)
@@ -197,6 +223,91 @@ def aggregate_bounds(
     return max(0.0, mean - half), min(1.0, mean + half)
 
 
+@dataclass(frozen=True)
+class _Outlook:
+    """What the predictive needs of a case; cases alike share one, so the sums run over few."""
+
+    passes: float
+    misses: float
+    scored: float
+    """The sum of the case's own scores so far (what its final score counts)."""
+    remaining: int
+    total: int
+
+
+def _outlooks(states: Sequence[_Case], max_repeat: int) -> list[tuple[_Outlook, int]]:
+    outlooks: Counter[_Outlook] = Counter()
+    for state in states:
+        total = max(max_repeat, len(state.scores))
+        passes, misses = state.evidence()
+        remaining = total - len(state.scores)
+        outlooks[_Outlook(passes, misses, sum(state.scores), remaining, total)] += 1
+    return list(outlooks.items())
+
+
+def _log_beta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+_PRIOR_STRENGTHS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0)
+"""a + b of the cases' Beta(a, b), each as likely a priori: from cases that each pass or fail
+almost always (0.1) to cases that all share one rate (1000)."""
+_MEAN_POINTS = 13
+_MEAN_REACH = 6.0
+"""The Beta's mean, uniform a priori, is integrated over `_MEAN_POINTS` evenly spaced points
+within this many standard errors of its estimate (beyond them the attempts leave it none)."""
+_NEGLIGIBLE = 1e-9
+"""A prior whose weight is under this fraction of the heaviest one's takes no part."""
+
+
+def _mean_points(outlooks: Sequence[tuple[_Outlook, int]], strength: float) -> list[float]:
+    """Where to integrate over the Beta's mean at one strength: around its estimate, which
+    weighs a case with m attempts by m / (m + strength) (every case alike when cases differ
+    a lot, every attempt alike when they share one rate), as far as its standard error says."""
+    weights = weighted = 0.0
+    for o, count in outlooks:
+        attempts = o.passes + o.misses
+        weight = count * attempts / (attempts + strength)
+        weights += weight
+        weighted += weight * o.passes / attempts
+    centre = weighted / weights
+    effective = weights * (strength + 1.0)  # what the mean rests on, in attempts
+    smoothed = (centre * effective + 1.0) / (effective + 2.0)  # a suite all pass is not exact
+    reach = _MEAN_REACH * math.sqrt(smoothed * (1.0 - smoothed) / effective)
+    low, high = max(1e-4, centre - reach), min(1.0 - 1e-4, centre + reach)
+    step = (high - low) / (_MEAN_POINTS - 1)
+    return [low + i * step for i in range(_MEAN_POINTS)]
+
+
+def _log_evidence(outlooks: Sequence[tuple[_Outlook, int]], a: float, b: float) -> float:
+    """log P(every case's passes and misses | the cases' rates are Beta(a, b))."""
+    log_beta_ab = _log_beta(a, b)
+    return sum(
+        count * (_log_beta(o.passes + a, o.misses + b) - log_beta_ab) for o, count in outlooks
+    )
+
+
+def _final_score(
+    outlooks: Sequence[tuple[_Outlook, int]], a: float, b: float, n: int
+) -> tuple[float, float]:
+    """The mean and variance of the score once every case has its `total` attempts, each
+    case's remaining ones beta-binomial under its posterior Beta(a + passes, b + misses)."""
+    mean = variance = 0.0
+    for o, count in outlooks:
+        alpha, beta = a + o.passes, b + o.misses
+        rate = alpha / (alpha + beta)
+        spread = (alpha + beta + o.remaining) / (alpha + beta + 1.0)
+        mean += count * (o.scored + o.remaining * rate) / o.total
+        variance += count * o.remaining * rate * (1.0 - rate) * spread / (o.total * o.total)
+    return mean / n, variance / (n * n)
+
+
+def _chance_below(threshold: float, mean: float, variance: float) -> float:
+    if variance <= 0.0:
+        return 0.0 if mean >= threshold else 1.0
+    return 0.5 * math.erfc((mean - threshold) / math.sqrt(2.0 * variance))
+
+
 def reversal_chance(
     cases: Mapping[str, Sequence[float]],
     *,
@@ -205,24 +316,37 @@ def reversal_chance(
     max_repeat: int,
 ) -> float:
     """The predictive chance that finishing every case to `max_repeat` attempts would put
-    the score on the other side of `threshold` than it is now (a normal approximation
-    of the sum of independent per-case predictive distributions)."""
-    states = list(_states(cases, knowledge).values())
+    the score on the other side of `threshold` than it is now.
+
+    The cases' pass rates are taken as drawn from one Beta distribution, learnt from every
+    case at once (a hierarchical model): what a case seen once does next is what the suite
+    says its cases do, not a guess centred on one half. The Beta's strength (`_PRIOR_STRENGTHS`)
+    and mean are integrated over a grid, each point weighted by how well it explains the
+    attempts; given one, the final score is normal (a sum of independent beta-binomials).
+    """
+    states = _gated(_states(cases, knowledge))
     if not states:
         return 0.0
     n = len(states)
-    rate = _pool_rate(states)
     passing = sum(state.mean for state in states) / n >= threshold
-    mean = variance = 0.0
-    for state in states:
-        total = max(max_repeat, len(state.scores))
-        more, spread = state.future(total - len(state.scores), rate)
-        mean += (sum(state.scores) + more) / total / n
-        variance += spread / (total * total * n * n)
-    if variance <= 0.0:
-        return 0.0 if (mean >= threshold) == passing else 1.0
-    below = NormalDist(mean, math.sqrt(variance)).cdf(threshold)
-    return below if passing else 1.0 - below
+    outlooks = _outlooks(states, max_repeat)
+    priors: list[tuple[float, float, float]] = []  # (a, b, log weight)
+    for strength in _PRIOR_STRENGTHS:
+        points = _mean_points(outlooks, strength)
+        log_step = math.log(points[1] - points[0])  # the mean's prior mass at each point
+        for mean in points:
+            a, b = mean * strength, (1.0 - mean) * strength
+            priors.append((a, b, _log_evidence(outlooks, a, b) + log_step))
+    heaviest = max(log_weight for _, _, log_weight in priors)
+    chance = total = 0.0
+    for a, b, log_weight in priors:
+        weight = math.exp(log_weight - heaviest)
+        if weight < _NEGLIGIBLE:
+            continue
+        below = _chance_below(threshold, *_final_score(outlooks, a, b, n))
+        chance += weight * (below if passing else 1.0 - below)
+        total += weight
+    return chance / total
 
 
 def next_round(
@@ -252,5 +376,8 @@ def next_round(
         return []  # finishing to K would almost surely decide the same: stop
     states = _states(scored, knowledge)
     below = {cid: state for cid, state in states.items() if len(state.scores) < max_repeat}
-    still_open = [cid for cid, state in below.items() if state.open]
-    return sorted(still_open) if still_open else sorted(below)
+    gated = [cid for cid, state in below.items() if not state.knowledge.quarantined]
+    still_open = [cid for cid in gated if below[cid].open]
+    # A quarantined case decides nothing, but is watched: one more in every round there is.
+    watched = [cid for cid, state in below.items() if state.knowledge.quarantined]
+    return sorted((still_open or gated) + watched)

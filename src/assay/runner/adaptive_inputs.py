@@ -48,6 +48,7 @@ def knowledge_of(
                     baseline_pass=case.status == "pass",
                     known_flaky=case.flaky or case.quarantined,
                     baseline_attempts=sum(1 for a in case.attempts if a.status in ("pass", "fail")),
+                    baseline_passes=sum(1 for a in case.attempts if a.status == "pass"),
                 )
     quarantined = frozenset(options.quarantine)
     knowledge: dict[str, CaseKnowledge] = {}
@@ -55,6 +56,6 @@ def knowledge_of(
         key = case_key(case_id, model)
         known = known_before.get(key, CaseKnowledge())
         if case_id in quarantined:
-            known = dataclasses.replace(known, known_flaky=True)
+            known = dataclasses.replace(known, known_flaky=True, quarantined=True)
         knowledge[key] = known
     return knowledge

@@ -217,13 +217,21 @@ def _backstop_grace(run: PlannedRun) -> float:
     return BACKSTOP_GRACE_S if spec is not None and spec.keeps_timeout else 0.0
 
 
+LATE_TOLERANCE_S = 1.0
+"""How late past its deadline a call may return and still count. The loop runs one thing
+at a time, so an answer that was ready in time can be handed over a little late, after
+another case's work (a sandbox built on the loop, a report line); only one returning
+well past it blocked the loop itself, or swallowed its cancellation."""
+
+
 def _in_time(deadline: asyncio.Timeout, began: float, *, since: float) -> None:
-    """_PastDeadline when the call that began at `began` (loop time) returned after
-    `deadline`: a verdict reached past --timeout is a timeout like any other."""
+    """_PastDeadline when the call that began at `began` (loop time) returned more than
+    LATE_TOLERANCE_S after `deadline`, or after its timer fired (a cancellation it caught):
+    a verdict reached past --timeout is a timeout like any other."""
     if deadline.expired():
         raise _PastDeadline("")
     ends = deadline.when()
-    if ends is None or asyncio.get_running_loop().time() < ends:
+    if ends is None or asyncio.get_running_loop().time() < ends + LATE_TOLERANCE_S:
         return
     if began >= ends:  # started with no time left (the agent used it all): nothing blocked
         raise _PastDeadline("")

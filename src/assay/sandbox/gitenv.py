@@ -123,23 +123,32 @@ def git_environment(*, ceiling: Path | None = None) -> dict[str, str]:
 
 
 def run_git(
-    args: Sequence[str], *, cwd: Path, stdin: bytes | None = None
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run `git ARGS` in the work tree `cwd` (never a repository above it); never raises on exit.
 
-    Raises SandboxError only when git itself cannot be started.
+    `env` is added to `git_environment()`. Raises SandboxError only when git itself cannot
+    be started, or did not finish within `timeout_s`.
     """
     cwd = Path(os.path.abspath(cwd))
     try:
         return subprocess.run(
             [*_GIT_PREFIX, *args],
             cwd=cwd,
-            env=git_environment(ceiling=cwd.parent),
+            env={**git_environment(ceiling=cwd.parent), **(env or {})},
             input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
             check=False,
+            timeout=timeout_s,
         )
+    except subprocess.TimeoutExpired:
+        raise SandboxError(f"git {args[0]} did not finish within {timeout_s:g}s") from None
     except (FileNotFoundError, NotADirectoryError):
         if not cwd.is_dir():
             raise SandboxError(f"{cwd} is not a directory") from None
@@ -268,14 +277,35 @@ def git_message(result: subprocess.CompletedProcess[bytes]) -> str:
     return "; ".join(lines) or f"exit status {result.returncode}"
 
 
+_LISTING_TIMEOUT_S = 30.0
+
+
 def tracked_files(checkout: Path) -> frozenset[str] | None:
-    """The files git tracks in `checkout` (what the OS sandbox may show of it), None when
-    git cannot say (not installed, not a work tree it trusts). It reads the index and starts
-    no program the repository's config names; no confined program can write the checkout."""
-    try:
-        done = run_git(["ls-files", "-z"], cwd=checkout)
-    except SandboxError:
+    """The files git tracks in `checkout` as committed or staged (what the OS sandbox may
+    show of it), None when git cannot say (not installed, not a work tree it trusts, too
+    slow). A tracked file whose content differs from the index is not one: a pull request
+    can check in a placeholder that a later CI step fills with a credential.
+
+    Callers never ask it of a repository a program under test could write (its config can
+    name programs). Even so no transport is allowed and none is needed: the index and the
+    work tree's stat information are all it reads."""
+
+    def listed(*args: str) -> frozenset[str] | None:
+        try:
+            done = run_git(
+                ["-c", "protocol.allow=never", *args],
+                cwd=checkout,
+                env=_UNTRUSTED_ENV,
+                timeout_s=_LISTING_TIMEOUT_S,
+            )
+        except SandboxError:
+            return None
+        if done.returncode != 0:
+            return None
+        return frozenset(done.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
+
+    tracked = listed("ls-files", "-z")
+    changed = listed("diff-files", "--name-only", "--no-ext-diff", "-z")
+    if tracked is None or changed is None:
         return None
-    if done.returncode != 0:
-        return None
-    return frozenset(done.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
+    return tracked - changed
