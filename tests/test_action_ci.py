@@ -389,6 +389,22 @@ def test_files_the_results_depend_on_outside_trigger_paths_get_one_warning(
     )
 
 
+def test_the_projects_own_agent_command_counts_for_trigger_paths_too(
+    ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent command most projects set once, in `[tool.assay]`, is checked as well."""
+    command = ci.environ.pop("ASSAY_AGENT_COMMAND")
+    (ci.workspace / "pyproject.toml").write_text(
+        f"[tool.assay]\nagent_command = {json.dumps(command)}\n"
+    )
+    ci.use_event("push", "push.json")
+    ci.environ.update(INPUT_TRIGGER_PATHS="fixtures/**\nevals/**", INPUT_THRESHOLD="0")
+    code, out, _ = ci.run(monkeypatch, capsys)
+    assert code == 0
+    (warning,) = [line for line in _commands(out) if "trigger-paths" in line]
+    assert "trigger-paths does not cover agent.py (the agent command):" in warning
+
+
 def test_fork_pr_is_skipped_with_one_notice(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

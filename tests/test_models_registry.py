@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 
@@ -214,3 +215,28 @@ def test_an_adapter_takes_an_injected_client() -> None:
 
         assert asyncio.run(scenario()) == "injected"
         assert fake.bodies()[0]["model"] == "claude-haiku-4-5"
+
+
+@pytest.mark.parametrize(
+    ("prefixed", "standard", "model"),
+    [
+        ("ASSAY_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-6"),
+        ("ASSAY_OPENAI_API_KEY", "OPENAI_API_KEY", "openai/gpt-4o"),
+        ("ASSAY_OPENROUTER_API_KEY", "OPENROUTER_API_KEY", "openrouter/anthropic/claude-x"),
+        ("ASSAY_GEMINI_API_KEY", "GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
+    ],
+)
+def test_each_action_inputs_assay_name_is_a_key_for_assay_run_too(
+    prefixed: str, standard: str, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`assay ci` reads an input as ASSAY_<INPUT>; `assay run` takes the same variable as the
+    key (a name that is known but ignored would be the quietest mistake of all)."""
+    from assay.models.names import bridge_env, missing_credentials
+
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv(prefixed, "key-0123456789")
+    bridge_env()
+    assert os.environ.get(standard) == "key-0123456789"
+    assert missing_credentials(model) is None

@@ -78,17 +78,21 @@ def _option_hint(word: str, known: list[str]) -> str | None:
 
 
 def _ci_epilog() -> str:
-    from assay.action.inputs import ActionInputs
+    from assay.action.inputs import ACTION_ONLY_INPUTS, MODEL_KEY_VARIABLES, ActionInputs
 
     inputs = ", ".join(name.replace("_", "-") for name in ActionInputs.model_fields)
+    keys = ", ".join(
+        f"{variable} (the {field.replace('_', '-')} input)"
+        for field, variable in MODEL_KEY_VARIABLES.items()
+    )
     return (
-        f"Inputs (INPUT_<NAME>, as action.yml passes them, e.g. INPUT_MAX_ERRORS): {inputs}. "
+        f"Inputs (INPUT_<NAME>, as action.yml passes them, e.g. INPUT_MAX_ERRORS; also read "
+        f"as ASSAY_<NAME>): {inputs}; action.yml's own: {', '.join(ACTION_ONLY_INPUTS)}. "
         "Every `assay run` option also reads ASSAY_<OPTION> (e.g. ASSAY_AGENT_COMMAND, "
         "ASSAY_REQUIRE_ALL). From the runner: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, "
         "GITHUB_REPOSITORY, GITHUB_WORKSPACE, GITHUB_SHA, GITHUB_API_URL, GITHUB_SERVER_URL, "
         "GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_WORKFLOW, GITHUB_WORKFLOW_REF, GITHUB_JOB, "
-        "GITHUB_RUN_ID, RUNNER_TEMP. Model keys: ANTHROPIC_API_KEY (the anthropic-api-key "
-        "input), OPENAI_API_KEY, OPENROUTER_API_KEY."
+        f"GITHUB_RUN_ID, RUNNER_TEMP. Model keys: {keys}."
     )
 
 

@@ -202,7 +202,12 @@ def _run_and_publish(
     )
     settings = prepared.settings
     selected = list(prepared.cases)
-    _warn_about_trigger_paths(loaded.cases, inputs, settings.agent_command, target.env.workspace)
+    # The agent command a case runs: the run's, else its own (covered per case), else the
+    # project's `[tool.assay] agent_command`.
+    agent_command = settings.agent_command or (
+        loaded.config.agent_command if loaded.config else None
+    )
+    _warn_about_trigger_paths(loaded.cases, inputs, agent_command, target.env.workspace)
 
     from assay.action.preflight import find_missing_model_key
 

@@ -176,6 +176,7 @@ PROVIDERS.register(
         name="openai",
         factory=_build_openai,
         key_variables=("OPENAI_API_KEY",),
+        bridged=(("ASSAY_OPENAI_API_KEY", "OPENAI_API_KEY"),),
         keyless_when=("OPENAI_BASE_URL",),
         action_input="openai-api-key",
         sdk_modules=("openai",),
@@ -188,6 +189,7 @@ PROVIDERS.register(
         name="openrouter",
         factory=_build_openrouter,
         key_variables=("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
+        bridged=(("ASSAY_OPENROUTER_API_KEY", "OPENROUTER_API_KEY"),),
         action_input="openrouter-api-key",
         sdk_modules=("openai",),
         extra="openai",
@@ -254,6 +256,7 @@ PROVIDERS.register(
         name="gemini",
         factory=_build_gemini,
         key_variables=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+        bridged=(("ASSAY_GEMINI_API_KEY", "GEMINI_API_KEY"),),
         claims_bare=lambda model: model.startswith("gemini-"),
         action_input="gemini-api-key",
         # httpx2: the transport the adapter gives the SDK (gemini_provider.py).
