@@ -361,7 +361,9 @@ def next_round(
     """The case ids to give one more attempt; [] when the run has enough.
 
     `cases` maps each case id to its scores so far (one per scored attempt; a case with
-    none, skipped or errored every time, gets no more).
+    none, skipped or errored every time, gets no more). It holds every case of the run at
+    every look, the ones not chosen last round too: the decision is about the whole
+    score, and a case left out now may be chosen again (the fallback to every case below K).
     """
     scored = {cid: list(s) for cid, s in cases.items() if s}
     if not scored:

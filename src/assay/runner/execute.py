@@ -138,7 +138,10 @@ class Executor:
             live = [p for p in live if p.result is None]
             chosen: set[str] = set()
             if not self.interrupted and not self.budget.reached:
-                scores = {_key(p): _scores(p) for p in live}
+                # Every case at every look, those not chosen last round and those a resumed
+                # run brought too: the rule decides on the whole score, and a case left
+                # out now may be chosen again.
+                scores = {_key(p): _scores(p) for p in self._progress}
                 chosen = set(
                     next_round(
                         scores,
@@ -150,9 +153,9 @@ class Executor:
             if self.interrupted:
                 return
             units = [(p, p.finished) for p in live if _key(p) in chosen]
-            for progress in live:
-                if _key(progress) not in chosen:
-                    self._finish(progress, case_result(progress.run, _done(progress)))
+        for progress in live:  # the rule has enough (or the budget is spent): close them all
+            if progress.result is None:
+                self._finish(progress, case_result(progress.run, _done(progress)))
 
     def _units(self) -> Iterator[tuple[_Progress, int]]:
         for progress in self._progress:
@@ -219,10 +222,17 @@ def _key(progress: _Progress) -> str:
 
 
 def _scores(progress: _Progress) -> list[float]:
+    """The scores of a case's scored attempts so far (a finished case keeps only its
+    result, whose attempts are the same)."""
+    attempts = (
+        progress.result.attempts
+        if progress.result is not None
+        else [outcome.attempt for outcome in _done(progress)]
+    )
     return [
-        o.attempt.score if o.attempt.score is not None else float(o.attempt.status == "pass")
-        for o in _done(progress)
-        if o.attempt.status in ("pass", "fail")
+        a.score if a.score is not None else float(a.status == "pass")
+        for a in attempts
+        if a.status in ("pass", "fail")
     ]
 
 
