@@ -184,7 +184,7 @@ class RunSettings(RunOptions):
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
-_ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
+ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     # (RunOptions field, command-line flag, how its ASSAY_* text reads)
     ("root", "--root", "path"),
     ("patterns", "--test", "text"),
@@ -228,7 +228,7 @@ _ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("command_network", "--command-network", "on_off"),
     ("pass_env", "--pass-env", "text"),
 )
-_CHOICES: dict[str, tuple[str, ...]] = {
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "gate": ("threshold", "regression"),
     "inconclusive": ("score", "fail", "pass", "neutral"),
     "errors_count_as": ("skip", "fail"),
@@ -246,7 +246,7 @@ def env_name(flag: str) -> str:
 
 def run_option_variables() -> tuple[str, ...]:
     """Every `ASSAY_<OPTION>` variable a run reads, for `assay.run()` and `assay run` alike."""
-    return tuple(env_name(flag) for _, flag, _ in _ENV_OPTIONS)
+    return tuple(env_name(flag) for _, flag, _ in ENV_OPTIONS)
 
 
 def env_flag(name: str, value: str) -> bool:
@@ -288,7 +288,7 @@ def options_from_environ(
     command, shard, `-t`, pass-env).
     """
     found: dict[str, tuple[object, str]] = {}
-    for field_name, flag, how in _ENV_OPTIONS:
+    for field_name, flag, how in ENV_OPTIONS:
         name = env_name(flag)
         text = environ.get(name)
         if not text:
@@ -303,7 +303,7 @@ def options_from_environ(
         elif how == "flag":
             value = env_flag(name, text)
         elif how == "on_off":
-            value = env_choice(name, text, _CHOICES[field_name]) == "on"
+            value = env_choice(name, text, OPTION_CHOICES[field_name]) == "on"
         elif how == "choice":
             if field_name == "runtime":
                 problem = runtime_problem(text) if runtime_problem else None
@@ -313,7 +313,7 @@ def options_from_environ(
                     raise ConfigError(f"{name}={text!r}: {problem}")
                 value = text
             else:
-                value = env_choice(name, text, _CHOICES[field_name])
+                value = env_choice(name, text, OPTION_CHOICES[field_name])
         else:
             value = text
         found[field_name] = (value, name)

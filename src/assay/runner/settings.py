@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._util.arguments import as_paths, as_texts, expect, is_number, is_path
 from assay.errors import ConfigError
-from assay.options import _CHOICES, _ENV_OPTIONS, RunOptions, RunSettings, options_from_environ
+from assay.options import ENV_OPTIONS, OPTION_CHOICES, RunOptions, RunSettings, options_from_environ
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -213,13 +213,13 @@ def _check_option_types(options: object) -> None:
     an option's choices a ConfigError, as the same value in its `ASSAY_*` variable is.
 
     Each option's kind comes from the table its `ASSAY_*` variable is read by
-    (`options._ENV_OPTIONS`), so a new option is checked as it is read.
+    (`options.ENV_OPTIONS`), so a new option is checked as it is read.
     """
     expect("options", options, RunOptions, "a RunOptions, e.g. assay.RunOptions(paths=('evals',))")
     assert isinstance(options, RunOptions)
     as_paths("RunOptions.paths", options.paths)
     expect("RunOptions.extra_env", options.extra_env, dict, "a dict of str to str")
-    for name, _flag, kind in _ENV_OPTIONS:
+    for name, _flag, kind in ENV_OPTIONS:
         value = getattr(options, name)
         field = f"RunOptions.{name}"
         if value is None:
@@ -240,7 +240,7 @@ def _check_option_types(options: object) -> None:
             expect(field, value, bool, "True or False")
         else:  # text, choice
             expect(field, value, str, "a str")
-            choices = _CHOICES.get(name)
+            choices = OPTION_CHOICES.get(name)
             if choices is not None and value not in choices:
                 raise ConfigError(f"{field} must be one of {', '.join(choices)}, got {value!r}")
 
