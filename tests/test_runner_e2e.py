@@ -353,14 +353,17 @@ def test_max_cost_skips_cases_once_the_budget_is_spent(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("scripted_runtime")
-def test_an_internal_error_is_recorded_with_its_traceback(tmp_path: Path) -> None:
+def test_a_runtimes_exception_is_recorded_as_its_own_with_the_traceback(tmp_path: Path) -> None:
+    """A runtime assay does not ship raising is its bug, said as such (not as assay's)."""
     report = assay.run(
         RunOptions(report_dir=tmp_path / "report", max_errors=1),
         cases=verify_cases(tmp_path, ["explode", "fine"]),
     )
     exploded, fine = report.cases
     assert exploded.status == "error"
-    assert exploded.reason.startswith("internal error: RuntimeError: plugin bug (traceback in ")
+    assert exploded.reason.startswith(
+        "runtime 'scripted' raised RuntimeError: plugin bug (traceback in "
+    )
     trace = tmp_path / "report/cases/verification/explode/attempt-1/traceback.txt"
     assert "RuntimeError: plugin bug" in trace.read_text()
     assert fine.status == "pass"

@@ -175,7 +175,11 @@ async def run_attempt(
             # Not this case's fault: every case after it would fail the same way.
             raise output_error(exc, what=str(artifacts), report_dir=report_dir) from None
         status, judge = "error", {}
-        reason = f"internal error: {type(exc).__name__}: {exc}"
+        if phase == "agent" and _plugin_runtime(run):  # its bug, not assay's
+            reason = f"runtime {run.runtime!r} raised {what_it_raised(exc)}"
+            checks = _agent_failure_checks(run.case, reason)
+        else:
+            reason = f"internal error: {type(exc).__name__}: {exc}"
         reason += f" (traceback in {_keep_traceback(exc, artifacts, report_dir)})"
     except BaseException as exc:
         # SystemExit, GeneratorExit, ... from the agent or a grader: plugin code's failure,
@@ -207,6 +211,13 @@ class _PastDeadline(Exception):
     """The agent or the grading returned after the attempt's deadline, its timer never having
     stopped it: it caught the cancellation, or it blocked the event loop (no timer fires
     while code runs without awaiting). The text says which; the attempt is a timeout."""
+
+
+def _plugin_runtime(run: PlannedRun) -> bool:
+    """Whether the case's agent is a plugin's (or a library user's), not one assay ships."""
+    from assay.registry.runtimes import BUILTIN_RUNTIMES
+
+    return run.runtime not in BUILTIN_RUNTIMES
 
 
 def _backstop_grace(run: PlannedRun) -> float:
