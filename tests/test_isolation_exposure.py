@@ -430,3 +430,27 @@ def test_score_never_asks_git_what_the_agents_own_repository_tracks(
         return
     assert Path(os.path.realpath(workspace)) not in sandboxing.shown.sources
     assert Path(os.path.realpath(checkout)) in sandboxing.shown.sources
+
+
+@needs_bwrap
+def test_a_built_program_the_checkout_does_not_track_starts_alone(tmp_path: Path) -> None:
+    """`go build -o bin/agent` then `--agent-command ./bin/agent`: the binary is the build's
+    output, untracked (often ignored), and is executed, not read: it starts, shown alone, and
+    what lies beside it (an untracked credentials file) stays hidden."""
+    checkout = _checkout(tmp_path / "checkout", {".gitignore": "bin/\n"})
+    secret = checkout / "bin" / "creds.json"
+    built = checkout / "bin" / "agent"
+    built.parent.mkdir()
+    secret.write_text('{"token": "BUILD-SECRET"}\n')
+    built.write_text(f"#!{sys.executable}\n{READER}")
+    built.chmod(0o755)
+    stdout = _assay_run(
+        checkout,
+        f"{built} {secret}",
+        "--isolation",
+        "bwrap",
+        report_dir=tmp_path / "out" / "report",
+        env=_environment(tmp_path / "home"),
+    )
+    assert "BUILD-SECRET" not in stdout
+    assert f"refused {secret}" in stdout  # it ran, and could not read what lies beside it

@@ -70,6 +70,8 @@ class ShownProgram:
 class _Checked:
     shown: bool
     why_not: str = ""
+    untracked_only: bool = False
+    """Hidden only because git does not track it (a build's output, a credentials file)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,13 @@ class Exposure:
         holds_root = any(root.is_relative_to(directory) for root in (*masked, *ALWAYS_MASKED))
         if self._source_of(real) is None:
             return ShownProgram((real,) if holds_root else (directory,))
-        if not self._checked(real, masked).shown:
+        checked = self._checked(real, masked)
+        if checked.untracked_only:
+            # A program the checkout does not track is most often its build's output
+            # (`go build -o bin/agent`): executed, not read, and shown alone, without the
+            # directory beside it; a credentials file another step wrote is no executable.
+            return ShownProgram((real,))
+        if not checked.shown:
             self._note(real, masked)
             return ShownProgram()
         if holds_root or self._holds_withheld(directory):
@@ -189,6 +197,7 @@ class Exposure:
             return _Checked(
                 False,
                 f"not tracked by git in {source} (`git add` it to let the sandbox show it)",
+                untracked_only=True,
             )
         return _Checked(True)
 
