@@ -115,3 +115,12 @@ def test_a_check_summary_names_ten_files_and_counts_the_rest() -> None:
     assert check.model_extra is not None and len(check.model_extra["unexpectedFiles"]) == 100_000
     few = check.model_copy(update={"unexpectedFiles": ["a.py", "b.py"]})
     assert check_summary(few) == "unexpected: a.py, b.py"
+
+
+def test_names_under_a_directory_of_a_sorted_listing() -> None:
+    from assay.core.paths import names_under
+
+    names = sorted(["conf", "conf-x/a", "conf/a.py", "conf/sub/b.py", "confx", "z"])
+    assert list(names_under(names, "conf")) == ["conf/a.py", "conf/sub/b.py"]
+    assert list(names_under(names, "conf/")) == ["conf/a.py", "conf/sub/b.py"]
+    assert list(names_under(names, "nothing")) == []

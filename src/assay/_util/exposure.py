@@ -30,7 +30,6 @@ tracked files once), so a confinement per attempt costs dictionary look-ups.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import os
 import shutil
@@ -38,6 +37,8 @@ import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from assay.core.paths import names_under
 
 __all__ = ["ALWAYS_MASKED", "Exposure", "ShownProgram", "TrackedFiles"]
 
@@ -290,6 +291,4 @@ def _private_roots(masked: Sequence[Path], sources: Sequence[Path]) -> list[Path
 
 def _tracks_below(listing: _Listing, directory: Path) -> bool:
     """Whether git tracks a file under `directory` (relative to the checkout)."""
-    prefix = directory.as_posix() + "/"
-    at = bisect.bisect_left(listing.names, prefix)
-    return at < len(listing.names) and listing.names[at].startswith(prefix)
+    return next(names_under(listing.names, directory.as_posix()), None) is not None

@@ -7,10 +7,19 @@ the root may lead anywhere), so nothing does it by hand.
 
 from __future__ import annotations
 
+import bisect
 import os
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-__all__ = ["PathEscape", "is_inside", "real_path", "relative_inside", "safe_relative"]
+__all__ = [
+    "PathEscape",
+    "is_inside",
+    "names_under",
+    "real_path",
+    "relative_inside",
+    "safe_relative",
+]
 
 
 class PathEscape(ValueError):
@@ -65,3 +74,13 @@ def safe_relative(raw: str) -> PurePosixPath:
     if not parts:
         raise PathEscape(f"invalid path {raw!r}")
     return PurePosixPath(*parts)
+
+
+def names_under(sorted_names: Sequence[str], directory: str) -> Iterator[str]:
+    """The names of `sorted_names` (sorted, relative, `/`-separated: git's listings) that
+    lie under `directory`, in order; found by bisection, not by a scan of them all."""
+    prefix = directory.rstrip("/") + "/"
+    index = bisect.bisect_left(sorted_names, prefix)
+    while index < len(sorted_names) and sorted_names[index].startswith(prefix):
+        yield sorted_names[index]
+        index += 1

@@ -7,12 +7,12 @@ commits and trees are read, never the work tree, so a bare repository works as w
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 import subprocess
 from pathlib import Path
 
+from assay.core.paths import names_under
 from assay.errors import ConfigError, SandboxError
 from assay.sandbox.gitenv import git_message, run_git
 from assay.scaffold.change import Change, ChangedFile, License, Unavailable
@@ -105,13 +105,7 @@ class LocalRefs:
     # -- internals -------------------------------------------------------------------
     def _changed_under(self, paths: list[str]) -> list[str]:
         """The other changed files' paths that lie inside one of `paths` as a directory."""
-        names = self._changed_names
-        found: list[str] = []
-        for path in paths:
-            index = bisect.bisect_left(names, path + "/")
-            while index < len(names) and names[index].startswith(path + "/"):
-                found.append(names[index])
-                index += 1
+        found = [name for path in paths for name in names_under(self._changed_names, path)]
         return [name for name in found if name not in paths]
 
     def _read_change(self) -> Change:
