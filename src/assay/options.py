@@ -41,9 +41,14 @@ __all__ = [
     "DEFAULT_REPORT_DIR",
     "DEFAULT_THRESHOLD",
     "DEFAULT_TIMEOUT_S",
+    "HISTORY_KEEP_VARIABLE",
     "RunOptions",
     "RunSettings",
 ]
+
+HISTORY_KEEP_VARIABLE = "ASSAY_HISTORY_KEEP"
+"""How many runs the run history keeps (report/history.py): read from the environment only,
+as no option sets it (ASSAY_HISTORY is the `--history` option's)."""
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_REPEAT = 1

@@ -12,8 +12,8 @@ for this:
 
 - each command's options (`--max-errors` reads ASSAY_MAX_ERRORS: `cli.option_variable`)
   and the run options `assay.run()` reads (`options.run_option_variables`);
-- what a command agent is given (agents/command.py `_assay_env`: each `{placeholder}`,
-  the prompt and answer files, the case kind) and the history's size (report/history.py);
+- what a command agent is given (each `{placeholder}`, and `AGENT_FILE_VARIABLES`:
+  core/placeholders.py) and the history's size (`options.HISTORY_KEEP_VARIABLE`);
 - the OS sandbox's limits (`_util/limits.py: LIMIT_VARIABLES`);
 - the providers' key variables (ASSAY_ANTHROPIC_API_KEY, bridged: `models/providers.py`);
 - the Action: every input, which `assay ci` also reads as `ASSAY_<INPUT>`
@@ -30,17 +30,11 @@ import argparse
 import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from assay.options import env_name
+from assay.options import HISTORY_KEEP_VARIABLE, env_name
 
 __all__ = ["known_variables", "unknown_variable_warnings", "unknown_variables"]
 
 PREFIX = "ASSAY_"
-
-_AGENT_FILES = ("prompt_file", "findings_file", "case_kind")
-"""Set beside the placeholders for a command agent (agents/command.py `_assay_env`)."""
-
-_HISTORY_KEEP = "ASSAY_HISTORY_KEEP"
-"""Read by report/history.py `history_keep` (ASSAY_HISTORY is the `--history` option)."""
 
 _TEST_SUITE = ("ASSAY_REQUIRE_BROWSER", "ASSAY_UPDATE_SCREENSHOT", "ASSAY_LIVE_MODEL")
 """Read by tests/test_report_html_browser.py (CI sets the first) and tests/test_live.py,
@@ -111,11 +105,11 @@ def _options(parser: argparse.ArgumentParser) -> Iterator[str]:
 
 
 def _agent_and_history() -> Iterator[str]:
-    from assay.core.placeholders import PLACEHOLDERS
+    from assay.core.placeholders import AGENT_FILE_VARIABLES, PLACEHOLDERS
 
-    for name in (*PLACEHOLDERS, *_AGENT_FILES):
-        yield env_name(name)
-    yield _HISTORY_KEEP
+    yield from (env_name(name) for name in PLACEHOLDERS)
+    yield from AGENT_FILE_VARIABLES
+    yield HISTORY_KEEP_VARIABLE
 
 
 def _sandbox_limits() -> Iterable[str]:

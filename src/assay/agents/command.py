@@ -32,7 +32,7 @@ from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.submissions import MAX_FINDINGS
 from assay.agents.trace import StdoutReader, parse_json_object, trace_events_of
 from assay.core.findings import Finding
-from assay.core.placeholders import PLACEHOLDERS
+from assay.core.placeholders import AGENT_FILE_VARIABLES, PLACEHOLDERS
 from assay.core.severities import normalise_severity
 from assay.errors import AgentError
 from assay.subject import AgentOutput, AttemptContext, read_agent_stream
@@ -279,9 +279,10 @@ def _assay_env(values: Mapping[str, str], case: Case, files: _AttemptFiles) -> d
     env = {f"ASSAY_{name.upper()}": value for name, value in values.items()}
     if len(values["prompt"].encode()) > MAX_ENV_PROMPT_BYTES:
         del env["ASSAY_PROMPT"]
-    env["ASSAY_PROMPT_FILE"] = str(files.prompt)
-    env["ASSAY_FINDINGS_FILE"] = str(files.findings)
-    env["ASSAY_CASE_KIND"] = case.kind
+    prompt_file, findings_file, case_kind = AGENT_FILE_VARIABLES
+    env[prompt_file] = str(files.prompt)
+    env[findings_file] = str(files.findings)
+    env[case_kind] = case.kind
     env["TMPDIR"] = str(files.tmp)
     return env
 

@@ -27,6 +27,7 @@ from assay._util.textout import write_in_slices
 from assay.core.files import safe_segment
 from assay.core.numbers import read_number
 from assay.errors import ConfigError
+from assay.options import HISTORY_KEEP_VARIABLE
 from assay.report.json_stream import report_json_chunks
 from assay.report.model import Report
 
@@ -108,7 +109,7 @@ def usable_history_dir(
 
 def history_keep() -> int:
     """How many runs the history keeps: `ASSAY_HISTORY_KEEP`, default 20."""
-    text = os.environ.get("ASSAY_HISTORY_KEEP", "")
+    text = os.environ.get(HISTORY_KEEP_VARIABLE, "")
     if not text:
         return DEFAULT_KEEP
     try:
@@ -116,7 +117,7 @@ def history_keep() -> int:
     except ValueError:
         keep = 0
     if keep < 1:
-        raise ConfigError(f"ASSAY_HISTORY_KEEP={text!r}: expected a whole number of runs >= 1")
+        raise ConfigError(f"{HISTORY_KEEP_VARIABLE}={text!r}: expected a whole number of runs >= 1")
     return keep
 
 
