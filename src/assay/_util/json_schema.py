@@ -48,9 +48,14 @@ def tool_input_schema(model: type[BaseModel]) -> dict[str, Any]:
     return result
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """What was wrong, one `field.path: message` per problem: short enough to show a model."""
-    return "; ".join(
+def describe_validation_error(exc: ValidationError, *, limit: int | None = None) -> str:
+    """What was wrong, one `field.path: message` per problem: short enough to show a model.
+    With `limit`, only that many, and how many more there are (`(and 6 more)`)."""
+    errors = exc.errors()
+    shown = errors if limit is None else errors[:limit]
+    text = "; ".join(
         f"{'.'.join(str(part) for part in error['loc']) or 'input'}: {error['msg']}"
-        for error in exc.errors()
+        for error in shown
     )
+    left = len(errors) - len(shown)
+    return text + (f" (and {left} more)" if left else "")

@@ -365,11 +365,9 @@ def _problem(exc: Exception) -> str:
     if isinstance(exc, UntrustedFileError):
         return f"the file {exc.problem}" + (f"; {_NO_LINKS}" if exc.reason == "link" else "")
     if isinstance(exc, ValidationError):
-        errors = exc.errors(include_url=False)
-        first = errors[0]
-        where = ".".join(str(part) for part in first["loc"])
-        text = f"{where}: {first['msg']}" if where else str(first["msg"])
-        return text + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+        from assay._util.json_schema import describe_validation_error
+
+        return describe_validation_error(exc, limit=1)
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
     return str(exc).splitlines()[0]
