@@ -10,10 +10,14 @@ retried, and the client's next call works. An ordinary gzip-compressed answer is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
+import socket
+import threading
 import tracemalloc
 import zlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +26,8 @@ from assay.errors import ModelError
 from assay.models import Message, ModelRequest, ModelResponse, generate
 from assay.models import retry as retry_module
 from assay.models._http import MAX_RESPONSE_BYTES
-from tests.fakes.anthropic_api import FakeAnthropic
+from assay.models.scope import aclose_scope
+from tests.fakes.anthropic_api import FakeAnthropic, text_reply
 from tests.fakes.cloud import OPENAI_COMPATIBLE, SETUPS, CloudSetup
 from tests.fakes.loopback import Reply
 from tests.fakes.scripted import Responder, ScriptedModelServer
@@ -171,3 +176,106 @@ def test_an_ordinary_gzip_answer_is_read_like_a_plain_one(
         plain, zipped = asyncio.run(both())
         assert zipped == plain and plain.text()
         assert fake.calls == 2
+
+
+class RawHTTPServer:
+    """Answers every request with `head` then `body`, as given: a server whose headers
+    need not tell the truth about its body."""
+
+    def __init__(self, head: bytes, body: Callable[[], Iterator[bytes]]) -> None:
+        self._head, self._body = head, body
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = self._listener.accept()
+                threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+
+    def _answer(self, connection: socket.socket) -> None:
+        with connection, contextlib.suppress(OSError):
+            connection.recv(65536)  # the request (small; no body worth reading)
+            connection.sendall(self._head)
+            for piece in self._body():
+                connection.sendall(piece)
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def _answer_json() -> bytes:
+    reply = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m"}
+    return json.dumps({**reply, **text_reply("ok")}).encode()
+
+
+def _call_raw(monkeypatch: pytest.MonkeyPatch, server: RawHTTPServer) -> tuple[Any, int]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+
+    async def once() -> tuple[Any, int]:
+        tracemalloc.start()
+        try:
+            try:
+                outcome: Any = await generate(ask(ANTHROPIC.model))
+            except ModelError as error:
+                outcome = error
+            return outcome, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            await aclose_scope()
+
+    return asyncio.run(once())
+
+
+def test_a_declared_length_is_all_that_is_read_of_a_body(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An uncompressed body with a Content-Length is read without the counting wrapper: the
+    HTTP parser takes that many bytes and no more. Twice the bound sent after them is
+    never a body: the call fails as a broken answer (retried), holding none of it."""
+    answer = _answer_json()
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+    head += b"content-length: %d\r\n\r\n" % len(answer)
+    server = RawHTTPServer(head, lambda: iter([answer]))
+    try:
+        response, _ = _call_raw(monkeypatch, server)
+    finally:
+        server.close()
+    assert isinstance(response, ModelResponse) and response.text() == "ok"
+
+    flood = b" " * (1024 * 1024)
+    server = RawHTTPServer(head, lambda: iter([answer, *[flood] * (2 * MAX_RESPONSE_BYTES >> 20)]))
+    try:
+        outcome, peak = _call_raw(monkeypatch, server)
+    finally:
+        server.close()
+    assert peak < MEMORY_MARGIN, f"peak {peak >> 20} MiB"
+    if isinstance(outcome, ModelError):
+        assert "response_too_large" not in str(outcome), outcome
+
+
+def test_a_chunked_body_past_the_bound_stops_there_whatever_its_content_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Chunked framing overrides a Content-Length: such a body is counted as it is read."""
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+    head += b"transfer-encoding: chunked\r\n\r\n"
+    piece = b" " * (1024 * 1024)
+    chunk = b"%x\r\n%s\r\n" % (len(piece), piece)
+
+    def chunks() -> Iterator[bytes]:
+        yield b"1\r\n{\r\n"
+        for _ in range(2 * MAX_RESPONSE_BYTES // len(piece)):
+            yield chunk
+        yield b"0\r\n\r\n"
+
+    server = RawHTTPServer(head, chunks)
+    try:
+        error, peak = _call_raw(monkeypatch, server)
+    finally:
+        server.close()
+    assert isinstance(error, ModelError), error
+    assert "response_too_large" in str(error), error
+    assert peak < MAX_RESPONSE_BYTES + MEMORY_MARGIN, f"peak {peak >> 20} MiB"

@@ -26,7 +26,14 @@ from assay.models.base import ModelRequest, ModelResponse, ToolSpec
 from assay.models.names import bridge_env, missing_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
 
-__all__ = ["AnthropicProvider", "anthropic_from_env", "anthropic_tool_choice", "from_message"]
+__all__ = [
+    "AnthropicProvider",
+    "anthropic_from_env",
+    "anthropic_tool_choice",
+    "client_options",
+    "from_message",
+    "spans_have_a_receiver",
+]
 
 # Blocks of a response that a caller may need to send back in the next turn.
 _KEPT_BLOCKS = {"text", "tool_use", "thinking", "redacted_thinking"}
@@ -158,20 +165,52 @@ def _status_failure(exc: anthropic.APIStatusError) -> ApiCallFailure:
 
 
 def anthropic_from_env(*, policy: RetryPolicy | None = None) -> AnthropicProvider:
-    """An adapter whose client reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
-
-    The SDK's own retries are off: assay's retry layer owns retries and their limits.
-    """
+    """An adapter whose client reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL."""
     bridge_env()
     reason = missing_credentials("anthropic/*")
     if reason:
         raise ModelUnavailable(reason)
-    timeout = (policy or RetryPolicy()).timeout_s
     client = anthropic.AsyncAnthropic(
         api_key=os.environ["ANTHROPIC_API_KEY"],
         base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,
-        max_retries=0,
-        timeout=anthropic.Timeout(timeout, connect=min(timeout, 10.0)),
-        http_client=aiohttp_client(anthropic),
+        **client_options(policy),
     )
     return AnthropicProvider(client)
+
+
+def client_options(policy: RetryPolicy | None) -> dict[str, Any]:
+    """What every client of the anthropic SDK (the API's, Bedrock's, Vertex's) is built with.
+
+    The SDK's own retries are off: assay's retry layer owns retries and their limits. Its
+    OpenTelemetry spans are off unless something would receive them: with no tracer
+    provider registered they go nowhere, yet building each span's attributes cost about
+    6% of the SDK's CPU per call (docs/performance.md, "Ninth pass").
+    """
+    timeout = (policy or RetryPolicy()).timeout_s
+    options: dict[str, Any] = {
+        "max_retries": 0,
+        "timeout": anthropic.Timeout(timeout, connect=min(timeout, 10.0)),
+        "http_client": aiohttp_client(anthropic),
+    }
+    if not spans_have_a_receiver():
+        options["open_telemetry"] = False
+    return options
+
+
+def spans_have_a_receiver() -> bool:
+    """Whether the SDK's OpenTelemetry spans would reach anything.
+
+    The SDK's own variables (`ANTHROPIC_OPEN_TELEMETRY*`) and a tracer provider named by
+    OpenTelemetry's (`OTEL_PYTHON_TRACER_PROVIDER`, as `opentelemetry-instrument` sets up)
+    are left for the SDK to read; otherwise only a provider a host program registered
+    before the client was built receives spans.
+    """
+    if "OTEL_PYTHON_TRACER_PROVIDER" in os.environ or any(
+        name.startswith("ANTHROPIC_OPEN_TELEMETRY") for name in os.environ
+    ):
+        return True
+    try:
+        from opentelemetry import trace
+    except ImportError:  # the SDK's dependency; without it there are no spans either
+        return False
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)

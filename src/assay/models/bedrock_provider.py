@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from assay.errors import ModelUnavailable
-from assay.models.anthropic_provider import AnthropicProvider
+from assay.models.anthropic_provider import AnthropicProvider, client_options
 from assay.models.names import missing_credentials
 from assay.models.retry import RetryPolicy
 
@@ -47,20 +47,14 @@ def bedrock_from_env(*, policy: RetryPolicy | None = None) -> BedrockProvider:
         raise ModelUnavailable(
             "bedrock/* needs the bedrock extra: pip install 'assay[bedrock]'"
         ) from None
-    import anthropic
     from anthropic import AsyncAnthropicBedrock
 
-    from assay.models._http import aiohttp_client
-
     bearer = os.environ.get("AWS_BEARER_TOKEN_BEDROCK")
-    timeout = (policy or RetryPolicy()).timeout_s
     client = AsyncAnthropicBedrock(
         aws_region=region,
         # A Bedrock API key and AWS credentials are exclusive; the SDK reads the key itself.
         aws_profile=None if bearer else os.environ.get("AWS_PROFILE") or None,
         base_url=os.environ.get(BASE_URL_VARIABLE) or None,
-        max_retries=0,
-        timeout=anthropic.Timeout(timeout, connect=min(timeout, 10.0)),
-        http_client=aiohttp_client(anthropic),
+        **client_options(policy),
     )
     return BedrockProvider(client)  # type: ignore[arg-type]  # same Messages surface

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from assay.errors import ModelUnavailable
-from assay.models.anthropic_provider import AnthropicProvider
+from assay.models.anthropic_provider import AnthropicProvider, client_options
 from assay.models.names import missing_credentials
 from assay.models.retry import RetryPolicy
 
@@ -57,19 +57,13 @@ def vertex_from_env(*, policy: RetryPolicy | None = None) -> VertexProvider:
             raise ModelUnavailable(
                 "vertex/* needs the vertex extra: pip install 'assay[vertex]'"
             ) from None
-    import anthropic
     from anthropic import AsyncAnthropicVertex
 
-    from assay.models._http import aiohttp_client
-
-    timeout = (policy or RetryPolicy()).timeout_s
     client = AsyncAnthropicVertex(
         project_id=project,
         region=region,
         access_token=token,
         base_url=os.environ.get(BASE_URL_VARIABLE) or None,
-        max_retries=0,
-        timeout=anthropic.Timeout(timeout, connect=min(timeout, 10.0)),
-        http_client=aiohttp_client(anthropic),
+        **client_options(policy),
     )
     return VertexProvider(client)  # type: ignore[arg-type]  # same Messages surface
