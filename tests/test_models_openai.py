@@ -317,3 +317,14 @@ def test_a_json_body_of_the_wrong_shape_is_a_model_error(
     with pytest.raises(ModelError, match=f"unusable response: {why}"):
         call(ModelRequest(model="openai/gpt-4.1", system="", messages=conversation()[:1]))
     assert fake.calls == 1
+
+
+def test_openais_key_is_never_sent_to_openrouter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPENAI_API_KEY is OpenAI's: with only it set, openrouter/ models have no key."""
+    from assay.models.names import missing_credentials
+
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    monkeypatch.delenv("WARDEN_OPENROUTER_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-0123456789")
+    assert missing_credentials("openrouter/anthropic/claude-sonnet-4.6") is not None
+    assert missing_credentials("openai/gpt-5") is None

@@ -206,7 +206,7 @@ def test_each_preset_sees_only_its_own_model_key_and_gets_the_skill(
             "vertex_ai/claude-sonnet-4-5@20250929",
             ["GOOGLE_OAUTH_ACCESS_TOKEN"],
         ),
-        ("aider", "openrouter/openai/gpt-5", "openrouter/openai/gpt-5", ["OPENAI_API_KEY"]),
+        ("aider", "openrouter/openai/gpt-5", "openrouter/openai/gpt-5", ["OPENROUTER_API_KEY"]),
     ],
 )
 def test_the_model_given_on_the_command_line_reaches_the_cli_in_its_own_names(
@@ -223,6 +223,7 @@ def test_the_model_given_on_the_command_line_reaches_the_cli_in_its_own_names(
     log = on_path(tmp_path, preset, monkeypatch)
     monkeypatch.setenv("GEMINI_API_KEY", "AIza-gemini-0123456789")
     monkeypatch.setenv("GOOGLE_OAUTH_ACCESS_TOKEN", "ya29.vertex-token-0123456789")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-openrouter-0123456789")
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
         monkeypatch.setenv(name, f"aws-{name.lower()}-0123456789")
     code, report = run(tmp_path, preset, "-t", VERIFY_CASE, "--model", model)

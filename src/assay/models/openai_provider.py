@@ -128,13 +128,13 @@ def openai_from_env(*, policy: RetryPolicy | None = None) -> OpenAIProvider:
 
 
 def openrouter_from_env(*, policy: RetryPolicy | None = None) -> OpenAIProvider:
-    """OPENROUTER_API_KEY (or OPENAI_API_KEY) against https://openrouter.ai/api/v1.
+    """OPENROUTER_API_KEY against https://openrouter.ai/api/v1.
 
     OPENROUTER_BASE_URL overrides the endpoint (a proxy, or a test server).
     """
     reason = missing_credentials("openrouter/*")
     if reason:
         raise ModelUnavailable(reason)
-    key = os.environ.get("OPENROUTER_API_KEY") or os.environ["OPENAI_API_KEY"]
+    key = os.environ["OPENROUTER_API_KEY"]
     base_url = os.environ.get("OPENROUTER_BASE_URL") or OPENROUTER_BASE_URL
     return OpenAIProvider(_client(key, base_url, policy), name="openrouter")

@@ -188,7 +188,8 @@ PROVIDERS.register(
     ProviderSpec(
         name="openrouter",
         factory=_build_openrouter,
-        key_variables=("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
+        # Never OPENAI_API_KEY: that is OpenAI's key, not to be sent to another company.
+        key_variables=("OPENROUTER_API_KEY",),
         bridged=(("ASSAY_OPENROUTER_API_KEY", "OPENROUTER_API_KEY"),),
         action_input="openrouter-api-key",
         sdk_modules=("openai",),
