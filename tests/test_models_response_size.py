@@ -180,29 +180,47 @@ def test_an_ordinary_gzip_answer_is_read_like_a_plain_one(
 
 class RawHTTPServer:
     """Answers every request with `head` then `body`, as given: a server whose headers
-    need not tell the truth about its body."""
+    need not tell the truth about its body. `close` stops it whole: nothing it started
+    outlives the test (a thread still sending would reach the next test's connections)."""
 
     def __init__(self, head: bytes, body: Callable[[], Iterator[bytes]]) -> None:
         self._head, self._body = head, body
+        self._stopped = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._connections: list[socket.socket] = []
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._start(self._accept)
+
+    def _start(self, target: Callable[..., None], *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     def _accept(self) -> None:
         with contextlib.suppress(OSError):
-            while True:
+            while not self._stopped.is_set():
                 connection, _ = self._listener.accept()
-                threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+                self._connections.append(connection)
+                self._start(self._answer, connection)
 
     def _answer(self, connection: socket.socket) -> None:
         with connection, contextlib.suppress(OSError):
             connection.recv(65536)  # the request (small; no body worth reading)
             connection.sendall(self._head)
             for piece in self._body():
+                if self._stopped.is_set():
+                    return
                 connection.sendall(piece)
 
     def close(self) -> None:
-        self._listener.close()
+        self._stopped.set()
+        for open_socket in (self._listener, *self._connections):
+            with contextlib.suppress(OSError):
+                open_socket.shutdown(socket.SHUT_RDWR)  # wakes a blocked accept or send
+            open_socket.close()
+        for thread in self._threads:
+            thread.join(timeout=10)
 
 
 def _answer_json() -> bytes:
@@ -256,10 +274,10 @@ def test_a_declared_length_is_all_that_is_read_of_a_body(
         assert "response_too_large" not in str(outcome), outcome
 
 
-def test_a_chunked_body_past_the_bound_stops_there_whatever_its_content_length(
+def test_a_chunked_body_past_the_bound_stops_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Chunked framing overrides a Content-Length: such a body is counted as it is read."""
+    """A chunked body declares no size: it is counted as it is read, whatever is sent."""
     head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
     head += b"transfer-encoding: chunked\r\n\r\n"
     piece = b" " * (1024 * 1024)
@@ -267,7 +285,7 @@ def test_a_chunked_body_past_the_bound_stops_there_whatever_its_content_length(
 
     def chunks() -> Iterator[bytes]:
         yield b"1\r\n{\r\n"
-        for _ in range(2 * MAX_RESPONSE_BYTES // len(piece)):
+        for _ in range(8 * MAX_RESPONSE_BYTES // len(piece)):
             yield chunk
         yield b"0\r\n\r\n"
 
@@ -278,4 +296,6 @@ def test_a_chunked_body_past_the_bound_stops_there_whatever_its_content_length(
         server.close()
     assert isinstance(error, ModelError), error
     assert "response_too_large" in str(error), error
-    assert peak < MAX_RESPONSE_BYTES + MEMORY_MARGIN, f"peak {peak >> 20} MiB"
+    # Bounded by the bound, not by the eight times as much sent: aiohttp's chunk parser
+    # holds pieces beside the ones read, so the peak is a small multiple of the bound.
+    assert peak < 3 * MAX_RESPONSE_BYTES, f"peak {peak >> 20} MiB"
