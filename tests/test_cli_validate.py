@@ -253,19 +253,8 @@ evals:
         ),
         (
             "x.yaml",
-            SUITE.replace("given: g", "given: '  '"),
-            "x.yaml:4:5: evals[0].given: must not be empty",
-        ),
-        (
-            "x.yaml",
-            SUITE.replace("- name: a", "- name: a/b"),
-            "x.yaml:3:5: evals[0].name: must not contain '/'",
-        ),
-        (
-            "x.yaml",
-            SUITE.replace("finding: f", "finding: 'TODO: describe the finding'"),
-            "x.yaml:7:9: evals[0].should_find[0].finding: still the scaffold's TODO placeholder: "
-            "replace it with what the judge must check",
+            SUITE.replace("- name: a", '- name: "a\\x01"'),
+            "x.yaml:3:5: evals[0].name: must not contain control characters",
         ),
         (
             "x.yaml",
@@ -277,15 +266,15 @@ evals:
             SUITE.replace("fixtures/example/handler.py", "fixtures/example/gone.py"),
             "x.yaml:5:13: files[0]: 'fixtures/example/gone.py' not found under the eval root",
         ),
-        (
+        (  # Node's join: `..` is normalised, and must stay inside the project
             "x.yaml",
             SUITE.replace("fixtures/example/handler.py", "../outside.py"),
-            "x.yaml:5:13: files[0]: '../outside.py' contains '..'",
+            "x.yaml:5:13: files[0]: '../outside.py' is ",
         ),
-        (
+        (  # Node's join: a leading `/` is relative to the eval root
             "x.yaml",
             SUITE.replace("fixtures/example/handler.py", "/etc/passwd"),
-            "x.yaml:5:13: files[0]: '/etc/passwd' is absolute",
+            "x.yaml:5:13: files[0]: '/etc/passwd' not found under the eval root",
         ),
         (
             "x.yaml",
@@ -339,7 +328,6 @@ def test_bad_review_yaml(cli, tmp_path: Path, relative: str, content: str, expec
             lambda d: d["candidate"].pop("title"),
             "verification/v.json:6:3: missing required field 'title' in candidate",
         ),
-        (lambda d: d.update(given=""), "verification/v.json:2:3: given: must not be empty"),
         (
             lambda d: d["candidate"].update(confidence=7),
             "verification/v.json:9:5: candidate.confidence: must be high, medium, low or a "
@@ -411,8 +399,9 @@ def test_every_problem_in_every_file_is_reported(cli, tmp_path: Path) -> None:
     code, _, err = cli("validate", "warden")
     assert code == 2
     lines = err.strip().splitlines()
-    assert lines[-1] == "assay: 4 errors"
-    assert lines[0].startswith("warden/a.yaml:4:5: evals[0].given: must not be empty")
+    assert lines[-1] == "assay: 3 errors"
+    # An empty `given` is Warden's (zod takes it): a warning, said with the errors.
+    assert lines[0].startswith("warden/a.yaml:4:5: warning: evals[0].given: empty")
     assert lines[1].startswith("warden/a.yaml:10:13: files[0]: 'fixtures/example/no.py' not found")
     assert lines[2].startswith("warden/b.yaml:2:1: malformed YAML")
     assert lines[3].startswith("warden/c/d.json:1:16: files: List should have at least 1 item")
@@ -428,13 +417,17 @@ def test_duplicate_case_ids_across_files(cli, tmp_path: Path) -> None:
     data["name"] = "sentry-replay-delete-read-scope"
     (root / "security-review/b.json").write_text(json.dumps(data))
     code, _, err = cli("validate", "warden")
-    assert code == 2
+    # Warden runs both (vitest allows a test name twice): the later one is renamed.
+    assert code == 0
     # A JSON scenario's case starts at its first key (line 2), not at the `{` above it.
     assert (
-        "warden/security-review/sentry-replay-delete-read-scope.json:2:3: duplicate case id "
-        "'security-review/sentry-replay-delete-read-scope' (also defined at "
+        "warden/security-review/sentry-replay-delete-read-scope.json:2:3: warning: duplicate "
+        "case id 'security-review/sentry-replay-delete-read-scope' (also defined at "
+        "warden/security-review/b.json:1:1): both run, this one as "
+        "'security-review/sentry-replay-delete-read-scope#2'"
     ) in err
-    assert "(also defined at warden/security-review/b.json:1:1)" in err
+    code, _, err = cli("validate", "warden", "--strict")
+    assert code == 2 and "duplicate case id" in err
 
 
 def test_symlink_escaping_the_root(cli, tmp_path: Path) -> None:
@@ -505,10 +498,6 @@ def _manifest(root: Path, **changes: object) -> None:
             "suite.json:11:7: base 'input.diff' must be a directory or",
         ),
         ({"diff_path": "none.diff"}, "suite.json:11:7: diff 'none.diff' not found"),
-        (
-            {"rubric": "TODO: describe"},
-            "suite.json:9:7: cases[0].rubric: still the scaffold's TODO placeholder",
-        ),
         ({"id": 7}, "suite.json:6:7: cases[0].id: Input should be a valid string, got a number"),
     ],
 )

@@ -41,8 +41,11 @@ def test_a_scaffolded_case_validates_once_filled_in_and_builds_its_sandbox(
     assert f"next: edit should_find in evals/security-review/{NAME}.json" in out
     assert f"  assay validate evals/security-review/{NAME}.json\n" in out
 
-    # The untouched stub is rejected, saying what to fill in.
+    # The untouched stub is a warning saying what to fill in; `--strict` rejects it.
     code, _, err = run_cli(capsys, "validate", str(scenario_path))
+    assert code == 0
+    assert "warning: should_find[0].finding: still the scaffold's TODO placeholder" in err
+    code, _, err = run_cli(capsys, "validate", "--strict", str(scenario_path))
     assert code == 2
     assert "should_find[0].finding: still the scaffold's TODO placeholder" in err
 

@@ -96,13 +96,16 @@ def test_the_case_is_base_files_plus_a_diff_that_applies_to_them(
     assert "rubric  rubric/replay-scope: 4 files changed" in out
 
 
-def test_the_untouched_rubric_stub_does_not_validate(
+def test_the_untouched_rubric_stub_does_not_validate_strictly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = tmp_path / "clone"
     base, head = make_repo(repo, {"LICENSE": "MIT\n", "a.py": "a\n"}, {"a.py": "b\n"})
     assert _local_rubric(capsys, repo, base, head, tmp_path / "out", "--name", NAME)[0] == 0
-    code, _, err = run_cli(capsys, "validate", str(tmp_path / "out" / "rubric" / "rubric.json"))
+    manifest = str(tmp_path / "out" / "rubric" / "rubric.json")
+    code, _, err = run_cli(capsys, "validate", manifest)
+    assert code == 0 and "warning: cases[0].rubric: still the scaffold's TODO" in err
+    code, _, err = run_cli(capsys, "validate", "--strict", manifest)
     assert code == 2 and "TODO" in err
 
 

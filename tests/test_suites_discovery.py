@@ -137,7 +137,11 @@ def test_yml_suffix_and_suite_yml(warden: Path) -> None:
     write(warden / "security-review/_suite.yml", "model: anthropic/claude-z\n")
     cases = load_suites([warden]).cases
     assert cases[0].id == "bug-detection/null-property-access"  # the skill's name
-    assert cases[0].aliases == ("bugs/null-property-access",)
+    # The file stem still selects it, and so does Warden's full id (its newest test name).
+    assert cases[0].aliases == (
+        "bugs/null-property-access",
+        "bug-detection/pi/anthropic/claude-sonnet-4-6/null-property-access",
+    )
     assert cases[1].model == "anthropic/claude-z"
 
 

@@ -167,7 +167,10 @@ def test_verification_scenario(tmp_path: Path) -> None:
     # No _suite.yaml: the skill is the one src/verify.eval.ts declares.
     assert case.spec.skill == root / "skills/security-review/SKILL.md"
     assert case.id == "security-review/workflow-open-periods-project-access-keep"
-    assert case.aliases == ("verification/workflow-open-periods-project-access-keep",)
+    assert case.aliases == (
+        "verification/workflow-open-periods-project-access-keep",
+        "security-review/pi/anthropic/claude-sonnet-4-6/workflow-open-periods-project-access-keep",
+    )
     assert (case.runtime, case.model) == ("pi", "anthropic/claude-sonnet-4-6")
 
 
@@ -428,11 +431,15 @@ def test_a_manifest_may_make_its_own_directory_a_fixture(tmp_path: Path) -> None
     assert dot.spec.base == tmp_path / "base"  # type: ignore[union-attr]
 
 
-def test_a_base_directory_the_sandbox_could_not_copy_is_refused(tmp_path: Path) -> None:
+def test_a_base_directory_cassandra_could_not_copy_fails_its_case_as_it_runs(
+    tmp_path: Path,
+) -> None:
+    # Go 1.24's os.CopyFS copies files and directories only: Cassandra fails the case
+    # (tests/test_cassandra_parity_round2.py runs it), the suite still loads.
     root = copy_seed("cassandra", tmp_path)
     os.mkfifo(root / "fixtures/sql-injection/base/pipe")
-    with pytest.raises(ConfigErrors, match="base 'base': .*not a regular file"):
-        load_suites([root / "suite.json"])
+    loaded = load_suites([root / "suite.json"])
+    assert "suite/sql-injection" in {c.id for c in loaded.cases}
 
 
 def test_manifest_base_source_override_and_tarball_default(tmp_path: Path) -> None:

@@ -64,18 +64,18 @@ describeEval(
 );
 """
 
-# Non-literal values: a computed skill path and a timeout built from an expression.
+# Values only running the code tells: a function's result, a property of an object.
 SECURITY_REVIEW_TS = """\
 import { discoverEvalScenarios } from './index.js';
 const SKILLS = '../warden/src/builtin-skills';
 const evals = discoverEvalScenarios({
   category: "security-review",
-  skill: `${SKILLS}/security-review/SKILL.md`,
+  skill: skillPath('security-review'),
   runtime: DEFAULT_EVAL_RUNTIME,
-  model: process.env.MY_MODEL,
+  model: pickModel(),
 });
 describeEval('security-review', {
-  harness: createWardenEvalHarness({ apiKey, timeoutMs: 2 * 60_000 }), // two minutes
+  harness: createWardenEvalHarness({ apiKey, timeoutMs: TIMEOUTS.review }), // two minutes
 });
 """
 
@@ -194,10 +194,14 @@ def test_eval_ts_literals_consts_and_wardens_own_names(warden: Path) -> None:
         "skill": ("../warden/src/builtin-skills/code-review/SKILL.md", "literal"),
         "runtime": ("pi", "DEFAULT_EVAL_RUNTIME"),
         "model": ("openrouter/anthropic/claude-sonnet-4.6", "defaultEvalModel()"),
+    }
+    # The harness of the describeEval block that runs these metas, kept apart.
+    harness = {key: (v.value, v.how) for key, v in code_review.harness.items()}
+    assert harness == {
         "maxTurns": (8, "literal"),
         "timeoutMs": (120_000, "const CODE_REVIEW_RUN_TIMEOUT_MS"),
     }
-    assert code_review.values["maxTurns"].location.line == 23
+    assert code_review.harness["maxTurns"].location.line == 23
     assert [d.call for d in declarations] == [
         "discoverEvalScenarios",
         "discoverEvals",
@@ -216,12 +220,13 @@ def test_non_literal_values_are_warnings_naming_file_line_and_the_suite_yaml(war
     ]
     skill, model, timeout = (m for _, _, m in messages)
     assert skill == (
-        "discoverEvalScenarios: skill is `${SKILLS}/security-review/SKILL.md`, not a string "
-        "or number literal, so assay does not read it; set `skill:` in "
+        "discoverEvalScenarios: skill is `skillPath('security-review')`, which assay cannot "
+        "work out without running it (`skillPath(...)` is a function call); set `skill:` in "
         "security-review/_suite.yaml instead"
     )
-    assert "model is process.env.MY_MODEL, not a string" in model
-    assert "timeoutMs is 2 * 60_000," in timeout
+    assert "model is `pickModel()`, which assay cannot work out" in model
+    assert "timeoutMs is `TIMEOUTS.review`," in timeout
+    assert "(`TIMEOUTS.review` is a property)" in timeout
     assert "set `timeout_ms:` in security-review/_suite.yaml" in timeout
 
 
@@ -322,7 +327,8 @@ def test_a_harness_model_and_runtime_beat_a_json_scenarios_own(warden: Path) -> 
 def test_a_yaml_suite_without_runtime_or_model_gets_wardens_defaults(
     warden: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # EvalFileSchema: runtime `pi`, model DEFAULT_EVAL_MODEL (WARDEN_MODEL, as for pi).
+    # EvalFileSchema: runtime DEFAULT_EVAL_RUNTIME (`pi`), model DEFAULT_EVAL_MODEL, a
+    # constant: WARDEN_MODEL reaches YAML suites only through e2e.eval.ts's harness.
     (warden / "src/e2e.eval.ts").unlink()
     text = (warden / "eval-precision.yaml").read_text()
     write(
@@ -333,7 +339,8 @@ def test_a_yaml_suite_without_runtime_or_model_gets_wardens_defaults(
     assert (case.runtime, case.model) == ("pi", "openrouter/anthropic/claude-sonnet-4.6")  # type: ignore[attr-defined]
     assert (case.max_turns, case.timeout_s) == (None, None)  # type: ignore[attr-defined]
     monkeypatch.setenv("WARDEN_MODEL", "anthropic/claude-w")
-    assert by_id(warden)["precision/ignores-style"].model == "anthropic/claude-w"  # type: ignore[attr-defined]
+    case = by_id(warden)["precision/ignores-style"]
+    assert case.model == "openrouter/anthropic/claude-sonnet-4.6"  # type: ignore[attr-defined]
     # Defaults, the weakest settings: the project's `[tool.assay]` model still beats them.
     write(warden / "assay.toml", 'model = "anthropic/claude-project"\n')
     case = by_id(warden)["precision/ignores-style"]

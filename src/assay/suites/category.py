@@ -7,11 +7,17 @@ A scenario's own `runtime` / `model` beats them, except what the eval.ts harness
 (`createWardenEvalHarness({model})`: Warden's runner puts it before the scenario's).
 The command line beats all of them when the case runs. A category that ends up with no
 skill is a warning (an error under `--strict`): its cases would review without one.
+
+A category declared by several discover calls runs its scenarios once per declaration
+(Warden's metas of each call are their own tests), and the declaring call decides what
+its JSON files are: review scenarios or verification scenarios (`declared_kind`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +27,7 @@ from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
 from assay.suites.validation import checked_graders, validate_model
-from assay.suites.warden import default_skill, resolve_skill
+from assay.suites.warden import default_skill, node_join, resolve_skill
 from assay.suites.warden_evalts import (
     WARDEN_DEFAULT_MODEL,
     WARDEN_DEFAULT_RUNTIME,
@@ -31,7 +37,14 @@ from assay.suites.warden_evalts import (
 from assay.suites.wire_common import unknown_runtime
 from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 
-__all__ = ["load_category_defaults", "yaml_suite_overrides"]
+__all__ = [
+    "KIND_OF_CALL",
+    "category_runs",
+    "declarations_of",
+    "declared_kind",
+    "load_category_defaults",
+    "yaml_suite_overrides",
+]
 
 WARDEN_VERIFICATION_MODEL = "anthropic/claude-sonnet-4-6"
 """Warden's `DEFAULT_VERIFICATION_MODEL` (packages/evals/src/verify.ts)."""
@@ -40,32 +53,80 @@ _FAILED = "not resolved"
 """The source of a skill that was named but could not be resolved (already an error)."""
 
 
-def load_category_defaults(category_dir: Path, *, root: Path, ctx: LoadContext) -> CategoryDefaults:
-    """The resolved settings of the category directory `category_dir` (cached per run)."""
+KIND_OF_CALL = {
+    "discoverEvalScenarios": "review-json",
+    "discoverVerificationEvalScenarios": "verification",
+}
+"""What each of Warden's discover calls reads a category's JSON files as."""
+
+
+def declarations_of(category_dir: Path, *, root: Path, ctx: LoadContext) -> list[EvalDeclaration]:
+    """The eval.ts calls declaring `category_dir` (`join(baseDir, category)`, so
+    `bench/perf` names `<root>/bench/perf`)."""
+    return [
+        d
+        for d in ctx.declarations_for(root)
+        if d.call in KIND_OF_CALL and d.category and node_join(root, d.category) == category_dir
+    ]
+
+
+def declared_kind(category_dir: Path, *, root: Path, ctx: LoadContext) -> str | None:
+    """What every JSON file of `category_dir` is, when declarations of one kind declare it
+    (whatever keys a file has: Warden's loader reads it with that call's schema); None for
+    a directory no eval.ts declares, or one declared as both kinds (a warning: Warden's
+    loader would refuse the files of the other kind)."""
+    declarations = declarations_of(category_dir, root=root, ctx=ctx)
+    kinds = {KIND_OF_CALL[d.call] for d in declarations}
+    if len(kinds) == 1:
+        return kinds.pop()
+    if len(kinds) > 1 and _first_time(ctx, "both kinds", str(category_dir)):
+        ctx.problems.warn(
+            f"{declarations[0].category!r} is declared by both discoverEvalScenarios and "
+            "discoverVerificationEvalScenarios: each JSON file runs under the calls of its "
+            "own kind, told apart by its keys (Warden's loader would refuse it under the other)",
+            declarations[0].location,
+        )
+    return None
+
+
+def category_runs(
+    category_dir: Path, *, root: Path, ctx: LoadContext, kind: str
+) -> tuple[CategoryDefaults, ...]:
+    """The runs of `category_dir` a JSON file of `kind` (`review-json`, `verification`)
+    takes part in: one per declaring call of that kind, or the undeclared one."""
+    runs = load_category_defaults(category_dir, root=root, ctx=ctx)
+    mine = tuple(r for r in runs if r.call is None or KIND_OF_CALL[r.call] == kind)
+    return mine or runs
+
+
+def load_category_defaults(
+    category_dir: Path, *, root: Path, ctx: LoadContext
+) -> tuple[CategoryDefaults, ...]:
+    """Every run of the category directory `category_dir`: one per eval.ts declaration,
+    else one (cached per run)."""
     if category_dir in ctx.category_defaults:
         return ctx.category_defaults[category_dir]
-    defaults = CategoryDefaults()
+    base = CategoryDefaults()
     conventional = default_skill(root, category_dir.name)
     if conventional is not None:
-        defaults = CategoryDefaults(skill=conventional, sources={"skill": "default"})
-    if category_dir.parent == root:
-        declaration = _declaration(ctx.declarations_for(root), category_dir.name)
-        if declaration is not None:
-            defaults = _from_declaration(declaration, root=root, ctx=ctx, fallback=defaults)
-    for file_name in DEFAULTS_FILE_NAMES:
-        path = category_dir / file_name
-        if path.is_file():
-            defaults = _read_defaults(path, root=root, ctx=ctx, fallback=defaults)
-            break
-    if defaults.skill is None and defaults.sources.get("skill") != _FAILED:
+        base = CategoryDefaults(skill=conventional, sources={"skill": "default"})
+    declarations = declarations_of(category_dir, root=root, ctx=ctx)
+    runs = [_from_declaration(d, root=root, ctx=ctx, fallback=base) for d in declarations]
+    suite_yaml = next(
+        (category_dir / n for n in DEFAULTS_FILE_NAMES if (category_dir / n).is_file()), None
+    )
+    read = _read_defaults(suite_yaml, root=root, ctx=ctx) if suite_yaml else None
+    runs = [_with_suite_yaml(run, read) for run in runs or [base]]
+    if any(r.skill is None and r.sources.get("skill") != _FAILED for r in runs):
+        name = category_dir.name
         ctx.problems.unknown_key(
-            f"category {category_dir.name!r} has no skill: its cases would run without one. "
-            f"Set `skill:` in {category_dir.name}/{_SUITE_FILE} (or declare the category in "
-            "src/<name>.eval.ts, or add skills/<category>.md)",
+            f"category {name!r} has no skill: its cases would run without one. Set `skill:` "
+            f"in {os.path.relpath(category_dir, root)}/{_SUITE_FILE} (or declare the category "
+            "in src/<name>.eval.ts, or add skills/<category>.md)",
             SourcePosition(category_dir),
         )
-    ctx.category_defaults[category_dir] = defaults
-    return defaults
+    ctx.category_defaults[category_dir] = tuple(runs)
+    return ctx.category_defaults[category_dir]
 
 
 def yaml_suite_overrides(root: Path, ctx: LoadContext) -> CategoryDefaults | None:
@@ -84,7 +145,7 @@ def _yaml_suite_overrides(root: Path, ctx: LoadContext) -> CategoryDefaults | No
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for key, field_name in _HARNESS_FIELDS:
-        value = declaration.values.get(key)
+        value = declaration.harness.get(key)
         if value is not None and _usable(key, value, ctx):
             values[field_name] = value.value
             sources[field_name] = _where(value)
@@ -103,10 +164,6 @@ _HARNESS_FIELDS = (
 """eval.ts keys and the CategoryDefaults fields they fill."""
 
 
-def _declaration(declarations: list[EvalDeclaration], category: str) -> EvalDeclaration | None:
-    return next((d for d in declarations if d.category == category), None)
-
-
 def _from_declaration(
     declaration: EvalDeclaration, *, root: Path, ctx: LoadContext, fallback: CategoryDefaults
 ) -> CategoryDefaults:
@@ -123,23 +180,35 @@ def _from_declaration(
             )
             sources["skill"] = _where(skill_value)
         except ConfigError as exc:
-            ctx.problems.add(exc)
+            _say(ctx, exc)
             sources["skill"] = _FAILED
-    for key, field_name in _HARNESS_FIELDS:
+    for key in ("runtime", "model"):
         value = declaration.values.get(key)
         if value is not None and _usable(key, value, ctx):
-            values[field_name] = value.value
-            sources[field_name] = _where(value)
-    harness = frozenset(
-        key for key in ("runtime", "model") if key in values and key in declaration.from_harness
-    )
+            values[key] = value.value
+            sources[key] = _where(value)
     # What Warden resolves when the declaration leaves them out (index.ts, verify.ts).
     verification = declaration.call == "discoverVerificationEvalScenarios"
     values.setdefault("runtime", WARDEN_DEFAULT_RUNTIME)
-    sources.setdefault("runtime", "Warden default")
     values.setdefault("model", WARDEN_VERIFICATION_MODEL if verification else WARDEN_DEFAULT_MODEL)
-    sources.setdefault("model", "Warden default")
-    return dataclasses.replace(fallback, **values, harness=harness, sources=sources)
+    for key in ("runtime", "model"):
+        sources.setdefault(key, "Warden default")
+    meta = {"meta_runtime": values["runtime"], "meta_model": values["model"]}
+    harness = set()
+    for key, field_name in _HARNESS_FIELDS:
+        value = declaration.harness.get(key)
+        if value is not None and _usable(key, value, ctx):
+            values[field_name] = value.value
+            sources[field_name] = _where(value)
+            harness.add(field_name)
+    return dataclasses.replace(
+        fallback,
+        **values,
+        **meta,
+        harness=frozenset(harness & {"runtime", "model"}),
+        call=declaration.call,
+        sources=sources,
+    )
 
 
 def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
@@ -150,7 +219,7 @@ def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
     elif key == "runtime":
         problem = unknown_runtime(value.value)
         if problem is not None:
-            ctx.problems.error(f"{key}: {problem}", value.location)
+            _say(ctx, ConfigError(f"{key}: {problem}", value.location))
         return problem is None
     elif key == "maxTurns":
         ok = isinstance(value.value, int) and value.value >= 1
@@ -159,8 +228,21 @@ def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
         ok = isinstance(value.value, int | float) and value.value > 0
         need = "a positive number of milliseconds"
     if not ok:
-        ctx.problems.error(f"{key} is {value.value!r}; it must be {need}", value.location)
+        _say(ctx, ConfigError(f"{key} is {value.value!r}; it must be {need}", value.location))
     return ok
+
+
+def _say(ctx: LoadContext, problem: ConfigError) -> None:
+    """Report `problem` once: a harness running several declarations is read with each."""
+    if _first_time(ctx, problem.message, str(problem.location)):
+        ctx.problems.add(problem)
+
+
+def _first_time(ctx: LoadContext, what: str, where: str) -> bool:
+    if (what, where) in ctx.said:
+        return False
+    ctx.said.add((what, where))
+    return True
 
 
 def _where(value: EvalValue) -> str:
@@ -169,19 +251,26 @@ def _where(value: EvalValue) -> str:
     return origin if value.how == "literal" else f"{origin} ({value.how})"
 
 
-def _read_defaults(
-    path: Path, *, root: Path, ctx: LoadContext, fallback: CategoryDefaults
-) -> CategoryDefaults:
+@dataclass(frozen=True)
+class _SuiteYaml:
+    """What a category's `_suite.yaml` sets, read once and laid over each of its runs."""
+
+    name: str
+    values: dict[str, Any]
+    skill_failed: bool
+
+
+def _read_defaults(path: Path, *, root: Path, ctx: LoadContext) -> _SuiteYaml | None:
     try:
         doc = read_document(path)
     except ConfigError as exc:
         ctx.problems.add(exc)
-        return fallback
+        return None
     if doc.data is None:  # an empty file sets nothing
-        return fallback
+        return None
     model = validate_model(CategoryDefaultsFile, doc, ctx.problems)
     if model is None:
-        return fallback
+        return None
     values: dict[str, Any] = {}
     skill_failed = False
     if model.skill is not None:
@@ -199,13 +288,22 @@ def _read_defaults(
         values["agent_command"] = _command(model.agent_command, doc, ctx)
     if model.graders:
         values["graders"] = checked_graders(model.graders, doc, ctx)
-    sources = dict(fallback.sources)
-    sources.update({key: path.name for key in values})
-    if skill_failed:
+    return _SuiteYaml(path.name, values, skill_failed)
+
+
+def _with_suite_yaml(run: CategoryDefaults, suite_yaml: _SuiteYaml | None) -> CategoryDefaults:
+    if suite_yaml is None:
+        return run
+    values = dict(suite_yaml.values)
+    sources = dict(run.sources)
+    sources.update({key: suite_yaml.name for key in values})
+    if suite_yaml.skill_failed:
         sources["skill"] = _FAILED
-    # A runtime or model set here is the category's default, which a scenario's own beats.
-    harness = fallback.harness - values.keys()
-    return dataclasses.replace(fallback, **values, harness=harness, sources=sources)
+    # A runtime or model set here is the category's default (what Warden's metas would
+    # carry), which a scenario's own beats.
+    meta = {f"meta_{key}": values[key] for key in ("runtime", "model") if key in values}
+    harness = run.harness - values.keys()
+    return dataclasses.replace(run, **values, **meta, harness=harness, sources=sources)
 
 
 def _skill(raw: str, *, root: Path, doc: Document, ctx: LoadContext) -> Path | None:

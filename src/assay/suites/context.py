@@ -38,6 +38,15 @@ class CategoryDefaults:
     harness: frozenset[str] = frozenset()
     """Which of `runtime` and `model` Warden's harness options set: those beat a scenario's
     own `runtime` / `model` (Warden's runner: `options.model ?? meta.model`)."""
+    call: str | None = None
+    """The eval.ts call that declares this run of the category (`discoverEvalScenarios`,
+    `discoverVerificationEvalScenarios`), or None for a category no eval.ts declares."""
+    meta_runtime: str | None = None
+    """The runtime Warden's metas carry (the declaration's or `_suite.yaml`'s, else Warden's
+    default; never the harness's): with the scenario's own, it names the case in Warden's
+    full id, `<skill>/<runtime>/<model>/<name>`."""
+    meta_model: str | None = None
+    """The model Warden's metas carry, as `meta_runtime`."""
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     """Per field above: `_suite.yaml`, `<file>.eval.ts:<line>`, `Warden default`, `default`."""
 
@@ -46,12 +55,17 @@ class CategoryDefaults:
 class LoadContext:
     problems: Problems
     config: AssayConfig | None
-    category_defaults: dict[Path, CategoryDefaults] = field(default_factory=dict)
-    """Cache by category directory, so a `_suite.yaml` is read (and reported) once."""
+    category_defaults: dict[Path, tuple[CategoryDefaults, ...]] = field(default_factory=dict)
+    """Cache by category directory, so a `_suite.yaml` is read (and reported) once: one
+    entry per eval.ts declaration of the category (its JSON scenarios run once per entry),
+    one for a category no eval.ts declares."""
     yaml_suite_defaults: dict[Path, CategoryDefaults | None] = field(default_factory=dict)
     """What Warden's e2e harness gives the YAML suites of an eval root, checked once per root."""
     eval_declarations: dict[Path, list[EvalDeclaration]] = field(default_factory=dict)
     """Warden's `src/**/*.eval.ts` declarations, by eval root, read (and reported) once."""
+    said: set[tuple[str, str]] = field(default_factory=set)
+    """Problems already reported once, by (what, where): a harness that runs several
+    declarations is checked with each."""
     _projects: dict[Path, Path] = field(default_factory=dict)
     _fixture_trees: dict[Path, str | None] = field(default_factory=dict)
 

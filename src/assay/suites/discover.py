@@ -1,10 +1,14 @@
 """Finding suite files under a directory and telling which format each one is in.
 
-The walk is sorted (deterministic), skips hidden directories, fixture trees and
-dependency caches (unless Warden's `src/**/*.eval.ts` declares one, `base/` say, as a
-category), and never follows a symlinked directory. A file is recognised by its
-keys; a file with some of a format's distinguishing keys is that format (and an error if
-it then fails validation), a file with none of them is not a suite and is ignored.
+The walk is sorted (deterministic), skips hidden files and directories, fixture trees and
+dependency caches, and never follows a symlinked directory. In a Warden eval root (one
+with `src/**/*.eval.ts`) it reads what Warden reads as Warden names it: `src/` is code,
+never walked; a root `*.yaml` / `*.yml` and a declared category's `*.json` count by their
+exact suffix, dotfiles included; a declared category is walked even when named like a
+fixture tree (`base/`) or hidden. Everything else follows the general rule. A file is
+recognised by its keys; a file with some of a format's distinguishing keys is that format
+(and an error if it then fails validation), a file with none of them is not a suite and
+is ignored.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from assay.core.paths import is_inside, real_path
 from assay.errors import SourcePosition
 from assay.suites.document import Document, Problems
 from assay.suites.go_json import go_fold
+from assay.suites.warden_evalts import EVAL_TS_DIR, eval_ts_files, read_eval_declarations
 
 __all__ = ["DEFAULTS_FILE_NAMES", "FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
 
@@ -44,10 +49,10 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
     """Every `.json` / `.yaml` / `.yml` file under `top` that could hold a suite, sorted."""
     real_top = Path(os.path.realpath(top))
     found: list[Path] = []
-    pending = [top]
-    declared: dict[Path, frozenset[str]] = {}
+    layouts: dict[Path, frozenset[str] | None] = {}
+    pending: list[tuple[Path, _Warden | None]] = [(top, None)]
     while pending:
-        directory = pending.pop()
+        directory, warden = pending.pop()
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
@@ -55,17 +60,18 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
                 f"cannot read directory: {exc.strerror or exc}", SourcePosition(directory)
             )
             continue
+        if any(e.name == EVAL_TS_DIR and _is_dir(e) for e in entries):
+            declared = _warden_layout(directory, layouts)
+            if declared is not None:
+                warden = _Warden(directory, declared)
+        place = warden.place(directory) if warden else None
         subdirectories = []
         for entry in entries:
-            if entry.name.startswith("."):
-                continue
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
-                if entry.name not in SKIPPED_DIR_NAMES or entry.name in _declared_categories(
-                    Path(directory), declared
-                ):
-                    subdirectories.append(path)
-            elif entry.name.lower().endswith(SUITE_SUFFIXES):
+                if _walked(entry.name, place, warden):
+                    subdirectories.append((path, warden))
+            elif _suite_name(entry.name, place, warden):
                 try:
                     is_file = entry.is_file()
                 except OSError as exc:  # a symlink loop
@@ -82,17 +88,76 @@ def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(top).parts)
 
 
-def _declared_categories(directory: Path, cache: dict[Path, frozenset[str]]) -> frozenset[str]:
-    """The categories `<directory>/src/**/*.eval.ts` declares: a `base/` Warden declares as
-    a category holds its scenarios, not a rubric base (its warnings are reported at load)."""
-    if directory not in cache:
-        from assay.suites.warden_evalts import EVAL_TS_DIR, read_eval_declarations
+class _Warden:
+    """A Warden eval root met on the walk, and the category paths its eval.ts declare."""
 
-        names: frozenset[str] = frozenset()
-        if (directory / EVAL_TS_DIR).is_dir():
+    def __init__(self, root: Path, declared: frozenset[str]) -> None:
+        self.root = root
+        self.declared = declared
+
+    def place(self, directory: Path) -> str | None:
+        """`directory` relative to the eval root (`.` for the root itself), POSIX."""
+        try:
+            return directory.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    def leads_to_category(self, place: str) -> bool:
+        return any(d == place or d.startswith(place + "/") for d in self.declared)
+
+
+def _walked(name: str, place: str | None, warden: _Warden | None) -> bool:
+    if warden is not None and place is not None:
+        if place == ".":
+            if name == EVAL_TS_DIR:
+                return False  # Warden's code (its own test fixtures included), not suites
+            if warden.leads_to_category(name):
+                return True
+        elif warden.leads_to_category(f"{place}/{name}"):
+            return True
+    return not name.startswith(".") and name not in SKIPPED_DIR_NAMES
+
+
+def _suite_name(name: str, place: str | None, warden: _Warden | None) -> bool:
+    """Whether a file named `name` could be a suite: Warden's exact-suffix rule where
+    Warden reads (root YAML, a declared category's JSON), the general rule elsewhere."""
+    if warden is not None and place == ".":
+        if name.lower().endswith(_YAML_SUFFIXES):
+            return name.endswith(_YAML_SUFFIXES)
+    elif warden is not None and place in warden.declared:
+        if name.lower().endswith(".json"):
+            return name.endswith(".json")
+    return not name.startswith(".") and name.lower().endswith(SUITE_SUFFIXES)
+
+
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _warden_layout(
+    directory: Path, cache: dict[Path, frozenset[str] | None]
+) -> frozenset[str] | None:
+    """None when `directory` is no Warden eval root; else the category paths its
+    `src/**/*.eval.ts` declare, relative to it (`bench/perf` for a nested one). A `base/`
+    Warden declares as a category holds its scenarios, not a rubric base (the eval.ts
+    warnings are reported at load)."""
+    if directory not in cache:
+        cache[directory] = None
+        if eval_ts_files(directory):
+            from assay.suites.warden import node_join  # Warden's layouts only
+
             declarations, _ = read_eval_declarations(directory)
-            names = frozenset(d.category for d in declarations if d.category)
-        cache[directory] = names
+            cache[directory] = frozenset(
+                os.path.relpath(node_join(directory, d.category), directory)
+                for d in declarations
+                if d.category
+            )
     return cache[directory]
 
 

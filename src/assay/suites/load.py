@@ -4,7 +4,11 @@
 2. load task suites and rubric manifests first: their workspace and fixture directories
    are fixture trees, so files inside them are dropped, not loaded (nor their errors,
    even when such a file looks like a task suite or a manifest itself);
-3. load the rest in discovery order, check case ids are unique across all files.
+3. load the rest in discovery order, make case ids unique across all files (a Warden
+   case whose id is taken runs as `<id>#2`, with a warning; any other clash is an error).
+
+A JSON file in a directory Warden's `src/**/*.eval.ts` declares is what the declaring
+call reads (a review or a verification scenario), whatever keys it has.
 """
 
 from __future__ import annotations
@@ -127,7 +131,7 @@ def load_suites(
     elif not targets:
         targets = [Path(os.getcwd())]
     ctx = LoadContext(problems=problems, config=config)
-    candidates, roots = _gather(targets, config, problems)
+    candidates, roots = _gather(targets, config, ctx)
     fixture_trees = _load_fixture_owners(candidates, ctx)
     kept = [c for c in candidates if c.explicit or not _inside_any(c.path, fixture_trees)]
     for candidate in kept:
@@ -138,13 +142,13 @@ def load_suites(
         _load_rest(candidate, ctx)
     _report_empty_targets(targets, kept, problems)
     suite_files = [c for c in kept if c.kind not in (None, "category-defaults") and c.doc]
+    _make_ids_unique(suite_files, problems)
     cases = [case for c in suite_files for case in c.cases]
     if config is not None and config.graders:  # the project's graders run first, on every case
         cases = [
             dataclasses.replace(case, graders=(*dict.fromkeys((*config.graders, *case.graders)),))
             for case in cases
         ]
-    _check_unique_ids(suite_files, problems)
     _check_model_names(cases, config, problems)
     warnings = _in_reading_order(problems.warnings)
     if problems.errors:
@@ -158,7 +162,8 @@ def load_suites(
         config=config,
         categories=tuple(
             (directory, defaults)
-            for directory, defaults in sorted(ctx.category_defaults.items())
+            for directory, runs in sorted(ctx.category_defaults.items())
+            for defaults in runs
             if any(
                 c.source_path.parent == directory and c.format in ("review-json", "verification")
                 for c in cases
@@ -226,8 +231,9 @@ def _load_fixture_owners(candidates: list[_Candidate], ctx: LoadContext) -> list
 
 
 def _gather(
-    targets: list[Path], config: AssayConfig | None, problems: Problems
+    targets: list[Path], config: AssayConfig | None, ctx: LoadContext
 ) -> tuple[list[_Candidate], list[Path]]:
+    problems = ctx.problems
     candidates: list[_Candidate] = []
     roots: list[Path] = []
     seen: dict[str, _Candidate] = {}
@@ -263,10 +269,26 @@ def _gather(
                 if path.name.lower() in DEFAULTS_FILE_NAMES:
                     candidate.kind = "category-defaults"
             candidate.root = configured_root or _root_for(target, candidate.kind)
+            if candidate.doc is not None and path.name.endswith(".json"):
+                _take_declared_kind(candidate, target, configured_root, ctx)
             candidates.append(candidate)
             target_kind = candidate.kind
         roots.append(configured_root or _root_for(target, target_kind))
     return candidates, roots
+
+
+def _take_declared_kind(
+    candidate: _Candidate, target: Path, configured_root: Path | None, ctx: LoadContext
+) -> None:
+    """A JSON file in a category an eval.ts declares is what the declaring call reads."""
+    root = configured_root or (target if target.is_dir() else candidate.path.parent.parent)
+    if not ctx.declarations_for(root):  # not Warden's layout: nothing more to import
+        return
+    from assay.suites.category import declared_kind
+
+    kind = declared_kind(candidate.path.parent, root=root, ctx=ctx)
+    if kind is not None:
+        candidate.kind, candidate.root = kind, root
 
 
 def _check_model_names(
@@ -350,10 +372,18 @@ def _id_problem(case_id: str) -> str | None:
     return None
 
 
-def _check_unique_ids(suite_files: list[_Candidate], problems: Problems) -> None:
-    first: dict[str, SourcePosition] = {}
+_WARDEN_FORMATS = frozenset({"review-yaml", "review-json", "verification"})
+"""Formats whose tool runs two cases of one name both (vitest allows a test name twice)."""
+
+
+def _make_ids_unique(suite_files: list[_Candidate], problems: Problems) -> None:
+    """Refuse ids that cannot be ids; a Warden case whose id an earlier Warden case has
+    runs as `<id>#2` (`#3`, ...) with a warning naming both; other clashes are errors."""
+    first: dict[str, tuple[SourcePosition, Case]] = {}
+    taken = {case.id for candidate in suite_files for case in candidate.cases}
     for candidate in suite_files:
         leftmost = _leftmost_columns(candidate)
+        kept: list[Case] = []
         for case in candidate.cases:
             where = SourcePosition(
                 case.source_path, case.source_line, leftmost.get(case.source_line, 1)
@@ -362,10 +392,29 @@ def _check_unique_ids(suite_files: list[_Candidate], problems: Problems) -> None
             if bad is not None:
                 problems.error(bad, where)
             elif case.id in first:
-                other = display_location(first[case.id])
-                problems.error(f"duplicate case id {case.id!r} (also defined at {other})", where)
+                earlier, earlier_case = first[case.id]
+                other = display_location(earlier)
+                if case.format in _WARDEN_FORMATS and earlier_case.format in _WARDEN_FORMATS:
+                    number = 2
+                    while f"{case.id}#{number}" in taken:
+                        number += 1
+                    renamed = f"{case.id}#{number}"
+                    problems.unknown_key(
+                        f"duplicate case id {case.id!r} (also defined at {other}): both run, "
+                        f"this one as {renamed!r}",
+                        where,
+                    )
+                    taken.add(renamed)
+                    case = dataclasses.replace(case, id=renamed)
+                    first[renamed] = (where, case)
+                else:
+                    problems.error(
+                        f"duplicate case id {case.id!r} (also defined at {other})", where
+                    )
             else:
-                first[case.id] = where
+                first[case.id] = (where, case)
+            kept.append(case)
+        candidate.cases = tuple(kept)
 
 
 def _leftmost_columns(candidate: _Candidate) -> dict[int, int]:

@@ -1,20 +1,31 @@
-"""Loaders for Warden's formats: YAML review suites, JSON scenarios, verification scenarios."""
+"""Loaders for Warden's formats: YAML review suites, JSON scenarios, verification scenarios.
+
+A case's id is Warden's test name, `<skill name>/<case>`; Warden's newest full form,
+`<skill name>/<runtime>/<model>/<case>` (its `formatEvalId`), is an alias, and becomes the
+id of the cases a category declared twice would otherwise give one id.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
-from assay.suites.category import load_category_defaults, yaml_suite_overrides
+from assay.suites.category import (
+    category_runs,
+    declarations_of,
+    load_category_defaults,
+    yaml_suite_overrides,
+)
 from assay.suites.command import parse_agent_command, placeholder_typos
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import checked_graders, validate_model, validate_quietly
 from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
-from assay.suites.warden_evalts import warden_model
+from assay.suites.warden_evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
 
 __all__ = [
@@ -75,6 +86,8 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
         )
         model = item.model or (suite.model if suite else None)
         runtime: str | None = item.runtime or (suite.runtime if suite else None)
+        # What Warden's meta carries (EvalFileSchema's defaults), for the full id.
+        meta = (runtime or WARDEN_DEFAULT_RUNTIME, model or WARDEN_DEFAULT_MODEL)
         if warden is not None:  # Warden's e2e harness passes its own runtime and model
             model = warden.model or model
             runtime = warden.runtime or runtime
@@ -82,7 +95,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
         cases.append(
             Case(
                 id=f"{prefix}/{item.name}",
-                aliases=_aliases(f"{name}/{item.name}", prefix, item.name),
+                aliases=_aliases(f"{name}/{item.name}", prefix, item.name, *meta),
                 suite=name,
                 name=item.name,
                 kind="review",
@@ -103,27 +116,25 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
 
 
 def load_review_scenario(doc: Document, *, root: Path, ctx: LoadContext) -> list[Case]:
-    """A standalone JSON scenario: `<root>/<category>/<name>.json`."""
+    """A standalone JSON scenario, `<root>/<category>/<name>.json`: one case per
+    declaration of its category."""
     scenario = validate_model(ReviewScenario, doc, ctx.problems)
     category = _category(doc, root, ctx)
     if scenario is None:
         _check_fixture_paths(doc.data, (), root, doc, ctx)
     if scenario is None or category is None:
         return []
-    defaults = load_category_defaults(doc.path.parent, root=root, ctx=ctx)
     fixtures = _fixtures(scenario.files, scenario.supporting_files, (), root, doc, ctx)
-    name = scenario.name or doc.path.stem
     spec = ReviewSpec(
         given=scenario.given,
         files=fixtures.files,
         supporting_files=fixtures.supporting,
-        skill=defaults.skill,
         should_find=_expectations(scenario),
         should_not_find=tuple(scenario.should_not_find),
         repository=fixtures.repository,
         notes=_raw_notes(doc.data),
     )
-    return [_scenario_case(doc, scenario, spec, category, name, "review", defaults, root, ctx)]
+    return _scenario_cases(doc, scenario, spec, category, "review", root, ctx)
 
 
 def load_verification(doc: Document, *, root: Path, ctx: LoadContext) -> list[Case]:
@@ -134,7 +145,6 @@ def load_verification(doc: Document, *, root: Path, ctx: LoadContext) -> list[Ca
         _check_fixture_paths(doc.data, (), root, doc, ctx)
     if scenario is None or category is None:
         return []
-    defaults = load_category_defaults(doc.path.parent, root=root, ctx=ctx)
     fixtures = _fixtures(scenario.files, scenario.supporting_files, (), root, doc, ctx)
     candidate = dict(doc.data["candidate"])  # verbatim, keys assay does not know included
     candidate["severity"] = scenario.candidate.severity
@@ -144,12 +154,42 @@ def load_verification(doc: Document, *, root: Path, ctx: LoadContext) -> list[Ca
         candidate=candidate,
         expect_verdict=scenario.expect.verdict,
         supporting_files=fixtures.supporting,
-        skill=defaults.skill,
         repository=fixtures.repository,
         notes=_raw_notes(doc.data),
     )
-    name = scenario.name or doc.path.stem
-    return [_scenario_case(doc, scenario, spec, category, name, "verify", defaults, root, ctx)]
+    return _scenario_cases(doc, scenario, spec, category, "verify", root, ctx)
+
+
+def _scenario_cases(
+    doc: Document,
+    scenario: ReviewScenario | VerificationScenario,
+    spec: ReviewSpec | VerifySpec,
+    category: str,
+    kind: Any,
+    root: Path,
+    ctx: LoadContext,
+) -> list[Case]:
+    """The file's case under each run of its category; cases two runs would give one id
+    take Warden's full id, `<skill>/<runtime>/<model>/<name>`."""
+    file_kind = "review-json" if kind == "review" else "verification"
+    runs = category_runs(doc.path.parent, root=root, ctx=ctx, kind=file_kind)
+    name = doc.path.stem if scenario.name is None else scenario.name
+    command = _command(scenario.agent_command, doc, ("agent_command",), ctx)
+    cases = [
+        _scenario_case(doc, scenario, spec, category, name, kind, defaults, command, root)
+        for defaults in runs
+    ]
+    ids = [case.id for case, _ in cases]
+    return [
+        _with_full_id(case, full) if full and ids.count(case.id) > 1 else case
+        for case, full in cases
+    ]
+
+
+def _with_full_id(case: Case, full: str) -> Case:
+    """`case` named by its full id, its short id kept as an alias."""
+    others = tuple(alias for alias in case.aliases if alias != full)
+    return dataclasses.replace(case, id=full, aliases=(case.id, *others))
 
 
 def _scenario_case(
@@ -160,47 +200,58 @@ def _scenario_case(
     name: str,
     kind: Any,
     defaults: CategoryDefaults,
+    command: tuple[str, ...] | None,
     root: Path,
-    ctx: LoadContext,
-) -> Case:
+) -> tuple[Case, str | None]:
+    """The case, and its full id when its runtime and model are known."""
     # Warden names a case `<skill name>/<case>`; `<category>/<case>` still selects it.
     prefix = skill_name(defaults.skill) if defaults.skill is not None else category
     # The scenario's own runtime and model beat the category's, not the harness's.
     runtime = _first(defaults.runtime, scenario.runtime, harness="runtime" in defaults.harness)
-    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness)
-    return Case(
+    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness) or (
+        _pi_default(runtime)
+    )
+    meta_runtime = scenario.runtime or defaults.meta_runtime or runtime
+    meta_model = scenario.model or defaults.meta_model or model
+    full = f"{prefix}/{meta_runtime}/{meta_model}/{name}" if meta_runtime and meta_model else None
+    case = Case(
         id=f"{prefix}/{name}",
-        aliases=_aliases(f"{category}/{name}", prefix, name),
+        aliases=_aliases(f"{category}/{name}", prefix, name, meta_runtime, meta_model),
         suite=category,
         name=name,
         kind=kind,
         format="review-json" if kind == "review" else "verification",
         source_path=doc.path,
         source_line=_first_key_line(doc),
-        spec=spec,
-        model=model or _pi_default(runtime),
+        spec=dataclasses.replace(spec, skill=defaults.skill),
+        model=model,
         runtime=runtime,
-        agent_command=_command(scenario.agent_command, doc, ("agent_command",), ctx)
-        or defaults.agent_command,
+        agent_command=command or defaults.agent_command,
         root=root,
         max_turns=defaults.max_turns,
         graders=defaults.graders,
         timeout_s=_timeout_s(defaults),
     )
+    return case, full
 
 
 def _yaml_defaults(
     runtime: str | None, model: str | None, ctx: LoadContext
 ) -> tuple[str | None, str | None]:
     """A YAML suite's runtime and model when it names neither: Warden's EvalFileSchema
-    defaults (`pi`, and WARDEN_MODEL or Warden's default model), the weakest of settings,
-    so the project's `[tool.assay] runtime` / `model` still beat them."""
+    defaults (`DEFAULT_EVAL_RUNTIME`, and for Warden's runtimes `DEFAULT_EVAL_MODEL`, a
+    constant: WARDEN_MODEL reaches YAML suites only through e2e.eval.ts's harness), the
+    weakest of settings, so the project's `[tool.assay] runtime` / `model` still beat them."""
     config = ctx.config
-    if runtime is not None:
-        return runtime, model or _pi_default(runtime)
-    if config is not None and config.runtime:
-        return None, model
-    return "pi", model or (None if config is not None and config.model else _pi_default("pi"))
+    if runtime is None and not (config is not None and config.runtime):
+        runtime = WARDEN_DEFAULT_RUNTIME
+    if model is None and not (config is not None and config.model) and runtime in _WARDEN_RUNTIMES:
+        model = WARDEN_DEFAULT_MODEL
+    return runtime, model
+
+
+_WARDEN_RUNTIMES = frozenset({"pi", "claude"})
+"""The runtimes Warden's schema knows (`RuntimeNameSchema`); assay's own get no Warden model."""
 
 
 def _first(category: str | None, scenario: str | None, *, harness: bool) -> str | None:
@@ -218,8 +269,15 @@ def _pi_default(runtime: str | None) -> str | None:
     return warden_model() if runtime == "pi" else None
 
 
-def _aliases(old_id: str, prefix: str, name: str) -> tuple[str, ...]:
-    return () if old_id == f"{prefix}/{name}" else (old_id,)
+def _aliases(
+    old_id: str, prefix: str, name: str, runtime: str | None, model: str | None
+) -> tuple[str, ...]:
+    """The ids `-t` also matches: the `<category>/<case>` id a case had before, and last,
+    Warden's full `<skill>/<runtime>/<model>/<case>` (its newest test name)."""
+    aliases = [] if old_id == f"{prefix}/{name}" else [old_id]
+    if runtime and model:
+        aliases.append(f"{prefix}/{runtime}/{model}/{name}")
+    return tuple(aliases)
 
 
 def _first_key_line(doc: Document) -> int:
@@ -229,6 +287,8 @@ def _first_key_line(doc: Document) -> int:
 
 
 def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:
+    """The scenario's category: what the eval.ts declaring its directory calls it
+    (`bench/perf` for a nested one), else the directory's name."""
     if doc.path.parent == root:
         ctx.problems.error(
             "a JSON scenario must live in a category directory under the eval root "
@@ -236,7 +296,8 @@ def _category(doc: Document, root: Path, ctx: LoadContext) -> str | None:
             doc.location(),
         )
         return None
-    return doc.path.parent.name
+    declared = declarations_of(doc.path.parent, root=root, ctx=ctx)
+    return declared[0].category or doc.path.parent.name if declared else doc.path.parent.name
 
 
 def _check_fixture_paths(
@@ -267,11 +328,13 @@ def _fixtures(
     doc: Document,
     ctx: LoadContext,
 ) -> _Fixtures:
+    project = ctx.project_for(root)
     fixtures, repos = resolve_fixtures(
         files,
         field="files",
         key_path=key_path + ("files",),
         root=root,
+        project=project,
         doc=doc,
         problems=ctx.problems,
     )
@@ -280,6 +343,7 @@ def _fixtures(
         field="supporting_files",
         key_path=key_path + ("supporting_files",),
         root=root,
+        project=project,
         doc=doc,
         problems=ctx.problems,
     )

@@ -1,7 +1,8 @@
 """A tokenizer for TypeScript source, just enough to read literals and call shapes.
 
 Comments and whitespace are dropped; strings, template literals without `${}` and
-numbers (`120_000`, hex) carry their values; anything else is a name or punctuation.
+numbers (`120_000`, hex) carry their values (a template with `${}` is one token, which
+`template_parts` splits); anything else is a name or punctuation.
 It never raises: a character it has no use for (a regex body, say) is one punctuation
 token, and the reader above it treats what it cannot read as "not a literal".
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "tokenize"]
+__all__ = ["Token", "template_parts", "tokenize", "unescape"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ _TOKEN = re.compile(
   | (?P<template>`(?:[^`\\]|\\.)*`)
   | (?P<num>(?:0[xX][0-9a-fA-F_]+|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][+-]?\d+)?)n?)
   | (?P<name>[A-Za-z_$][\w$]*)
-  | (?P<punct>=>|\.\.\.|\?\?|[{}()\[\];,.:=+\-*/%<>!?&|^~@#])
+  | (?P<punct>=>|\.\.\.|\?\?|\|\||&&|[{}()\[\];,.:=+\-*/%<>!?&|^~@#])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -42,7 +43,11 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v
 
 
 def _unquote(text: str) -> str:
-    body = text[1:-1]
+    return unescape(text[1:-1])
+
+
+def unescape(body: str) -> str:
+    """The value of a string literal's (or a template chunk's) source text."""
     return re.sub(
         r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)",
         lambda m: _escape(m.group(1)),
@@ -72,6 +77,27 @@ def _number(text: str) -> int | float | None:
         return float(digits)
     except ValueError:
         return None
+
+
+def template_parts(text: str) -> list[tuple[bool, str]]:
+    """A template literal's source split into `(False, text)` chunks, their escapes read,
+    and `(True, source)` of each `${...}` expression, in order."""
+    body, parts, start, index = text[1:-1], [], 0, 0
+    while index < len(body):
+        if body[index] == "\\":
+            index += 2
+            continue
+        if body.startswith("${", index):
+            depth, end = 1, index + 2
+            while end < len(body) and depth:
+                depth += {"{": 1, "}": -1}.get(body[end], 0)
+                end += 1
+            parts += [(False, unescape(body[start:index])), (True, body[index + 2 : end - 1])]
+            start = index = end
+            continue
+        index += 1
+    parts.append((False, unescape(body[start:])))
+    return parts
 
 
 def tokenize(text: str) -> list[Token]:

@@ -2,7 +2,9 @@
 
 Unknown keys are tolerated the way Warden tolerates them: each becomes a warning naming
 the key, the keys are dropped, and the data is validated again. With `--strict` (or for
-formats that reject unknown fields, like PVYai task suites) they are errors.
+formats that reject unknown fields, like PVYai task suites) they are errors. Input the
+suites' own tools accept but that is most likely a mistake (`wire_common.SUSPICIOUS`: an
+empty `given`, a scaffold's `TODO:` placeholder) is a warning the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union, get_args, get_
 from pydantic import BaseModel, ValidationError
 
 from assay.suites.document import Document, Problems
+from assay.suites.wire_common import ACCEPT_SUSPICIOUS, SUSPICIOUS
 
 if TYPE_CHECKING:
     from assay.suites.context import LoadContext
@@ -83,7 +86,11 @@ def validate_model(
             doc.location(loc),
             always_error=unknown_keys_are_errors,
         )
-    others = [e for e in errors if e["type"] != "extra_forbidden"]
+    suspicious = [e for e in errors if e["type"] in SUSPICIOUS]
+    for error in suspicious:
+        loc = base + tuple(error["loc"])
+        problems.unknown_key(f"{describe(error, loc)} (an error with --strict)", doc.location(loc))
+    others = [e for e in errors if e["type"] != "extra_forbidden" and e["type"] not in SUSPICIOUS]
     for error in others:
         loc = base + tuple(error["loc"])
         problems.error(describe(error, loc), doc.location(loc))
@@ -95,7 +102,7 @@ def validate_model(
 def validate_quietly(model: type[M], data: Any) -> M | None:
     """The model, or None without reporting anything (the full validation already did)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context={ACCEPT_SUSPICIOUS: True})
     except ValidationError:
         return None
 

@@ -1,21 +1,24 @@
 """Warden's path semantics: fixture destinations in the temp repo, the origin repo, skills.
 
-Fixtures and supporting files resolve against the eval root. In the temp repo a fixture
-`fixtures/<case>/github/<owner>/<repo>/<path>` lands at `<case>/<path>`, any other
-`fixtures/<case>/<file...>` at `<case>/<file...>`, and a file outside `fixtures/` at
-`<parent dir>/<file>` (Warden's `evalFixtureRepoPath`). Skills may live outside the eval
-root (Warden points at built-in skills with `../`), but never outside the project; a
-skill's name is its front matter `name`, else its directory's (SKILL.md) or file's stem.
+Fixtures and supporting files are joined to the eval root as Node's `path.join` joins them
+(a leading `/` is relative, `..` is normalised) and must stay inside the project (the git
+work tree holding the eval root): a PR must not copy host files into a sandbox. In the
+temp repo a fixture lands where Warden's `evalFixtureRepoPath` puts it, reading the
+absolute path: after the first `evals/fixtures`, else after the first `fixtures`
+(`<case>/github/<owner>/<repo>/<path>` as `<case>/<path>`), else at `<parent dir>/<file>`.
+Skills may live outside the eval root (Warden points at built-in skills with `../`), but
+never outside the project; a skill's name is its front matter `name`, else its
+directory's (SKILL.md) or file's stem.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 from assay._util.fixture_tree import fixture_file_problem
-from assay._util.paths import resolve_inside, safe_relative
+from assay._util.paths import resolve_inside
 from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.case import FixtureFile
@@ -27,6 +30,7 @@ __all__ = [
     "default_skill",
     "fixture_commit_message",
     "fixture_destination",
+    "node_join",
     "project_root",
     "resolve_fixtures",
     "resolve_skill",
@@ -48,23 +52,33 @@ def fixture_commit_message(case_name: str) -> str:
     return f"add fixture: {case_name}"
 
 
-def fixture_destination(relative: PurePosixPath, *, parent: str) -> tuple[str, str | None]:
-    """Where a root-relative fixture lands in the temp repo, and its `owner/repo` if captured.
+def node_join(root: Path, raw: str) -> Path:
+    """Node's `path.join(root, raw)` (POSIX): a leading `/` in `raw` is relative, `.` and
+    `..` are normalised without looking at the disk; a backslash reads as `/`."""
+    forward = raw.replace("\\", "/")
+    return Path(os.path.normpath(f"{root}/{forward}"))
 
-    `parent`: the name of the directory holding the file on disk (for files outside fixtures/).
+
+def fixture_destination(path: PurePath, *, parent: str) -> tuple[str, str | None]:
+    """Where a fixture lands in the temp repo, and its `owner/repo` if captured.
+
+    `path` is the fixture's absolute path, as Warden reads it (a relative one reads the
+    same way); `parent`: the name of the directory holding the file on disk (for files
+    outside fixtures/). An empty destination means Warden would write to the repo root.
     """
-    stored = _fixture_storage(relative.parts)
+    stored = _fixture_storage(tuple(part for part in path.parts if part != path.anchor))
     if stored is None:
-        return f"{parent}/{relative.name}", None
+        return f"{parent}/{path.name}", None
     if len(stored) >= 5 and stored[1] == "github":
         return "/".join((stored[0], *stored[4:])), f"{stored[2]}/{stored[3]}"
     return "/".join(stored), None
 
 
 def _fixture_storage(parts: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The segments after `evals/fixtures`, else after the first `fixtures` (as Warden reads)."""
+    """The segments after the first `evals/fixtures`, else after the first `fixtures` that
+    is not the last segment (Warden's `fixtureStorageSegments`)."""
     for index in range(len(parts) - 1):
-        if parts[index] == "evals" and parts[index + 1] == "fixtures" and index + 2 < len(parts):
+        if parts[index] == "evals" and parts[index + 1] == "fixtures":
             return parts[index + 2 :]
     if "fixtures" in parts[:-1]:
         return parts[parts.index("fixtures") + 1 :]
@@ -101,6 +115,7 @@ def resolve_fixtures(
     field: str,
     key_path: tuple[object, ...],
     root: Path,
+    project: Path,
     doc: Document,
     problems: Problems,
 ) -> tuple[tuple[FixtureFile, ...], list[str | None]]:
@@ -110,18 +125,17 @@ def resolve_fixtures(
     """
     fixtures: list[FixtureFile] = []
     repos: list[str | None] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, Path, int]] = {}
     for number, raw in enumerate(raws):
         location = doc.location(key_path + (number,))
         try:
-            source = resolve_inside(root, raw, location=location)
+            joined, source = _fixture_path(raw, root=root, project=project, location=location)
         except ConfigError as exc:
             problems.add(ConfigError(f"{field}[{number}]: {exc.message}", location))
             continue
         if not source.exists():
-            problems.error(
-                f"{field}[{number}]: {raw!r} not found under the eval root {root}", location
-            )
+            where = f"under the eval root {root}" if is_inside(joined, root) else f"at {joined}"
+            problems.error(f"{field}[{number}]: {raw!r} not found {where}", location)
             continue
         if not source.is_file():
             problems.error(f"{field}[{number}]: {raw!r} is not a file", location)
@@ -130,18 +144,58 @@ def resolve_fixtures(
         if too_big:
             problems.error(f"{field}[{number}]: {too_big}", location)
             continue
-        dest, repo = fixture_destination(safe_relative(raw), parent=source.parent.name)
+        dest, repo = fixture_destination(joined, parent=joined.parent.name)
+        problem = _destination_problem(dest)
+        if problem:
+            problems.error(f"{field}[{number}]: {raw!r} {problem}", location)
+            continue
         if dest in seen:
+            earlier, earlier_source, earlier_number = seen[dest]
+            if earlier_source == source:  # Warden copies it twice, to the same place
+                problems.unknown_key(
+                    f"{field}[{number}]: {raw!r} is the file {field}[{earlier_number}] already "
+                    "lists; it is copied once",
+                    location,
+                )
+                continue
             problems.error(
-                f"{field}[{number}]: {raw!r} lands at {dest!r} in the temp repo, "
-                f"like {seen[dest]!r}",
+                f"{field}[{number}]: {raw!r} lands at {dest!r} in the temp repo, like {earlier!r}",
                 location,
             )
             continue
-        seen[dest] = raw
+        seen[dest] = (raw, source, number)
         fixtures.append(FixtureFile(source=source, dest=dest))
         repos.append(repo)
     return tuple(fixtures), repos
+
+
+def _fixture_path(
+    raw: str, *, root: Path, project: Path, location: SourcePosition
+) -> tuple[Path, Path]:
+    """The fixture `raw` names: Node's join onto the eval root, and the file it is once
+    symlinks are resolved. ConfigError when either leaves the project."""
+    if not raw or "\x00" in raw:
+        raise ConfigError(f"invalid path {raw!r}", location)
+    joined = node_join(root, raw)
+    relative = os.path.relpath(joined, project)
+    if relative == ".." or relative.startswith("../"):
+        raise ConfigError(
+            f"{raw!r} is {joined}, outside the project {project} (the git work tree holding "
+            "the eval root, else the directory of its pyproject.toml / assay.toml): a fixture "
+            "is copied into the sandbox, so it must be a file of this checkout; copy it into "
+            "the eval root's fixtures/",
+            location,
+        )
+    return joined, resolve_inside(project, relative, location=location)
+
+
+def _destination_problem(dest: str) -> str | None:
+    """Why a fixture cannot land at `dest` in the temp repo, or None."""
+    if not dest:
+        return "would land at the root of the temp repo (a file named `fixtures` in `evals/`)"
+    if any(part.casefold() == ".git" for part in dest.split("/")):
+        return f"would land at {dest!r}, inside the temp repo's .git"
+    return None
 
 
 def shared_repository(repos: Sequence[str | None]) -> str | None:

@@ -8,12 +8,14 @@ Warden's JSON categories get their skill, runtime and model from code, e.g.
       runtime: DEFAULT_EVAL_RUNTIME,
       model,
     });
+    describeEval('code-review', { harness: createWardenEvalHarness({ maxTurns: 8 }) }, ...);
 
-and their harness options (`maxTurns`, `timeoutMs`) from `createWardenEvalHarness({...})`.
-A small tokenizer finds those calls and reads their object literals. Values are string
-and number literals (`120_000` included), a top-level `const` holding one, or the few
-names Warden itself defines (`DEFAULT_EVAL_RUNTIME`, `DEFAULT_EVAL_MODEL`,
-`defaultEvalModel()`). Anything else is not evaluated: it is a warning naming the file
+A small tokenizer finds those calls and reads their object literals; values are evaluated
+as constant expressions (`ts_eval.py`: literals, arithmetic, templates, top-level
+`const` / `let`, `process.env` with `??` / `||`, the names Warden itself defines).
+Each `describeEval` block has its own harness: a discover call gets the harness of the
+block that runs its metas (the call inline in the block, or a top-level const holding
+its result named in it). A value that cannot be evaluated is a warning naming the file
 and line and the `_suite.yaml` that would say the same thing.
 """
 
@@ -25,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import ConfigError, SourcePosition
-from assay.suites.ts_tokens import Token, tokenize
+from assay.suites.ts_reader import CallOptions, EvalValue, SourceReader
+from assay.suites.ts_tokens import tokenize
 
 __all__ = [
     "EVAL_TS_DIR",
@@ -68,24 +71,17 @@ def warden_model(environ: Mapping[str, str] | None = None) -> str:
     return env.get("WARDEN_MODEL") or WARDEN_DEFAULT_MODEL
 
 
-@dataclass(frozen=True)
-class EvalValue:
-    value: str | int | float
-    how: str
-    """`literal`, or what it was resolved from (`defaultEvalModel()`, a const's name)."""
-    location: SourcePosition
-
-
 @dataclass
 class EvalDeclaration:
-    """One `discover...({...})` call and the harness options of its file."""
+    """One `discover...({...})` call and the options of the harness that runs its metas."""
 
     path: Path
     line: int
     call: str
     values: dict[str, EvalValue] = field(default_factory=dict)
-    from_harness: set[str] = field(default_factory=set)
-    """The keys of `values` the file's harness set: Warden's runner takes them over a
+    """The discover call's own options: defaults a scenario's own beat."""
+    harness: dict[str, EvalValue] = field(default_factory=dict)
+    """The options of its `describeEval` block's harness: Warden's runner takes them over a
     scenario's own (`options.model ?? meta.model`)."""
 
     @property
@@ -102,161 +98,113 @@ _KNOWN_NAMES: dict[str, str] = {
     "DEFAULT_EVAL_RUNTIME": WARDEN_DEFAULT_RUNTIME,
     "DEFAULT_EVAL_MODEL": WARDEN_DEFAULT_MODEL,
 }
+"""What Warden's own modules export, which its eval.ts files import."""
 
 
-@dataclass
-class _Reader:
-    path: Path
-    text: str
-    tokens: list[Token]
-    environ: Mapping[str, str]
-    warnings: list[ConfigError]
-    constants: dict[str, EvalValue | str] = field(default_factory=dict)
-    """Top-level `const NAME = ...`: a value, or the source text of what it is."""
+def _default_eval_model(environ: Mapping[str, str]) -> tuple[str, str]:
+    chosen = bool(environ.get("WARDEN_MODEL"))
+    how = "defaultEvalModel(): WARDEN_MODEL" if chosen else "defaultEvalModel()"
+    return warden_model(environ), how
 
-    def location(self, token: Token) -> SourcePosition:
-        return SourcePosition(self.path, token.line, token.col)
 
-    def expression(self, start: int) -> tuple[EvalValue | str, int]:
-        """The value starting at `start`, or its source text when it is not one; and the end."""
-        end, depth = start, 0
-        while end < len(self.tokens):
-            text = self.tokens[end].text
-            if depth == 0 and text in (",", ";", "}", ")", "]"):
-                break
-            if text in ("(", "[", "{"):
-                depth += 1
-            elif text in (")", "]", "}"):
-                depth -= 1
-            end += 1
-        parts = self.tokens[start:end]
-        if not parts:
-            return "", end
-        source = self.text[parts[0].start : parts[-1].start + len(parts[-1].text)]
-        first = parts[0]
-        where = self.location(first)
-        if len(parts) == 1 and first.kind in ("str", "num", "template") and first.value is not None:
-            return EvalValue(first.value, "literal", where), end
-        if len(parts) == 2 and first.text == "-" and parts[1].kind == "num":
-            number = parts[1].value
-            if isinstance(number, int | float):
-                return EvalValue(-number, "literal", where), end
-        if len(parts) == 1 and first.kind == "name":
-            return self.name_value(first), end
-        if [t.text for t in parts] == ["defaultEvalModel", "(", ")"]:
-            how = "defaultEvalModel(): WARDEN_MODEL" if self.environ.get("WARDEN_MODEL") else None
-            return EvalValue(warden_model(self.environ), how or "defaultEvalModel()", where), end
-        return source, end
+_KNOWN_CALLS = {"defaultEvalModel": _default_eval_model}
 
-    def name_value(self, token: Token) -> EvalValue | str:
-        where = self.location(token)
-        if token.text in self.constants:
-            value = self.constants[token.text]
-            if isinstance(value, EvalValue):
-                how = f"const {token.text}" if value.how == "literal" else value.how
-                return EvalValue(value.value, how, value.location)
-            return f"{token.text} = {value}"
-        if token.text in _KNOWN_NAMES:
-            return EvalValue(_KNOWN_NAMES[token.text], token.text, where)
-        return token.text
+Block = tuple[int, int]
+"""A `describeEval(...)` call: the token indexes of its name and closing parenthesis."""
 
-    def read_constants(self) -> None:
-        depth = 0
-        for index, token in enumerate(self.tokens):
-            if token.text in ("{", "(", "["):
-                depth += 1
-            elif token.text in ("}", ")", "]"):
-                depth -= 1
-            elif (
-                depth == 0
-                and token.text == "const"
-                and index + 2 < len(self.tokens)
-                and self.tokens[index + 1].kind == "name"
-                and self.tokens[index + 2].text == "="
-            ):
-                value, _ = self.expression(index + 3)
-                self.constants[self.tokens[index + 1].text] = value
 
-    def object_argument(self, call_index: int) -> list[tuple[str, Token, EvalValue | str]]:
-        """The `key: value` pairs of `call({...})`; shorthand `key` reads the const `key`."""
-        tokens = self.tokens
-        if call_index + 2 >= len(tokens) or tokens[call_index + 1].text != "(":
-            return []
-        if tokens[call_index + 2].text != "{":
-            return []
-        pairs: list[tuple[str, Token, EvalValue | str]] = []
-        index = call_index + 3
-        while index < len(tokens) and tokens[index].text != "}":
-            token = tokens[index]
-            if token.text == ",":
-                index += 1
-                continue
-            if token.text == "...":
-                value, index = self.expression(index + 1)
-                pairs.append(("...", token, f"...{value}"))
-                continue
-            key = token.value if token.kind == "str" else token.text
-            if index + 1 < len(tokens) and tokens[index + 1].text == ":":
-                value, index = self.expression(index + 2)
-            else:  # `{ model }` means `{ model: model }`
-                value, index = self.name_value(token), index + 1
-            pairs.append((str(key), token, value))
-        return pairs
+def _declarations(reader: SourceReader, warnings: list[ConfigError]) -> list[EvalDeclaration]:
+    """The file's discover calls, each with the options of the harness that runs it."""
+    discovers: list[CallOptions] = []
+    harnesses: list[CallOptions] = []
+    blocks: list[Block] = []
+    tokens = reader.tokens
+    for index, token in enumerate(tokens):
+        if token.kind != "name" or index + 1 >= len(tokens) or tokens[index + 1].text != "(":
+            continue  # an import or a reference, not a call
+        if token.text in _DISCOVER_CALLS:
+            discovers.append(reader.call_options(index, _DISCOVER_KEYS))
+        elif token.text in _HARNESS_CALLS:
+            harnesses.append(reader.call_options(index, _HARNESS_KEYS))
+        elif token.text == "describeEval":
+            blocks.append((index, reader.closing(index + 1)))
+    found = []
+    for discover in discovers:
+        declaration = EvalDeclaration(reader.path, discover.token.line, discover.token.text)
+        declaration.values = discover.values
+        harness = _harness_of(reader, discover, harnesses, blocks, warnings)
+        if harness is not None:
+            declaration.harness = harness.values
+        found.append(declaration)
+    _warn_unread(reader, [*discovers, *harnesses], found, warnings)
+    return found
 
-    def declarations(self) -> list[EvalDeclaration]:
-        self.read_constants()
-        found: list[EvalDeclaration] = []
-        harness: dict[str, EvalValue] = {}
-        unread: list[tuple[str, str, Token, str]] = []
-        for index, token in enumerate(self.tokens):
-            if token.kind != "name":
-                continue
-            if token.text in _DISCOVER_CALLS:
-                if index + 1 >= len(self.tokens) or self.tokens[index + 1].text != "(":
-                    continue  # the import, not a call
-                declaration = EvalDeclaration(self.path, token.line, token.text)
-                pairs = self.object_argument(index)
-                unread += self.keep(declaration.values, pairs, _DISCOVER_KEYS, call=token.text)
-                found.append(declaration)
-            elif token.text in _HARNESS_CALLS:
-                pairs = self.object_argument(index)
-                unread += self.keep(harness, pairs, _HARNESS_KEYS, call=token.text)
-        for declaration in found:
-            for key, value in harness.items():
-                # Warden's harness options win over the discovered metas' runtime and model.
-                declaration.values[key] = value
-                declaration.from_harness.add(key)
-        categories = [d.category for d in found if d.category]
-        suite_yaml = f"{categories[0]}/_suite.yaml" if len(categories) == 1 else "_suite.yaml"
-        for call, key, token, source in unread:
-            self.warnings.append(
+
+def _harness_of(
+    reader: SourceReader,
+    discover: CallOptions,
+    harnesses: list[CallOptions],
+    blocks: list[Block],
+    warnings: list[ConfigError],
+) -> CallOptions | None:
+    """The harness of the describeEval block running `discover`'s metas: the call inline
+    in the block, or a top-level const holding its result named in it. Without one such
+    block, the file's only harness, if it has one; else none, with a warning."""
+    holder = reader.holder(discover.index)
+    used = [
+        block
+        for block in blocks
+        if block[0] <= discover.index <= block[1]
+        or (holder is not None and reader.names_in(block, holder))
+    ]
+    per_block = [_harnesses_in(reader, block, harnesses) for block in used]
+    chosen = {h.index: h for found in per_block for h in found}
+    if used and all(len(found) <= 1 for found in per_block) and len(chosen) <= 1:
+        return next(iter(chosen.values()), None)
+    if len(harnesses) <= 1:
+        return harnesses[0] if harnesses else None
+    why = "is run by no describeEval block" if not used else "is not run by one harness"
+    warnings.append(
+        ConfigError(
+            f"{discover.token.text}: assay cannot tell which harness runs these scenarios "
+            f"(the call {why}, and this file creates {len(harnesses)} harnesses), so no "
+            "harness option (model, runtime, maxTurns, timeoutMs) applies to them; set them "
+            "in the category's _suite.yaml",
+            reader.location(discover.token),
+        )
+    )
+    return None
+
+
+def _harnesses_in(
+    reader: SourceReader, block: Block, harnesses: list[CallOptions]
+) -> list[CallOptions]:
+    return [
+        h
+        for h in harnesses
+        if block[0] <= h.index <= block[1]
+        or ((name := reader.holder(h.index)) is not None and reader.names_in(block, name))
+    ]
+
+
+def _warn_unread(
+    reader: SourceReader,
+    calls: list[CallOptions],
+    found: list[EvalDeclaration],
+    warnings: list[ConfigError],
+) -> None:
+    categories = [d.category for d in found if d.category]
+    suite_yaml = f"{categories[0]}/_suite.yaml" if len(categories) == 1 else "_suite.yaml"
+    for call in calls:
+        for key, token, source, reason in call.unread:
+            warnings.append(
                 ConfigError(
-                    f"{call}: {key} is {source}, not a string or number literal, so assay "
-                    f"does not read it; set `{_SUITE_YAML_KEY.get(key, key)}:` in "
-                    f"{suite_yaml} instead",
-                    self.location(token),
+                    f"{call.token.text}: {key} is `{source}`, which assay cannot work out "
+                    f"without running it ({reason}); set `{_SUITE_YAML_KEY.get(key, key)}:` "
+                    f"in {suite_yaml} instead",
+                    reader.location(token),
                 )
             )
-        return found
-
-    def keep(
-        self,
-        values: dict[str, EvalValue],
-        pairs: list[tuple[str, Token, EvalValue | str]],
-        wanted: tuple[str, ...],
-        *,
-        call: str,
-    ) -> list[tuple[str, str, Token, str]]:
-        """Store the readable values of `wanted` keys; return the unreadable ones."""
-        unread = []
-        for key, token, value in pairs:
-            if key not in wanted:
-                continue
-            if isinstance(value, EvalValue):
-                values[key] = value
-            else:
-                unread.append((call, key, token, value))
-        return unread
 
 
 def read_eval_declarations(
@@ -272,12 +220,14 @@ def read_eval_declarations(
         except (OSError, UnicodeDecodeError) as exc:
             warnings.append(ConfigError(f"cannot read: {exc}", SourcePosition(path)))
             continue
-        reader = _Reader(path, text, tokenize(text), env, warnings)
-        for declaration in reader.declarations():
+        reader = SourceReader(
+            path, text, tokenize(text), env, names=_KNOWN_NAMES, calls=_KNOWN_CALLS
+        )
+        for declaration in _declarations(reader, warnings):
             if declaration.call != "discoverEvals" and declaration.category is None:
                 warnings.append(
                     ConfigError(
-                        f"{declaration.call}: no literal `category`; assay cannot tell which "
+                        f"{declaration.call}: no constant `category`; assay cannot tell which "
                         "directory it declares (give that directory a _suite.yaml)",
                         declaration.location,
                     )

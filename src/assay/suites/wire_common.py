@@ -15,6 +15,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     PlainValidator,
+    ValidationInfo,
     WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
@@ -24,13 +25,17 @@ from assay.core.text import CONTROL_CHARACTERS
 from assay.registry.runtimes import unknown_runtime
 
 __all__ = [
+    "ACCEPT_SUSPICIOUS",
+    "SUSPICIOUS",
     "AgentCommandValue",
     "CaseName",
     "Runtime",
     "SeverityValue",
     "SuiteModel",
     "FilledText",
+    "LenientText",
     "Text",
+    "WardenCaseName",
     "any_case",
     "lowercase",
     "not_a_scaffold_stub",
@@ -54,14 +59,25 @@ Text = Annotated[
 ]
 """A string with something other than whitespace in it."""
 
-# The scaffolder's placeholders start with the word TODO ("TODO: describe ...").
-_TODO = re.compile(r"\s*TODO\b")
+SUSPICIOUS = frozenset({"scaffold_stub", "blank_text", "name_with_slash"})
+"""Error types of input the suites' own tools accept but that is most likely a mistake
+(`validation.validate_model` reports them as warnings, errors under `--strict`)."""
+ACCEPT_SUSPICIOUS = "assay.accept_suspicious"
+"""The validation context key that lets `SUSPICIOUS` input through, once it was reported.
+Validated without it (as `assay scaffold` does), such input is an error of its type."""
 
 
-def not_a_scaffold_stub(value: str) -> str:
-    """Refuse the scaffolder's `TODO` placeholder (what the suite author still has to write)."""
-    if _TODO.match(value):
-        raise PydanticCustomError(
+def _suspicious(info: ValidationInfo, kind: str, message: str) -> None:
+    if not (isinstance(info.context, dict) and info.context.get(ACCEPT_SUSPICIOUS)):
+        raise PydanticCustomError(kind, message)
+
+
+def not_a_scaffold_stub(value: str, info: ValidationInfo) -> str:
+    """The scaffolder's placeholder (`TODO: describe ...`): what the suite author still has
+    to write. Only text starting with `TODO:` is one; "TODO comments must be flagged" is not."""
+    if value.lstrip().startswith("TODO:"):
+        _suspicious(
+            info,
             "scaffold_stub",
             "still the scaffold's TODO placeholder: replace it with what the judge must check "
             "(the exact finding, or the rubric); notes.source / source.json names the PR",
@@ -69,8 +85,20 @@ def not_a_scaffold_stub(value: str) -> str:
     return value
 
 
-FilledText = Annotated[Text, AfterValidator(not_a_scaffold_stub)]
-"""Text that must not be a scaffold stub's `TODO` placeholder (should_find, rubric)."""
+def _blank_is_suspicious(value: str, info: ValidationInfo) -> str:
+    if not value.strip():
+        _suspicious(info, "blank_text", "empty; Warden accepts it, but the judge gets no text")
+    return value
+
+
+LenientText = Annotated[
+    str, AfterValidator(_blank_is_suspicious), WithJsonSchema({"type": "string"})
+]
+"""A string Warden's schema takes even empty: an empty one is a warning."""
+
+FilledText = Annotated[LenientText, AfterValidator(not_a_scaffold_stub)]
+"""Text a judge reads (a should_find finding): empty or a scaffold stub's `TODO:`
+placeholder is a warning (an error under --strict)."""
 
 _BAD_NAME = re.compile(f"[/{CONTROL_CHARACTERS}]")
 
@@ -90,6 +118,34 @@ CaseName = Annotated[
     WithJsonSchema({"type": "string", "minLength": 1, "pattern": "^[^/\\u0000-\\u001f\\u007f]+$"}),
 ]
 """The case part of a case id (`<suite>/<name>`)."""
+
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
+
+
+def _check_warden_name(value: str, info: ValidationInfo) -> str:
+    if _CONTROL.search(value):
+        raise PydanticCustomError(
+            "case_name", "must not contain control characters (it is part of the case id)"
+        )
+    if not value.strip():
+        _suspicious(info, "blank_text", "empty; Warden accepts it, and the case id ends in '/'")
+    elif "/" in value:
+        _suspicious(
+            info,
+            "name_with_slash",
+            "contains '/'; Warden accepts it, and the case id then has more parts than "
+            "<skill>/<name>",
+        )
+    return value
+
+
+WardenCaseName = Annotated[
+    str,
+    AfterValidator(_check_warden_name),
+    WithJsonSchema({"type": "string", "pattern": "^[^\\u0000-\\u001f\\u007f]*$"}),
+]
+"""A Warden scenario's name: any string Warden's schema takes (an empty one, or one with
+`/`, is a warning); control characters are refused."""
 
 
 def lowercase(value: Any) -> Any:

@@ -13,12 +13,13 @@ from pydantic_core import PydanticCustomError
 
 from assay.suites.wire_common import (
     AgentCommandValue,
-    CaseName,
     FilledText,
+    LenientText,
     Runtime,
     SeverityValue,
     SuiteModel,
     Text,
+    WardenCaseName,
     any_case,
     lowercase,
 )
@@ -36,7 +37,8 @@ __all__ = [
 
 class ShouldFind(SuiteModel):
     finding: FilledText
-    """What the reviewer must report, in plain words; the LLM judge matches findings to it."""
+    """What the reviewer must report, in plain words; the LLM judge matches findings to it.
+    Empty, or the scaffold's `TODO:` placeholder, is a warning (an error with --strict)."""
     severity: SeverityValue | None = None
     """When set, the matched finding must have exactly this severity (case-insensitive)."""
     required: bool = True
@@ -80,14 +82,16 @@ FileList = Annotated[list[Text], Field(min_length=1)]
 class _FixtureCase(SuiteModel):
     """What review and verification scenarios share: the fixtures and who runs them."""
 
-    given: Text
+    given: LenientText
     """The situation the fixture sets up (the BDD "given"). The judge reads it; a reviewer
     never sees it (as in Warden, its pull request is titled `add fixture: <name>`); a
-    verifier sees it as the pull request's title."""
+    verifier sees it as the pull request's title. Empty is a warning."""
     files: FileList
-    """Fixture files, relative to the eval root; committed on the `eval` branch (the diff)."""
+    """Fixture files, joined to the eval root as Node's `path.join` does (`..` and a leading
+    `/` included) and inside the project; committed on the `eval` branch (the diff)."""
     supporting_files: list[Text] = []
-    """Context files, relative to the eval root; committed on `main` before the diff."""
+    """Context files, joined to the eval root like `files`; committed on `main` before the
+    diff."""
     model: str | None = None
     """Model override for this case."""
     runtime: Runtime | None = None
@@ -101,15 +105,16 @@ class _FixtureCase(SuiteModel):
 class _ReviewCase(_FixtureCase):
     should_find: ShouldFindList
     """What the reviewer must detect (at least one)."""
-    should_not_find: list[Text] = []
-    """Things the reviewer must NOT report (precision)."""
+    should_not_find: list[LenientText] = []
+    """Things the reviewer must NOT report (precision); an empty entry is a warning."""
 
 
 class ReviewEval(_ReviewCase):
     """One scenario of a YAML review suite."""
 
-    name: CaseName
-    """Scenario name; the case id is `<suite file stem>/<name>`."""
+    name: WardenCaseName
+    """Scenario name; the case id is `<skill name>/<name>` (empty, or with `/`, is a
+    warning)."""
 
 
 class ReviewSuite(SuiteModel):
@@ -137,8 +142,9 @@ class ReviewScenario(_ReviewCase):
 
     schema_: str | None = Field(default=None, alias="$schema")
     """Optional JSON Schema reference for editors."""
-    name: CaseName | None = None
-    """Scenario name; defaults to the file name without `.json`."""
+    name: WardenCaseName | None = None
+    """Scenario name; defaults to the file name without `.json` (empty, or with `/`, is a
+    warning)."""
 
 
 def _confidence(value: Any) -> str | float:
@@ -196,8 +202,9 @@ class VerificationScenario(_FixtureCase):
 
     schema_: str | None = Field(default=None, alias="$schema")
     """Optional JSON Schema reference for editors."""
-    name: CaseName | None = None
-    """Scenario name; defaults to the file name without `.json`."""
+    name: WardenCaseName | None = None
+    """Scenario name; defaults to the file name without `.json` (empty, or with `/`, is a
+    warning)."""
     candidate: Candidate
     """The finding to verify."""
     expect: Expect
