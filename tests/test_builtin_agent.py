@@ -466,7 +466,9 @@ def test_rubric_review_carries_text_and_findings(tmp_path: Path) -> None:
     prompt = fake.requests[0].messages[0].content[0]["text"]
     assert "Review the following git diff for issues." in prompt
     assert '+const APIKey = "hardcoded"' in prompt
-    assert "Pull request title: Security: hardcoded API key" in prompt
+    # Cassandra's reviewer is told nothing of the case: neither its description nor its name
+    assert "Pull request title" not in prompt
+    assert "Security: hardcoded API key" not in prompt and "rubric-case" not in prompt
     assert "review" in tool_results(fake.requests[1])[0]["content"]
 
 

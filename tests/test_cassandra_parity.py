@@ -416,9 +416,9 @@ def test_cassandra_report_has_the_real_results_files_shape() -> None:
         score=1.0,
         judge={
             "verdict": {"score": 5, "rationale": "r", "findings": ["f"], "met_rubric": True},
-            "usage": {"input_tokens": 100, "output_tokens": 10},
+            "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 5},
         },
-        usage=Usage(input_tokens=3153, output_tokens=138),
+        usage=Usage(input_tokens=3153, output_tokens=138, cache_read_tokens=205),
         attempts=[Attempt(status="pass", score=1.0)],
     )
     failed = _result(
@@ -450,7 +450,10 @@ def test_cassandra_report_has_the_real_results_files_shape() -> None:
         "met_rubric": True,
     }
     assert "error" not in first  # omitempty
-    assert first["metrics"]["tokens"]["input"] == 3053  # the subject's own, not the judge's
+    tokens = first["metrics"]["tokens"]
+    assert tokens["input"] == 3053  # the subject's own, not the judge's
+    # core.SessionMetrics: cache reads are `cached`, and `total_input` is input + cached
+    assert (tokens["cached"], tokens["total_input"]) == (200, 3253)
     assert {k: v for k, v in second.items() if k != "error"} == REAL_FAILED_ENTRY
     assert second["error"].startswith("failed to create sandbox")
 

@@ -8,6 +8,7 @@ sandbox machinery.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ __all__ = [
     "MAX_MEMBERS",
     "SYMLINK",
     "check_fixture_tree",
+    "copyfs_refusal",
     "fixture_entries",
     "fixture_file_problem",
 ]
@@ -97,6 +99,42 @@ def check_fixture_tree(source: Path) -> None:
     """Raise SandboxError for what `copy_tree` would refuse in `source`, copying nothing."""
     for _ in fixture_entries(source):
         pass
+
+
+def copyfs_refusal(source: Path) -> str | None:
+    """The first entry of directory `source` that Go 1.24's `os.CopyFS` refuses, or None.
+
+    Cassandra copies a rubric case's base directory with `os.CopyFS`, which before Go 1.25
+    copies regular files and directories only: at the first symlink (or FIFO, socket,
+    device) it stops with `CopyFS <path>: invalid argument`, and the case fails. The entry
+    is the one `fs.WalkDir` meets first (each directory's names sorted byte-wise, depth
+    first, `.git` included), its path relative to `source`. Past MAX_MEMBERS entries the
+    walk gives up (None): `check_fixture_tree` refuses such a tree anyway.
+    """
+    pending = [("", _sorted_names(source))]
+    seen = 0
+    while pending:
+        prefix, names = pending[-1]
+        if not names:
+            pending.pop()
+            continue
+        name = names.pop()
+        rel = prefix + name
+        seen += 1
+        if seen > MAX_MEMBERS:
+            return None
+        path = os.path.join(source, rel)
+        mode = os.lstat(path).st_mode
+        if stat.S_ISDIR(mode):
+            pending.append((rel + "/", _sorted_names(Path(path))))
+        elif not stat.S_ISREG(mode):
+            return rel
+    return None
+
+
+def _sorted_names(directory: Path) -> list[str]:
+    """The names in `directory`, last first (popped in Go's byte-wise order)."""
+    return sorted(os.listdir(directory), key=os.fsencode, reverse=True)
 
 
 def _link_inside(link: Path, real_root: str, *, shown: Path) -> str:

@@ -1,18 +1,24 @@
 """Tarballs from suites (Cassandra's `base.tar.gz`) checked before anything is extracted.
 
-A member is unsafe when its name is absolute or climbs out with `..`, when it is a
-device or FIFO, or when it is a link whose target lies outside the extraction directory.
-A tarball is refused as a whole when it would expand past a size or member-count limit
-(a decompression bomb would otherwise fill the disk once per attempt). The members are
-read one by one and the check stops the moment a limit is passed, keeping nothing of the
-members it has read but what the link checks need: two million empty members in a
-150 KB gzip cost a fraction of a second and a few MB, not minutes and a gigabyte.
-Symlinks are followed virtually in archive order, so a chain of individually harmless
-links (`a -> .`, then `b -> a/..`) is caught too.
+A member's name is read as Cassandra's `extractTarGz` reads it: joined to the extraction
+directory with Go's `filepath.Join` on Linux, so `sub/../math.go` is `math.go`, `./x` is
+`x`, and only `/` separates (`a:b.txt` and `a\\b` are plain names); it must stay inside
+that directory, as `util.ValidatePathInRoot` requires. A member is unsafe when its name
+is absolute or leads out with `..`, when it is a device or FIFO, or when it is a link
+whose target lies outside the extraction directory. A tarball is refused as a whole when
+it would expand past a size or member-count limit (a decompression bomb would otherwise
+fill the disk once per attempt). The members are read one by one and the check stops the
+moment a limit is passed, keeping nothing of the members it has read but what the link
+checks need: two million empty members in a 150 KB gzip cost a fraction of a second and
+a few MB, not minutes and a gigabyte. Symlinks are followed virtually in archive order,
+so a chain of individually harmless links (`a -> .`, then `b -> a/..`) is caught too.
 
-Extraction leaves hard links out, as Cassandra's `extractTarGz` does (it writes
-directories, regular files and symlinks only): the base has no file where the tarball
-holds a hard link. Their targets are still checked, like every member's.
+Extraction writes each member under its joined name and leaves hard links out, as
+Cassandra's `extractTarGz` does (it writes directories, regular files and symlinks only):
+the base has no file where the tarball holds a hard link. Their targets are still
+checked, like every member's. A symlink whose name is already taken (by a file, a
+directory or another link) fails the extraction as Go's `os.Symlink` does (`file
+exists`): that tarball is safe, so the check lets it pass and the case fails as it runs.
 
 The name says the compression: `.tar.gz` / `.tgz` are gzip and nothing else, `.tar` is
 uncompressed. A tarball that passed is remembered (by path, size, mtime and inode), so
@@ -48,6 +54,10 @@ _MAX_LINK_DEPTH = 40
 
 class _Escape(Exception):
     pass
+
+
+class _NameTaken(Exception):
+    """A symlink member over a name already extracted (Go's `os.Symlink`: file exists)."""
 
 
 def _mode(path: Path) -> Literal["r:gz", "r:"]:
@@ -98,9 +108,7 @@ def check_tarball(path: Path) -> list[str]:
                     return [f"{path.name} expands past the {limit} limit"]
                 problem = _member_problem(member, links) or _replaces_directory(member, directories)
                 if problem:
-                    # PathEscape's messages name the path themselves.
-                    name = "" if problem.startswith(repr(member.name)) else f"{member.name!r} "
-                    problems.append(f"{path.name}: member {name}{problem}")
+                    problems.append(f"{path.name}: member {member.name!r} {problem}")
                 elif member.issym():
                     links[_normal(member.name)] = member.linkname
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
@@ -112,31 +120,43 @@ def check_tarball(path: Path) -> list[str]:
 
 
 def extract_tarball(path: Path, dest: Path) -> None:
-    """Extract into `dest` (created if needed); raises SandboxError for any unsafe member."""
+    """Extract into `dest` (created if needed); raises SandboxError for any unsafe member,
+    and for a symlink over a name already extracted (`file exists`, as in Cassandra)."""
     problems = check_tarball(path)
     if problems:
         raise SandboxError("refusing to extract an unsafe tarball:\n" + "\n".join(problems))
     dest.mkdir(parents=True, exist_ok=True)
     try:
         with tarfile.open(path, _mode(path)) as archive:
-            archive.extractall(dest, filter=_without_hard_links)
+            archive.extractall(dest, filter=_as_cassandra_extracts)
+    except _NameTaken as exc:
+        raise SandboxError(str(exc)) from None
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise SandboxError(f"cannot extract {path.name}: {exc}") from exc
 
 
-def _without_hard_links(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """Cassandra's extraction skips hard links; every other member goes through the "data"
-    filter, which repeats the checks against the real disk (defence in depth)."""
+def _as_cassandra_extracts(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """The member under its joined name (`sub/../a` is written as `a`, with no `sub`
+    directory made for it). Cassandra's extraction skips hard links, and a symlink over a
+    name already on disk fails it; every other member goes through the "data" filter,
+    which repeats the checks against the real disk (defence in depth)."""
     if member.islnk():
         return None
-    return tarfile.data_filter(member, dest)
+    name = _joined(member.name)  # check_tarball refused every name that leaves `dest`
+    if not name:
+        return None  # the root itself (`.`, `./`): it exists, as Go's MkdirAll leaves it
+    target = os.path.join(dest, name)
+    if member.issym() and os.path.lexists(target):
+        raise _NameTaken(f"symlink {member.linkname} {target}: file exists")
+    return tarfile.data_filter(member.replace(name=name, deep=False), dest)
 
 
 def _replaces_directory(member: tarfile.TarInfo, directories: set[str]) -> str | None:
-    """A file or link whose name an earlier member used as a directory (`d/x`, then `d`):
-    extraction would fail on it half-way. Records the directories `member` implies."""
+    """A file whose name an earlier member used as a directory (`d/x`, then `d`):
+    extraction would fail on it half-way. Records the directories `member` implies. (A
+    symlink there fails as Cassandra's does, `file exists`, when the case runs.)"""
     name = _normal(member.name)
-    if not member.isdir() and name in directories:
+    if not member.isdir() and not member.issym() and name in directories:
         return "replaces a directory extracted before it"
     parts = name.split("/")
     directories.update("/".join(parts[:end]) for end in range(1, len(parts)))
@@ -155,16 +175,17 @@ def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | Non
             else "not a regular file, directory or link"
         )
         return f"is {kind}"
-    if _normal(member.name) == "":
+    if member.name.startswith("/"):
+        return "is absolute; use a path relative to its root"
+    try:
+        name = _joined(member.name)
+    except _Escape:
+        return "contains '..' that leads outside the extraction directory"
+    if name == "":
         return None if member.isdir() else "has an empty name"
     try:
-        relative = safe_relative(member.name)
-    except PathEscape as exc:
-        return str(exc)
-    parent = list(relative.parts[:-1])
-    try:
-        resolved_parent = _resolve(parent, links, 0)
-        if relative.as_posix() in links and not member.issym():
+        resolved_parent = _resolve(name.split("/")[:-1], links, 0)
+        if name in links and not member.issym():
             return "replaces a symlink extracted before it"
         if member.issym():
             if member.linkname.startswith("/"):
@@ -200,7 +221,25 @@ def _resolve(parts: list[str] | tuple[str, ...], links: dict[str, str], depth: i
     return resolved
 
 
+def _joined(name: str) -> str:
+    """Where Go's `filepath.Join(root, name)` puts `name` on Linux, relative to `root`
+    ("" for `root` itself): `/` alone separates, empty and `.` parts go, `..` drops the
+    part before it. Raises _Escape when `..` leads above `root`."""
+    parts: list[str] = []
+    for part in name.split("/"):
+        if part == "..":
+            if not parts:
+                raise _Escape
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
+
+
 def _normal(name: str) -> str:
-    # Plain string splitting (not PurePosixPath): this runs twice per member, and members
-    # with absolute names are refused before their names are recorded.
-    return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
+    """`name` joined as Cassandra joins it, or as it is when it leaves the root (such a
+    member is refused and its name never recorded)."""
+    try:
+        return _joined(name)
+    except _Escape:
+        return name

@@ -141,11 +141,11 @@ def _plan(ctx: AttemptContext) -> _Plan:
             f"When you are done, call `{SUBMIT_FINDINGS}` with your written review "
             "(`review`) and the individual issues (`findings`)."
         )
-        title = spec.description or ctx.case.name
-        # Cassandra shows its reviewer the case's input.diff as written, not git's rendering
-        # of the applied change (which drops what .gitignore ignores and adds `index` lines).
+        # Cassandra's reviewer is asked to review the case's input.diff as written (not git's
+        # rendering of the applied change, which drops what .gitignore ignores and adds
+        # `index` lines), and told nothing of the case: no title from its name or description.
         message = _message(
-            ctx, title=title, repository=None, answer=submit, case_diff=spec.raw_diff()
+            ctx, title=None, repository=None, answer=submit, case_diff=spec.raw_diff()
         )
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, ReviewSubmission)
     if isinstance(spec, VerifySpec):
@@ -189,7 +189,8 @@ def _message(
 ) -> str:
     """The first user message: the pull request (repository, title and description, changed
     files, and its diff unless the task shows it), then the task. The title is `title`, else
-    the one `Ask.title` gives the pull request (a review case's: Warden's)."""
+    the one `Ask.title` gives the pull request (a review case's: Warden's); with neither (a
+    rubric case) there is no title line."""
     sandbox = ctx.sandbox
     # `case_diff`: the diff as the case gives it (a rubric case's), else git's of the sandbox
     shown = sandbox.diff if case_diff is None else case_diff
@@ -202,7 +203,9 @@ def _message(
     parts = []
     if repo:
         parts.append(f"Repository: {repo}")
-    parts.append(f"Pull request title: {title or ask.title}")
+    shown_title = title or ask.title
+    if shown_title:
+        parts.append(f"Pull request title: {shown_title}")
     if ask.body:
         parts.append(f"Pull request description: {ask.body}")
     parts.append("Changed files:\n" + ("\n".join(f"- {name}" for name in changed) or "(none)"))

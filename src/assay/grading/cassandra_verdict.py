@@ -13,6 +13,8 @@ checks nothing more. So, exactly as there:
 - the score is kept as given, even outside 1..5: Cassandra neither clamps nor refuses it
   (its schema's `minimum`/`maximum` only guide the model). assay keeps that raw score in
   the verdict and in `--cassandra-report`, and clamps it to 1..5 only for the case score;
+- anything but an object is an error (a tool input that is a JSON string is a string,
+  never read as JSON text: Go cannot unmarshal a string into the struct);
 - a value of the wrong JSON type is an error, wherever it is among the keys: a float
   score (`4.5`, and `4.0` too, which Go will not put in an int), a string score, one
   past Go's 64-bit int, a non-boolean `met_rubric`, a `findings` that is not a list of
@@ -30,6 +32,8 @@ from assay.suites.go_json import go_fold
 __all__ = ["CassandraVerdict", "read_cassandra_verdict"]
 
 _INT64 = range(-(2**63), 2**63)
+_JSON_KINDS = {str: "string", list: "array", bool: "bool", int: "number", float: "number"}
+"""Go's names of the JSON values that are no object, as its decoder's errors say them."""
 _FIELDS = {go_fold(name): name for name in ("score", "rationale", "findings", "met_rubric")}
 
 
@@ -70,7 +74,8 @@ def read_cassandra_verdict(arguments: Any) -> tuple[CassandraVerdict | None, lis
     if arguments is None:
         return CassandraVerdict(), []
     if not isinstance(arguments, dict):
-        return None, [f"the verdict must be a JSON object, not {type(arguments).__name__}"]
+        kind = _JSON_KINDS.get(type(arguments), type(arguments).__name__)
+        return None, [f"cannot unmarshal {kind} into the verdict: it must be a JSON object"]
     fields: dict[str, Any] = {}
     problems: list[str] = []
     for key, value in arguments.items():

@@ -4,7 +4,8 @@ Both judges use this. The judge must answer by calling its verdict tool; the inp
 validated by jsonschema (against the very schema the tool advertises), by the pydantic
 model, and by the judge's own semantic check. Anything wrong goes back to the judge once,
 saying what was wrong; a second failure is a JudgeError that keeps the raw answers.
-A call with a `reader` (Cassandra's judge) asks once and reads the answer as that judge does.
+A call with a `reader` (Cassandra's judge) asks once and reads the answer as that judge does,
+whatever the stop reason (a cut-off or refused answer is decoded all the same).
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ class JudgeCall(Generic[VerdictT]):
 
     `reader` replaces the strict reading (jsonschema, then the model) by another decoder,
     for a format whose own judge is lenient (Cassandra's), and reads the answer as that
-    judge does: one call, no retry; the first tool call's input whatever the tool's name,
-    else the answer's text; a failure is a JudgeError at once. `tool_spec` is then the
+    judge does: one call, no retry, whatever its stop reason; the first tool call's input
+    (a JSON value: a string stays a string) whatever the tool's name, else the answer's
+    text (JSON text); a failure is a JudgeError at once. `tool_spec` is then the
     tool as that judge advertises it, and `max_tokens` its budget.
     """
 
@@ -128,9 +130,10 @@ class JudgeCall(Generic[VerdictT]):
             verdict, problems, raw = self._read(response, tool)
             if verdict is not None and check is not None:
                 problems = list(check(verdict))
-            if response.stop_reason in _BROKEN_OFF:
-                # Whatever it holds is not the verdict it meant (Cassandra's lenient reading
-                # made a cut-off `{}` a score of 0): never graded, at most retried.
+            if response.stop_reason in _BROKEN_OFF and self.reader is None:
+                # Whatever it holds is not the verdict it meant (a cut-off `{}` would read as
+                # a score of 0): never graded, at most retried. A `reader` decodes whatever
+                # came back, as its own judge does (Cassandra never looks at the stop reason).
                 verdict, problems = None, [_BROKEN_OFF[response.stop_reason], *problems]
             problems = _bounded(problems)
             if verdict is not None and not problems:
@@ -157,17 +160,22 @@ class JudgeCall(Generic[VerdictT]):
         calls = response.tool_uses()
         if self.reader is None:
             calls = [c for c in calls if c.get("name") == tool.name][-1:]
+        # JSON text to decode, as opposed to a JSON value the API already decoded (a tool
+        # call's input). assay's own judges read a string input as JSON text too; a
+        # `reader` gets it as the string it is (Go: "cannot unmarshal string").
+        as_text = self.reader is None
         if calls:
             arguments = calls[0].get("input")
         elif self.reader is not None:
-            arguments = response.text()  # no tool call: the text is the answer
+            arguments, as_text = response.text(), True  # no tool call: the text is the answer
         else:
             raw = response.text() or json.dumps(response.content)
             return None, [f"no {tool.name} tool call in the answer"], raw
         if isinstance(arguments, dict) and set(arguments) == {INVALID_JSON_KEY}:
-            arguments = str(arguments[INVALID_JSON_KEY])  # the provider could not decode it
+            # the provider could not decode the arguments it got as text
+            arguments, as_text = str(arguments[INVALID_JSON_KEY]), True
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-        if isinstance(arguments, str):
+        if as_text and isinstance(arguments, str):
             try:
                 arguments = json_text.loads(arguments)
             except ValueError as exc:

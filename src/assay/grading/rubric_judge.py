@@ -4,8 +4,9 @@ Two prompts (`--judge-prompt`); Cassandra suites default to Cassandra's own, so 
 compare with a team's Cassandra baselines:
 
 - `cassandra`: Cassandra's judge system prompt (its 1-5 scale) and its message layout
-  `RUBRIC:` / `DIFF:` (the case's input.diff, byte for byte) / `REVIEW TO EVALUATE:` (the
-  review text), asked as Cassandra's Anthropic provider asks it: the `submit_review` tool
+  `RUBRIC:` / `DIFF:` (the case's input.diff, byte for byte) / `REVIEW TO EVALUATE:`
+  (everything the reviewer said: its review, then its findings), asked as Cassandra's
+  Anthropic provider asks it: the `submit_review` tool
   ("Returns the structured code review.") with `EvaluationResultSchema` as Go sends it (no
   `additionalProperties`), 8192 tokens; one call, the answer read as leniently as
   Cassandra reads it (see cassandra_verdict.py);
@@ -45,6 +46,7 @@ __all__ = [
     "cassandra_prompt",
     "judge_prompt_for",
     "rubric_prompt",
+    "whole_review",
 ]
 
 PROMPT_VERSION = "rubric-judge.v1"
@@ -157,10 +159,25 @@ class RubricJudge:
 
 def cassandra_prompt(spec: RubricSpec, output: AgentOutput) -> str:
     """Cassandra's judge message: the rubric, the case's input.diff byte for byte (carriage
-    returns kept), the review text."""
+    returns kept, bytes that are not UTF-8 as Go sends them), everything the reviewer said."""
     diff = spec.raw_diff()
-    review = output.review_text or ""
+    review = whole_review(output)
     return f"RUBRIC:\n{spec.rubric}\n\nDIFF:\n{diff}\n\nREVIEW TO EVALUATE:\n{review}"
+
+
+def whole_review(output: AgentOutput) -> str:
+    """Everything the reviewer said, as Cassandra's judge gets its reviewer's whole final
+    text: the written review, then the findings as a fenced JSON block.
+
+    Every runtime hands the findings over apart from the review text (the builtin agent's
+    `findings`, a command agent's answer file or JSON lines, the JSON block a CLI preset's
+    final message held), so the text alone would hide them from the judge.
+    """
+    review = output.review_text or ""
+    if not output.findings:
+        return review
+    block = fenced(json.dumps({"findings": output.findings}, indent=2, ensure_ascii=False), "json")
+    return f"{review}\n\n{block}" if review else block
 
 
 def rubric_prompt(rubric: str, diff: str, output: AgentOutput) -> str:

@@ -18,13 +18,16 @@ gave none); a case that errored has Go's zero values, as Cassandra writes them, 
 `error` that says where it failed in Cassandra's words: `failed to create sandbox: ...`
 (a rubric sandbox's own message), `judge failed: ...` (the judge's call or its answer, or
 the timeout while judging), `subject failed: ...` (the agent under test). `metrics.tokens`
-are the subject's own (the judge's usage left out); assay's report keeps no turn,
-per-tool, thinking or cache-read counts, so `iterations`, `thinking` and `cached` are 0
-and `tool_calls.by_tool` is empty.
+are the subject's own (the judge's usage left out), counted as Cassandra counts them
+(`_metrics`); assay's report keeps no turn, per-tool or thinking counts, so `iterations`
+and `thinking` are 0 and `tool_calls.by_tool` is empty. The file is encoded as Go's
+encoder writes it (`cassandra_json`).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -33,7 +36,7 @@ from assay.report.model import CaseResult, Report
 from assay.sandbox.rubric import SANDBOX_FAILURE
 from assay.suites.case import Case, RubricSpec
 
-__all__ = ["CASSANDRA_FILE", "cassandra_names", "to_cassandra_results"]
+__all__ = ["CASSANDRA_FILE", "cassandra_json", "cassandra_names", "to_cassandra_results"]
 
 
 def cassandra_names(cases: Iterable[Case]) -> dict[str, tuple[str, str]]:
@@ -93,26 +96,56 @@ def _error(case: CaseResult) -> str:
 
 
 def _metrics(case: CaseResult | None) -> dict[str, Any]:
-    tokens_in = tokens_out = 0
+    """`core.SessionMetrics` of the subject: its usage per attempt (the mean when a case ran
+    several), the judge's left out. Cassandra's Anthropic provider counts prompt tokens as
+    the uncached input plus what was written to the cache, and the cache reads apart:
+    `input` = input + cache writes, `cached` = cache reads, `total_input` = their sum."""
+    tokens_in = tokens_out = cached = 0
     by_tool: dict[str, int] | None = None
     if case is not None:
         attempts = max(len(case.attempts), 1)
         raw_usage = case.judge.get("usage")
-        judge_usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
-        tokens_in = max(case.usage.input_tokens // attempts - judge_usage.get("input_tokens", 0), 0)
-        tokens_out = max(
-            case.usage.output_tokens // attempts - judge_usage.get("output_tokens", 0), 0
-        )
+        judge: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+
+        def subject(field: str) -> int:
+            return max(getattr(case.usage, field) // attempts - int(judge.get(field) or 0), 0)
+
+        tokens_in = subject("input_tokens") + subject("cache_write_tokens")
+        tokens_out = subject("output_tokens")
+        cached = subject("cache_read_tokens")
         by_tool = {}
     return {
         "tokens": {
             "input": tokens_in,
             "output": tokens_out,
             "thinking": 0,
-            "cached": 0,
-            "total_input": tokens_in,
+            "cached": cached,
+            "total_input": tokens_in + cached,
             "total_output": tokens_out,
         },
         "iterations": 0,
         "tool_calls": {"total": 0, "by_tool": by_tool},
     }
+
+
+_GO_ESCAPES = str.maketrans(
+    {
+        "<": "\\u003c",
+        ">": "\\u003e",
+        "&": "\\u0026",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def cassandra_json(entries: list[dict[str, Any]]) -> str:
+    """`entries` as `cmd/eval` writes its results file: Go's `json.MarshalIndent(results,
+    "", "  ")`, no newline at the end. Text is raw UTF-8 but for what Go's encoder escapes
+    in every string (`<`, `>`, `&`, U+2028, U+2029) and what is not text at all (half a
+    surrogate pair: U+FFFD, as Go writes an invalid byte)."""
+    text = json.dumps(entries, indent=2, ensure_ascii=False)
+    # Outside strings JSON holds none of these characters: replacing them everywhere
+    # replaces them in strings alone.
+    return _LONE_SURROGATE.sub("\ufffd", text.translate(_GO_ESCAPES))

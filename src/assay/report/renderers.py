@@ -166,9 +166,9 @@ def _pvyai(ctx: RenderContext) -> str | None:
 def _cassandra(ctx: RenderContext) -> str | None:
     if not ctx.cassandra or not any(c.kind == "rubric" for c in ctx.report.cases):
         return None
-    from assay.report.cassandra import cassandra_names, to_cassandra_results
+    from assay.report.cassandra import cassandra_json, cassandra_names, to_cassandra_results
 
-    return json.dumps(to_cassandra_results(ctx.report, cassandra_names(ctx.cases)), indent=2)
+    return cassandra_json(to_cassandra_results(ctx.report, cassandra_names(ctx.cases)))
 
 
 # The report first: a reader polling the directory sees report.json before its renderings.

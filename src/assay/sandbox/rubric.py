@@ -5,8 +5,17 @@ The whole base tree is in the repo, not just the files the diff touches: a rubri
 expect the reviewer to read, say, a directory's AGENTS.md. As Cassandra's `git add .`
 does, files the base's `.gitignore` rules ignore are on disk but never committed. An
 empty `input.diff` applies nothing: `eval` is the base commit itself; any other content
-goes to `git apply` (whitespace alone fails there, as in Cassandra). A diff naming a path
-outside the base (`..`, absolute) is refused before `git apply` sees it.
+goes to `git apply` (whitespace alone fails there, as in Cassandra). The diff is bytes
+throughout (git applies bytes; a diff that is not UTF-8 applies as Cassandra applies it).
+As in Cassandra, it is written to `input.diff` at the root of the work tree (over a base
+file of that name), applied from there and deleted before the change is committed: a
+base's own `input.diff` is gone on `eval`, and a diff that creates `input.diff` fails
+(one that edits it is applied to the diff's own text). A diff naming a path outside the
+base (`..`, absolute) is refused before `git apply` sees it.
+
+A base directory is copied as Go 1.24's `os.CopyFS` copies it (Cassandra pins Go
+1.24.4): one holding a symlink, or any entry but a file or directory, fails the case
+(`failed to copy base directory: CopyFS <path>: invalid argument`).
 
 A failure reads as Cassandra's does (`SANDBOX_FAILURE`, and `failed to apply diff` for a
 diff that does not apply), so its results file can say where the case failed.
@@ -14,10 +23,12 @@ diff that does not apply), so its results file can say where the case failed.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 from assay._util.diff_paths import escaping_diff_paths
+from assay._util.fixture_tree import copyfs_refusal
 from assay.errors import SandboxError
 from assay.sandbox.built_sandbox import Sandbox
 from assay.sandbox.gitenv import git_message, git_output, run_git
@@ -25,12 +36,15 @@ from assay.sandbox.objects import Snapshot
 from assay.sandbox.repo import BASE_BRANCH, EVAL_BRANCH, RepoBuilder, branch_diff, changed_paths
 from assay.sandbox.worktree import WorkTree
 from assay.suites.case import RubricSpec
+from assay.suites.go_json import go_text
 
 __all__ = ["SANDBOX_FAILURE", "build_rubric_sandbox"]
 
 SANDBOX_FAILURE = "failed to create sandbox"
 """How the message of a rubric sandbox that could not be built begins (Cassandra's words)."""
 
+DIFF_NAME = "input.diff"
+"""Where Cassandra writes the diff in the work tree to apply it (and deletes it after)."""
 _TARBALL_SUFFIXES = (".tar.gz",)
 """Cassandra's sandbox takes a directory or a `.tar.gz` (a `.tgz` is refused)."""
 
@@ -55,9 +69,9 @@ def _build(spec: RubricSpec, repo: Path, *, staging: Path) -> Sandbox:
     base = _without(base, _ignored(repo))
     main = builder.commit(base, message="assay: base")
     builder.sync()
-    diff_text = _diff_text(spec.diff)
-    if diff_text:  # Cassandra skips `git apply` for an empty diff only
-        _apply(repo, spec.diff, diff_text)
+    diff = _diff_bytes(spec.diff)
+    if diff:  # Cassandra skips `git apply` for an empty diff only
+        _apply(repo, spec.diff, diff)
         scanned = builder.work.scan()
         # Tracked files stay tracked; what the rules ignore and was not in the base stays out.
         head = _without(scanned, _ignored(repo) - base.keys())
@@ -81,6 +95,10 @@ def _base_state(work: WorkTree, base: Path | None, *, staging: Path) -> Snapshot
     if base is None:
         return {}
     if base.is_dir():
+        refused = copyfs_refusal(base)
+        if refused is not None:
+            shown = os.fsencode(refused).decode("utf-8", "replace")
+            raise SandboxError(f"failed to copy base directory: CopyFS {shown}: invalid argument")
         return work.copy_tree(base)
     if not base.is_file():
         raise SandboxError(f"base state {base} does not exist")
@@ -92,7 +110,10 @@ def _base_state(work: WorkTree, base: Path | None, *, staging: Path) -> Snapshot
     # directory (symlinks, special files, `.git`) before anything lands in the repo.
     staging.mkdir(mode=0o700)
     try:
-        extract_tarball(base, staging)
+        try:
+            extract_tarball(base, staging)
+        except SandboxError as exc:
+            raise SandboxError(f"failed to extract base tarball: {exc}") from None
         return work.copy_tree(staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -108,22 +129,35 @@ def _without(snapshot: Snapshot, paths: set[str]) -> Snapshot:
     return {path: entry for path, entry in snapshot.items() if path not in paths}
 
 
-def _diff_text(diff: Path) -> str:
+def _diff_bytes(diff: Path) -> bytes:
     if not diff.is_file():
         raise SandboxError(f"{diff}: the diff file does not exist")
-    return diff.read_text(encoding="utf-8", errors="replace")
+    return diff.read_bytes()
 
 
-def _apply(repo: Path, diff: Path, text: str) -> None:
-    escaping = escaping_diff_paths(text)
+def _apply(repo: Path, diff: Path, data: bytes) -> None:
+    """`git apply input.diff` in the work tree's root, as Cassandra runs it, then the file
+    deleted."""
+    escaping = escaping_diff_paths(go_text(data))
     if escaping:
         line, why = escaping[0]
         raise SandboxError(
             f"failed to apply diff: {diff}:{line}: the diff names a path outside the base: {why}"
         )
-    result = run_git(["apply", "--whitespace=nowarn", str(diff.resolve())], cwd=repo)
+    written = repo / DIFF_NAME
+    try:
+        if written.is_symlink():
+            # Cassandra's os.WriteFile would write through it; a link (from a tarball) may
+            # lead into `.git`, which must never hold the suite's bytes.
+            written.unlink()
+        written.write_bytes(data)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        raise SandboxError(f"failed to write diff file: open {written}: {reason}") from None
+    result = run_git(["apply", "--whitespace=nowarn", DIFF_NAME], cwd=repo)
     if result.returncode != 0:
         raise SandboxError(
             f"failed to apply diff: {diff}: {diff.name} does not apply to the base: "
             f"{git_message(result)}"
         )
+    written.unlink()

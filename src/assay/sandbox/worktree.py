@@ -56,6 +56,11 @@ class WorkTree:
         """Every `.gitignore` written: path -> content (the task baseline's ignore rules)."""
         self._kinds: dict[str, str] = {}
 
+    @property
+    def directories(self) -> list[str]:
+        """Every directory this work tree made (the root aside), relative to it."""
+        return [rel for rel, kind in self._kinds.items() if kind == DIRECTORY]
+
     def put_file(self, rel: str, data: bytes, *, executable: bool) -> Entry:
         """Write a regular file at `rel` (replacing one written before) and store its blob."""
         target = self._claim(rel)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from assay.core.kinds import CaseKind
 from assay.core.severities import SEVERITIES, WARDEN_SEVERITIES, Severity, warden_severity
+from assay.suites.go_json import go_text
 
 __all__ = [
     "Case",
@@ -99,8 +100,9 @@ class RubricSpec:
 
     def raw_diff(self) -> str:
         """`diff` as Cassandra sends it to the reviewer and the judge: the file's bytes, carriage
-        returns kept (no newline translation), invalid UTF-8 replaced."""
-        return self.diff.read_bytes().decode("utf-8", errors="replace")
+        returns kept (no newline translation), each byte that is not valid UTF-8 as U+FFFD
+        (Go's JSON encoding of the string it read the file into)."""
+        return go_text(self.diff.read_bytes())
 
 
 @dataclass(frozen=True)

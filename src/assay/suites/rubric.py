@@ -11,7 +11,10 @@ that leads out of the git work tree, is refused, where Cassandra would read it. 
 Cassandra refuses it: a base that is neither a directory nor a `.tar.gz` (`.tgz` included).
 Refused when the suite is loaded where Cassandra fails only the case as it runs it: a
 missing or unsafe base, a diff whose paths leave the base (`..`, absolute), a diff that is
-only whitespace (git finds no patch in it).
+only whitespace (git finds no patch in it). Not refused: a base directory holding a
+symlink, which Cassandra (Go 1.24's os.CopyFS) cannot copy: that case fails as it runs,
+with Cassandra's message, and the others run. The diff is read as bytes: one that is not
+UTF-8 is applied as it is, and read as Go reads such text where text is needed.
 """
 
 from __future__ import annotations
@@ -21,14 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from assay._util.diff_paths import escaping_diff_paths
+from assay._util.display import human_size
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
 from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
-from assay.suites.document import Document, read_text
-from assay.suites.go_json import go_struct
+from assay.suites.document import MAX_TEXT_BYTES, Document
+from assay.suites.go_json import go_struct, go_text
 from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.wire_rubric import RubricCase, RubricManifest, RubricMetadata
 
@@ -224,9 +228,11 @@ def _diff(fixture_dir: Path, raw: str | None, where: SourcePosition, *, project:
     path = _inside_project(fixture_dir, raw, project=project, what=what, where=where)
     if not path.is_file():
         raise ConfigError(f"diff {raw!r} not found in {fixture_dir}", where)
-    text = read_text(path, what="diff")
-    if not text:
+    data = _diff_bytes(path)
+    if not data:
         return path  # Cassandra applies nothing: the sandbox is the base alone
+    # Checked as text; git applies the bytes, whatever their encoding, as in Cassandra.
+    text = go_text(data).removeprefix("\ufeff")
     if not text.strip():
         raise ConfigError(
             f"diff {raw!r} holds only whitespace, no patch: Cassandra runs `git apply` on "
@@ -246,6 +252,22 @@ def _diff(fixture_dir: Path, raw: str | None, where: SourcePosition, *, project:
             f"diff {raw!r} names a path outside the base: {why}", SourcePosition(path, line)
         )
     return path
+
+
+def _diff_bytes(path: Path) -> bytes:
+    """The diff file's bytes (UTF-8 or not: Cassandra reads it as bytes too)."""
+    where = SourcePosition(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES:
+            raise ConfigError(
+                f"diff is {human_size(size)}, over the {human_size(MAX_TEXT_BYTES)} limit "
+                "for the text assay reads (suites, skills, diffs)",
+                where,
+            )
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read diff: {exc.strerror or exc}", where) from None
 
 
 def _base(
@@ -282,12 +304,19 @@ def _checked_base(path: Path, raw: str, where: SourcePosition) -> Path:
             where,
         )
     if path.is_dir():
-        from assay._util.fixture_tree import check_fixture_tree  # what the build would refuse
+        # what the build would refuse
+        from assay._util.fixture_tree import check_fixture_tree, copyfs_refusal
 
         try:
-            check_fixture_tree(path)
+            if copyfs_refusal(path) is None:
+                check_fixture_tree(path)
+            # else: a symlink (or a FIFO) fails the case as it runs, as in Cassandra, whose
+            # Go 1.24 os.CopyFS copies files and directories only; nothing is copied then.
         except SandboxError as exc:
             raise ConfigError(f"base {raw!r}: {exc}", where) from None
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise ConfigError(f"base {raw!r} cannot be read: {reason}", where) from None
         return path
     if not is_tarball(path):
         raise ConfigError(f"base {raw!r} must be a directory or a .tar.gz tarball", where)

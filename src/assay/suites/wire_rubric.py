@@ -94,8 +94,11 @@ class RubricMetadata(SuiteModel):
     base.tar.gz, base/); `..` may leave the case directory, never the repository."""
     diff_path: DefaultWhenEmpty = None
     """The diff relative to the case directory (default: input.diff)."""
+    fixture_path: str = ""
+    """Ignored: a field of Cassandra's case struct, which its LoadCases reads from this file
+    and never uses (the fixture is the case directory)."""
 
     @model_validator(mode="before")
     @classmethod
     def _go(cls, value: Any) -> Any:
-        return go_struct(value, ("id", "name", "description", "rubric", "base_source", "diff_path"))
+        return go_struct(value, cls.model_fields.keys() - {"schema_"})
