@@ -5,9 +5,11 @@ A benchmark, not a test. Three measurements:
 1. **One confined process**: `/bin/true` through `assay._util.proc.run_command`, with and
    without the bwrap confinement an agent gets, interleaved (`--processes` of each), so
    both see the same machine load. The difference is bwrap's setup (namespaces, mounts)
-   and teardown per process. The resource limits are part of the confinement: measured
-   on their own too, as `prlimit` (what the sandbox uses) and as the Python shim (where
-   prlimit is missing) in front of an unconfined `/bin/true`.
+   and teardown per process. The confinement starts `prlimit` (the resource limits) and
+   then the exec shim (`assay._util.exec_shim`: starts the program as Go does, reports how
+   it ended), one interpreter start: each measured on its own too, in front of an
+   unconfined `/bin/true` (the shim as it runs where prlimit is missing: setting the
+   limits itself).
 2. **Per attempt**: `assay.run` of a one-task suite whose agent and only verification
    command are `/bin/true` (two confined processes per attempt), `--repeat` attempts,
    with `--isolation none` and `--isolation bwrap`, alternating for `--rounds` rounds.
@@ -35,32 +37,42 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _machine import describe_machine  # noqa: E402
+from assay._util.exec_shim import shim_source  # noqa: E402
 from assay._util.isolation import probe_bwrap, resolve_sandboxing  # noqa: E402
-from assay._util.limits import limit_argv  # noqa: E402
+from assay._util.limits import limit_argv, limit_word  # noqa: E402
 from assay._util.proc import run_command  # noqa: E402
 
 
 def one_process(work: Path, count: int) -> dict[str, list[float]]:
-    sandboxing = resolve_sandboxing("bwrap", masked=[work / "hidden"])
-    confinement = sandboxing.for_agent(work)
+    # A masked directory (a suite checkout) beside the case's own, both there: bwrap
+    # refuses a mask over a missing directory, or one inside the writable directory.
+    hidden, case = work / "hidden", work / "case"
+    hidden.mkdir(exist_ok=True)
+    case.mkdir(exist_ok=True)
+    sandboxing = resolve_sandboxing("bwrap", masked=[hidden])
+    confinement = sandboxing.for_agent(case)
+    assert confinement is not None
     times: dict[str, list[float]] = {"plain": [], "bwrap": [], "prlimit": [], "shim": []}
+    shim = [confinement.python, "-I", "-S", "-c", shim_source(), "-1"]
     prefixes = {
         "prlimit": limit_argv(sandboxing.limits, prlimit=sandboxing.prlimit or "prlimit"),
-        "shim": limit_argv(sandboxing.limits, prlimit=None),
+        "shim": [*shim, limit_word(sandboxing.limits)],
     }
 
     async def once(isolation: object, prefix: list[str] | None = None) -> float:
         started = time.perf_counter()
-        await run_command(
+        result = await run_command(
             [*(prefix or []), "/bin/true"],
-            cwd=work,
+            cwd=case,
             env={"PATH": os.defpath},
             timeout_s=30,
             stdout_path=work / "out",
             stderr_path=work / "err",
             isolation=isolation,  # type: ignore[arg-type]
         )
-        return time.perf_counter() - started
+        elapsed = time.perf_counter() - started
+        assert result.exit_code == 0, result.stderr_tail  # a start that failed is no measure
+        return elapsed
 
     async def main() -> None:
         for _ in range(count):

@@ -520,7 +520,10 @@ def test_an_agent_that_cannot_start_blocks_every_check(tmp_path: Path) -> None:
     report = task["report"]
     assert report["status"] == "blocked" and report["summary"]["blocked"] == 3
     assert {r["status"] for r in report["results"]} == {"blocked"}
-    assert task["agent"]["exitCode"] == -1 and "not found" in task["agent"]["error"]
+    # Go's words for the start that failed, PVYai's error and blocked reason alike.
+    why = f"fork/exec {agent}: no such file or directory"
+    assert (task["agent"]["exitCode"], task["agent"]["error"]) == (-1, why)
+    assert report["results"][0]["message"] == f"run blocked: {why}"
     assert case["status"] == "error"
 
 

@@ -23,7 +23,10 @@ With `bwrap` every such program gets:
   modules or the host's cgroup tree (which lists every process of the host);
 - resource limits (`assay._util.limits`): a bounded number of processes, a bounded size
   per file, no core dumps, and size-capped tmpfs mounts, so a fork bomb or a runaway
-  writer ends its own case, not the machine.
+  writer ends its own case, not the machine;
+- a start as Go's (`assay._util.exec_shim`, the sandbox's first program after `prlimit`):
+  execve of the path a PATH look-up found, no /bin/sh behind a script without `#!`, a
+  start that failed told apart from an exit code, and a signal from `exit 128+N`.
 
 `none` runs programs as they are (process group and timeouts only): assay says so loudly.
 `auto` probes bwrap once per run and falls back to `none` with that warning.
@@ -41,8 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from assay._util.exec_shim import shim_source
 from assay._util.exposure import ALWAYS_MASKED, Exposure, ShownProgram, TrackedFiles
-from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv
+from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv, limit_word
 from assay.errors import ConfigError
 
 __all__ = [
@@ -75,6 +79,9 @@ third. Everything else (interfaces, devices, DMI, cgroups, modules) is an empty 
 _MASK_SIZE = 1024 * 1024
 """The cap of the tmpfs over a masked directory other than HOME and /tmp (a suite checkout,
 the report dir, /run, /sys), which is read-only besides: it only holds mount points."""
+LAUNCHER_PYTHON = os.path.realpath(sys.executable)
+"""The interpreter that runs the exec shim in every sandbox: assay's own (its base, not a
+virtualenv's link), which every real confinement shows (`resolve_sandboxing`)."""
 UNSANDBOXED_WARNING = (
     "agents and verification commands run WITHOUT an OS sandbox: they can read this "
     "process's files and the host as assay's own user"
@@ -102,7 +109,9 @@ class Confinement:
     home: str = "/tmp/home"
     limits: Limits = DEFAULT_LIMITS
     prlimit: str | None = None
-    """util-linux `prlimit`, which sets the limits inside the sandbox (None: a Python shim)."""
+    """util-linux `prlimit`, which sets the limits inside the sandbox (None: the exec shim)."""
+    python: str = LAUNCHER_PYTHON
+    """The interpreter of the exec shim (`LAUNCHER_PYTHON`)."""
 
     @property
     def counted_processes(self) -> int | None:
@@ -115,9 +124,12 @@ class Confinement:
         return self.limits.max_processes
 
     def wrap(
-        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], status_fd: int = -1
     ) -> tuple[list[str], dict[str, str]]:
-        """The bwrap argv that runs `argv` confined in `cwd`, and its environment."""
+        """The bwrap argv that runs `argv` confined in `cwd`, and its environment.
+
+        The exec shim starts `argv` and writes how it ended to `status_fd`, an inherited
+        file descriptor (-1: nowhere); `run_command` reads it (`exec_shim`)."""
         args = [
             self.bwrap,
             "--die-with-parent",
@@ -178,7 +190,10 @@ class Confinement:
             args += ["--remount-ro", "/run"]
         # Absolute: bwrap resolves a relative --chdir inside the new root, not from here.
         args += ["--chdir", os.path.abspath(cwd), "--"]
-        args += [*limit_argv(self.limits, prlimit=self.prlimit), *argv]
+        args += limit_argv(self.limits, prlimit=self.prlimit)
+        shim_limits = "" if self.prlimit else limit_word(self.limits)
+        args += [self.python, "-I", "-S", "-c", _shim_source(), str(status_fd), shim_limits]
+        args += argv
         inner_env = {**env, "HOME": self.home, "TMPDIR": "/tmp"}
         return args, inner_env
 
@@ -188,6 +203,11 @@ class Confinement:
             return True
         masks = (*self.masked, *ALWAYS_MASKED, Path(self.home))
         return not any(path.is_relative_to(root) for root in masks)
+
+
+@functools.cache
+def _shim_source() -> str:
+    return shim_source()
 
 
 def _by_depth(paths: Iterable[Path]) -> list[Path]:
@@ -209,6 +229,10 @@ class Sandboxing:
     exposed: tuple[Path, ...] = field(default_factory=tuple)
     limits: Limits = DEFAULT_LIMITS
     prlimit: str | None = None
+    python: str = LAUNCHER_PYTHON
+    """The interpreter of the exec shim: assay's own, which every real confinement shows
+    (another only where the sandbox's user cannot run that one: tests that start the
+    sandbox as another user)."""
     hidden: tuple[Path, ...] = ()
     """Files made unreadable in every confinement (`Confinement.hidden`)."""
     shown: Exposure = field(default_factory=Exposure, compare=False)
@@ -242,7 +266,9 @@ class Sandboxing:
             inner_home = "/tmp/home"
         own = Path(os.path.realpath(writable))
         exposed = list(self.exposed)
-        program = self.shown.program(argv[0], masked, writable=(own,)) if argv else ShownProgram()
+        program = ShownProgram()
+        if argv and "\0" not in argv[0]:  # a NUL is in no path: the start refuses it (as Go's)
+            program = self.shown.program(argv[0], masked, writable=(own,))
         exposed += program.exposed
         exposed += self.shown.named_files(argv[1:], masked, writable=(own,))
         hidden = (*self.hidden, *program.covered)
@@ -257,6 +283,7 @@ class Sandboxing:
             home=inner_home,
             limits=self.limits,
             prlimit=self.prlimit,
+            python=self.python,
         )
 
 
@@ -308,8 +335,8 @@ def probe_bwrap(
     found = bwrap or shutil.which("bwrap")
     if found is None:
         return None, "bwrap (bubblewrap) is not installed"
-    # Exposed as every real confinement exposes it: without prlimit the limits are set
-    # by a Python shim, and the interpreter may live under /tmp, which the sandbox hides.
+    # Exposed as every real confinement exposes it: the exec shim runs on assay's own
+    # interpreter, which may live under /tmp, which the sandbox hides.
     probe = Confinement(
         bwrap=found,
         writable=(),

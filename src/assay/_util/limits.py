@@ -12,16 +12,18 @@ sandbox (`assay._util.isolation`) each program gets:
   fork bomb on a busy machine. Run assay as an ordinary user (GitHub's runners do) for
   the limit to hold;
 - `RLIMIT_FSIZE` (the size of one file): a write past it fails and the writer gets
-  SIGXFSZ, so a runaway log or a `dd` ends with exit 153 (bwrap's 128 + SIGXFSZ);
+  SIGXFSZ, so a runaway log or a `dd` is killed by that signal (`limit_reason` says so;
+  a shell running it reports 153, 128 + SIGXFSZ, which alone says nothing);
 - `RLIMIT_CORE` = 0: no core dump of a crashed agent fills the workspace;
 - a `--size` cap on the tmpfs mounts it can write (`/tmp` and the private HOME): tmpfs
   lives in RAM, so this bounds the memory a program can park there.
 
 Soft and hard limits are equal: a confined program cannot raise them again. Limits are
 set by util-linux `prlimit` as the sandbox's first program (not `preexec_fn`, which
-would make every spawn a fork and is unsafe with threads), or by a Python shim where
-`prlimit` is missing. The defaults are generous, for real agents that spawn hundreds of
-processes and build GB-sized trees; `[tool.assay] sandbox_max_processes`,
+would make every spawn a fork and is unsafe with threads), or, where `prlimit` is
+missing, by the exec shim that starts the program after it (`assay._util.exec_shim`).
+The defaults are generous, for real agents that spawn hundreds of processes and build
+GB-sized trees; `[tool.assay] sandbox_max_processes`,
 `sandbox_max_file_size` and `sandbox_tmp_size` change them, and the variables
 `ASSAY_SANDBOX_MAX_PROCESSES`, `ASSAY_SANDBOX_MAX_FILE_SIZE` and `ASSAY_SANDBOX_TMP_SIZE`
 beat those (sizes take a K, M, G or T suffix, powers of 1024; the first two also take
@@ -40,7 +42,6 @@ import os
 import re
 import resource
 import shutil
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -53,6 +54,7 @@ __all__ = [
     "find_prlimit",
     "limit_argv",
     "limit_reason",
+    "limit_word",
     "limits_from_environ",
     "parse_limit",
 ]
@@ -151,22 +153,18 @@ def find_prlimit() -> str | None:
     return shutil.which("prlimit")
 
 
-_SHIM = (
-    "import os,resource as r,sys\n"
-    "for k,v in zip((r.RLIMIT_NPROC,r.RLIMIT_FSIZE,r.RLIMIT_CORE),sys.argv[1:4]):"
-    "r.setrlimit(k,(int(v),int(v)))\n"
-    "os.execvp(sys.argv[4],sys.argv[4:])"
-)
-"""Sets the limits and becomes the program, for hosts without prlimit (isolated, no site)."""
-
-
 def limit_argv(limits: Limits, *, prlimit: str | None) -> list[str]:
-    """The argv prefix that runs a program under `limits` (the program's argv follows)."""
-    if prlimit is not None:
-        nproc, fsize = _word(limits.max_processes), _word(limits.max_file_size)
-        return [prlimit, f"--nproc={nproc}:{nproc}", f"--fsize={fsize}:{fsize}", "--core=0:0", "--"]
-    values = (limits.max_processes, limits.max_file_size, 0)
-    return [sys.executable, "-I", "-S", "-c", _SHIM, *map(str, values)]
+    """The argv prefix that runs a program under `limits` with `prlimit` (the program's
+    argv follows); empty without it: the exec shim sets them (`limit_word`)."""
+    if prlimit is None:
+        return []
+    nproc, fsize = _word(limits.max_processes), _word(limits.max_file_size)
+    return [prlimit, f"--nproc={nproc}:{nproc}", f"--fsize={fsize}:{fsize}", "--core=0:0", "--"]
+
+
+def limit_word(limits: Limits) -> str:
+    """`limits` as the exec shim takes them: `processes:file size:core size` (-1: none)."""
+    return f"{limits.max_processes}:{limits.max_file_size}:0"
 
 
 def _word(value: int) -> str:
@@ -175,8 +173,10 @@ def _word(value: int) -> str:
 
 def limit_reason(exit_code: int | None, limits: Limits) -> str:
     """What a limit did to a program that ended with `exit_code` ("" when none did): a
-    file past the size limit ends it with SIGXFSZ (bwrap reports 128 + the signal)."""
-    if exit_code in (-SIGXFSZ, 128 + SIGXFSZ):
+    file past the size limit kills it with SIGXFSZ (`exit_code` -SIGXFSZ). An exit code of
+    153 is the program's own (a shell's report of a child the signal killed, or a plain
+    `exit 153`): the sandbox tells a signal from an exit (`assay._util.exec_shim`)."""
+    if exit_code == -SIGXFSZ:
         return (
             f"killed by SIGXFSZ: it wrote a file past the sandbox's limit of "
             f"{_human(limits.max_file_size)} ({LIMIT_VARIABLES['max_file_size']})"

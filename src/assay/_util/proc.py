@@ -14,6 +14,12 @@ An agent that prints gigabytes therefore costs a few KiB of memory and at most t
 (`assay._util.isolation.Confinement`) the command runs inside bubblewrap instead, whose
 PID namespace takes every such escapee with it when the command ends.
 
+A command starts as PVYai's Go starts it, with or without the sandbox (`_util/launch.py`):
+a start that fails is a `StartFailed` with Go's message (`fork/exec ./run.sh: exec format
+error`), never an exit code the program could have given, and a signal that ends the
+command is its exit code, negated. In the sandbox the exec shim (`_util/exec_shim.py`)
+starts the command and tells both over a pipe, which bwrap's own exit code cannot.
+
 Which variables are credentials is decided in `assay._util.secrets`; the tails a result
 carries have every credential value masked (the command's own environment's and assay's).
 """
@@ -24,7 +30,6 @@ import asyncio
 import contextlib
 import errno
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from assay._util.go_text import go_text
+from assay._util.launch import (
+    LaunchError,
+    StartFailed,
+    check_program,
+    found_path,
+    read_report,
+    refuse_nul,
+    shim_outcome,
+)
 from assay._util.secrets import longest_secret_bytes, redact
 
 if TYPE_CHECKING:
@@ -40,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CommandResult",
     "LaunchError",
+    "StartFailed",
     "run_command",
 ]
 
@@ -63,7 +79,8 @@ class CommandResult:
     credential values masked."""
 
     exit_code: int
-    """The exit status; negative (-signal) when a signal ended it (e.g. after a timeout)."""
+    """The exit status; negative (-signal) when a signal ended it (e.g. after a timeout),
+    in the sandbox too (where `exit 143` stays 143)."""
     timed_out: bool
     duration_s: float
     stdout_tail: str
@@ -73,35 +90,6 @@ class CommandResult:
     """True when a stream went past the capture cap and its file stops there."""
     stopped: str = ""
     """Why assay stopped the command before it ended ("" when it did not, or timed out)."""
-
-
-class LaunchError(Exception):
-    """The program could not be started at all: missing, not executable, or argv too large."""
-
-    def __init__(self, program: str, problem: str, *, hint: str = "") -> None:
-        super().__init__(f"command {problem}: {program}{hint}")
-        self.program = program
-        self.problem = problem
-        """`not found`, `not executable`, or another short description."""
-
-
-def _check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
-    """Fail early, with a precise reason, when argv[0] cannot be executed."""
-    if "/" in program:
-        path = Path(program) if os.path.isabs(program) else cwd / program
-        if not path.exists():
-            where = "" if os.path.isabs(program) else f" (relative to the working directory {cwd})"
-            raise LaunchError(program, "not found", hint=where)
-        if path.is_dir() or not os.access(path, os.X_OK):
-            raise LaunchError(program, "not executable")
-        return
-    search_path = env.get("PATH", os.defpath)
-    if shutil.which(program, path=search_path) is not None:
-        return
-    for directory in search_path.split(os.pathsep):
-        if directory and (Path(directory) / program).is_file():
-            raise LaunchError(program, "not executable")
-    raise LaunchError(program, "not found")
 
 
 class _Capture:
@@ -172,7 +160,7 @@ class _Capture:
     def tail(self, environ: Mapping[str, str]) -> str:
         """The last TAIL_BYTES bytes, decoded, with the credential values of `environ` (and
         assay's own) masked before the cut."""
-        window = bytes(self._tail[-self._keep :]).decode("utf-8", errors="replace")
+        window = go_text(bytes(self._tail[-self._keep :]))  # as PVYai's JSON holds output
         masked = redact(window, environ).encode("utf-8")
         # The cut may split a character: its leftover bytes are dropped, not shown as U+FFFD.
         return masked[-TAIL_BYTES:].decode("utf-8", errors="ignore")
@@ -233,6 +221,40 @@ async def _wait_for_exit(
     return True
 
 
+async def _start(
+    argv: Sequence[str],
+    *,
+    program: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    stderr: BinaryIO | None,
+    keep_fd: int = -1,
+) -> asyncio.subprocess.Process:
+    """Start argv (`program`'s, maybe wrapped in the sandbox) in a new session, stdout (and
+    stderr, unless it is None: merged) piped, `keep_fd` inherited. LaunchError when argv is
+    too large, or when the sandbox's own program (bwrap) is not there or not executable;
+    other OSErrors are the caller's."""
+    try:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE if stderr else asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=(keep_fd,) if keep_fd >= 0 else (),
+        )
+    except OSError as exc:
+        if exc.errno == errno.E2BIG:
+            size = sum(len(a) for a in argv) + sum(len(k) + len(v) for k, v in env.items())
+            raise LaunchError(program, f"argument list too long ({size} bytes)") from None
+        if keep_fd >= 0 and isinstance(exc, FileNotFoundError | PermissionError):
+            problem = "not found" if isinstance(exc, FileNotFoundError) else "not executable"
+            raise LaunchError(argv[0], problem) from None
+        raise
+
+
 async def run_command(
     argv: Sequence[str],
     *,
@@ -249,43 +271,41 @@ async def run_command(
 
     `stderr_path=None` merges stderr into stdout (one interleaved log). Each stream's file
     holds at most `max_capture_bytes`. `on_stdout_line` gets every complete stdout line
-    (without the newline) as it arrives. Raises LaunchError when the program cannot start.
-    If the caller is cancelled, the process group is killed before the cancellation goes on.
-    `isolation` runs argv inside that OS sandbox (None: as it is).
+    (without the newline) as it arrives. Raises LaunchError when the program cannot start
+    (StartFailed when its start failed: see the module docstring). If the caller is
+    cancelled, the process group is killed before the cancellation goes on. `isolation`
+    runs argv inside that OS sandbox (None: as it is).
     """
     if not argv:
         raise LaunchError("", "is empty")
     program = argv[0]
-    _check_program(program, cwd=cwd, env=env)
+    check_program(program, cwd=cwd, env=env)
+    refuse_nul(argv, env)
     own_env = env  # what the command may print: its credentials are masked in the tails
     secret_bytes = longest_secret_bytes(own_env)
-    if isolation is not None:
-        argv, env = isolation.wrap(argv, cwd=cwd, env=env)
     started = time.monotonic()
     with contextlib.ExitStack() as files:
         out_file = files.enter_context(open(stdout_path, "wb"))
         err_file = files.enter_context(open(stderr_path, "wb")) if stderr_path else None
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=cwd,
-                env=dict(env),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE if err_file else asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            raise LaunchError(program, "not found") from None
-        except PermissionError:
-            raise LaunchError(program, "not executable") from None
-        except OSError as exc:
-            if exc.errno == errno.E2BIG:
-                size = sum(len(a) for a in argv) + sum(len(k) + len(v) for k, v in env.items())
-                raise LaunchError(program, f"argument list too long ({size} bytes)") from None
-            if exc.errno == errno.ENOEXEC:
-                raise LaunchError(program, "not executable (exec format error)") from None
-            raise
+        status_fd = -1  # where the exec shim reports how the command ended (the sandbox)
+        if isolation is not None:
+            status_fd, shim_fd = os.pipe()
+            files.callback(os.close, status_fd)
+            try:
+                argv, env = isolation.wrap(argv, cwd=cwd, env=env, status_fd=shim_fd)
+                process = await _start(
+                    argv, program=program, cwd=cwd, env=env, stderr=err_file, keep_fd=shim_fd
+                )
+            finally:
+                os.close(shim_fd)  # the sandbox holds its own copy
+        else:
+            try:
+                process = await _start(argv, program=program, cwd=cwd, env=env, stderr=err_file)
+            except OSError as exc:
+                if exc.errno is None:
+                    raise
+                # Past the check above, the start itself failed: execve's errno, as Go says it.
+                raise StartFailed(program, path=found_path(program, env), errno=exc.errno) from None
         stdout = _Capture(
             out_file, limit=max_capture_bytes, on_line=on_stdout_line, secret_bytes=secret_bytes
         )
@@ -335,8 +355,14 @@ async def run_command(
                 # no public way to let go of them; left alone, the transport is closed by
                 # the garbage collector after the event loop is gone, with a traceback.
                 process._transport.close()  # type: ignore[attr-defined]
+        exit_code = process.returncode if process.returncode is not None else -signal.SIGKILL
+        if status_fd >= 0:
+            reported = shim_outcome(read_report(status_fd), exit_code, program)
+            if isinstance(reported, LaunchError):
+                raise reported
+            exit_code = exit_code if reported is None else reported
     return CommandResult(
-        exit_code=process.returncode if process.returncode is not None else -signal.SIGKILL,
+        exit_code=exit_code,
         timed_out=timed_out,
         duration_s=time.monotonic() - started,
         stdout_tail=stdout.tail(own_env),

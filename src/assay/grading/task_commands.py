@@ -5,9 +5,12 @@ fields (`command`, `exitCode`, `stdout`, `stderr`, `message`) and assay's own be
 As PVYai runs them: in the suite's order, in the workspace, without a shell, each argv
 element trimmed and the blank ones left out. One that cannot start is `error`; one that
 exits non-zero is `fail`, and so is one its timeout kills (Go reports exit code -1 and
-no message). As assay runs them on top: inside the run's OS sandbox when there is one,
-in their own process group, with the environment `CommandLaunch` gives (assay's has no
-credentials), their logs masked of every credential value assay knows.
+no message) or a signal ends (exit code -1 too). One whose start failed says why in
+Go's words (`fork/exec ./check.sh: exec format error`: no /bin/sh runs a script without
+`#!`; a NUL byte in an argument is `invalid argument`). As assay runs them on top:
+inside the run's OS sandbox when there is one, in their own process group, with the
+environment `CommandLaunch` gives (assay's has no credentials), their logs masked of
+every credential value assay knows.
 """
 
 from __future__ import annotations
@@ -94,9 +97,9 @@ async def _command_check(
         fields.update(exitCode=-1, timedOutAfterS=command.timeout_s)
         return _check(command.id, command.name, "command", "fail", **fields)
     status = "pass" if result.exit_code == 0 else "fail"
-    limited = result.stopped or (
-        limit_reason(result.exit_code, sandboxing.limits) if sandboxing else ""
-    )
+    limited = result.stopped
+    if not limited and sandboxing is not None and sandboxing.mode == "bwrap":
+        limited = limit_reason(result.exit_code, sandboxing.limits)  # unconfined: no limit set
     return _check(command.id, command.name, "command", status, limited, **fields)
 
 

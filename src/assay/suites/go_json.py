@@ -20,31 +20,17 @@ contain:
 
 from __future__ import annotations
 
-import codecs
 import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from assay._util.go_text import go_text
+
 __all__ = ["GoObject", "go_fold", "go_loads", "go_struct", "go_text"]
 
 _SPECIAL_FOLDS = {"\u017f": "S", "\u212a": "K"}
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_GO_REPLACE = "assay.go-replace"
-
-
-def _replace_each_byte(error: UnicodeError) -> tuple[str, int]:
-    """Go's decoder writes one U+FFFD per invalid byte, where Python writes one per run."""
-    assert isinstance(error, UnicodeDecodeError)
-    return "\ufffd" * (error.end - error.start), error.end
-
-
-codecs.register_error(_GO_REPLACE, _replace_each_byte)
-
-
-def go_text(raw: bytes) -> str:
-    """`raw` as Go's JSON decoder reads its text: each invalid UTF-8 byte as U+FFFD."""
-    return raw.decode("utf-8", _GO_REPLACE)
 
 
 class GoObject(dict[str, Any]):
