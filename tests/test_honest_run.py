@@ -532,22 +532,22 @@ def test_live_progress_lines_do_not_wrap_at_80_columns() -> None:
     assert running and all(line.rstrip().endswith("…") and len(line) <= 80 for line in running)
 
 
-def test_timeout_covers_the_verification_commands_and_names_them(
+def test_a_tasks_verification_commands_keep_their_own_limit_past_the_timeout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import time
-
+    """PVYai's rule (docs/pvyai.md, Timeouts): `--timeout` bounds a task's agent; its
+    verification commands keep their own limit, so one that runs past it still counts."""
     from tests.test_cli_run import project, run_args
 
     root = project(tmp_path, {"t": {}})
     suite = root / "calc.json"
     document = json.loads(suite.read_text())
-    hang = [sys.executable, "-c", "import time; time.sleep(60)"]
-    document["tasks"][0]["verificationCommands"][0]["command"] = hang
+    command = document["tasks"][0]["verificationCommands"][0]
+    command["command"] = [sys.executable, "-c", "import time; time.sleep(2.5)"]
     suite.write_text(json.dumps(document))
-    started = time.monotonic()
     code = main(run_args(root, "--timeout", "1"))
     capsys.readouterr()
-    assert code == 1 and time.monotonic() - started < 20
     (case,) = read_report(root / "report" / "report.json").cases
-    assert (case.status, case.reason) == ("error", "timeout after 1s in checks")
+    assert "timeout" not in (case.reason or "")
+    assert {check.id: check.status for check in case.checks}[command["id"]] == "pass"
+    assert code == (0 if case.status == "pass" else 1)

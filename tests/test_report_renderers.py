@@ -379,10 +379,22 @@ def test_pvyai_benchmark_report_layout() -> None:
     command = tasks["fix-nil"]["report"]["results"][0]
     assert (command["id"], command["kind"], command["exitCode"]) == ("test", "command", 1)
     assert "outputTail" not in command  # assay's own fields stay in report.json
-    # No checks: the sandbox could not be built (PVYai: materialisation failed).
+    # An error with no checks: the sandbox could not be built (PVYai's errorReport).
     slow = tasks["slow"]
-    assert slow["report"]["status"] == "error" and slow["report"]["results"] == []
-    assert slow["report"]["error"] == slow["agent"]["error"] == "agent timed out after 600s"
+    message = "workspace materialization failed: agent timed out after 600s"
+    assert slow["report"]["status"] == "error" and slow["report"]["changedFiles"] is None
+    assert slow["report"]["results"] == [
+        {
+            "id": "benchmark",
+            "name": "Benchmark harness",
+            "kind": "changed_files",
+            "status": "error",
+            "message": message,
+        }
+    ]
+    assert slow["report"]["error"] == message
+    assert slow["agent"] == {"exitCode": -1, "error": "agent timed out after 600s"}
+    assert (slow["workspacePath"], slow["fixturePath"]) == ("", "")
 
 
 def test_pvyai_skipped_task_is_blocked_with_its_reason() -> None:

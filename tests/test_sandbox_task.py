@@ -49,7 +49,7 @@ def test_workspace_copy_with_baseline_commit(tmp_path: Path) -> None:
     assert sandbox.kind == "task"
     assert sandbox.head_commit == sandbox.base_commit
     assert (sandbox.diff, sandbox.changed_files, sandbox.repository) == ("", (), None)
-    assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/master"  # plain git init
     assert git(repo, "rev-parse", "HEAD").strip() == sandbox.base_commit
     staged = git(repo, "ls-files", "-s").splitlines()
     listing = {line.split("\t")[1]: line.split()[0] for line in staged}

@@ -397,7 +397,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         type=_whole_number,
         default=None,
         metavar="N",
-        help="attempts in flight (default 8)",
+        help="attempts in flight (default 8, with task cases one at a time beside the "
+        "others, as PVYai runs them; given, it applies to tasks too)",
     )
     p.add_argument(
         "--repeat",
@@ -419,8 +420,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         type=_number,
         default=None,
         metavar="SECONDS",
-        help="per-attempt limit for the agent, the judge and the checks together (default: "
-        "[tool.assay] timeout, else the suite's harness timeoutMs, else 600)",
+        help="per-attempt limit for the agent and the judge together; a task's agent alone, "
+        "its verification commands keeping their own limits (default: [tool.assay] timeout, "
+        "else the suite's harness timeoutMs, else 600)",
     )
     p.add_argument(
         "--threshold", type=_number, default=None, metavar="X", help="gate score (default 0.75)"

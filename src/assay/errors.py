@@ -9,6 +9,8 @@ AssayError
 │                        report directory): exit 4, one line, what was streamed stays resumable
 └── RunError             a case could not be run or graded: that case is `error`, the others go on
     ├── SandboxError     the git sandbox could not be built (bad diff, unsafe tarball, git failed)
+    │   └── WorkspaceSetupError  a task fixture PVYai's harness cannot set up (its baseline
+    │                    commit fails): `harness_error` is what PVYai reports
     ├── AgentError       the agent under test crashed, timed out, or gave unreadable output
     ├── JudgeError       the judge failed or answered outside its schema (after one retry)
     ├── ModelError       the model API failed after every retry
@@ -44,6 +46,7 @@ __all__ = [
     "RunError",
     "SandboxError",
     "SourcePosition",
+    "WorkspaceSetupError",
     "output_error",
 ]
 
@@ -104,6 +107,17 @@ class RunError(AssayError):
 
 class SandboxError(RunError):
     """The case's git sandbox could not be built."""
+
+
+class WorkspaceSetupError(SandboxError):
+    """A task's workspace cannot be set up as PVYai sets it up (its fixture copied, `git
+    init`, `git add .`, `git commit -m baseline`): PVYai's task is then an `error`, and so
+    is assay's. The message says why in assay's words; `harness_error` is the failure as
+    PVYai's materialiser reports it (git's own words, where they are known)."""
+
+    def __init__(self, message: str, *, harness_error: str = "") -> None:
+        super().__init__(message)
+        self.harness_error = harness_error or message
 
 
 class AgentError(RunError):

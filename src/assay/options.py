@@ -79,7 +79,8 @@ class RunOptions:
     skill: Path | None = None
     """A skill file overriding the suites' skill."""
     concurrency: int | None = None
-    """Attempts in flight (default 8)."""
+    """Attempts in flight (default 8, task cases one at a time beside them; given here,
+    in `ASSAY_CONCURRENCY` or `[tool.assay]`, it applies to task cases too)."""
     repeat: int | Literal["auto"] | None = None
     """Attempts per case (default 1); `auto`: once each, then more only where they can
     change the gate (runner/adaptive.py), up to `max_repeat`."""

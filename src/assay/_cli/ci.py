@@ -222,8 +222,13 @@ def _run_and_publish(
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
+    from assay.runner.plan import TASKS_ONE_AT_A_TIME_NOTE
+
+    # That tasks ran one at a time is said in the summary, not as an annotation on every run.
+    tasks_note = TASKS_ONE_AT_A_TIME_NOTE.partition("{")[0]
     for note in report.run.notes:
-        commands.notice(note, title="assay: agent model")
+        if not note.startswith(tasks_note):
+            commands.notice(note, title="assay: agent model")
     broken += publish_report(report, report_dir=Path(report_dir), target=target, baseline=baseline)
     if not report.cases and report.run.selection:
         # A pull request that touches no case's inputs: a pass with nothing run, said as

@@ -86,7 +86,8 @@ class ActionInputs(BaseModel):
     judge_model: str | None = None
     """Model for the judge; empty = the subject's model."""
     concurrency: int | None = Field(default=None, ge=1)
-    """Case attempts run at once; empty = `[tool.assay]` concurrency, else 8."""
+    """Case attempts run at once; empty = `[tool.assay]` concurrency, else 8 (with task
+    cases one at a time; set, it applies to task cases too)."""
     repeat: int | Literal["auto"] | None = None
     """Attempts per case (the case score is their mean), or `auto`; empty = 1."""
     gate: Literal["threshold", "regression"] | None = None

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
-import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +38,8 @@ from assay.core.checks import Check
 from assay.errors import SandboxError
 from assay.grading.base import Grade
 from assay.grading.task_commands import CommandLaunch, command_checks
+from assay.grading.task_context import context_check
+from assay.grading.task_record import record_agent_exit
 from assay.grading.task_results import blocked_checks, check_summary, go_exit_code, pvyai_status
 from assay.grading.task_results import task_check as _check
 from assay.subject import read_agent_stream
@@ -57,10 +57,7 @@ if TYPE_CHECKING:
     from assay.sandbox import Baseline
     from assay.subject import AgentOutput, AttemptContext
 
-__all__ = ["AGENT_RESULT_FILE", "TaskGrader", "score_workspace"]
-
-AGENT_RESULT_FILE = "agent-result.json"
-"""Beside an attempt's transcripts: the agent's exit code and workspace (PVYai's `agent`)."""
+__all__ = ["TaskGrader", "score_workspace"]
 
 
 async def score_workspace(
@@ -91,7 +88,7 @@ async def score_workspace(
     context = None
     if spec.context.required_files or spec.context.forbidden_files:
         # Before the commands, as PVYai looks: what they write or delete there does not count.
-        context = await asyncio.to_thread(_context_check, spec, workspace)
+        context = await asyncio.to_thread(context_check, spec, workspace)
     launch = CommandLaunch(workspace, sandboxing, scrubbed_environ(pass_names=pass_env))
     if log_dir is not None:
         checks = await command_checks(spec.commands, launch, log_dir)
@@ -155,7 +152,8 @@ class TaskGrader:
         spec = ctx.case.spec
         if not isinstance(spec, TaskSpec):
             raise TypeError(f"TaskGrader grades task cases, not {ctx.case.kind} case {ctx.case.id}")
-        _write_agent_result(ctx, output)
+        # What PVYai's report says of the agent run, which assay's report.json does not keep.
+        record_agent_exit(ctx.artifacts_dir, output.exit_code, workspace=Path(ctx.sandbox.path))
         if output.exit_code not in (0, None):
             return _grade_of(blocked_checks(spec, self._agent_failure(output, output.exit_code)))
         if ctx.sandbox.baseline is None:
@@ -180,13 +178,6 @@ class TaskGrader:
         sandboxing = self.options.sandboxing
         limited = limit_reason(exit_code, sandboxing.limits) if sandboxing else ""
         return f"{reason} ({limited})" if limited else reason
-
-
-def _write_agent_result(ctx: AttemptContext, output: AgentOutput) -> None:
-    """What PVYai's report says of the agent run, which assay's report.json does not keep."""
-    ctx.artifacts_dir.mkdir(parents=True, exist_ok=True)
-    record = {"exitCode": output.exit_code, "workspacePath": str(ctx.sandbox.path)}
-    (ctx.artifacts_dir / AGENT_RESULT_FILE).write_text(json.dumps(record), encoding="utf-8")
 
 
 def _changed_files_check(
@@ -238,55 +229,6 @@ def _forbidden_files_check(forbidden: Sequence[str], changed: Sequence[str]) -> 
         actualFiles=list(changed),
         unexpectedFiles=touched,
     )
-
-
-def _context_check(spec: TaskSpec, workspace: Path) -> Check:
-    """Required files exist and forbidden files do not, as Go's `os.Stat` tells.
-
-    A symlink counts as its target, wherever that is (only whether it exists is asked,
-    nothing is read); a path that cannot be looked up (under a file, in a loop, behind a
-    directory assay may not search) makes the check an error, as in PVYai.
-    """
-    required = normalize_files(spec.context.required_files)
-    forbidden = normalize_files(spec.context.forbidden_files)
-    try:
-        missing = [path for path in required if not _exists(workspace, path)]
-        present = [path for path in forbidden if _exists(workspace, path)]
-    except _Unreadable as exc:
-        return _check(
-            "context_checks",
-            "Context quality checks",
-            "context",
-            "error",
-            str(exc),
-            expectedFiles=list(required),
-        )
-    return _check(
-        "context_checks",
-        "Context quality checks",
-        "context",
-        "fail" if missing or present else "pass",
-        expectedFiles=list(required),
-        missingFiles=missing,
-        unexpectedFiles=present,
-    )
-
-
-class _Unreadable(Exception):
-    """A context path that could not be looked up, in PVYai's words."""
-
-
-def _exists(workspace: Path, path: str) -> bool:
-    target = os.path.join(workspace, path)
-    try:
-        os.stat(target)
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        why = exc.strerror or str(exc)  # Go's words are Python's, lowercase
-        problem = f"stat {target}: {why[:1].lower()}{why[1:]}"
-        raise _Unreadable(f"stat workspace path {json.dumps(path)}: {problem}") from None
-    return True
 
 
 def _trace_check(required: Sequence[str], events: Sequence[str]) -> Check:

@@ -13,25 +13,32 @@ Two documents, as PVYai's agenteval package builds them:
   stdout, stderr, error, truncated}, report}` (PVYai's CLI nests this under its own
   summary's `benchmark` key; docs/pvyai.md).
 A task's status is PVYai's (`blocked` > `error` > `fail` > `pass` over its checks). A case
-that has no checks is `error` (its sandbox could not be built: PVYai's failed
-materialisation), or `blocked` when it was skipped.
+that errored with no checks is PVYai's errorReport (`harness_error_report`: one `error`
+result, `benchmark`, and no changed files): its sandbox could not be built, PVYai's failed
+materialisation, whose error the attempt recorded (`grading/task_record.py`). A skipped
+case has every check `blocked` with its reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay._util import json_text
 from assay.core.files import PVYAI_FILE, artifacts_dir
-from assay.grading.task_checks import AGENT_RESULT_FILE
+from assay.grading.task_record import TaskRecord, read_task_record
 from assay.grading.task_results import blocked_checks, go_exit_code, pvyai_status
 from assay.report.model import CaseResult, Check, Report
 from assay.subject import read_agent_stream
 from assay.suites.case import Case, TaskSpec
 
-__all__ = ["PVYAI_CONTRACT", "PVYAI_REPORT_FILE", "benchmark_report", "task_report"]
+__all__ = [
+    "PVYAI_CONTRACT",
+    "PVYAI_REPORT_FILE",
+    "benchmark_report",
+    "harness_error_report",
+    "task_report",
+]
 
 PVYAI_CONTRACT = "pvyai.agenteval.report.v1"
 PVYAI_REPORT_FILE = PVYAI_FILE
@@ -53,10 +60,8 @@ _RESULT_FIELDS = (
 """The optional fields of a PVYai result, in its order; each is left out when empty."""
 
 
-def task_report(
-    suite_id: str, task_id: str, checks: Sequence[Check], *, error: str = ""
-) -> dict[str, Any]:
-    """PVYai's report of one task from its checks; `error` when the task could not run."""
+def task_report(suite_id: str, task_id: str, checks: Sequence[Check]) -> dict[str, Any]:
+    """PVYai's report of one task from its checks."""
     results = [_result(check) for check in checks]
     statuses = [check.status for check in checks]
     summary = {
@@ -66,12 +71,12 @@ def task_report(
         "blocked": statuses.count("blocked"),
         "errors": statuses.count("error"),
     }
-    status = pvyai_status(checks) if checks else "error" if error else "pass"
+    status = pvyai_status(checks)
     changed = next(
         (c for c in checks if c.id == "changed_files" and c.kind == "changed_files"), None
     )
     actual = (changed.model_extra or {}).get("actualFiles", []) if changed else []
-    report: dict[str, Any] = {
+    return {
         "contract": PVYAI_CONTRACT,
         "suiteId": suite_id,
         "taskId": task_id,
@@ -81,9 +86,30 @@ def task_report(
         "changedFiles": list(actual) if changed and changed.status != "blocked" else [],
         "results": results,
     }
-    if error:
-        report["error"] = error
-    return report
+
+
+def harness_error_report(suite_id: str, task_id: str, message: str) -> dict[str, Any]:
+    """PVYai's errorReport (`benchmark.go`): the task could not be run at all, its one
+    result the harness's `error`, and no changed files (Go's nil list)."""
+    return {
+        "contract": PVYAI_CONTRACT,
+        "suiteId": suite_id,
+        "taskId": task_id,
+        "status": "error",
+        "ok": False,
+        "summary": {"total": 1, "passed": 0, "failed": 0, "blocked": 0, "errors": 1},
+        "changedFiles": None,
+        "results": [
+            {
+                "id": "benchmark",
+                "name": "Benchmark harness",
+                "kind": "changed_files",
+                "status": "error",
+                "message": message,
+            }
+        ],
+        "error": message,
+    }
 
 
 def benchmark_report(
@@ -118,46 +144,79 @@ def _task(
 ) -> dict[str, Any]:
     task_id = _task_id(result.id, suite_id)
     checks = list(result.checks)
-    error = ""
-    if not checks and case is not None and isinstance(case.spec, TaskSpec):
-        if result.status == "skipped":
-            checks = blocked_checks(case.spec, result.reason)
-        elif result.status == "error":
-            error = result.reason or "the task could not run"
-    agent, workspace = _agent(result, report_dir)
+    spec = case.spec if case is not None and isinstance(case.spec, TaskSpec) else None
+    if not checks and spec is not None and result.status == "skipped":
+        checks = blocked_checks(spec, result.reason)
+    record, agent = _agent(result, report_dir)
     entry: dict[str, Any] = {"taskId": task_id}
     if result.model:
         entry["model"] = result.model
-    entry["workspacePath"] = result.workspace or workspace
-    entry["fixturePath"] = (
-        str(case.spec.workspace) if case and isinstance(case.spec, TaskSpec) else ""
-    )
+    if not checks and result.status == "error":
+        return {**entry, **_harness_error(result, record, agent, suite_id, task_id, spec)}
+    entry["workspacePath"] = result.workspace or record.workspace_path
+    entry["fixturePath"] = str(spec.workspace) if spec is not None else ""
     entry["agent"] = agent
-    entry["report"] = task_report(suite_id, task_id, checks, error=error)
+    entry["report"] = task_report(suite_id, task_id, checks)
     return entry
 
 
-def _agent(result: CaseResult, report_dir: Path | None) -> tuple[dict[str, Any], str]:
-    """PVYai's `agent` object from what the attempt kept, and the workspace it ran in."""
+def _harness_error(
+    result: CaseResult,
+    record: TaskRecord,
+    agent: dict[str, Any],
+    suite_id: str,
+    task_id: str,
+    spec: TaskSpec | None,
+) -> dict[str, Any]:
+    """A task that errored with no checks, as PVYai's errorReport. Its sandbox could not be
+    built (PVYai: `workspace materialization failed`: no workspace, no fixture path, the
+    agent never ran), unless the attempt recorded a workspace: then something else broke
+    after the setup (an internal error), which PVYai has no word for."""
+    reason = result.reason or "the task could not run"
+    if record.setup_error or not record.workspace_path:
+        error = record.setup_error or reason
+        return {
+            "workspacePath": "",
+            "fixturePath": "",
+            "agent": {"exitCode": -1, "error": error},
+            "report": harness_error_report(
+                suite_id, task_id, f"workspace materialization failed: {error}"
+            ),
+        }
+    return {
+        "workspacePath": result.workspace or record.workspace_path,
+        "fixturePath": str(spec.workspace) if spec is not None else "",
+        "agent": _with_error(agent, agent.get("error") or reason),
+        "report": harness_error_report(suite_id, task_id, reason),
+    }
+
+
+def _agent(result: CaseResult, report_dir: Path | None) -> tuple[TaskRecord, dict[str, Any]]:
+    """What the shown attempt recorded, and PVYai's `agent` object from it."""
     shown = _shown_attempt(result)
-    record: Mapping[str, Any] = {}
+    record = TaskRecord()
     streams = {"stdout": "", "stderr": ""}
     truncated = False
     if report_dir is not None and shown is not None:
         directory = artifacts_dir(report_dir, result.id, result.model, shown)
-        record = _read_json(directory / AGENT_RESULT_FILE)
+        record = read_task_record(directory)
         for stream in streams:
             streams[stream], cut = _read_capped(directory / f"agent.{stream}")
             truncated = truncated or cut
-    exit_code = record.get("exitCode")
-    agent: dict[str, Any] = {"exitCode": go_exit_code(exit_code)}
+    agent: dict[str, Any] = {"exitCode": go_exit_code(record.exit_code)}
     agent.update({name: text for name, text in streams.items() if text})
-    if not isinstance(exit_code, int) and result.status in ("error", "skipped") and result.reason:
+    if record.exit_code is None and result.status in ("error", "skipped") and result.reason:
         agent["error"] = result.reason
     if truncated:
         agent["truncated"] = True
-    workspace = record.get("workspacePath")
-    return agent, workspace if isinstance(workspace, str) else ""
+    return record, agent
+
+
+def _with_error(agent: dict[str, Any], error: str) -> dict[str, Any]:
+    """`agent` with its `error`, in PVYai's field order (`truncated` last)."""
+    fields = {key: value for key, value in agent.items() if key != "truncated"}
+    fields["error"] = error
+    return fields | ({"truncated": True} if agent.get("truncated") else {})
 
 
 def _shown_attempt(result: CaseResult) -> int | None:
@@ -166,14 +225,6 @@ def _shown_attempt(result: CaseResult) -> int | None:
         return None
     scored = [i for i, a in enumerate(result.attempts) if a.status in ("pass", "fail")]
     return scored[-1] if scored else len(result.attempts) - 1
-
-
-def _read_json(path: Path) -> Mapping[str, Any]:
-    try:
-        value = json_text.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _read_capped(path: Path) -> tuple[str, bool]:

@@ -6,6 +6,9 @@ the traceback written beside its transcripts (never on the terminal, which shows
 line per case). So does plugin code raising SystemExit or another BaseException (only
 Ctrl-C and cancellation go on), and an agent or a grading that returns past --timeout,
 having blocked the event loop where no timer could stop it, is a timeout all the same.
+`--timeout` bounds the agent, and the grading with what the agent left of it, except
+where the kind's grading keeps its own limits (a task's verification commands: PVYai's
+own rule). A task whose agent did not finish gets every check `blocked`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from assay.errors import (
     JudgeError,
     ModelUnavailable,
     RunError,
+    SandboxError,
     output_error,
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
@@ -116,8 +120,10 @@ async def run_attempt(
         )
         agent = agent_for(run.case, runtime=run.runtime, options=options)
         grader = grader_for(run.case, options=options)
-        # --timeout bounds the whole attempt, agent and grading alike: a judge that never
-        # answers must not hold a case longer than an agent may.
+        # --timeout bounds the agent, and the grading too where the kind says so (a judge
+        # that never answers must not hold a case longer than an agent may); a task's
+        # checks keep their own limits instead, as PVYai's do.
+        kind = kind_of(run.case)
         phase = "agent"
         attempt_began = time.monotonic()
         attempt_ends = attempt_began + run.timeout_s
@@ -130,8 +136,10 @@ async def run_attempt(
                 findings = output.findings
                 _in_time(deadline, began, since=attempt_began)
                 phase = grading_phase(run)
-                # The agent's own timer kills it at the timeout; grading gets what is left.
-                deadline.reschedule(loop.time() + _left(attempt_ends))
+                # The agent's own timer kills it at the timeout; grading gets what is left,
+                # or its own limits.
+                grading_ends = loop.time() + _left(attempt_ends) if kind.timed_grading else None
+                deadline.reschedule(grading_ends)
                 began = loop.time()
                 grade = await grader.grade(ctx, output)
                 _in_time(deadline, began, since=attempt_began)
@@ -160,6 +168,8 @@ async def run_attempt(
         # What the agent spent before the grading ran out is paid for all the same.
         status, reason, judge = "error", str(exc), {}
         usage = [exc.usage] if exc.usage is not None else []
+        if phase == "agent":  # an agent that never finished: a task's checks are blocked
+            checks = _agent_failure_checks(run.case, reason)
     except JudgeError as exc:
         status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
         if exc.usage is not None:
@@ -304,12 +314,23 @@ def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
 
 
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
-    """The attempt's file-system setup, off the event loop: its directory, its sandbox."""
+    """The attempt's file-system setup, off the event loop: its directory, its sandbox,
+    and what the kind records of it (built or not) before anything else runs."""
     from assay.sandbox import build_sandbox
 
     artifacts.mkdir(parents=True, exist_ok=True)
-    builder = kind_of(run.case).sandbox
-    return build_sandbox(run.case, parent=work_root, skill_override=skill, builder=builder)
+    kind = kind_of(run.case)
+    try:
+        sandbox = build_sandbox(
+            run.case, parent=work_root, skill_override=skill, builder=kind.sandbox
+        )
+    except SandboxError as exc:
+        if kind.record_setup is not None:
+            kind.record_setup(artifacts, exc)
+        raise
+    if kind.record_setup is not None:
+        kind.record_setup(artifacts, sandbox)
+    return sandbox
 
 
 def _agent_writes(run: PlannedRun) -> bool:

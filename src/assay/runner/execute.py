@@ -1,7 +1,9 @@
 """Scheduling attempts on one event loop: bounded concurrency, budget, interruption.
 
 Units of work are (run, attempt) pairs, taken in plan order by `concurrency` workers,
-so the repeats of one case run side by side and its result line is written early. A
+so the repeats of one case run side by side and its result line is written early. Task
+cases have a lane of their own with one worker, beside the others, unless the user chose
+a concurrency (`settings.tasks_one_at_a_time`): PVYai runs its tasks one after another. A
 run's result is combined and appended to results.jsonl the moment its last attempt
 ends; after that only the small CaseResult is kept.
 """
@@ -19,6 +21,7 @@ from assay.errors import output_error
 from assay.report.stats import INTERRUPTED, budget_reason
 from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
 from assay.runner.combine import case_result
+from assay.runner.settings import tasks_one_at_a_time
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -113,14 +116,26 @@ class Executor:
         ]
 
     async def _run_units(self, units: list[tuple[_Progress, int]]) -> None:
-        count = min(self._options.concurrency, len(units))
-        shared = iter(units)
-        self._workers = [asyncio.create_task(self._work(shared)) for _ in range(count)]
+        self._workers = []
+        for lane, width in self._lanes(units):
+            shared = iter(lane)
+            count = min(width, len(lane))
+            self._workers += [asyncio.create_task(self._work(shared)) for _ in range(count)]
         if self.interrupted:  # a signal arrived before the workers existed
             self.stop()
         await asyncio.gather(*self._workers, return_exceptions=True)
         if self._failure is not None:
             raise self._failure
+
+    def _lanes(
+        self, units: list[tuple[_Progress, int]]
+    ) -> list[tuple[list[tuple[_Progress, int]], int]]:
+        """The units split into lanes, each with how many of its units run at once."""
+        if not tasks_one_at_a_time(self._options):
+            return [(units, self._options.concurrency)]
+        tasks = [unit for unit in units if unit[0].run.case.kind == "task"]
+        others = [unit for unit in units if unit[0].run.case.kind != "task"]
+        return [(tasks, 1), (others, self._options.concurrency)]
 
     async def _execute_adaptive(self) -> None:
         """`--repeat auto`: rounds of attempts, each chosen by runner/adaptive.py."""

@@ -4,15 +4,18 @@ One entry per kind holds every part of it: the type of its spec, the files a cas
 of (`--affected-by`, the work-root check), the sandbox builder (`sandbox/build.py`'s part
 of the kind, passed back to `build_sandbox`) and whether a case's sandbox is small enough
 to build on the event loop, what the agent is asked and the answer it gives
-(`agents/asks.py`'s part), the grader that scores it, whether that grading calls a
-model (the judge: its credentials are checked and `--judge-model` applies), what a timeout
-during grading is called, the runtime the kind always runs with (a task runs its agent
-command), and the checks an attempt whose agent never finished still reports (PVYai's
-`blocked`). The runner and `assay ci`'s preflight ask here instead of testing `case.kind`
-themselves; the layers below (sandbox, agents) cannot import the runner, so each keeps its
-part in one table keyed by kind, and this registry is built from those tables (a kind one
-of them lacks fails at import). Graders are imported only when a case of their kind runs
-(the judges bring in the model layer, the task checks do not).
+(`agents/asks.py`'s part), the grader that scores it, whether that grading calls a model
+(the judge: its credentials are checked and `--judge-model` applies), what a timeout
+during grading is called and whether `--timeout` bounds the grading at all (a task's
+checks keep their own limits), the runtime the kind always runs with (a task runs its
+agent command), the checks an attempt whose agent never finished still reports (PVYai's
+`blocked`), and what an attempt records of its sandbox as soon as it exists or failed (a
+task's workspace path, for PVYai's report). The runner and `assay ci`'s preflight ask here
+instead of testing `case.kind` themselves; the layers below (sandbox, agents) cannot
+import the runner, so each keeps its part in one table keyed by kind, and this registry is
+built from those tables (a kind one of them lacks fails at import). Graders are imported
+only when a case of their kind runs (the judges bring in the model layer, the task checks
+do not).
 
 Kinds are closed: a plugin adds suite formats, runtimes and graders, which all produce or
 score cases of these four kinds.
@@ -33,8 +36,10 @@ from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, RubricSpec, Tas
 
 if TYPE_CHECKING:
     from assay.core.checks import Check
+    from assay.errors import SandboxError
     from assay.grading.base import Grader
     from assay.options import RunOptions
+    from assay.sandbox import Sandbox
     from assay.suites.case import Case
 
 __all__ = ["KINDS", "CaseKindSpec", "grader_for", "kind_of"]
@@ -67,6 +72,13 @@ class CaseKindSpec:
     """The runtime every case of the kind runs with, whatever is asked (task: `command`)."""
     blocked_checks: Callable[[Any, str], list[Check]] | None = None
     """The checks of an attempt whose agent failed: every one `blocked` (task)."""
+    timed_grading: bool = True
+    """`--timeout` bounds the grading too, with what the agent left of it (a judge that
+    never answers must not hold a case longer than an agent may). False for a task: its
+    verification commands keep their own limits, as in PVYai (docs/pvyai.md, Timeouts)."""
+    record_setup: Callable[[Path, Sandbox | SandboxError], None] | None = None
+    """`record_setup(artifacts, sandbox or why it failed)`, called as soon as an attempt's
+    sandbox is built or has failed to be (task: PVYai's `workspacePath`, or its error)."""
 
 
 def _findings_judge(options: RunOptions) -> Grader:
@@ -91,6 +103,12 @@ def _task_checks(options: RunOptions) -> Grader:
     from assay.grading.task_checks import TaskGrader
 
     return TaskGrader(options=options)
+
+
+def _record_task_setup(artifacts: Path, outcome: Sandbox | SandboxError) -> None:
+    from assay.grading.task_record import record_setup
+
+    record_setup(artifacts, outcome)
 
 
 def _blocked_task_checks(spec: TaskSpec, reason: str) -> list[Check]:
@@ -149,6 +167,8 @@ def _kind(
     grading_phase: Literal["judge", "checks", "grading"],
     runtime: str | None = None,
     blocked_checks: Callable[[Any, str], list[Check]] | None = None,
+    timed_grading: bool = True,
+    record_setup: Callable[[Path, Sandbox | SandboxError], None] | None = None,
 ) -> CaseKindSpec:
     """A built-in kind, with the sandbox's and the agents' parts of it from their tables."""
     return CaseKindSpec(
@@ -164,6 +184,8 @@ def _kind(
         grading_phase,
         runtime,
         blocked_checks,
+        timed_grading,
+        record_setup,
     )
 
 
@@ -208,6 +230,8 @@ KINDS: Mapping[str, CaseKindSpec] = MappingProxyType(
             grading_phase="checks",
             runtime="command",
             blocked_checks=_blocked_task_checks,
+            timed_grading=False,
+            record_setup=_record_task_setup,
         ),
     }
 )

@@ -40,6 +40,8 @@ __all__ = [
     "model_calls",
     "model_notes",
     "models_needed",
+    "run_notes",
+    "TASKS_ONE_AT_A_TIME_NOTE",
     "parse_shard",
     "plan_runs",
     "shard_cases",
@@ -173,6 +175,27 @@ def plan_runs(
         raise ConfigErrors(unknown)
     _check_agent_commands(runs, options=options)
     return runs
+
+
+def run_notes(runs: Sequence[PlannedRun], *, options: RunSettings) -> list[str]:
+    """What the run says once (`run.notes`): the models agent CLIs could not run
+    (`model_notes`), and that its task cases run one at a time."""
+    from assay.runner.settings import tasks_one_at_a_time
+
+    notes = model_notes(runs)
+    tasks = sum(1 for run in runs if run.case.kind == "task" and run.skip_reason is None)
+    if tasks * options.repeat > 1 and tasks_one_at_a_time(options):
+        notes.append(TASKS_ONE_AT_A_TIME_NOTE.format(concurrency=options.concurrency))
+    return notes
+
+
+TASKS_ONE_AT_A_TIME_NOTE = (
+    "task cases run one at a time, as PVYai runs them (a task that binds a fixed port or "
+    "shares /tmp paths or caches would fail beside another); other cases still run up to "
+    "{concurrency} at a time. Set --concurrency (or ASSAY_CONCURRENCY, or [tool.assay] "
+    "concurrency) to run tasks side by side"
+)
+"""The run's note when its task cases run one at a time (`settings.tasks_one_at_a_time`)."""
 
 
 def model_notes(runs: Sequence[PlannedRun]) -> list[str]:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from assay._version import __version__
 from assay.report.model import IsolationInfo, Report, RunInfo
-from assay.runner.plan import format_shard, model_notes
+from assay.runner.plan import format_shard, run_notes
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -88,7 +88,7 @@ def build_report(
         quarantine=list(options.quarantine),
         selection=options.selection,
         split=split,
-        notes=model_notes(runs),
+        notes=run_notes(runs, options=options),
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
 

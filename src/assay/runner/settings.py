@@ -34,6 +34,7 @@ __all__ = [
     "check_work_root",
     "resolve_settings",
     "read_baseline",
+    "tasks_one_at_a_time",
 ]
 
 GIVEN = "option"
@@ -115,6 +116,14 @@ def resolve_settings(
         sources=sources,
         warnings=tuple(warnings),
     )
+
+
+def tasks_one_at_a_time(settings: RunSettings) -> bool:
+    """Whether task cases run one at a time, beside the others: unless the user chose a
+    concurrency (an option, `ASSAY_CONCURRENCY`, `[tool.assay]`), PVYai's rule holds. PVYai
+    runs its tasks one after another, and a task that binds a fixed port or shares a /tmp
+    path or a cache with another would fail beside it."""
+    return settings.concurrency > 1 and settings.sources.get("concurrency", DEFAULT) == DEFAULT
 
 
 def _paths(paths: object) -> tuple[str, ...]:

@@ -11,7 +11,10 @@ What counts follows `git status --porcelain --untracked-files=all`, PVYai's sour
 new file that the work tree's `.gitignore` files ignore is no change (pytest's
 `.pytest_cache/.gitignore` hides that directory, as it does from git), and a fixture file
 the fixture's own rules ignore is never tracked (`git add .` skips it), so changing it is
-no change either. git decides what the rules match, on a scratch copy of them
+no change either. Only an entry named exactly `.git` is left out of the work tree (git
+on Linux: `.GIT` is a file like any other), and an untracked directory holding a
+repository of its own (`git init sub`) is one change, `sub/`, its files unread
+(`nested_repo`). git decides what the rules match, on a scratch copy of them
 (`check-ignore --no-index`), so nothing else the agent wrote takes part. Unlike git,
 `.git/info/exclude` and a user's global excludes count for nothing: they are not the
 suite's.
@@ -28,6 +31,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError
 from assay.sandbox.gitenv import git_message, run_git
+from assay.sandbox.nested_repo import is_nested_repository
 from assay.sandbox.objects import EXECUTABLE_MODE, FILE_MODE, SYMLINK_MODE, Snapshot, object_id
 from assay.sandbox.workspace_changes import ChangeCollector, WorkspaceChanges
 
@@ -81,7 +85,7 @@ def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
     moves. Never raises for anything the agent did: a missing or unreadable workspace
     is a workspace whose files are gone.
     """
-    present = _work_tree_files(workspace)
+    present = _work_tree_files(workspace, tracked_directories=_directories_of(baseline.files))
     collector = ChangeCollector()
     for path, known in baseline.files.items():
         if path not in present:
@@ -103,11 +107,14 @@ def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
     return collector.result()
 
 
-def _work_tree_files(root: Path) -> set[str]:
+def _work_tree_files(root: Path, *, tracked_directories: Iterable[str] = ()) -> set[str]:
     """Every regular file and symlink under `root` (symlinks not followed), `.git` left out.
 
-    `.git` is left out at every depth, as the sandbox builder leaves it out of fixtures.
-    A directory the agent made unreadable is opened up for its owner first (what
+    An entry named exactly `.git` is left out at every depth, as git leaves it out (a
+    `.GIT` is a file like any other). A directory that holds no tracked file (none of
+    `tracked_directories`) and that git takes for a repository of its own is one entry,
+    its name with a `/` after it, as `git status` lists it, and is not entered. A
+    directory the agent made unreadable is opened up for its owner first (what
     `remove_sandbox` does too): otherwise whatever it holds would go unseen.
     """
     try:
@@ -115,18 +122,36 @@ def _work_tree_files(root: Path) -> set[str]:
             return set()
     except OSError:
         return set()
+    tracked = set(tracked_directories)
     found: set[str] = set()
     pending = [(str(root), "")]
     while pending:
         directory, prefix = pending.pop()
         for entry in _listing(directory):
-            if entry.name.casefold() == ".git":
+            if entry.name == ".git":
                 continue
             if entry.is_symlink() or entry.is_file(follow_symlinks=False):
                 found.add(prefix + entry.name)
             elif entry.is_dir(follow_symlinks=False):
-                pending.append((entry.path, f"{prefix}{entry.name}/"))
+                name = prefix + entry.name
+                if name not in tracked and is_nested_repository(entry.path):
+                    found.add(name + "/")
+                else:
+                    pending.append((entry.path, name + "/"))
     return found
+
+
+def _directories_of(paths: Iterable[str]) -> set[str]:
+    """Every directory that holds one of `paths` (the top aside): what git's index has."""
+    directories: set[str] = set()
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for depth in range(len(parts), 0, -1):
+            directory = "/".join(parts[:depth])
+            if directory in directories:
+                break
+            directories.add(directory)
+    return directories
 
 
 def _listing(directory: str) -> list[os.DirEntry[str]]:

@@ -47,6 +47,7 @@ __all__ = [
     "GIT_EMAIL",
     "GIT_NAME",
     "GIT_TIMEOUT_S",
+    "commit_identity",
     "git_environment",
     "git_message",
     "git_output",
@@ -60,8 +61,16 @@ GIT_EMAIL = "assay@localhost"
 GIT_DATE = "2000-01-01T00:00:00Z"
 GIT_EPOCH = 946684800
 """GIT_DATE as seconds since the epoch (what a commit object records)."""
-COMMIT_IDENTITY = f"{GIT_NAME} <{GIT_EMAIL}> {GIT_EPOCH} +0000"
-"""The author and committer line of every commit assay writes."""
+
+
+def commit_identity(name: str, email: str) -> str:
+    """A commit's author or committer line for `name <email>`, at assay's fixed date."""
+    return f"{name} <{email}> {GIT_EPOCH} +0000"
+
+
+COMMIT_IDENTITY = commit_identity(GIT_NAME, GIT_EMAIL)
+"""The author and committer line of every commit assay writes (a task's baseline names
+PVYai's identity instead, at the same date)."""
 GIT_TIMEOUT_S = 120.0
 """The longest `run_git_bounded` waits (generous: `git status` of a large repository)."""
 

@@ -197,8 +197,16 @@ def _write_node(store: ObjectStore, node: _Node) -> str:
     )
 
 
-def write_commit(store: ObjectStore, *, tree: str, parents: Sequence[str], message: str) -> str:
-    """The one function that makes a commit: fixed author, committer and date."""
+def write_commit(
+    store: ObjectStore,
+    *,
+    tree: str,
+    parents: Sequence[str],
+    message: str,
+    identity: str = COMMIT_IDENTITY,
+) -> str:
+    """The one function that makes a commit: a fixed author and committer (`identity`, a
+    `gitenv.commit_identity` line: assay's unless said otherwise) and date."""
     lines = [f"tree {tree}", *(f"parent {parent}" for parent in parents)]
-    lines += [f"author {COMMIT_IDENTITY}", f"committer {COMMIT_IDENTITY}", "", message]
+    lines += [f"author {identity}", f"committer {identity}", "", message]
     return store.write(b"commit", ("\n".join(lines) + "\n").encode("utf-8"))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from assay.errors import SandboxError
-from assay.sandbox.gitenv import git_output
+from assay.sandbox.gitenv import COMMIT_IDENTITY, git_output
 from assay.sandbox.index import write_index
 from assay.sandbox.objects import ObjectStore, Snapshot, write_commit, write_tree
 from assay.sandbox.worktree import WorkTree
@@ -39,7 +39,11 @@ _REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+")
 
 
 class RepoBuilder:
-    """The repository at `path`; HEAD names `head_branch` from the start (unborn until checkout)."""
+    """The repository at `path`; HEAD names `head_branch` from the start (unborn until checkout).
+
+    `user` (name, email) is written to the repository's own config as `user.name` and
+    `user.email`, so that a `git commit` in it needs no identity from elsewhere.
+    """
 
     def __init__(
         self,
@@ -48,6 +52,7 @@ class RepoBuilder:
         head_branch: str,
         repository: str | None = None,
         keep_contents: bool = False,
+        user: tuple[str, str] | None = None,
     ) -> None:
         self.path = path
         self.git_dir = path / ".git"
@@ -62,18 +67,31 @@ class RepoBuilder:
                 f"\turl = https://github.com/{repository}.git\n"
                 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
             )
+        if user is not None:
+            name, email = user
+            config += f"[user]\n\tname = {_config_value(name)}\n\temail = {_config_value(email)}\n"
         (self.git_dir / "config").write_text(config, encoding="utf-8")
         (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{head_branch}\n", encoding="utf-8")
         self.store = ObjectStore(self.git_dir)
         self.work = WorkTree(path, self.store, keep_contents=keep_contents)
 
-    def commit(self, snapshot: Snapshot, *, parents: Iterable[str] = (), message: str) -> str:
-        """Commit `snapshot` (not necessarily what is on disk) and return the commit id."""
+    def commit(
+        self,
+        snapshot: Snapshot,
+        *,
+        parents: Iterable[str] = (),
+        message: str,
+        identity: str = COMMIT_IDENTITY,
+    ) -> str:
+        """Commit `snapshot` (not necessarily what is on disk) and return the commit id;
+        `identity` is its author and committer line (`gitenv.commit_identity`)."""
         try:
             tree = write_tree(self.store, snapshot)
         except ValueError as exc:
             raise SandboxError(str(exc)) from None
-        return write_commit(self.store, tree=tree, parents=tuple(parents), message=message)
+        return write_commit(
+            self.store, tree=tree, parents=tuple(parents), message=message, identity=identity
+        )
 
     def sync(self) -> None:
         """Put everything built so far on disk, so that a git process sees it."""
@@ -90,6 +108,16 @@ class RepoBuilder:
         packed = "# pack-refs with: peeled fully-peeled sorted \n" + "".join(refs)
         (self.git_dir / "packed-refs").write_text(packed, encoding="ascii")
         write_index(self.git_dir, snapshot, self.work.stats)
+
+
+def _config_value(value: str) -> str:
+    """`value` as `git config` writes it: as is, unless it needs quotes (`"`, `\\`, `#`, `;`,
+    or space at either end); a line break cannot be one."""
+    if any(char in value for char in "\n\r\x00"):
+        raise SandboxError(f"{value!r} cannot be a git config value")
+    if value == value.strip() and not any(char in value for char in '"\\#;'):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def changed_paths(base: Snapshot, head: Snapshot) -> tuple[str, ...]:

@@ -1,8 +1,14 @@
-"""Task sandboxes, PVYai's recipe: the workspace fixture copied, a baseline commit on
-`main` made right after the copy (of what `git add .` takes: not the files the fixture's
-`.gitignore` files ignore), HEAD = main. `git status` is then empty, as the agent
-expects. What the agent changed is judged against the `Baseline` kept beside it in
-memory, never against that repository, which the agent controls (see `baseline`).
+"""Task sandboxes, PVYai's recipe (`materialize.go`): the workspace fixture copied, then
+the repository `git init`, `git add .` and `git commit -m baseline` make of it: HEAD on
+`master`, `user.name` and `user.email` in the repository's own config (so the agent's
+own `git commit` works), one commit `baseline` of what `git add .` takes (not the files
+the fixture's `.gitignore` files ignore), authored and committed by the identity PVYai's
+materialiser sets in git's environment. `git status` is then empty, as the agent expects.
+What the agent changed is judged against the `Baseline` kept beside it in memory, never
+against that repository, which the agent controls (see `baseline`).
+
+A fixture PVYai cannot set up a workspace from (`task_setup`) is a WorkspaceSetupError:
+the task is an `error` there, and so it is here.
 """
 
 from __future__ import annotations
@@ -11,25 +17,41 @@ from pathlib import Path
 
 from assay.sandbox.baseline import capture_baseline, ignored_paths
 from assay.sandbox.built_sandbox import Sandbox
-from assay.sandbox.repo import BASE_BRANCH, RepoBuilder
+from assay.sandbox.gitenv import commit_identity
+from assay.sandbox.repo import RepoBuilder
+from assay.sandbox.task_setup import check_baseline_commit, left_out_files
 from assay.suites.case import TaskSpec
 
-__all__ = ["build_task_sandbox"]
+__all__ = ["PVYAI_BRANCH", "PVYAI_COMMIT_IDENTITY", "PVYAI_USER", "build_task_sandbox"]
+
+PVYAI_BRANCH = "master"
+"""Plain `git init`'s branch (PVYai's git follows the user's `init.defaultBranch`; assay
+reads no user configuration)."""
+PVYAI_USER = ("PVYai Eval", "pvyai-eval@example.invalid")
+"""The `user.name` and `user.email` PVYai's materialiser writes into the workspace's config."""
+PVYAI_COMMIT_IDENTITY = commit_identity("Zero Eval", "zero-eval@example.invalid")
+"""The baseline's author and committer: PVYai's materialiser sets `GIT_AUTHOR_*` and
+`GIT_COMMITTER_*` to this identity (pvyai-coding-agent's current `materialize.go`), which
+outranks the config above; the date is assay's fixed one."""
+BASELINE_MESSAGE = "baseline"
 
 
 def build_task_sandbox(spec: TaskSpec, repo: Path) -> Sandbox:
     """Build the task repo in the empty directory `repo`.
 
     A fixture file its own ignore rules match is on disk but untracked, as in PVYai's
-    workspace: what the agent does to it is no change.
+    workspace: what the agent does to it is no change. Raises WorkspaceSetupError for a
+    fixture PVYai's harness cannot set up a workspace from.
     """
-    builder = RepoBuilder(repo, head_branch=BASE_BRANCH)
+    builder = RepoBuilder(repo, head_branch=PVYAI_BRANCH, user=PVYAI_USER)
     work = builder.work
     copied = work.copy_tree(spec.workspace)
-    ignored = ignored_paths(copied, work.ignore_rules)
+    left_out = left_out_files(spec.workspace, work.directories)
+    ignored = ignored_paths([*copied, *left_out], work.ignore_rules)
     snapshot = {path: entry for path, entry in copied.items() if path not in ignored}
-    commit = builder.commit(snapshot, message="assay: baseline")
-    builder.check_out({BASE_BRANCH: commit}, snapshot=snapshot)
+    check_baseline_commit(snapshot, [path for path in left_out if path not in ignored])
+    commit = builder.commit(snapshot, message=BASELINE_MESSAGE, identity=PVYAI_COMMIT_IDENTITY)
+    builder.check_out({PVYAI_BRANCH: commit}, snapshot=snapshot)
     return Sandbox(
         path=repo,
         kind="task",
