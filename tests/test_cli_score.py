@@ -162,6 +162,20 @@ def test_an_unsolved_task_exits_1_and_json_is_pvyais_task_report(
     assert (changed["missingFiles"], changed["unexpectedFiles"]) == (["adder.py"], ["setup.cfg"])
 
 
+def test_json_is_written_as_gos_encoder_writes_it(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`<`, `>`, `&` escaped as PVYai's `json.MarshalIndent` escapes them (and non-ASCII
+    raw: git quotes such a name itself, as PVYai reads it, `"caf\\303\\251"`)."""
+    workspace = _workspace(suite, tmp_path, solve=True)
+    (workspace / "a<&>.txt").write_text("new\n")
+    argv = ["score", "--suite", str(suite), "--task", "fix-add", "--workspace", str(workspace)]
+    main([*argv, "--json"])
+    out = capsys.readouterr().out
+    assert '"a\\u003c\\u0026\\u003e.txt"' in out and "<&>" not in out, out
+    assert json.loads(out)["changedFiles"] == ["a<&>.txt", "adder.py"]
+
+
 def test_unknown_task_exits_2_listing_the_ids(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

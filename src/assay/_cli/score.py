@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import time
@@ -71,9 +70,10 @@ def command(args: argparse.Namespace) -> int:
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
     if args.json:
+        from assay._util.go_format import go_json_indent
         from assay.report.pvyai import task_report
 
-        print(json.dumps(task_report(case.suite, case.local_id, grade.checks), indent=2))
+        print(go_json_indent(task_report(case.suite, case.local_id, grade.checks)))
     else:
         _print_table(result)
     return 0 if result.status == "pass" else 1

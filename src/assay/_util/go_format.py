@@ -1,17 +1,22 @@
-"""What PVYai's Go code writes into its messages: `%q` quoting and `filepath.Abs` paths.
+"""What the Go harnesses write as Go's standard library writes it: `%q` quoting,
+`filepath.Abs` paths and `json.MarshalIndent`'s text.
 
 Where assay reproduces a message of PVYai's word for word (a context check that could
-not look a path up, a fixture entry its copy refuses), the pieces Go formats are formatted
-here as Go's standard library formats them. (Reading bytes as Go does is `go_text`.)
+not look a path up, a fixture entry its copy refuses), or a file of PVYai's or Cassandra's
+byte for byte, the pieces Go formats are formatted here. (Reading bytes as Go does is
+`go_text`.)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
+import re
 import unicodedata
+from typing import Any
 
-__all__ = ["go_abs", "go_quote"]
+__all__ = ["go_abs", "go_json_indent", "go_quote"]
 
 _ESCAPES = {
     "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
@@ -70,3 +75,26 @@ def _go_getwd() -> str:
         except OSError:
             pass
     return os.getcwd()
+
+
+_GO_JSON_ESCAPES = str.maketrans(
+    {
+        "<": "\\u003c",
+        ">": "\\u003e",
+        "&": "\\u0026",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def go_json_indent(value: Any) -> str:
+    """`value` as Go's `json.MarshalIndent(value, "", "  ")` writes it (no newline at the
+    end): text is raw UTF-8 but for what Go's encoder escapes in every string (`<`, `>`,
+    `&`, U+2028, U+2029) and what is not text at all (half a surrogate pair: U+FFFD, as Go
+    writes an invalid byte)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    # Outside strings JSON holds none of these characters: replacing them everywhere
+    # replaces them in strings alone.
+    return _LONE_SURROGATE.sub("\ufffd", text.translate(_GO_JSON_ESCAPES))

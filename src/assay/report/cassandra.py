@@ -26,11 +26,10 @@ encoder writes it (`cassandra_json`).
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from assay._util.go_format import go_json_indent
 from assay.core.files import CASSANDRA_FILE
 from assay.report.model import CaseResult, Report
 from assay.sandbox.rubric import SANDBOX_FAILURE
@@ -128,24 +127,7 @@ def _metrics(case: CaseResult | None) -> dict[str, Any]:
     }
 
 
-_GO_ESCAPES = str.maketrans(
-    {
-        "<": "\\u003c",
-        ">": "\\u003e",
-        "&": "\\u0026",
-        "\u2028": "\\u2028",
-        "\u2029": "\\u2029",
-    }
-)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def cassandra_json(entries: list[dict[str, Any]]) -> str:
     """`entries` as `cmd/eval` writes its results file: Go's `json.MarshalIndent(results,
-    "", "  ")`, no newline at the end. Text is raw UTF-8 but for what Go's encoder escapes
-    in every string (`<`, `>`, `&`, U+2028, U+2029) and what is not text at all (half a
-    surrogate pair: U+FFFD, as Go writes an invalid byte)."""
-    text = json.dumps(entries, indent=2, ensure_ascii=False)
-    # Outside strings JSON holds none of these characters: replacing them everywhere
-    # replaces them in strings alone.
-    return _LONE_SURROGATE.sub("\ufffd", text.translate(_GO_ESCAPES))
+    "", "  ")`, no newline at the end."""
+    return go_json_indent(entries)

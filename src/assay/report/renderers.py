@@ -12,7 +12,6 @@ starts. Each renderer imports its formatting code only when it renders.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -159,8 +158,10 @@ def _pvyai(ctx: RenderContext) -> str | None:
     documents = pvyai_reports(ctx.report, ctx.cases, report_dir=ctx.report_dir)
     if not documents:
         return None
+    from assay._util.go_format import go_json_indent
+
     body: Any = documents[0] if len(documents) == 1 else documents
-    return json.dumps(body, indent=2) + "\n"
+    return go_json_indent(body) + "\n"  # as PVYai's json.MarshalIndent writes it
 
 
 def _cassandra(ctx: RenderContext) -> str | None:
