@@ -3,8 +3,8 @@
 A change source (GitHub through PyGithub, or a local clone through git) describes the
 change; one side of it is captured with the same skip rules either way; the files are
 laid out as Warden (review JSON scenario) or Cassandra (rubric case) expect, and written
-all-or-nothing. The stub's `TODO:` placeholder keeps it from running until a person
-says what the case must find.
+all-or-nothing. The stub's `TODO:` placeholder is a warning until a person says what the
+case must find (`--strict` refuses it; run as it is, the case fails).
 """
 
 from assay.scaffold.change import Change, ChangedFile, ChangeSource, SkippedFile

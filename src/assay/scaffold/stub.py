@@ -1,8 +1,9 @@
 """The documents a scaffold writes: a Warden JSON scenario, or a Cassandra manifest entry.
 
 Both carry a `TODO:` placeholder where only a person can say what the case is about (the
-finding the reviewer must report, the rubric the judge applies). The loaders reject that
-placeholder, so an untouched stub can never run and pass by accident.
+finding the reviewer must report, the rubric the judge applies). The loaders warn about
+that placeholder (`--strict` refuses it), and an untouched stub fails when it runs, as it
+does in Warden: it never passes by accident.
 """
 
 from __future__ import annotations

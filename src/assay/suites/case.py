@@ -162,7 +162,8 @@ class Case:
     root: Path | None = None
     """The root the case's paths resolve against (eval root, manifest dir, suite dir)."""
     aliases: tuple[str, ...] = ()
-    """Other ids `-t` also matches (a Warden case's `<category>/<case>` beside its id)."""
+    """Other ids `-t` also matches (a Warden case's `<category>/<case>` and Warden's full
+    `<skill>/<runtime>/<model>/<name>` beside its id)."""
     max_turns: int | None = None
     """The builtin reviewer's turn limit for this case (Warden's harness `maxTurns`)."""
     graders: tuple[str, ...] = ()
