@@ -13,7 +13,8 @@ With `bwrap` every such program gets:
 - the host filesystem read-only, with `/tmp`, `$HOME`, `/run`, the suite checkouts, the
   report directory, the run history and a baseline report's directory replaced by empty
   tmpfs mounts (never mounted; read-only but for `/tmp` and HOME), and only the case's own
-  directory writable; `HOME` and `TMPDIR` point into those private tmpfs mounts; of a
+  directory writable; `HOME` and `TMPDIR` point into those private tmpfs mounts; of HOME
+  only the toolchains PATH names stay, read-only (`_util/toolchains.py`); of a
   masked checkout a program sees only the files its argv may show (`_util/exposure.py`:
   tracked files, never `.git`, a suite file or a fixture);
 - a minimal `/dev`, no capabilities, `no_new_privs` (bwrap always sets it), a new session
@@ -47,6 +48,7 @@ from typing import Literal
 from assay._util.exec_shim import shim_source
 from assay._util.exposure import ALWAYS_MASKED, Exposure, ShownProgram, TrackedFiles
 from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv, limit_word
+from assay._util.toolchains import home_toolchains
 from assay.errors import ConfigError
 
 __all__ = [
@@ -411,14 +413,15 @@ def resolve_sandboxing(
         withheld=tuple({Path(os.path.abspath(path)) for path in withheld}),
         tracked=tracked,
     )
+    toolchains = home_toolchains(os.environ, masked=masked_dirs)
     return network(
         mode="bwrap",
         requested=requested,
         bwrap=bwrap,
         masked=tuple(sorted(masked_dirs)),
-        exposed=tuple(_python_paths()),
+        exposed=(*_python_paths(), *toolchains.exposed),
         prlimit=prlimit,
-        hidden=tuple(sorted(_real_paths(hidden))),
+        hidden=(*sorted(_real_paths(hidden)), *toolchains.covered),
         shown=shown,
     )
 
