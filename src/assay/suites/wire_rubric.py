@@ -24,7 +24,8 @@ DefaultWhenEmpty = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
 ]
 
-# Cassandra takes any rubric, none included; a scaffold's TODO placeholder is still refused.
+# Cassandra takes any rubric, none included; a scaffold's `TODO:` placeholder is a warning
+# (refused with --strict).
 RubricText = Annotated[str, AfterValidator(not_a_scaffold_stub)]
 
 
