@@ -459,7 +459,18 @@ def test_empty_directory_and_missing_path(cli, tmp_path: Path) -> None:
     assert code == 2
     assert "empty: no suites found under" in err
     assert "other: no suites found under" in err
+    # the file read there is named, so a mistyped suite does not vanish silently
+    assert "package.json is not a suite file (none of the keys of any suite format" in err
+    assert "empty: no suites found under " + str(tmp_path / "empty") + "\n" in err
     assert "missing: no such file or directory" in err
+
+
+def test_a_directory_of_no_suites_names_three_of_its_files(cli, tmp_path: Path) -> None:
+    for name in ("a.yaml", "b.yml", "c.json", "d.yaml", "sub/e.yaml"):
+        write(tmp_path / "evals" / name, '{"title": "not a suite"}\n')
+    code, _, err = cli("validate", "evals")
+    assert code == 2
+    assert "a.yaml, b.yml, c.json and 2 more are not suite files" in err
 
 
 def test_an_explicit_file_that_is_no_suite(cli, tmp_path: Path) -> None:

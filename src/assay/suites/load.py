@@ -354,7 +354,31 @@ def _report_empty_targets(targets: list[Path], kept: list[_Candidate], problems:
         if not target.exists() or any(c.error for c in mine) or (mine and mine[0].explicit):
             continue
         if not any(c.kind not in (None, "category-defaults") for c in mine):
-            problems.error(f"no suites found under {target}", SourcePosition(target))
+            problems.error(
+                f"no suites found under {target}{_unrecognised(target, mine)}",
+                SourcePosition(target),
+            )
+
+
+_UNRECOGNISED_NAMED = 3
+"""How many of a directory's unrecognised YAML/JSON files its "no suites" error names."""
+
+
+def _unrecognised(target: Path, candidates: list[_Candidate]) -> str:
+    """Why a directory holding YAML or JSON files has no suites: the files read that have
+    none of any format's keys (a user's mistyped suite would otherwise vanish silently)."""
+    names = [
+        c.path.relative_to(target).as_posix()
+        for c in candidates
+        if c.kind is None and c.error is None and c.path.is_relative_to(target)
+    ]
+    if not names:
+        return ""
+    shown = ", ".join(names[:_UNRECOGNISED_NAMED])
+    if len(names) > _UNRECOGNISED_NAMED:
+        shown += f" and {len(names) - _UNRECOGNISED_NAMED} more"
+    what = "is not a suite file" if len(names) == 1 else "are not suite files"
+    return f": {shown} {what} (none of the keys of any suite format; see `assay schema`)"
 
 
 # Ids reach terminals, CI logs, file names and reports. Names written in a suite are
