@@ -134,6 +134,27 @@ def test_a_program_that_is_not_there_keeps_assays_words(mode: str, tmp_path: Pat
     assert not isinstance(failed.value, StartFailed)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("search", "program"),
+    [("bin:" + PATH, "on-path"), (".:" + PATH, "noshebang.sh"), (":" + PATH, "noshebang.sh")],
+)
+def test_a_program_a_relative_path_entry_finds_does_not_start_as_in_go(
+    mode: str, search: str, program: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Go's LookPath resolves PATH against the harness's own directory; so does the check.
+    workspace = _workspace(tmp_path)
+    monkeypatch.chdir(workspace)
+    with pytest.raises(LaunchError) as failed:
+        _run(mode, workspace, [program], env={"PATH": search})
+    assert str(failed.value) == (
+        f'exec: "{program}": cannot run executable found relative to current directory'
+    )
+    # an absolute entry first finds it as before
+    result = _run(mode, workspace, ["echo", "ran"], env={"PATH": f"{PATH}:."})
+    assert result.exit_code == 0
+
+
 # -- how a program ended --------------------------------------------------------------------
 
 

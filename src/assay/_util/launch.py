@@ -6,7 +6,9 @@ format error` for a script without `#!` (nothing runs it under /bin/sh), `no suc
 or directory` for a missing interpreter, `permission denied`, and `invalid argument` for
 a NUL byte in an argument or variable (`StartFailed`). assay checks first, on its own,
 that the program is there and executable (`check_program`), and says so in its own words
-(`command not found: x`): that is the user's mistake, found before anything starts.
+(`command not found: x`): that is the user's mistake, found before anything starts. A
+bare name that a relative PATH entry finds first is refused there in Go's words, as Go
+1.19 on refuses it: the program would be whatever the working directory holds.
 
 `run_command` starts a program as it is with Python's subprocess, which has no shell
 fallback either; in the OS sandbox the exec shim (`exec_shim.py`) does, and reports how
@@ -22,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay._util.exec_shim import CANNOT_EXEC, EXITED, FAILED_START_CODE, NOT_FOUND
+from assay._util.go_format import go_quote
 
 __all__ = [
     "LaunchError",
@@ -97,7 +100,19 @@ def check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
             raise LaunchError(program, "not executable")
         return
     search_path = env.get("PATH", os.defpath)
-    if shutil.which(program, path=search_path) is not None:
+    found = shutil.which(program, path=search_path)
+    if found is not None:
+        if not os.path.isabs(found):
+            # Go (1.19 on) will not run what a relative PATH entry (`.`, an empty one,
+            # `bin`) found: the program would be whatever the working directory holds.
+            raise LaunchError(
+                program,
+                "found relative to the current directory",
+                message=(
+                    f"exec: {go_quote(program)}: cannot run executable found relative to "
+                    "current directory"
+                ),
+            )
         return
     for directory in search_path.split(os.pathsep):
         if directory and (Path(directory) / program).is_file():
