@@ -51,3 +51,22 @@ def test_a_files_value_of_the_wrong_shape_is_only_the_schema_error(
     err = capsys.readouterr().err
     assert "cat/a.json:1:26: files[0]: Input should be a valid string, got a number" in err
     assert "not found" not in err and "assay: 1 error" in err
+
+
+def test_display_path_follows_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay._util.display import display_path
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert display_path(tmp_path / "a" / "b" / "x.yaml") == "a/b/x.yaml"
+    assert display_path("a//b/../b/x.yaml") == "a/b/x.yaml"
+    assert display_path(tmp_path) == "."
+    assert display_path(tmp_path.parent / "elsewhere") == str(tmp_path.parent / "elsewhere")
+    assert display_path(str(tmp_path) + "-sibling/x") == str(tmp_path) + "-sibling/x"
+    monkeypatch.chdir(tmp_path / "a")  # the same path asked again from elsewhere
+    assert display_path(tmp_path / "a" / "b" / "x.yaml") == "b/x.yaml"
+    assert display_path("b/x.yaml") == "b/x.yaml"
+    monkeypatch.chdir("/")
+    assert display_path("/etc/hosts") == "etc/hosts"

@@ -13,6 +13,7 @@ import copy
 import difflib
 import types
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -126,7 +127,13 @@ def describe(error: Any, loc: tuple[Any, ...]) -> str:
 
 def did_you_mean(word: object, choices: Iterable[str]) -> str:
     """` (did you mean 'should_find'?)` for a near miss among `choices`, else ``."""
-    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.7)
+    return _near_miss(str(word), tuple(choices))
+
+
+@lru_cache(maxsize=1024)
+def _near_miss(word: str, choices: tuple[str, ...]) -> str:
+    # Kept: a suite repeating one unknown key in each of its cases asks the same question.
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.7)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
