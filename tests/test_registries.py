@@ -416,6 +416,27 @@ def test_a_providers_own_variables_are_credentials_and_kept_from_verification_co
     assert scrubbed_environ(env) == {"A": "1"}
 
 
+def test_a_renderer_with_nothing_to_write_leaves_no_earlier_runs_file(tmp_path: Path) -> None:
+    from assay.runner.writer import write_report_dir
+    from tests.test_action_baseline import report_of
+
+    report = report_of({"demo/a": "pass"})
+    write_report_dir(report, tmp_path, cases=(), cassandra=True)  # a rubric-less run: none
+    (tmp_path / "cassandra-results.json").write_text("[]\n")  # as an earlier run left it
+    (tmp_path / "quiet.txt").write_text("an earlier run's\n")
+    RENDERERS.register("quiet", Renderer("quiet", "quiet.txt", lambda ctx: None))
+    try:
+        write_report_dir(report, tmp_path, cases=())
+    finally:
+        RENDERERS.unregister("quiet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "junit.xml",
+        "report.html",
+        "report.json",
+        "summary.md",
+    ]
+
+
 def test_a_failing_renderer_does_not_stop_the_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -133,20 +133,29 @@ def write_report_dir(
     for renderer in renderers_in_order():
         try:  # a renderer's bug: the other files are still written
             text = _rendering(renderer, ctx)
-            if text is not None:
+            if text is None:  # nothing of this run's (no --pvyai-report, no rubric case)
+                _remove_earlier(path / renderer.filename)
+            else:
                 written.append(_write(path / renderer.filename, text))
         except _RenderingFailed as failed:
             if renderer.name in BUILTIN_RENDERERS:  # assay's own report is incomplete
                 broken.append(f"renderer {renderer.name!r} ({renderer.filename}) {failed}")
             else:
                 _warn_broken(renderer, failed)
-                with contextlib.suppress(OSError):  # an earlier run's would pass for this one's
-                    (path / renderer.filename).unlink()
+                _remove_earlier(path / renderer.filename)
     if broken:
         raise ConfigError("; ".join(broken))
     if history_failed is not None:
         raise history_failed
     return written
+
+
+def _remove_earlier(target: Path) -> None:
+    """An earlier run's file of a renderer that wrote nothing this time would pass for this
+    run's (`refuse_foreign_files` made sure the directory's files of these names are
+    assay's)."""
+    with contextlib.suppress(OSError):
+        target.unlink()
 
 
 def _written_by_assay(directory: Path) -> bool:
