@@ -19,11 +19,17 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from assay._util.exec_shim import CANNOT_EXEC, EXITED, FAILED_START_CODE, NOT_FOUND
+from assay._util.exec_shim import (
+    CANNOT_EXEC,
+    DEFAULT_PATH,
+    EXITED,
+    FAILED_START_CODE,
+    NOT_FOUND,
+    look_path,
+)
 from assay._util.go_format import go_quote
 
 __all__ = [
@@ -76,9 +82,15 @@ def go_errno_text(number: int) -> str:
 
 def found_path(program: str, env: Mapping[str, str]) -> str:
     """The path Go's `exec` starts for `program`: as given with a `/`, else its PATH match."""
-    if "/" in program:
-        return program
-    return shutil.which(program, path=env.get("PATH", os.defpath)) or program
+    return _look_path(program, env) or program
+
+
+def _look_path(program: str, env: Mapping[str, str]) -> str | None:
+    """Where `program` is found on `env`'s PATH, by the exec shim's own rule (Go's
+    `exec.LookPath`), so what is checked here is what the sandbox starts."""
+    search = env.get("PATH")
+    found = look_path(os.fsencode(program), None if search is None else os.fsencode(search))
+    return None if found is None else os.fsdecode(found)
 
 
 def refuse_nul(argv: Sequence[str], env: Mapping[str, str]) -> None:
@@ -99,8 +111,7 @@ def check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
         if path.is_dir() or not os.access(path, os.X_OK):
             raise LaunchError(program, "not executable")
         return
-    search_path = env.get("PATH", os.defpath)
-    found = shutil.which(program, path=search_path)
+    found = _look_path(program, env)
     if found is not None:
         if not os.path.isabs(found):
             # Go (1.19 on) will not run what a relative PATH entry (`.`, an empty one,
@@ -114,7 +125,7 @@ def check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
                 ),
             )
         return
-    for directory in search_path.split(os.pathsep):
+    for directory in env.get("PATH", DEFAULT_PATH.decode()).split(os.pathsep):
         if directory and (Path(directory) / program).is_file():
             raise LaunchError(program, "not executable")
     raise LaunchError(program, "not found")
