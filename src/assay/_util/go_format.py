@@ -1,5 +1,5 @@
-"""What the Go harnesses write as Go's standard library writes it: `%q` quoting,
-`filepath.Abs` paths and `json.MarshalIndent`'s text.
+"""What the Go harnesses write as Go's standard library writes it: `%q` quoting, an
+errno's text, `filepath.Abs` paths and `json.MarshalIndent`'s text.
 
 Where assay reproduces a message of PVYai's word for word (a context check that could
 not look a path up, a fixture entry its copy refuses), or a file of PVYai's or Cassandra's
@@ -16,7 +16,7 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["go_abs", "go_json_indent", "go_quote"]
+__all__ = ["go_abs", "go_errno_text", "go_json_indent", "go_quote"]
 
 _ESCAPES = {
     "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
@@ -53,6 +53,15 @@ def go_quote(text: str) -> str:
             out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+def go_errno_text(number: int) -> str:
+    """An errno as Go's `syscall.Errno` words it: the C library's text, its first letter in
+    lower case unless the second is upper case (`exec format error`)."""
+    text = os.strerror(number)
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
 
 
 def go_abs(path: str) -> str:

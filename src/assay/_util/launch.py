@@ -30,14 +30,13 @@ from assay._util.exec_shim import (
     NOT_FOUND,
     look_path,
 )
-from assay._util.go_format import go_quote
+from assay._util.go_format import go_errno_text, go_quote
 
 __all__ = [
     "LaunchError",
     "StartFailed",
     "check_program",
     "found_path",
-    "go_errno_text",
     "read_report",
     "refuse_nul",
     "shim_outcome",
@@ -69,15 +68,6 @@ class StartFailed(LaunchError):
         super().__init__(program, text, message=f"fork/exec {path}: {text}")
         self.path = path
         self.errno = errno
-
-
-def go_errno_text(number: int) -> str:
-    """An errno as Go's `syscall.Errno` words it: the C library's text, its first letter in
-    lower case unless the second is upper case (`exec format error`)."""
-    text = os.strerror(number)
-    if len(text) > 1 and text[0].isupper() and text[1].islower():
-        return text[0].lower() + text[1:]
-    return text
 
 
 def found_path(program: str, env: Mapping[str, str]) -> str:

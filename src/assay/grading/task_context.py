@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from assay._util.go_format import go_abs, go_quote
+from assay._util.go_format import go_abs, go_errno_text, go_quote
 from assay.core.checks import Check
 from assay.grading.task_results import task_check
 from assay.suites.case import TaskSpec
@@ -62,7 +62,7 @@ def _exists(root: str, path: str) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        why = exc.strerror or str(exc)  # Go's words are the C library's, lowercase
-        problem = f"stat {target}: {why[:1].lower()}{why[1:]}"
+        why = go_errno_text(exc.errno) if exc.errno else str(exc)
+        problem = f"stat {target}: {why}"
         raise _Unreadable(f"stat workspace path {go_quote(path)}: {problem}") from None
     return True
