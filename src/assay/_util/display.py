@@ -7,6 +7,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from assay.core.paths import is_inside
 from assay.errors import ConfigError, SourcePosition
 
 __all__ = ["display_location", "display_path", "displayed", "human_size"]
@@ -36,9 +37,8 @@ def _display_path(path: str, cwd: str) -> str:
     absolute = os.path.abspath(os.path.join(cwd, path))
     if absolute == cwd:
         return "."
-    prefix = cwd.rstrip("/") + "/"
-    if absolute.startswith(prefix):
-        return absolute[len(prefix) :]
+    if is_inside(absolute, cwd, resolved=True):  # on the strings: no link is resolved
+        return absolute[len(cwd.rstrip("/")) + 1 :]
     return absolute
 
 
