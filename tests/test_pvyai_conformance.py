@@ -527,6 +527,26 @@ def test_an_agent_that_cannot_start_blocks_every_check(tmp_path: Path) -> None:
     assert case["status"] == "error"
 
 
+def test_an_agent_a_relative_path_entry_finds_is_not_run_in_gos_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Go's `exec` refuses a bare name found through `.` (or another relative entry) on
+    PATH; PVYai's agent error is Go's message as it is."""
+    rule = RULES[0]
+    (tmp_path / "bin").mkdir()
+    agent = tmp_path / "bin" / "dot-agent"
+    agent.write_text("#!/bin/sh\nexit 0\n")
+    agent.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", "bin:" + os.environ["PATH"])
+    task, case = _run_report(tmp_path, rule, agent=["dot-agent"])
+    why = 'exec: "dot-agent": cannot run executable found relative to current directory'
+    assert (task["agent"]["exitCode"], task["agent"]["error"]) == (-1, why)
+    assert task["report"]["status"] == "blocked"
+    assert task["report"]["results"][0]["message"] == f"run blocked: {why}"
+    assert case["status"] == "error"
+
+
 def test_an_agent_that_runs_out_of_time_blocks_every_check(tmp_path: Path) -> None:
     """PVYai: the task's deadline cancels the agent and the task is blocked; in assay
     `--timeout` is the agent's deadline (docs/pvyai.md, Timeouts)."""

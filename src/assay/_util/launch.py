@@ -33,6 +33,7 @@ from assay._util.exec_shim import (
 from assay._util.go_format import go_errno_text, go_quote
 
 __all__ = [
+    "FoundRelative",
     "LaunchError",
     "StartFailed",
     "check_program",
@@ -50,6 +51,9 @@ class LaunchError(Exception):
     """The program could not be started at all: missing, not executable, or argv too large
     (assay's own check, before anything starts), or its start failed (`StartFailed`)."""
 
+    in_gos_words = False
+    """The message is the one Go's `exec` gives (PVYai's reason as it is), not assay's."""
+
     def __init__(self, program: str, problem: str, *, hint: str = "", message: str = "") -> None:
         super().__init__(message or f"command {problem}: {program}{hint}")
         self.program = program
@@ -57,11 +61,31 @@ class LaunchError(Exception):
         """`not found`, `not executable`, or another short description."""
 
 
+class FoundRelative(LaunchError):
+    """A bare name that a relative PATH entry (`.`, an empty one, `bin`) found first: Go
+    (1.19 on) will not run it, since the program would be whatever the working directory
+    holds (`exec.ErrDot`)."""
+
+    in_gos_words = True
+
+    def __init__(self, program: str) -> None:
+        super().__init__(
+            program,
+            "found relative to the current directory",
+            message=(
+                f"exec: {go_quote(program)}: cannot run executable found relative to current "
+                "directory"
+            ),
+        )
+
+
 class StartFailed(LaunchError):
     """The start itself failed with `errno`: execve refused the program (a script without
     `#!` or another file that is no program, a missing interpreter, no permission), or an
     argument held a NUL byte. Worded as Go's `exec` words it: `fork/exec PATH: TEXT`, PATH
     as the program was found (a bare name's PATH entry joined to it)."""
+
+    in_gos_words = True
 
     def __init__(self, program: str, *, path: str, errno: int) -> None:
         text = go_errno_text(errno)
@@ -104,16 +128,7 @@ def check_program(program: str, *, cwd: Path, env: Mapping[str, str]) -> None:
     found = _look_path(program, env)
     if found is not None:
         if not os.path.isabs(found):
-            # Go (1.19 on) will not run what a relative PATH entry (`.`, an empty one,
-            # `bin`) found: the program would be whatever the working directory holds.
-            raise LaunchError(
-                program,
-                "found relative to the current directory",
-                message=(
-                    f"exec: {go_quote(program)}: cannot run executable found relative to "
-                    "current directory"
-                ),
-            )
+            raise FoundRelative(program)
         return
     for directory in env.get("PATH", DEFAULT_PATH.decode()).split(os.pathsep):
         if directory and (Path(directory) / program).is_file():

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 from pydantic import ValidationError
 
 from assay._util import json_text
-from assay._util.proc import CommandResult, LaunchError, StartFailed, run_command
+from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay._util.untrusted_files import UntrustedFileError, open_untrusted, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
@@ -137,7 +137,7 @@ class CommandAgent:
         reader = StdoutReader(case.required_trace_events)
 
         def launch_failed(exc: LaunchError) -> str:
-            if isinstance(exc, StartFailed):
+            if exc.in_gos_words:
                 return str(exc)  # Go's words (`fork/exec ./agent.sh: ...`): PVYai's reason
             hint = ""
             if "too long" in exc.problem and len(prompt.encode()) > MAX_ENV_PROMPT_BYTES:
