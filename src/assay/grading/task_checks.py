@@ -37,6 +37,7 @@ from assay._util.secrets import scrubbed_environ
 from assay.core.checks import Check
 from assay.errors import SandboxError
 from assay.grading.base import Grade
+from assay.grading.hidden_changes import HiddenChangesMode, hidden_changes_check, hidden_files_text
 from assay.grading.task_commands import CommandLaunch, command_checks
 from assay.grading.task_context import context_check
 from assay.grading.task_record import record_agent_exit
@@ -69,6 +70,7 @@ async def score_workspace(
     log_dir: Path | None = None,
     sandboxing: Sandboxing | None = None,
     pass_env: Sequence[str] = (),
+    hidden_changes: HiddenChangesMode = "warn",
 ) -> Grade:
     """Run every check of `spec` against `workspace`.
 
@@ -77,7 +79,9 @@ async def score_workspace(
     score`). `trace_events` are the keys parsed from the agent's stdout. Command logs go
     to `log_dir/<command id>.log` (stderr: `.stderr.log`) when given. Commands run inside
     `sandboxing` (when given) with only the workspace writable, and see no credential-shaped
-    variable but those `pass_env` names. Raises ConfigError when a commit baseline is asked
+    variable but those `pass_env` names. Changes hidden from git status are named on the
+    changed-files check; `hidden_changes="fail"` adds a failing check naming them
+    (`grading.hidden_changes`). Raises ConfigError when a commit baseline is asked
     of a workspace that is not a git repository.
     """
     from assay.sandbox import workspace_changes
@@ -114,6 +118,8 @@ async def score_workspace(
     if spec.required_trace_events:
         required = normalize_strings(spec.required_trace_events)
         checks.append(_trace_check(required, normalize_strings(trace_events)))
+    if changes.hidden and hidden_changes == "fail":
+        checks.append(hidden_changes_check(changes.hidden))
     return _grade_of(checks)
 
 
@@ -166,6 +172,7 @@ class TaskGrader:
             log_dir=ctx.artifacts_dir / "checks",
             sandboxing=self.options.sandboxing,
             pass_env=self.options.pass_env,
+            hidden_changes=self.options.hidden_changes or "warn",
         )
 
     def _agent_failure(self, output: AgentOutput, exit_code: int) -> str:
@@ -211,10 +218,9 @@ def _changed_files_check(
 
 
 def _hidden_note(hidden: Sequence[str]) -> str:
-    more = f" and {len(hidden) - 10} more" if len(hidden) > 10 else ""
     return (
         f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
-        f"as from git status: {', '.join(hidden[:10])}{more}"
+        f"as from git status: {hidden_files_text(hidden)}"
     )
 
 

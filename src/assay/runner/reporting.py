@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel
 
 from assay._version import __version__
+from assay.grading.hidden_changes import hidden_change_warnings
 from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.plan import format_shard, run_notes
 
@@ -89,6 +90,7 @@ def build_report(
         selection=options.selection,
         split=split,
         notes=run_notes(runs, options=options),
+        warnings=hidden_change_warnings(results),
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
 
