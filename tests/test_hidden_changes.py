@@ -138,7 +138,7 @@ def _git(repo: Path, *args: str) -> None:
 
 def _scored_workspace(root: Path) -> tuple[Path, Path]:
     """A task suite and its workspace as PVYai's `eval run` makes it: one baseline commit."""
-    suite = _suite(root, [_task("t", "")], {"fx": {"a.txt": "a\n"}})
+    suite = _suite(root, [_task("t", "scored by assay score")], {"fx": {"a.txt": "a\n"}})
     workspace = _mkdir(root / "workspace")
     for name in ("a.txt", "kept.txt", "flagged.txt"):
         (workspace / name).write_text(f"{name}\n")
@@ -168,7 +168,10 @@ def test_score_warns_of_an_index_flag_that_hides_a_change_and_fails_on_request(
     capsys.readouterr()
     assert main(_score_args(suite, workspace)) == 0  # git status sees nothing: PVYai passes
     streams = capsys.readouterr()
-    assert "WARNING" in streams.err and hidden in streams.err
+    assert (
+        "WARNING: parity/t: 1 change(s) hidden from git status" in streams.err
+        and hidden in streams.err
+    )
     assert main([*_score_args(suite, workspace), "--hidden-changes", "fail"]) == 1
     out = capsys.readouterr().out
     assert "hidden_changes" in out and hidden in out
@@ -184,7 +187,10 @@ def test_score_warns_of_a_git_info_exclude_rule_that_hides_a_new_file(
     capsys.readouterr()
     assert main(_score_args(suite, workspace)) == 0
     streams = capsys.readouterr()
-    assert "WARNING" in streams.err and "conftest.py" in streams.err
+    assert (
+        "WARNING: parity/t: 1 change(s) hidden from git status" in streams.err
+        and "conftest.py" in streams.err
+    )
     assert main([*_score_args(suite, workspace), "--hidden-changes", "fail"]) == 1
     assert "conftest.py" in capsys.readouterr().out
 
@@ -199,7 +205,7 @@ def test_score_says_nothing_of_files_the_baselines_own_rules_ignore(
     (workspace / "build.log").write_text("output\n")
     capsys.readouterr()
     assert main([*_score_args(suite, workspace), "--hidden-changes", "fail"]) == 0
-    assert "WARNING" not in capsys.readouterr().err
+    assert "hidden from git status" not in capsys.readouterr().err
 
 
 def _score_args(suite: Path, workspace: Path) -> list[str]:

@@ -77,8 +77,8 @@ def hidden_change_warnings(cases: Iterable[CaseResult]) -> list[str]:
         hidden = hidden_files_of([*case.checks, *checks])
         if hidden:
             warnings.append(
-                f"{case.id}: {len(hidden)} change(s) hidden from git status (ignore rules "
-                f"the agent wrote, or index flags): {hidden_files_text(hidden)}; PVYai's "
-                "verdict ignores them (--hidden-changes fail fails the task)"
+                f"{case.id}: {len(hidden)} change(s) hidden from git status (by ignore rules "
+                f"or index flags the baseline did not have): {hidden_files_text(hidden)}; "
+                "PVYai's verdict ignores them (--hidden-changes fail fails the task)"
             )
     return warnings
