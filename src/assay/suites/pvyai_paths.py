@@ -9,7 +9,8 @@ and sorted after normalising; event keys are only trimmed.
 
 A changed file is what PVYai's parser makes of a line of `git status --porcelain`
 (`changed_files`): git's quoted form of the name, read back without unquoting, so a
-name git quotes (`"a b.txt"`) never equals the name a suite writes (`a b.txt`).
+name git quotes (`"a b.txt"`) never equals the name a suite writes (`a b.txt`); unlike
+PVYai, a changed name holding `:` is kept (an agent must not hide a change behind one).
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ def go_trim_space(text: str) -> str:
     return text.strip(GO_SPACE)
 
 
-def normalize_eval_path(raw: str) -> str | None:
-    """The cleaned path; `""` when it is blank; None when PVYai refuses it."""
+def normalize_eval_path(raw: str, *, colon: bool = False) -> str | None:
+    """The cleaned path; `""` when it is blank; None when PVYai refuses it (`colon`: a `:`
+    is no reason to)."""
     text = go_trim_space(raw.replace("\\", "/"))
     if not text:
         return ""
-    if text.startswith("/") or ":" in text:
+    if text.startswith("/") or (":" in text and not colon):
         return None
     clean = posixpath.normpath(text)
     if clean.startswith("//"):  # normpath keeps a leading '//'; Go's Clean does not
@@ -73,9 +75,20 @@ def changed_files(porcelain_names: Iterable[str]) -> tuple[str, ...]:
 
     PVYai keeps a status line's text after the `XY ` code, trimmed, and past its last
     ` -> ` (a rename's new name), then normalises it as a path: the quotes and escapes git
-    added stay, and a quoted name holding ` -> ` keeps only its tail (`"p -> q"` is `q"`).
+    added stay (a newline is `"a/nb"`: `\\n`, its backslash made a slash), and a quoted
+    name holding ` -> ` keeps only its tail (`"p -> q"` is `q"`).
+
+    Where assay departs from PVYai: PVYai's path rule refuses a name holding `:`, so such
+    a change vanishes from its list and is never unexpected, and an agent could hide any
+    file behind a colon in its name. assay keeps it, normalised by the rest of the rule:
+    no suite can name it (the loader refuses it there), so it is always unexpected.
     """
-    return normalize_files(_status_line_path(name) for name in porcelain_names)
+    kept = {
+        path
+        for name in porcelain_names
+        if (path := normalize_eval_path(_status_line_path(name), colon=True))
+    }
+    return tuple(sorted(kept))
 
 
 def _status_line_path(text: str) -> str:
