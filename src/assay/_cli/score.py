@@ -41,7 +41,7 @@ __all__ = ["command"]
 
 def command(args: argparse.Namespace) -> int:
     from assay.agents.trace import read_trace_file
-    from assay.grading.hidden_changes import hidden_change_warnings
+    from assay.grading.hidden_changes import hidden_change_warning
     from assay.grading.task_checks import score_workspace
     from assay.suites import load_suites
 
@@ -73,7 +73,8 @@ def command(args: argparse.Namespace) -> int:
         )
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
-    for warning in hidden_change_warnings([result]):
+    warning = hidden_change_warning(result.id, grade.checks)
+    if warning is not None:
         print(f"assay: WARNING: {printable(warning)}", file=sys.stderr)
     if args.json:
         from assay._util.go_format import go_json_indent

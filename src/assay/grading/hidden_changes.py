@@ -19,12 +19,11 @@ from assay.grading.task_results import task_check
 
 if TYPE_CHECKING:
     from assay.core.checks import Check
-    from assay.report.model import CaseResult
 
 __all__ = [
     "HIDDEN_CHANGES_MODES",
     "HiddenChangesMode",
-    "hidden_change_warnings",
+    "hidden_change_warning",
     "hidden_changes_check",
     "hidden_files_of",
     "hidden_files_text",
@@ -69,16 +68,14 @@ def hidden_files_of(checks: Iterable[Check]) -> list[str]:
     return sorted(found)
 
 
-def hidden_change_warnings(cases: Iterable[CaseResult]) -> list[str]:
-    """One warning per case whose agent hid changes from git status, naming the files."""
-    warnings = []
-    for case in cases:
-        checks = [check for attempt in case.attempts for check in attempt.checks]
-        hidden = hidden_files_of([*case.checks, *checks])
-        if hidden:
-            warnings.append(
-                f"{case.id}: {len(hidden)} change(s) hidden from git status (by ignore rules "
-                f"or index flags the baseline did not have): {hidden_files_text(hidden)}; "
-                "PVYai's verdict ignores them (--hidden-changes fail fails the task)"
-            )
-    return warnings
+def hidden_change_warning(case_id: str, checks: Iterable[Check]) -> str | None:
+    """The warning for a case whose agent hid changes from git status, naming the files
+    (its checks: every attempt's); None when it hid nothing."""
+    hidden = hidden_files_of(checks)
+    if not hidden:
+        return None
+    return (
+        f"{case_id}: {len(hidden)} change(s) hidden from git status (by ignore rules "
+        f"or index flags the baseline did not have): {hidden_files_text(hidden)}; "
+        "PVYai's verdict ignores them (--hidden-changes fail fails the task)"
+    )
