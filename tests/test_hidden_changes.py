@@ -66,7 +66,9 @@ def test_a_hidden_change_keeps_pvyais_pass_and_is_a_warning_in_every_output(
     assert code == 0 and case.status == "pass"  # PVYai's verdict, kept
     assert benchmark["tasks"][0]["report"]["status"] == "pass"
     (warning,) = report.run.warnings
-    assert warning.startswith("parity/rigged: 2 change(s) hidden from git status")
+    assert warning.startswith(
+        "parity/rigged: 2 change(s) hidden from git status or PVYai's changed files"
+    )
     assert _named_in(warning)
     changed = next(check for check in case.checks if check.id == "changed_files")
     assert (changed.model_extra or {})["hiddenFiles"] == list(HIDDEN)
@@ -169,7 +171,8 @@ def test_score_warns_of_an_index_flag_that_hides_a_change_and_fails_on_request(
     assert main(_score_args(suite, workspace)) == 0  # git status sees nothing: PVYai passes
     streams = capsys.readouterr()
     assert (
-        "WARNING: parity/t: 1 change(s) hidden from git status" in streams.err
+        "WARNING: parity/t: 1 change(s) hidden from git status or PVYai's changed files"
+        in streams.err
         and hidden in streams.err
     )
     assert main([*_score_args(suite, workspace), "--hidden-changes", "fail"]) == 1
@@ -188,7 +191,8 @@ def test_score_warns_of_a_git_info_exclude_rule_that_hides_a_new_file(
     assert main(_score_args(suite, workspace)) == 0
     streams = capsys.readouterr()
     assert (
-        "WARNING: parity/t: 1 change(s) hidden from git status" in streams.err
+        "WARNING: parity/t: 1 change(s) hidden from git status or PVYai's changed files"
+        in streams.err
         and "conftest.py" in streams.err
     )
     assert main([*_score_args(suite, workspace), "--hidden-changes", "fail"]) == 1

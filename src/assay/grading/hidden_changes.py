@@ -3,11 +3,13 @@
 An agent can hide a file from PVYai's `git status` (a `greet/.gitignore` holding `*` hides
 itself and a `greet/__init__.py` that rigs the tests), and in a repository git reads
 (`assay score`) an index entry marked `skip-worktree` or `assume-unchanged`, or a rule in
-`.git/info/exclude`, hides a change as well. PVYai's verdict ignores them, and so does
-assay's by default (`--hidden-changes warn`): the changed-files check keeps PVYai's
-verdict and names them (`hiddenFiles`), and the run's report carries one warning per
-task (`run.warnings`) that every output shows. `--hidden-changes fail` adds a failing
-`hidden_changes` check naming them, so the task fails.
+`.git/info/exclude`, hides a change as well; and PVYai's path rule leaves a changed file
+whose name holds `:` out of its list (`suites.pvyai_paths.unnamed_changes`). PVYai's
+verdict ignores them, and so does assay's by default (`--hidden-changes warn`): the
+changed-files check keeps PVYai's verdict and names them (`hiddenFiles`), and the run's
+report carries one warning per task (`run.warnings`) that every output shows.
+`--hidden-changes fail` adds a failing `hidden_changes` check naming them, so the task
+fails.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ def hidden_changes_check(hidden: Sequence[str]) -> Check:
         "Changes hidden from git status",
         "changed_files",
         "fail",
-        f"{len(hidden)} change(s) hidden from git status (--hidden-changes fail): "
-        + hidden_files_text(hidden),
+        f"{len(hidden)} change(s) hidden from git status or PVYai's changed files "
+        "(--hidden-changes fail): " + hidden_files_text(hidden),
         **{HIDDEN_FILES_FIELD: list(hidden)},
     )
 
@@ -75,7 +77,8 @@ def hidden_change_warning(case_id: str, checks: Iterable[Check]) -> str | None:
     if not hidden:
         return None
     return (
-        f"{case_id}: {len(hidden)} change(s) hidden from git status (by ignore rules "
-        f"or index flags the baseline did not have): {hidden_files_text(hidden)}; "
-        "PVYai's verdict ignores them (--hidden-changes fail fails the task)"
+        f"{case_id}: {len(hidden)} change(s) hidden from git status or PVYai's changed "
+        f"files (by ignore rules or index flags the baseline did not have, or a ':' in "
+        f"the name): {hidden_files_text(hidden)}; PVYai's verdict ignores them "
+        "(--hidden-changes fail fails the task)"
     )

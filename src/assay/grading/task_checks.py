@@ -50,6 +50,7 @@ from assay.suites.pvyai_paths import (
     go_trim_space,
     normalize_files,
     normalize_strings,
+    unnamed_changes,
 )
 
 if TYPE_CHECKING:
@@ -104,10 +105,14 @@ async def score_workspace(
     confinement = _git_confinement(sandboxing, workspace) if git_reads else None
     changes = await workspace_changes(workspace, baseline=baseline, confinement=confinement)
     changed = list(changed_files(changes.porcelain))
+    unnamed = unnamed_changes(changes.porcelain)
     # PVYai normalises the task's lists again when it scores (the loader did already).
     checks.append(
         _changed_files_check(
-            normalize_files(spec.expected_changed_files), changed, hidden=changes.hidden
+            normalize_files(spec.expected_changed_files),
+            changed,
+            hidden=changes.hidden,
+            unnamed=unnamed,
         )
     )
     if spec.forbidden_changed_files:
@@ -118,8 +123,9 @@ async def score_workspace(
     if spec.required_trace_events:
         required = normalize_strings(spec.required_trace_events)
         checks.append(_trace_check(required, normalize_strings(trace_events)))
-    if changes.hidden and hidden_changes == "fail":
-        checks.append(hidden_changes_check(changes.hidden))
+    hidden = sorted({*changes.hidden, *unnamed})
+    if hidden and hidden_changes == "fail":
+        checks.append(hidden_changes_check(hidden))
     return _grade_of(checks)
 
 
@@ -188,7 +194,11 @@ class TaskGrader:
 
 
 def _changed_files_check(
-    expected: Sequence[str], changed: Sequence[str], *, hidden: Sequence[str] = ()
+    expected: Sequence[str],
+    changed: Sequence[str],
+    *,
+    hidden: Sequence[str] = (),
+    unnamed: Sequence[str] = (),
 ) -> Check:
     """Every expected file changed, and nothing else did (PVYai's `unexpectedFiles`).
 
@@ -196,19 +206,21 @@ def _changed_files_check(
     as to PVYai's `git status`, and the verdict stays PVYai's; the check names them
     (`hiddenFiles`, and in the message of a check that passes: a failing one's says what
     failed), so a reviewer sees a conftest.py that rigs the tests behind a `.gitignore`
-    that ignores itself.
+    that ignores itself. `unnamed`: changed files whose name PVYai's path rule refuses
+    (a `:`), no change to PVYai either, named the same way.
     """
     wanted = set(expected)
     missing = sorted(wanted.difference(changed))
     unexpected = sorted(set(changed) - wanted)
     status = "fail" if missing or unexpected else "pass"
-    extra = {"hiddenFiles": list(hidden)} if hidden else {}
+    both = sorted({*hidden, *unnamed})
+    extra = {"hiddenFiles": both} if both else {}
     return _check(
         "changed_files",
         "Expected changed files",
         "changed_files",
         status,
-        _hidden_note(hidden) if hidden and status == "pass" else "",
+        _hidden_note(hidden, unnamed) if both and status == "pass" else "",
         expectedFiles=list(expected),
         actualFiles=list(changed),
         missingFiles=missing,
@@ -217,11 +229,19 @@ def _changed_files_check(
     )
 
 
-def _hidden_note(hidden: Sequence[str]) -> str:
-    return (
-        f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
-        f"as from git status: {hidden_files_text(hidden)}"
-    )
+def _hidden_note(hidden: Sequence[str], unnamed: Sequence[str]) -> str:
+    notes = []
+    if hidden:
+        notes.append(
+            f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
+            f"as from git status: {hidden_files_text(hidden)}"
+        )
+    if unnamed:
+        notes.append(
+            f"PVYai's path rule (no ':') leaves {len(unnamed)} changed file(s) out of this "
+            f"check: {hidden_files_text(unnamed)}"
+        )
+    return "; ".join(notes)
 
 
 def _forbidden_files_check(forbidden: Sequence[str], changed: Sequence[str]) -> Check:
