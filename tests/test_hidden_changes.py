@@ -18,6 +18,7 @@ import pytest
 
 from assay.action.check_run import CHECK_NAME
 from assay.cli import main
+from assay.errors import ConfigErrors
 from assay.report.comment_markdown import render_comment
 from assay.report.markdown import render_summary
 from assay.report.model import Report
@@ -214,3 +215,20 @@ def test_score_says_nothing_of_files_the_baselines_own_rules_ignore(
 
 def _score_args(suite: Path, workspace: Path) -> list[str]:
     return ["score", "--suite", str(suite), "--task", "t", "--workspace", str(workspace)]
+
+
+def test_the_actions_hidden_changes_input_reaches_the_run(tmp_path: Path) -> None:
+    from assay._cli.ci import _run_args
+    from assay._cli.run import build_options
+    from assay.action.environment import RunnerEnvironment
+    from assay.action.inputs import read_inputs
+
+    env = RunnerEnvironment.from_environ(
+        {"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "acme/w", "RUNNER_TEMP": str(tmp_path)}
+    )
+    assert read_inputs({}).hidden_changes is None
+    inputs = read_inputs({"INPUT_HIDDEN_CHANGES": "fail"})
+    assert build_options(_run_args(inputs, env)).hidden_changes == "fail"
+    with pytest.raises(ConfigErrors) as raised:
+        read_inputs({"INPUT_HIDDEN_CHANGES": "ignore"})
+    assert "hidden-changes" in str(raised.value)
