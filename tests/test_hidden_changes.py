@@ -9,6 +9,7 @@ command agent, real verification commands.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -232,3 +233,45 @@ def test_the_actions_hidden_changes_input_reaches_the_run(tmp_path: Path) -> Non
     with pytest.raises(ConfigErrors) as raised:
         read_inputs({"INPUT_HIDDEN_CHANGES": "ignore"})
     assert "hidden-changes" in str(raised.value)
+
+
+CI_AGENT = """\
+import pathlib, sys
+case_id, workspace = sys.argv[1], pathlib.Path(sys.argv[2])
+(workspace / "greet.py").write_text("def greet(name):\\n    return 'hello ' + name\\n")
+(workspace / "rig").mkdir()
+(workspace / "rig" / "__init__.py").write_text("import os\\nos._exit(0)\\n")
+(workspace / "rig" / ".gitignore").write_text("*\\n")
+"""
+
+
+@pytest.mark.parametrize("mode", ["", "fail"])
+def test_assay_ci_warns_in_the_log_summary_comment_and_check_run_and_fails_on_request(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    mode: str,
+) -> None:
+    from tests.fakes.github_publish import check_runs, comments
+    from tests.test_action_ci import REPO, TOKEN, ci_environment
+
+    inputs = {"INPUT_CHECK_RUN": "true", "INPUT_THRESHOLD": "0.5", "INPUT_HIDDEN_CHANGES": mode}
+    with ci_environment(tmp_path, monkeypatch, token=TOKEN, inputs=inputs) as ci:
+        (ci.workspace / "agent.py").write_text(CI_AGENT)
+        ci.fake.add_pull(REPO, 7, files=[{"filename": "evals/tasks.json"}])
+        ci.use_event("pull_request", "pull_request_opened.json")
+        code, out, _ = ci.run(monkeypatch, capsys)
+        names = ("rig/.gitignore", "rig/__init__.py")
+        markdown = [name.replace("_", "\\_") for name in names]
+        annotation = "::warning title=assay%3A hidden changes::demo/fix-greeting: 2 change(s)"
+        assert any(line.startswith(annotation) for line in out.splitlines())
+        assert all(name in out for name in names)
+        (comment,) = comments(ci.fake, REPO)
+        (check_run,) = check_runs(ci.fake, REPO)
+        for text in (ci.summary, comment["body"], check_run["output"]["summary"]):
+            assert "> [!WARNING]\n> demo/fix-greeting: 2 change(s) hidden" in text
+            assert all(name in text for name in markdown)
+        report = json.loads((tmp_path / "runner-temp" / "assay-report" / "report.json").read_text())
+        fixed = next(case for case in report["cases"] if case["id"] == "demo/fix-greeting")
+        assert fixed["status"] == ("fail" if mode == "fail" else "pass")
+        assert code == (1 if mode == "fail" else 0)
