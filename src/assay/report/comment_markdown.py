@@ -87,6 +87,9 @@ def _verdict(report: Report) -> str:
         if isolation is not None and isolation.warning
         else ""
     )
+    warning += "".join(
+        f"> [!WARNING]\n> {escape_markdown(text)}\n\n" for text in report.run.warnings
+    )
     return (
         f"## {icon} Evaluation Results{partial}\n\n{warning}"
         f"**Score {_fmt_score(summary.score)}**{interval} · threshold "

@@ -112,6 +112,7 @@ def merge_reports(
         quarantine=sorted({case_id for r in runs for case_id in r.quarantine}),
         selection=_common([r.selection for r in runs]),
         notes=list(dict.fromkeys(note for r in runs for note in r.notes)),
+        warnings=list(dict.fromkeys(warning for r in runs for warning in r.warnings)),
     )
     # The shards' own choices of inconclusive and errors carry over; a regression gate
     # needs its baseline, which a report does not hold, so the merge gates by threshold.

@@ -143,6 +143,9 @@ class RunInfo(_Model):
     notes: list[str] = Field(default_factory=list)
     """What the run says once about how its cases ran: an agent CLI preset that could not
     run the subject model and ran with its own default model instead."""
+    warnings: list[str] = Field(default_factory=list)
+    """What every output shows as a warning: a task whose agent hid changes from git
+    status, naming the files (`grading.hidden_changes`)."""
 
 
 class Tokens(_Model):

@@ -281,6 +281,7 @@ def print_summary(
         lines.append("interrupted: the report covers the cases that finished")
     if report.run.isolation is not None and report.run.isolation.warning:
         lines.append(f"WARNING: {clean(report.run.isolation.warning)}")
+    lines += [f"WARNING: {clean(warning)}" for warning in report.run.warnings]
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
