@@ -29,12 +29,15 @@ from assay.registry.graders import (
     GRADERS,
     UserGrader,
     grader_problem,
+    project_dir_of,
     register_grader,
     resolve_grader,
+    resolve_project_grader,
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 
 if TYPE_CHECKING:
+    from assay._util.isolation import Sandboxing
     from assay.sandbox import Sandbox
     from assay.subject import AgentOutput
     from assay.suites.case import Case
@@ -73,11 +76,36 @@ GraderResult = Check | Iterable[Check] | bool
 """What a grader's `evaluate` returns."""
 
 
-async def run_user_graders(names: Iterable[str], ctx: GraderContext) -> list[Check]:
-    """Every named grader's checks, in the order named."""
+async def run_user_graders(
+    names: Iterable[str],
+    ctx: GraderContext,
+    *,
+    sandboxing: Sandboxing | None = None,
+    timeout_s: float = 600.0,
+    pass_env: Iterable[str] = (),
+) -> list[Check]:
+    """Every named grader's checks, in the order named.
+
+    One of the project's own (a `module:attribute` its configuration or a suite named)
+    runs confined in `sandboxing` when that is an OS sandbox, within `timeout_s`
+    (`confined_graders.py`); an installed or registered one, or any under
+    `--isolation none`, runs here."""
     checks: list[Check] = []
     for name in names:
-        grader = resolve_grader(name)
+        project_dir = project_dir_of(name)
+        if project_dir is not None and sandboxing is not None and sandboxing.mode == "bwrap":
+            from assay.grading.confined_graders import grade_confined
+
+            checks += await grade_confined(
+                name,
+                project_dir,
+                ctx,
+                sandboxing=sandboxing,
+                timeout_s=timeout_s,
+                pass_env=tuple(pass_env),
+            )
+            continue
+        grader = resolve_project_grader(name) if project_dir is not None else resolve_grader(name)
         try:
             result = await grader.evaluate(ctx)
         except BaseException as exc:  # the user's code broke: this case is `error`, the run goes on
