@@ -14,6 +14,10 @@ case's kind grader has run; a failing one fails the case, one that raises makes 
 A grader is named either by a registered name (the `assay.graders` entry point group, or
 `register_grader`) or by a `module:attribute` reference imported on first use. A name that
 resolves to nothing is the user's mistake, found by `assay validate` (exit 2, file:line).
+
+Where one runs: a registered or installed grader here, in assay's process; a
+`module:attribute` the project's files name (code a pull request can change) in a
+confined child (`confined_graders.py`), unless the run has no OS sandbox.
 """
 
 from __future__ import annotations
