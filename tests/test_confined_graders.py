@@ -318,3 +318,97 @@ def test_validate_imports_a_project_grader_confined(tmp_path: Path) -> None:
         "pyproject.toml:5:1: grader 'project_graders:says_verdict': importing project_graders "
         "raised RuntimeError: []"
     ) in done.stdout + done.stderr
+
+
+# --- the child's context ------------------------------------------------------------------------
+
+
+def _contexts(tmp_path: Path) -> list[Any]:
+    from assay.core.usage import Usage
+    from assay.grading import GraderContext
+    from assay.sandbox import Sandbox
+    from assay.subject import AgentOutput
+    from assay.suites.case import (
+        Case,
+        ContextChecks,
+        Expectation,
+        FixtureFile,
+        ReviewSpec,
+        RubricSpec,
+        TaskSpec,
+        VerificationCommand,
+        VerifySpec,
+    )
+
+    files = (FixtureFile(tmp_path / "a.py", "src/a.py"),)
+    specs = [
+        ReviewSpec(
+            given="g",
+            files=files,
+            skill=tmp_path / "skill.md",
+            should_find=(Expectation("null deref", "high"), Expectation("x", None, False)),
+            should_not_find=("style",),
+            repository="acme/widgets",
+            notes={"k": [1, "two"]},
+        ),
+        VerifySpec(
+            given="g",
+            files=files,
+            candidate={"id": "c", "title": "t", "nested": {"n": 1}},
+            expect_verdict="reject",
+        ),
+        RubricSpec(rubric="be kind", diff=tmp_path / "d.diff", base=None, cassandra_id=""),
+        TaskSpec(
+            prompt="p",
+            workspace=tmp_path / "ws",
+            commands=(VerificationCommand("c", "n", ("python", "-c", "1"), 5.0),),
+            expected_changed_files=("a.py",),
+            context=ContextChecks(required_files=("b.py",)),
+            required_trace_events=("tool:x",),
+        ),
+    ]
+    kinds = ["review", "verify", "rubric", "task"]
+    contexts = []
+    for kind, spec in zip(kinds, specs, strict=True):
+        case = Case(
+            id=f"s/{kind}",
+            suite="s",
+            name=kind,
+            kind=kind,  # type: ignore[arg-type]
+            format="review-yaml",
+            source_path=tmp_path / "suite.yaml",
+            source_line=3,
+            spec=spec,
+            graders=("m:g",),
+            timeout_s=9.0,
+        )
+        output = AgentOutput(
+            findings=[{"title": "t", "location": {"path": "a.py", "startLine": 2}}],
+            verdict="keep",
+            review_text="r",
+            trace_events=["tool:x"],
+            usage=Usage(input_tokens=3, output_tokens=4, cost_usd=0.5),
+            exit_code=0,
+        )
+        sandbox = Sandbox(
+            path=tmp_path / "box" / "repo",
+            kind=kind,  # type: ignore[arg-type]
+            base_commit="a" * 40,
+            head_commit="b" * 40,
+            diff="diff --git a/x b/x\n",
+            changed_files=("x",),
+            repository=None,
+        )
+        contexts.append(GraderContext(case, output, sandbox, "m/x", 1, tmp_path / "art"))
+    return contexts
+
+
+def test_the_child_gets_the_same_typed_context_for_every_kind(tmp_path: Path) -> None:
+    from assay.grading.grader_child import context_from_json, context_to_json
+
+    for ctx in _contexts(tmp_path):
+        wire = json.loads(json.dumps(context_to_json(ctx)))
+        again = context_from_json(wire)
+        assert again == ctx
+        assert type(again.case.spec) is type(ctx.case.spec)
+        assert again.case.spec.__dict__ == ctx.case.spec.__dict__  # notes too (compare=False)
