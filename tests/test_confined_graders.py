@@ -412,3 +412,28 @@ def test_the_child_gets_the_same_typed_context_for_every_kind(tmp_path: Path) ->
         assert again == ctx
         assert type(again.case.spec) is type(ctx.case.spec)
         assert again.case.spec.__dict__ == ctx.case.spec.__dict__  # notes too (compare=False)
+
+
+@needs_bwrap
+def test_the_plugin_projects_graders_give_the_same_verdicts_confined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/test_plugins.py's run (with the OS sandbox there): its `_suite.yaml` names an
+    installed package's grader by `module:Class`, which runs confined and still imports."""
+    from tests import test_plugins
+
+    monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
+    project = test_plugins._project(tmp_path)
+    result = test_plugins._assay(project, "run", "--report-dir", "out")
+    assert result.returncode == 1, result.stderr
+    assert "WITHOUT an OS sandbox" not in result.stderr
+    report = json.loads((project / "out/report.json").read_text())
+    cases = {case["id"].split("/")[-1]: case for case in report["cases"]}
+    assert {name: case["status"] for name, case in cases.items()} == {
+        "bogus": "pass",
+        "clean": "pass",
+        "todo": "fail",
+    }
+    checks = {check["id"]: check for check in cases["todo"]["checks"]}
+    assert checks["no_todo_comments"]["message"] == "TODO in todo.py"
+    assert checks["assay_testplugin.graders:VerdictGiven"]["status"] == "pass"

@@ -12,6 +12,7 @@ case's `error`, naming the grader: never a pass.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Sequence
@@ -54,16 +55,20 @@ async def grade_confined(
     if confinement is None:  # the caller runs it in-process when there is no sandbox
         raise JudgeError(f"grader {reference!r}: no OS sandbox to run it in")
     writable = (*confinement.writable, Path(os.path.realpath(own_files)))
-    outcome = await run_grader_child(
-        reference,
-        project_dir,
-        context,
-        cwd=workspace,
-        confinement=dataclasses.replace(confinement, writable=writable),
-        exposure=sandboxing.shown,
-        timeout_s=timeout_s,
-        env=scrubbed_environ(pass_names=pass_env),
-    )
+    try:
+        outcome = await run_grader_child(
+            reference,
+            project_dir,
+            context,
+            cwd=workspace,
+            confinement=dataclasses.replace(confinement, writable=writable),
+            exposure=sandboxing.shown,
+            timeout_s=timeout_s,
+            env=scrubbed_environ(pass_names=pass_env),
+        )
+    finally:
+        with contextlib.suppress(OSError):  # left empty: no clutter in the report dir
+            own_files.rmdir()
     answer = outcome.answer
     if answer is None:
         raise JudgeError(f"grader {reference!r} (confined) {outcome.failure}")
