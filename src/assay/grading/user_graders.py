@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.core.checks import Check
-from assay.errors import JudgeError
+from assay.errors import ConfigError, JudgeError
 from assay.registry.graders import (
     GRADERS,
     UserGrader,
@@ -109,7 +109,13 @@ async def run_user_graders(
                 pass_env=tuple(pass_env),
             )
             continue
-        grader = resolve_project_grader(name) if project_dir is not None else resolve_grader(name)
+        if project_dir is None:
+            grader = resolve_grader(name)
+        else:
+            try:  # first imported here, not while suites loaded (that was in a child)
+                grader = resolve_project_grader(name)
+            except ConfigError as exc:
+                raise JudgeError(exc.message) from None
         try:
             result = await grader.evaluate(ctx)
         except BaseException as exc:  # the user's code broke: this case is `error`, the run goes on
