@@ -85,8 +85,9 @@ LAUNCHER_PYTHON = os.path.realpath(sys.executable)
 """The interpreter that runs the exec shim in every sandbox: assay's own (its base, not a
 virtualenv's link), which every real confinement shows (`resolve_sandboxing`)."""
 UNSANDBOXED_WARNING = (
-    "agents and verification commands run WITHOUT an OS sandbox: they can read this "
-    "process's files and the host as assay's own user"
+    "agents and verification commands run WITHOUT an OS sandbox, and the suite's own Python "
+    "graders run inside assay's process: they can read this process's files, its "
+    "environment's tokens and the host as assay's own user"
 )
 
 
