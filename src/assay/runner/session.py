@@ -247,12 +247,14 @@ async def _run_planned(
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
+    from assay.runner.input_digest import ContentDigests
     from assay.runner.signing import load_key, new_key
     from assay.sandbox import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
-    fingerprints = {run.key: fingerprint(run, options) for run in runs}
+    contents = ContentDigests()  # a fixture many cases share is read once
+    fingerprints = {run.key: fingerprint(run, options, contents) for run in runs}
     key = None
     if options.resume_dir is not None:
         key = load_key(report_dir)
