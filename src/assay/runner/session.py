@@ -31,7 +31,7 @@ from assay.runner.settings import (
     read_baseline,
     resolve_settings,
 )
-from assay.runner.writer import prepare_report_dir, write_report_dir
+from assay.runner.writer import prepare_report_dir, remove_earlier_reports, write_report_dir
 from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
@@ -196,6 +196,8 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
+        # Until this run writes its own, no report of another run stands beside its results.
+        remove_earlier_reports(report_dir)
         report = await _run_planned(
             options,
             prepared.runs,
