@@ -140,6 +140,11 @@ class RunInfo(_Model):
     split: str | None = None
     """A shard's fingerprint of the selection it was cut from (the case ids before
     sharding): `assay merge` refuses shards of different selections or suites."""
+    split_cases: list[str] | None = None
+    """A shard's plan: the ids of every case of the selection it was cut from, sorted (the
+    split's fingerprint is their hash). `assay merge` refuses a shard whose cases are not
+    exactly its part of them (`core.shards.shard_part`). None: not a shard, or an older
+    assay."""
     notes: list[str] = Field(default_factory=list)
     """What the run says once about how its cases ran: an agent CLI preset that could not
     run the subject model and ran with its own default model instead."""

@@ -61,6 +61,8 @@ class PreparedRun:
     """The run history the report is added to, checked writable (None: not kept)."""
     split: str | None = None
     """A shard's fingerprint of the whole selection (`RunInfo.split`)."""
+    split_cases: tuple[str, ...] | None = None
+    """A shard's plan: the case ids of the whole selection, sorted (`RunInfo.split_cases`)."""
 
 
 def run(
@@ -158,6 +160,7 @@ def prepare_run(
     if settings.work_root is not None:
         check_work_root(settings.work_root, selected)
     split = split_fingerprint(selected) if settings.shard else None
+    split_cases = tuple(sorted(case.id for case in selected)) if settings.shard else None
     selected = shard_cases(selected, settings.shard)
     runs = plan_runs(selected, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
@@ -178,6 +181,7 @@ def prepare_run(
         baseline=baseline,
         history_dir=history_dir,
         split=split,
+        split_cases=split_cases,
     )
 
 
@@ -205,6 +209,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
             listener=listener,
             baseline=prepared.baseline,
             split=prepared.split,
+            split_cases=prepared.split_cases,
         )
         try:
             write_report_dir(
@@ -246,6 +251,7 @@ async def _run_planned(
     listener: RunListener,
     baseline: Report | None,
     split: str | None = None,
+    split_cases: Sequence[str] | None = None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
@@ -321,6 +327,7 @@ async def _run_planned(
         interrupted=executor.interrupted,
         baseline=baseline,
         split=split,
+        split_cases=split_cases,
     )
 
 
