@@ -69,7 +69,12 @@ def test_a_judge_that_answers_no_verdict_is_the_judges_error(
     (case,) = json.loads((root / "report" / "report.json").read_text())["cases"]
     assert (case["status"], case["error_source"]) == ("error", "judge")
     assert [a["error_source"] for a in case["attempts"]] == ["judge"]
-    capsys.readouterr()
+    # the report keeps the reason as it was; what a person reads leads it with the source
+    assert not case["reason"].startswith("judge: ")
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("ERROR")]
+    assert f"  judge: {case['reason']}" in line
+    junit = (root / "report" / "junit.xml").read_text()
+    assert 'message="judge: ' in junit
 
 
 def test_a_workspace_that_cannot_be_copied_is_the_sandboxs_error(tmp_path: Path) -> None:
