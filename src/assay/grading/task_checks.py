@@ -149,6 +149,8 @@ def _grade_of(checks: list[Check]) -> Grade:
         score=1.0 if status == "pass" else 0.0,
         reason=reason,
         checks=checks,
+        # blocked: the agent failed, so no check could run; an errored check is the grader's
+        error_source="agent" if status == "blocked" else None,
     )
 
 

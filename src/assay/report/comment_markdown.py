@@ -124,7 +124,9 @@ def _passing_line(change: CaseChange) -> str:
 
 
 def _short_reason(case: CaseResult) -> str:
-    lines = case.reason.strip().splitlines()
+    from assay.report.explain import reason_with_source
+
+    lines = reason_with_source(case).strip().splitlines()
     reason = lines[0] if lines else case.status
     if len(reason) > _SUMMARY_REASON_CHARS:
         reason = reason[:_SUMMARY_REASON_CHARS] + "…"

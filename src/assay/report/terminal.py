@@ -64,7 +64,9 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
             parts.append(f"{result.score:.2f}")
         parts.append(f"{result.duration_s:.1f}s")
     if reason and result.status != "pass" and result.reason:
-        parts.append(clean(result.reason))
+        from assay.report.explain import reason_with_source
+
+        parts.append(clean(reason_with_source(result)))
     if result.flaky:
         parts.append("(flaky)")
     # Printed as the case finishes, before the report is redacted: a judge or agent may

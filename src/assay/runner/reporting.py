@@ -47,6 +47,7 @@ def build_report(
     interrupted: bool,
     baseline: Report | None = None,
     split: str | None = None,
+    split_cases: Sequence[str] | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
     from assay.report.stats import summarize
@@ -89,6 +90,7 @@ def build_report(
         quarantine=list(options.quarantine),
         selection=options.selection,
         split=split,
+        split_cases=list(split_cases) if split_cases is not None else None,
         notes=run_notes(runs, options=options),
         warnings=_hidden_change_warnings(results),
     )
