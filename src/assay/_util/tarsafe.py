@@ -11,7 +11,20 @@ fill the disk once per attempt). The members are read one by one and the check s
 moment a limit is passed, keeping nothing of the members it has read but what the link
 checks need: two million empty members in a 150 KB gzip cost a fraction of a second and
 a few MB, not minutes and a gigabyte. Symlinks are followed virtually in archive order,
-so a chain of individually harmless links (`a -> .`, then `b -> a/..`) is caught too.
+so a chain of individually harmless links (`a -> .`, then `b -> a/..`) is caught too;
+like the kernel's path walk, at most 40 links are followed in one name (past that the
+name is refused, as extraction would fail on it with ELOOP).
+
+The work per member is linear in its name. A member name or link target is refused past
+`MAX_NAME_BYTES` (4096 bytes, Linux's PATH_MAX: no path that long can be opened, so no
+real fixture holds one) or `MAX_NAME_DEPTH` (256 components, where a real tree is
+rarely 30 deep). What is kept of the names read is a 16-byte key per directory and
+link (a hash of its joined name, built one component at a time, never every prefix as a
+string); the directories a tarball makes (its own and those its names imply) are bounded
+like its members, by `MAX_MEMBERS`, and the link targets kept are bounded in total
+(`MAX_LINK_TARGET_BYTES`).
+So a 207-byte gzip holding one name of 20,000 components is refused at once, and no
+archive under the limits costs more than a few tens of MB.
 
 Extraction writes each member under its joined name and leaves hard links out, as
 Cassandra's `extractTarGz` does (it writes directories, regular files and symlinks only):
@@ -27,6 +40,7 @@ a case's attempts extract it without walking it again.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tarfile
 import zlib
@@ -39,7 +53,15 @@ from assay._util.fixture_tree import MAX_EXPANDED_BYTES, MAX_MEMBERS
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 
-__all__ = ["TARBALL_SUFFIXES", "check_tarball", "extract_tarball", "is_tarball"]
+__all__ = [
+    "MAX_LINK_TARGET_BYTES",
+    "MAX_NAME_BYTES",
+    "MAX_NAME_DEPTH",
+    "TARBALL_SUFFIXES",
+    "check_tarball",
+    "extract_tarball",
+    "is_tarball",
+]
 
 TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 """What a base state may be besides a directory."""
@@ -49,7 +71,21 @@ def is_tarball(path: Path) -> bool:
     return path.name.lower().endswith(TARBALL_SUFFIXES)
 
 
-_MAX_LINK_DEPTH = 40
+MAX_NAME_BYTES = 4096
+"""The longest member name or link target, in bytes (Linux's PATH_MAX)."""
+
+MAX_NAME_DEPTH = 256
+"""The most `/`-separated components in a member name or link target."""
+
+MAX_LINK_TARGET_BYTES = 4 * 1024**2
+"""The link targets a tarball's symlinks may name, in bytes all together."""
+
+_MAX_LINKS_FOLLOWED = 40
+"""Links followed in one name before it counts as a loop (the kernel's MAXSYMLINKS)."""
+
+_MAX_PROBLEMS = 20
+"""Problems listed before the check stops (each names a member; a hostile tarball may
+have a hundred thousand bad ones)."""
 
 
 class _Escape(Exception):
@@ -92,9 +128,9 @@ def check_tarball(path: Path) -> list[str]:
     if identity is not None and identity in _passed:
         return []
     problems: list[str] = []
-    links: dict[str, str] = {}
-    directories: set[str] = set()
-    count = expanded = 0
+    links: dict[bytes, str] = {}
+    directories: set[bytes] = set()
+    count = expanded = link_bytes = 0
     try:
         with tarfile.open(path, _mode(path)) as archive:
             for member in _members(archive):
@@ -106,11 +142,27 @@ def check_tarball(path: Path) -> list[str]:
                 if expanded > MAX_EXPANDED_BYTES:
                     limit = human_size(MAX_EXPANDED_BYTES)
                     return [f"{path.name} expands past the {limit} limit"]
-                problem = _member_problem(member, links) or _replaces_directory(member, directories)
+                problem = (
+                    _name_problem(member)
+                    or _member_problem(member, links)
+                    or _replaces_directory(member, directories)
+                )
                 if problem:
-                    problems.append(f"{path.name}: member {member.name!r} {problem}")
+                    problems.append(f"{path.name}: member {_shown(member.name)} {problem}")
+                    if len(problems) >= _MAX_PROBLEMS:
+                        problems.append(f"{path.name}: stopped after {_MAX_PROBLEMS} problems")
+                        return problems
                 elif member.issym():
-                    links[_normal(member.name)] = member.linkname
+                    link_bytes += len(member.linkname)
+                    if link_bytes > MAX_LINK_TARGET_BYTES:
+                        limit = human_size(MAX_LINK_TARGET_BYTES)
+                        return [f"{path.name}: its symlinks' targets take more than {limit}"]
+                    links[_key(_joined(member.name))] = member.linkname
+                # Each directory extraction makes is kept (as a key): bound them like members.
+                if len(directories) > MAX_MEMBERS:
+                    return [
+                        f"{path.name} makes more than {MAX_MEMBERS} directories, over the limit"
+                    ]
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         kind = " (a .tar.gz must be gzip)" if _mode(path) == "r:gz" else ""
         return [f"{path.name} is not a readable tarball{kind}: {exc}"]
@@ -151,21 +203,65 @@ def _as_cassandra_extracts(member: tarfile.TarInfo, dest: str) -> tarfile.TarInf
     return tarfile.data_filter(member.replace(name=name, deep=False), dest)
 
 
-def _replaces_directory(member: tarfile.TarInfo, directories: set[str]) -> str | None:
-    """A file whose name an earlier member used as a directory (`d/x`, then `d`):
-    extraction would fail on it half-way. Records the directories `member` implies. (A
-    symlink there fails as Cassandra's does, `file exists`, when the case runs.)"""
-    name = _normal(member.name)
-    if not member.isdir() and not member.issym() and name in directories:
-        return "replaces a directory extracted before it"
-    parts = name.split("/")
-    directories.update("/".join(parts[:end]) for end in range(1, len(parts)))
-    if member.isdir():
-        directories.add(name)
+def _shown(name: str) -> str:
+    """A member's name in a problem: quoted, and cut when it is over the name limit."""
+    if len(name) <= MAX_NAME_BYTES:
+        return repr(name)
+    return f"{name[:80]!r}... ({len(name)} characters)"
+
+
+def _name_problem(member: tarfile.TarInfo) -> str | None:
+    """A name or link target past the length or depth limit (checked before any other
+    work on it, which is linear in its length)."""
+    for what, text in (("name", member.name), ("link target", member.linkname)):
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > MAX_NAME_BYTES:
+            return f"has a {what} of {size} bytes, over the limit of {MAX_NAME_BYTES}"
+        depth = text.count("/") + 1
+        if depth > MAX_NAME_DEPTH:
+            return f"has a {what} of {depth} path components, over the limit of {MAX_NAME_DEPTH}"
     return None
 
 
-def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | None:
+def _step(state: hashlib.blake2b, part: str) -> hashlib.blake2b:
+    """The key state of a name one component longer (a part never holds `/`, so
+    `part + /` keeps names apart)."""
+    state = state.copy()
+    state.update(part.encode("utf-8", "surrogateescape") + b"/")
+    return state
+
+
+_ROOT = hashlib.blake2b(digest_size=16)
+
+
+def _key(joined: str) -> bytes:
+    """The 16-byte key of a joined name ("" is the root)."""
+    state = _ROOT
+    for part in joined.split("/") if joined else ():
+        state = _step(state, part)
+    return state.digest()
+
+
+def _replaces_directory(member: tarfile.TarInfo, directories: set[bytes]) -> str | None:
+    """A file whose name an earlier member used as a directory (`d/x`, then `d`):
+    extraction would fail on it half-way. Records the directories `member` implies, one
+    key per directory, made in one pass over the name. (A symlink there fails as
+    Cassandra's does, `file exists`, when the case runs.)"""
+    name = _normal(member.name)
+    parts = name.split("/") if name else []
+    state = _ROOT
+    for part in parts[:-1]:
+        state = _step(state, part)
+        directories.add(state.digest())
+    own = (_step(state, parts[-1]) if parts else state).digest()
+    if not member.isdir() and not member.issym() and own in directories:
+        return "replaces a directory extracted before it"
+    if member.isdir():
+        directories.add(own)
+    return None
+
+
+def _member_problem(member: tarfile.TarInfo, links: dict[bytes, str]) -> str | None:
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
         kind = (
             "a FIFO"
@@ -184,40 +280,52 @@ def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | Non
     if name == "":
         return None if member.isdir() else "has an empty name"
     try:
-        resolved_parent = _resolve(name.split("/")[:-1], links, 0)
-        if name in links and not member.issym():
+        resolved_parent = _resolve(name.split("/")[:-1], links)
+        if links and _key(name) in links and not member.issym():
             return "replaces a symlink extracted before it"
         if member.issym():
             if member.linkname.startswith("/"):
                 return f"is a symlink to the absolute path {member.linkname!r}"
-            _resolve(resolved_parent + member.linkname.split("/"), links, 0)
+            _resolve(resolved_parent + member.linkname.split("/"), links)
         elif member.islnk():
-            _resolve(safe_relative(member.linkname).parts, links, 0)
+            _resolve(list(safe_relative(member.linkname).parts), links)
     except (_Escape, PathEscape):
         target = f" (-> {member.linkname!r})" if member.issym() or member.islnk() else ""
         return f"leads outside the extraction directory{target}"
     return None
 
 
-def _resolve(parts: list[str] | tuple[str, ...], links: dict[str, str], depth: int) -> list[str]:
-    """Follow `parts` through the archive's symlinks; raise _Escape when they leave the root."""
-    if depth > _MAX_LINK_DEPTH:
-        raise _Escape
+def _resolve(parts: list[str], links: dict[bytes, str]) -> list[str]:
+    """Follow `parts` through the archive's symlinks as the kernel walks a path: a link's
+    target takes its place in what is left to walk. Raises _Escape when the walk leaves
+    the root or follows more than 40 links. Linear: each component is one key step."""
+    if not links:
+        joined = _joined("/".join(parts))
+        return joined.split("/") if joined else []
+    todo = parts[::-1]
     resolved: list[str] = []
-    for part in parts:
+    states = [_ROOT]  # states[i] is the key state of resolved[:i]
+    followed = 0
+    while todo:
+        part = todo.pop()
         if part in ("", "."):
             continue
         if part == "..":
             if not resolved:
                 raise _Escape
             resolved.pop()
+            states.pop()
             continue
-        resolved.append(part)
-        target = links.get("/".join(resolved))
-        if target is not None:
-            if target.startswith("/"):
-                raise _Escape
-            resolved = _resolve(resolved[:-1] + target.split("/"), links, depth + 1)
+        state = _step(states[-1], part)
+        target = links.get(state.digest())
+        if target is None:
+            resolved.append(part)
+            states.append(state)
+            continue
+        followed += 1
+        if followed > _MAX_LINKS_FOLLOWED or target.startswith("/"):
+            raise _Escape
+        todo.extend(target.split("/")[::-1])
     return resolved
 
 
