@@ -454,3 +454,51 @@ def test_a_built_program_the_checkout_does_not_track_starts_alone(tmp_path: Path
     )
     assert "BUILD-SECRET" not in stdout
     assert f"refused {secret}" in stdout  # it ran, and could not read what lies beside it
+
+
+def _touch_everything(root: Path) -> None:
+    """New stat data for every file outside .git, contents unchanged (a copied tree,
+    `touch`, `chown -R`, a build step)."""
+    later = os.stat(root).st_mtime + 100
+    for path in root.rglob("*"):
+        if ".git" not in path.relative_to(root).parts and not path.is_symlink():
+            os.utime(path, (later, later))
+
+
+def test_tracked_files_read_content_not_stat_data_and_write_no_index(tmp_path: Path) -> None:
+    from assay.sandbox.gitenv import tracked_files
+
+    checkout = _checkout(tmp_path / "checkout", {"agents/main.py": "x = 1\n", "key.json": "{}\n"})
+    _touch_everything(checkout)
+    (checkout / "key.json").write_text('{"private_key": "filled in later"}\n')
+    index = checkout / ".git" / "index"
+    before = (index.read_bytes(), index.stat().st_mtime_ns)
+    tracked = tracked_files(checkout)
+    assert tracked is not None
+    assert "agents/main.py" in tracked and "calc.json" in tracked  # touched, still tracked
+    assert "key.json" not in tracked  # its content changed: not the checkout's file
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before  # the user's index
+    assert sorted(p.name for p in (checkout / ".git").iterdir() if "index" in p.name) == ["index"]
+
+
+@needs_bwrap
+def test_an_agent_in_a_touched_checkout_keeps_its_directory(tmp_path: Path) -> None:
+    """Every file of the checkout has new stat data: its agent's directory is still shown
+    (it was hidden, the agent shown alone without its helper module, and every case
+    errored with a bare FileNotFoundError)."""
+    helper_agent = (
+        f"#!{sys.executable}\nimport helper, sys\nprint('HELPER', helper.VALUE, flush=True)\n"
+    )
+    checkout = _checkout(
+        tmp_path / "checkout", {"agents/main.py": helper_agent, "agents/helper.py": "VALUE = 42\n"}
+    )
+    _touch_everything(checkout)
+    stdout = _assay_run(
+        checkout,
+        str(checkout / "agents" / "main.py"),
+        "--isolation",
+        "bwrap",
+        report_dir=tmp_path / "out" / "report",
+        env=_environment(tmp_path / "home"),
+    )
+    assert "HELPER 42" in stdout
