@@ -502,3 +502,71 @@ def test_an_agent_in_a_touched_checkout_keeps_its_directory(tmp_path: Path) -> N
         env=_environment(tmp_path / "home"),
     )
     assert "HELPER 42" in stdout
+
+
+def _assay_refused(checkout: Path, agent: str, *extra: str, tmp_path: Path) -> str:
+    """assay's stderr for a run that must stop before any case runs (exit 2)."""
+    report_dir = tmp_path / "out" / "report"
+    command = [
+        sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())",
+        "run", "calc.json", "--agent-command", agent, "--report-dir", str(report_dir),
+        "--work-root", str(tmp_path / "out" / "work"), "--isolation", "bwrap", *extra,
+    ]  # fmt: skip
+    done = subprocess.run(
+        command,
+        cwd=checkout,
+        env=_environment(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(report_dir.rglob("agent.stdout"))  # no case ran
+    return done.stderr
+
+
+@needs_bwrap
+def test_an_agent_script_outside_the_project_is_refused_before_any_case_runs(
+    tmp_path: Path,
+) -> None:
+    """`python /tmp/.../agent.py`: /tmp is an empty tmpfs in the sandbox, so each case
+    ended in python's "can't open file ... No such file or directory"."""
+    checkout = _checkout(tmp_path / "checkout", {})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = elsewhere / "agent.py"
+    script.write_text("print('ran')\n")
+    stderr = _assay_refused(checkout, f"{sys.executable} {script}", tmp_path=tmp_path)
+    assert f"the agent command starts {script}, which confined programs cannot see" in stderr
+    assert "not inside a suite's checkout" in stderr
+    assert "put it in the project (the suite's git checkout) and commit it" in stderr
+    assert "--isolation none" in stderr
+    assert "No such file" not in stderr
+
+
+@needs_bwrap
+def test_an_untracked_agent_script_and_a_verification_script_outside_are_refused(
+    tmp_path: Path,
+) -> None:
+    checkout = _checkout(tmp_path / "checkout", {})
+    (checkout / "agents").mkdir()
+    (checkout / "agents" / "new.py").write_text("print('ran')\n")  # not yet `git add`ed
+    stderr = _assay_refused(
+        checkout, f"{sys.executable} {checkout / 'agents' / 'new.py'}", tmp_path=tmp_path
+    )
+    assert "not tracked by git" in stderr and "show it); or run with --isolation none" in stderr
+
+    check = tmp_path / "elsewhere" / "check.py"
+    check.parent.mkdir()
+    check.write_text("pass\n")
+    suite = json.loads((checkout / "calc.json").read_text())
+    suite["tasks"][0]["verificationCommands"][0]["command"] = [sys.executable, str(check)]
+    (checkout / "calc.json").write_text(json.dumps(suite))
+    _git(checkout, "add", "calc.json")
+    _git(checkout, "commit", "-q", "-m", "check outside")
+    agent = f"{sys.executable} -c pass"
+    stderr = _assay_refused(checkout, agent, tmp_path=tmp_path)
+    assert f"{checkout / 'calc.json'}: task 'probe': verification command 'noop' starts {check}" in (
+        stderr
+    )
