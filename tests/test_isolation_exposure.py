@@ -24,7 +24,9 @@ import pytest
 from assay._util.isolation import probe_bwrap
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(
+    BWRAP is None, reason=f"no working bwrap: {WHY_NOT} (sudo apt-get install bubblewrap)"
+)
 
 READER = """
 import os, sys
@@ -567,6 +569,5 @@ def test_an_untracked_agent_script_and_a_verification_script_outside_are_refused
     _git(checkout, "commit", "-q", "-m", "check outside")
     agent = f"{sys.executable} -c pass"
     stderr = _assay_refused(checkout, agent, tmp_path=tmp_path)
-    assert f"{checkout / 'calc.json'}: task 'probe': verification command 'noop' starts {check}" in (
-        stderr
-    )
+    refused = f"{checkout / 'calc.json'}: task 'probe': verification command 'noop' starts {check}"
+    assert refused in stderr

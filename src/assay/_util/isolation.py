@@ -152,6 +152,10 @@ class Confinement:
         tmp_size = str(self.limits.tmp_size)
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         args += ["--size", tmp_size, "--tmpfs", "/tmp"]
+        # bwrap's /dev is a tmpfs without a cap, /dev/shm a directory in it: shared memory
+        # (Python's multiprocessing, Chromium) gets a tmpfs capped like /tmp, and /dev
+        # itself is made read-only below, so neither can fill the host's memory.
+        args += ["--size", tmp_size, "--tmpfs", "/dev/shm"]
         args += ["--size", str(_MASK_SIZE), "--tmpfs", "/sys"]
         for kept in _SYS_KEPT:
             args += ["--ro-bind-try", kept, kept]
@@ -190,6 +194,7 @@ class Confinement:
             args += ["--remount-ro", str(path)]
         if os.path.isdir("/run"):
             args += ["--remount-ro", "/run"]
+        args += ["--remount-ro", "/dev"]  # its devices still open for writing: nodes, not files
         # Absolute: bwrap resolves a relative --chdir inside the new root, not from here.
         args += ["--chdir", os.path.abspath(cwd), "--"]
         args += limit_argv(self.limits, prlimit=self.prlimit)
