@@ -284,3 +284,22 @@ def test_a_chain_of_links_within_forty_resolves(tmp_path: Path) -> None:
     members += [member(f"l{n}", tarfile.SYMTYPE, f"l{n - 1}") for n in range(1, 39)]
     members.append(member("l38/f", data=b"x"))
     assert check_tarball(make_tarball(tmp_path / "base.tar.gz", members)) == []
+
+
+def test_names_walked_through_links_past_the_budget_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay._util import tarsafe
+
+    monkeypatch.setattr(tarsafe, "_MAX_LINK_STEPS", 1_000)
+    # Each name ends through `x/a` in a component, so each is walked: 100 steps a member.
+    members = [member("x", tarfile.DIRTYPE), member("x/a", tarfile.SYMTYPE, ".")]
+    members += [member("a/" * 99 + f"f{n}", data=b"") for n in range(20)]
+    tarball = make_tarball(tmp_path / "base.tar.gz", members)
+    assert check_tarball(tarball) == [
+        "base.tar.gz: its symlinks make its names cost more than 1,000 steps to check"
+    ]
+    # A name none of whose components ends a link's name is not walked at all.
+    members = [member("x", tarfile.DIRTYPE), member("x/a", tarfile.SYMTYPE, ".")]
+    members += [member("b/" * 99 + f"f{n}", data=b"") for n in range(20)]
+    assert check_tarball(make_tarball(tmp_path / "other.tar.gz", members)) == []

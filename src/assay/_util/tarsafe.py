@@ -19,12 +19,14 @@ The work per member is linear in its name. A member name or link target is refus
 `MAX_NAME_BYTES` (4096 bytes, Linux's PATH_MAX: no path that long can be opened, so no
 real fixture holds one) or `MAX_NAME_DEPTH` (256 components, where a real tree is
 rarely 30 deep). What is kept of the names read is a 16-byte key per directory and
-link (a hash of its joined name, built one component at a time, never every prefix as a
-string); the directories a tarball makes (its own and those its names imply) are bounded
-like its members, by `MAX_MEMBERS`, and the link targets kept are bounded in total
-(`MAX_LINK_TARGET_BYTES`).
-So a 207-byte gzip holding one name of 20,000 components is refused at once, and no
-archive under the limits costs more than a few tens of MB.
+link (a hash of its joined name), never every prefix as a string: a member whose parent
+directory is known adds nothing, and each new directory costs its name's length once.
+The directories a tarball makes (its own and those its names imply) are bounded like
+its members, by `MAX_MEMBERS`, and the link targets kept in total by
+`MAX_LINK_TARGET_BYTES`. A name is walked through the links a component at a time only
+when one of its components ends a link's name, and those walks are bounded in all
+(`_MAX_LINK_STEPS`, past which the tarball is refused). So a 207-byte gzip holding one
+name of 20,000 components is refused at once, in a few MB.
 
 Extraction writes each member under its joined name and leaves hard links out, as
 Cassandra's `extractTarGz` does (it writes directories, regular files and symlinks only):
@@ -87,9 +89,32 @@ _MAX_PROBLEMS = 20
 """Problems listed before the check stops (each names a member; a hostile tarball may
 have a hundred thousand bad ones)."""
 
+_MAX_LINK_STEPS = 2_000_000
+"""Path components walked through the symlinks in all (a name is walked only when one of
+its components is the last of a link's name): a tarball whose links make its names cost
+more is refused rather than checked for minutes."""
+
 
 class _Escape(Exception):
     pass
+
+
+class _TooCostly(Exception):
+    """The names walked through the archive's symlinks passed `_MAX_LINK_STEPS`."""
+
+
+class _Links:
+    """The archive's symlinks read so far: each one's target by the key of its name, the
+    last components of their names, and the steps walked through them."""
+
+    def __init__(self) -> None:
+        self.targets: dict[bytes, str] = {}
+        self.leaves: set[str] = set()
+        self.steps = 0
+
+    def add(self, joined: str, target: str) -> None:
+        self.targets[_key(joined)] = target
+        self.leaves.add(joined.rpartition("/")[2])
 
 
 class _NameTaken(Exception):
@@ -128,7 +153,7 @@ def check_tarball(path: Path) -> list[str]:
     if identity is not None and identity in _passed:
         return []
     problems: list[str] = []
-    links: dict[bytes, str] = {}
+    links = _Links()
     directories: set[bytes] = set()
     count = expanded = link_bytes = 0
     try:
@@ -157,12 +182,15 @@ def check_tarball(path: Path) -> list[str]:
                     if link_bytes > MAX_LINK_TARGET_BYTES:
                         limit = human_size(MAX_LINK_TARGET_BYTES)
                         return [f"{path.name}: its symlinks' targets take more than {limit}"]
-                    links[_key(_joined(member.name))] = member.linkname
+                    links.add(_joined(member.name), member.linkname)
                 # Each directory extraction makes is kept (as a key): bound them like members.
                 if len(directories) > MAX_MEMBERS:
                     return [
                         f"{path.name} makes more than {MAX_MEMBERS} directories, over the limit"
                     ]
+    except _TooCostly:
+        steps = f"{_MAX_LINK_STEPS:,}"
+        return [f"{path.name}: its symlinks make its names cost more than {steps} steps to check"]
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         kind = " (a .tar.gz must be gzip)" if _mode(path) == "r:gz" else ""
         return [f"{path.name} is not a readable tarball{kind}: {exc}"]
@@ -223,45 +251,43 @@ def _name_problem(member: tarfile.TarInfo) -> str | None:
     return None
 
 
-def _step(state: hashlib.blake2b, part: str) -> hashlib.blake2b:
-    """The key state of a name one component longer (a part never holds `/`, so
-    `part + /` keeps names apart)."""
-    state = state.copy()
-    state.update(part.encode("utf-8", "surrogateescape") + b"/")
-    return state
+def _key(joined: str) -> bytes:
+    """The 16-byte key of a joined name ("" is the root): a hash of its bytes, one C call."""
+    return hashlib.blake2b(joined.encode("utf-8", "surrogateescape"), digest_size=16).digest()
 
 
 _ROOT = hashlib.blake2b(digest_size=16)
 
 
-def _key(joined: str) -> bytes:
-    """The 16-byte key of a joined name ("" is the root)."""
-    state = _ROOT
-    for part in joined.split("/") if joined else ():
-        state = _step(state, part)
-    return state.digest()
+def _step(state: hashlib.blake2b, part: str, *, first: bool) -> hashlib.blake2b:
+    """The hash state of a name one component longer: `_key` of `a/b/c`, a part at a time."""
+    state = state.copy()
+    encoded = part.encode("utf-8", "surrogateescape")
+    state.update(encoded if first else b"/" + encoded)
+    return state
 
 
 def _replaces_directory(member: tarfile.TarInfo, directories: set[bytes]) -> str | None:
     """A file whose name an earlier member used as a directory (`d/x`, then `d`):
     extraction would fail on it half-way. Records the directories `member` implies, one
-    key per directory, made in one pass over the name. (A symlink there fails as
-    Cassandra's does, `file exists`, when the case runs.)"""
+    key each: when its parent is known, so are all its ancestors (they were recorded with
+    it) and nothing is added; else the new ones, deepest first, down to a known one, so
+    each directory costs its name's length once. (A symlink there fails as Cassandra's
+    does, `file exists`, when the case runs.)"""
     name = _normal(member.name)
-    parts = name.split("/") if name else []
-    state = _ROOT
-    for part in parts[:-1]:
-        state = _step(state, part)
-        directories.add(state.digest())
-    own = (_step(state, parts[-1]) if parts else state).digest()
+    own = _key(name)
     if not member.isdir() and not member.issym() and own in directories:
         return "replaces a directory extracted before it"
+    prefix = name.rpartition("/")[0]
+    while prefix and (key := _key(prefix)) not in directories:
+        directories.add(key)
+        prefix = prefix.rpartition("/")[0]
     if member.isdir():
         directories.add(own)
     return None
 
 
-def _member_problem(member: tarfile.TarInfo, links: dict[bytes, str]) -> str | None:
+def _member_problem(member: tarfile.TarInfo, links: _Links) -> str | None:
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
         kind = (
             "a FIFO"
@@ -281,7 +307,7 @@ def _member_problem(member: tarfile.TarInfo, links: dict[bytes, str]) -> str | N
         return None if member.isdir() else "has an empty name"
     try:
         resolved_parent = _resolve(name.split("/")[:-1], links)
-        if links and _key(name) in links and not member.issym():
+        if links.targets and _key(name) in links.targets and not member.issym():
             return "replaces a symlink extracted before it"
         if member.issym():
             if member.linkname.startswith("/"):
@@ -295,11 +321,14 @@ def _member_problem(member: tarfile.TarInfo, links: dict[bytes, str]) -> str | N
     return None
 
 
-def _resolve(parts: list[str], links: dict[bytes, str]) -> list[str]:
+def _resolve(parts: list[str], links: _Links) -> list[str]:
     """Follow `parts` through the archive's symlinks as the kernel walks a path: a link's
     target takes its place in what is left to walk. Raises _Escape when the walk leaves
-    the root or follows more than 40 links. Linear: each component is one key step."""
-    if not links:
+    the root or follows more than 40 links. Linear: each component is one hash step.
+
+    A walk looks a link up only at a component it appends, one of `parts` until a link is
+    found: parts none of which ends a link's name are joined without a walk."""
+    if not links.targets or links.leaves.isdisjoint(parts):
         joined = _joined("/".join(parts))
         return joined.split("/") if joined else []
     todo = parts[::-1]
@@ -308,6 +337,9 @@ def _resolve(parts: list[str], links: dict[bytes, str]) -> list[str]:
     followed = 0
     while todo:
         part = todo.pop()
+        links.steps += 1
+        if links.steps > _MAX_LINK_STEPS:
+            raise _TooCostly
         if part in ("", "."):
             continue
         if part == "..":
@@ -316,8 +348,8 @@ def _resolve(parts: list[str], links: dict[bytes, str]) -> list[str]:
             resolved.pop()
             states.pop()
             continue
-        state = _step(states[-1], part)
-        target = links.get(state.digest())
+        state = _step(states[-1], part, first=not resolved)
+        target = links.targets.get(state.digest())
         if target is None:
             resolved.append(part)
             states.append(state)
@@ -333,8 +365,11 @@ def _joined(name: str) -> str:
     """Where Go's `filepath.Join(root, name)` puts `name` on Linux, relative to `root`
     ("" for `root` itself): `/` alone separates, empty and `.` parts go, `..` drops the
     part before it. Raises _Escape when `..` leads above `root`."""
+    split = name.split("/")
+    if "" not in split and "." not in split and ".." not in split:
+        return name  # the usual name, already joined (membership tests run in C)
     parts: list[str] = []
-    for part in name.split("/"):
+    for part in split:
         if part == "..":
             if not parts:
                 raise _Escape
