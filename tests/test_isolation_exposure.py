@@ -571,3 +571,24 @@ def test_an_untracked_agent_script_and_a_verification_script_outside_are_refused
     stderr = _assay_refused(checkout, agent, tmp_path=tmp_path)
     refused = f"{checkout / 'calc.json'}: task 'probe': verification command 'noop' starts {check}"
     assert refused in stderr
+
+
+@needs_bwrap
+def test_a_script_in_a_toolchain_under_home_is_not_refused(tmp_path: Path) -> None:
+    """HOME is masked, but the PATH entries under it are shown read-only: a script there
+    runs, and the check before the cases must not refuse it."""
+    home = tmp_path / "home"
+    tools = home / ".local" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "agent.py").write_text("print('TOOL RAN', flush=True)\n")
+    checkout = _checkout(tmp_path / "checkout", {})
+    env = _environment(home, PATH=f"{tools}:{os.environ['PATH']}")
+    stdout = _assay_run(
+        checkout,
+        f"{sys.executable} {tools / 'agent.py'}",
+        "--isolation",
+        "bwrap",
+        report_dir=tmp_path / "out" / "report",
+        env=env,
+    )
+    assert "TOOL RAN" in stdout

@@ -141,20 +141,27 @@ class Exposure:
                 self._note(real, masked)
         return found
 
-    def hidden_start(self, argv: Sequence[str], masked: Sequence[Path]) -> tuple[Path, str] | None:
+    def hidden_start(
+        self, argv: Sequence[str], masked: Sequence[Path], *, exposed: Sequence[Path] = ()
+    ) -> tuple[Path, str] | None:
         """The file `argv` starts, when the sandbox hides it: (its real path, why, and how to
         show it). That file is the program (argv[0]), or the script an interpreter is given
         (its first argument that is not an option: `python /abs/agent.py`, `node`, `bash`,
         `java -jar`, ... as `_INTERPRETER` names them), so a command
         that could only end in "No such file" is refused before any case runs. Every other
-        argument naming a hidden file is noted now, once, as it will be at each start."""
+        argument naming a hidden file is noted now, once, as it will be at each start.
+        What lies in `exposed` (the interpreter, HOME's toolchains) is there anyway."""
+
+        def there_anyway(real: Path) -> bool:
+            return any(real.is_relative_to(path) for path in exposed)
+
         program = argv[0] if argv else ""
         found = shutil.which(program) if "/" not in program else program
         if found and os.path.isabs(found) and "\0" not in found:
             real = Path(os.path.realpath(found))
             if self._source_of(real) is not None and _is_program_file(real):
                 checked = self._checked(real, masked)
-                if not checked.shown and not checked.untracked_only:
+                if not checked.shown and not checked.untracked_only and not there_anyway(real):
                     return real, self._why_hidden(real, masked)
         script = None
         if _INTERPRETER.fullmatch(os.path.basename(program)):
@@ -165,7 +172,7 @@ class Exposure:
             if not os.path.isabs(argument) or not os.path.isfile(argument):
                 continue
             real = Path(os.path.realpath(argument))
-            if self._checked(real, masked).shown or not _masked(real, masked):
+            if self._checked(real, masked).shown or not _masked(real, masked) or there_anyway(real):
                 continue
             if argument == script:
                 return real, self._why_hidden(real, masked)

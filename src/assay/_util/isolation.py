@@ -267,7 +267,7 @@ class Sandboxing:
         if self.mode == "none" or self.bwrap is None or not argv:
             return None
         masked, _ = self._masks()
-        return self.shown.hidden_start(argv, masked)
+        return self.shown.hidden_start(argv, masked, exposed=self.exposed)
 
     def _masks(self) -> tuple[list[Path], str]:
         """The directories every confinement masks, HOME included, and the inner HOME."""
