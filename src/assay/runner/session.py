@@ -21,6 +21,7 @@ from assay.models.names import bridge_env
 from assay.report.history import usable_history_dir
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
+from assay.runner.hidden_starts import refuse_hidden_starts
 from assay.runner.lock import report_dir_lock
 from assay.runner.plan import PlannedRun, plan_runs, shard_cases, split_fingerprint
 from assay.runner.reporting import build_report, now
@@ -196,6 +197,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
         start_sdk_imports(_models_called(prepared.runs))
     listener = listener or NullListener()
     options = _sandboxed(prepared.settings, prepared.cases, prepared.config)
+    refuse_hidden_starts(options.sandboxing, prepared.runs)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
