@@ -165,6 +165,9 @@ def _annotation(
     title: str | None,
     once: bool = False,
 ) -> None:
+    # Masked before escaping: `escape_data` writes a CR inside a secret as `%0D`, which
+    # the runner turns back into a CR that the log viewer drops.
+    message, title, file = _redact(message), title and _redact(title), file and _redact(file)
     props = []
     if file:
         props.append(f"file={escape_property(file)}")

@@ -284,6 +284,7 @@ def print_summary(
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
+    lines = redact("\n".join(lines)).split("\n")  # the terminal takes text through the one door
     if not (stream.isatty() if colour is None else colour):
         stream.write("\n".join(lines) + "\n")
         stream.flush()
