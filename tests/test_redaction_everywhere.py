@@ -89,7 +89,7 @@ ENCODED = {
     "base64-1": _in_base64(1),
     "base64-2": _in_base64(2),
     "base64url-1": _in_base64(1, urlsafe=True),
-    "url": quote(KEY, safe=""),
+    "raw": quote(KEY, safe=""),  # URL-safe as it is: the key itself, masked before too
     "url-every-byte": "".join(f"%{b:02X}" for b in KEY.encode()),
     "hex": binascii.hexlify(KEY.encode()).decode(),
     "HEX": binascii.hexlify(KEY.encode()).decode().upper(),
@@ -107,7 +107,9 @@ def _read_as_shown(text: str) -> str:
 
 def _assert_no_key(where: str, text: str, variant: str) -> None:
     assert variant not in text, f"{where} holds the key as the agent wrote it"
-    assert KEY not in _read_as_shown(text), f"{where} shows the key"
+    shown = re.sub(r"\s", "", _read_as_shown(text))  # a space in place of a control too
+    pieces = {KEY[i : i + 12] for i in range(len(KEY) - 11)}
+    assert not [p for p in pieces if p in shown], f"{where} shows the key, or part of it"
     for name, form in ENCODED.items():
         core = form[4:-12] if name.startswith("base64") else form
         assert core not in text, f"{where} holds the key's {name} form"

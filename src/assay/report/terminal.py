@@ -64,7 +64,9 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
             parts.append(f"{result.score:.2f}")
         parts.append(f"{result.duration_s:.1f}s")
     if reason and result.status != "pass" and result.reason:
-        parts.append(clean(result.reason))
+        # Masked before it is cut to its first line: a key with a CR inside was cut in two,
+        # and its first half shown.
+        parts.append(clean(redact(result.reason)))
     if result.flaky:
         parts.append("(flaky)")
     # Printed as the case finishes, before the report is redacted: a judge or agent may
