@@ -382,3 +382,33 @@ def test_no_publisher_lets_the_key_out(
     assert sent
     for where, text in sent.items():
         _assert_no_key(f"{publisher}: {where}", text, written)
+
+
+def test_the_builtin_agents_transcript_masks_a_split_key(tmp_path: Path) -> None:
+    """transcript.json (a report-dir file) is JSON: a control character inside the key is
+    a `\\u` escape there, which looking for the key in the encoded text missed."""
+    from assay.agents.transcript import Transcript
+
+    transcript = Transcript(case_id="s/c", kind="review", model="anthropic/x")
+    transcript.messages.append({"role": "assistant", "content": f"key {VARIANTS['soh']}"})
+    path = transcript.write(
+        tmp_path / "transcript.json", usage={}, environments=[{"ANTHROPIC_API_KEY": KEY}]
+    )
+    text = path.read_text()
+    assert json.loads(text)["messages"][0]["content"] == f"key {MASK}"
+    _assert_no_key("transcript.json", text, VARIANTS["soh"])
+
+
+def test_every_format_and_control_character_is_looked_through() -> None:
+    """The set in core/text.py holds every Cc and Cf character of this Python's Unicode."""
+    import sys
+    import unicodedata
+
+    from assay.core.text import strip_invisible as looked_through
+
+    missing = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in ("Cc", "Cf") and looked_through(chr(code))
+    ]
+    assert not missing
