@@ -38,9 +38,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from assay._util.masking import holds_any, mask_forms, uncrossed_cut, visible_start
+from assay._util.masking import found_forms, holds_any, mask_forms, uncrossed_cut, visible_start
 from assay._util.secret_forms import secret_forms
-from assay.core.text import INVISIBLE_CHARACTERS
 
 __all__ = [
     "MASK",
@@ -343,21 +342,29 @@ def redact_json(text: str, environ: Mapping[str, str] | None = None, *, mask: st
     return json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
 
 
-_JSON_ESCAPE_OR_INVISIBLE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)|" + f"[{INVISIBLE_CHARACTERS}]+")
+_JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)")
 
 
 def json_may_hold(text: str, values: Collection[str]) -> bool:
     """Whether JSON `text` may hold one of `values` in a string (then decode and
     `mask_strings`); False means it surely holds none.
 
-    Looked for with every escape sequence and invisible character taken out of the text
-    and of each form alike, so a secret JSON escapes, or holds `\\u0001` in, is seen.
+    Looked for with every escape sequence taken out of the text and of each form alike,
+    and through invisible characters (`masking.found_forms`), so a secret JSON escapes,
+    or holds `\\u0001` in, is seen.
     """
     forms = written_forms(frozenset(values))
     if not forms:
         return False
-    flat = _JSON_ESCAPE_OR_INVISIBLE.sub("", text)
-    return any(_JSON_ESCAPE_OR_INVISIBLE.sub("", form) in flat for form in forms)
+    if "\\" in text:
+        text = _JSON_ESCAPE.sub("", text)
+        forms = _unescaped(forms)
+    return bool(found_forms(text, forms))
+
+
+@lru_cache(maxsize=16)
+def _unescaped(forms: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_JSON_ESCAPE.sub("", form) for form in forms)
 
 
 def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> None:
