@@ -412,3 +412,20 @@ def test_every_format_and_control_character_is_looked_through() -> None:
         if unicodedata.category(chr(code)) in ("Cc", "Cf") and looked_through(chr(code))
     ]
     assert not missing
+
+
+def test_the_ci_log_masks_a_key_with_a_cr_inside_written_in_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A component printing an agent's line wrote it, then its line break: cut at the CR,
+    each half was masked alone, and the log showed both."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdout", out)
+        with commands.guarded_output():
+            import sys
+
+            sys.stdout.write(f"the agent said: {VARIANTS['cr']}")
+            sys.stdout.write("\n")
+    assert out.getvalue() == f"the agent said: {MASK}\n"

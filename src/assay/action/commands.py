@@ -88,7 +88,10 @@ class _NeutralisingStream(io.TextIOBase):
     def write(self, s: str) -> int:
         with self._lock:
             text = self._pending + s
-            cut = max(text.rfind("\n"), text.rfind("\r")) + 1
+            # Cut at LF only: what follows a CR waits for its LF (the runner ends a line at
+            # a CR too, but `neutralise` reads the held text whole), so a secret with a CR
+            # inside is masked whole rather than in two halves.
+            cut = text.rfind("\n") + 1
             self._pending = text[cut:]
             if cut:
                 self.raw.write(neutralise(_redact(text[:cut])))
