@@ -158,6 +158,27 @@ def test_a_split_key_straddling_pieces_is_masked(monkeypatch: pytest.MonkeyPatch
         assert MASK in joined and KEY not in strip_invisible(joined)
 
 
+def test_redacting_in_pieces_is_redacting_the_whole_through_controls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Secrets that overlap or hold one another, with controls inside and around them,
+    straddling pieces: the pieces give what the whole text gives."""
+    rng = random.Random(20261206)
+    groups = [["abcd"], ["sk-ant-XYZXYZ", "XYZ12"], ["aaaaaa", "aaaa"], ["ab", "ba"]]
+    for _ in range(1500):
+        values = rng.choice(groups)
+        monkeypatch.setattr(secrets, "_known_secrets", lambda environ, v=values: v)
+        monkeypatch.setattr(secrets, "_REDACT_BATCH", rng.choice([1, 3, 16]))
+        text = "".join(rng.choice("abXYZ12sk-ant\x01\n\u200b") for _ in range(rng.randint(0, 80)))
+        for _ in range(rng.randint(0, 4)):
+            at = rng.randint(0, len(text))
+            value = "".join(c + rng.choice(["", "", "\x01", "\r\n"]) for c in rng.choice(values))
+            text = text[:at] + value + text[at:]
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 20))))
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        assert "".join(redact_chunks(pieces)) == redact(text), (values, text, pieces)
+
+
 def test_a_file_with_a_raw_c1_byte_inside_the_key_is_masked(tmp_path: Path) -> None:
     """A one-byte CSI (0x9B, not UTF-8) in an agent's transcript."""
     path = tmp_path / "agent.stdout"
