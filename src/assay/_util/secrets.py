@@ -6,15 +6,29 @@ code, must not see what belongs to the CI job (its GitHub token, the Actions run
 files that steer later steps); and no text assay writes (error messages, agent output
 tails, transcripts, reports, the PR comment) may contain credential values.
 
-A variable is a credential by its name (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, the
-GitHub token names; `-` counts as `_`, so the Action's `INPUT_ANTHROPIC-API-KEY` is one)
-or by its value (a URL with a password, `postgres://user:pw@host/db`). Values assay learns
-otherwise (the Action's inputs) are added with `remember_secret` and redacted everywhere
-from then on.
+A variable is a credential by its name (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`,
+`*CREDENTIAL*`, `*WEBHOOK*`, a part `AUTH...` but not `AUTHOR`, the GitHub token names; `-`
+counts as `_`, so the Action's `INPUT_ANTHROPIC-API-KEY` is one) or by its value (a URL
+with a password, `postgres://user:pw@host/db`; a value that is or holds a word of at least
+20 characters starting with a known key prefix: `sk-`, `ghp_`, `ghs_`, `gho_`, `ghu_`,
+`ghr_`, `github_pat_`, `xox`, `AKIA`, `ASIA`, `AIza`). Values assay learns otherwise (the
+Action's inputs) are added with `remember_secret` and redacted everywhere from then on.
+A value (or a password or key inside one) shorter than 8 characters is no secret.
+
+Redaction is one rule (`assay._util.masking`): each secret is looked for in every form
+it can be written in (`assay._util.secret_forms`: as it is, JSON-escaped, URL-encoded,
+hex, base64 at its three offsets), through any run of control or format characters
+between its characters (`core.text.INVISIBLE_CHARACTERS`), and the whole span, those
+characters included, becomes `[redacted]`. Text is never normalised outside a match: a
+line break next to a secret stays. Every output (the report, each file of the report
+directory, the terminal and CI log, the job summary, workflow-command annotations, the
+PR comment, the check run) goes through `redact`, `redact_chunks`, `redact_json` or
+`redact_file`.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -22,13 +36,17 @@ import stat
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO
+
+from assay._util.masking import found_forms, holds_any, mask_forms, uncrossed_cut, visible_start
+from assay._util.secret_forms import secret_forms
 
 __all__ = [
     "MASK",
     "agent_environ",
     "declare_provider_variables",
     "holds_credential",
+    "json_may_hold",
     "longest_secret_bytes",
     "mask_strings",
     "redact",
@@ -43,7 +61,15 @@ __all__ = [
 
 MASK = "[redacted]"
 _CREDENTIAL_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")
-_CREDENTIAL_PARTS = ("PASSWORD", "PASSWD")
+_CREDENTIAL_PARTS = ("PASSWORD", "PASSWD", "CREDENTIAL", "WEBHOOK")
+_NOT_AUTH = frozenset({"AUTHOR", "AUTHORS"})
+"""Name parts that start with AUTH and are no credential (`GIT_AUTHOR_NAME`)."""
+_KEY_SHAPED = re.compile(
+    r"(?<![^\s\"'=:,;])"  # at the start of the value or of a word in it
+    r"(?:sk-|gh[psour]_|github_pat_|xox|AKIA|ASIA|AIza)[^\s\"',;]{16,}"
+)
+"""A word that starts with a known key prefix and is long enough to be a key (AWS key
+ids, the shortest, have 20 characters): `sk-learn` is a package, not a key."""
 _URL_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
 """`scheme://user:password@host...`: the value of a DATABASE_URL-style variable."""
 _CREDENTIAL_NAMES = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
@@ -100,14 +126,17 @@ def remember_secret(value: str) -> None:
 
 def holds_credential(name: str, value: str = "") -> bool:
     """Whether the variable is a credential by its name, or by its value (a URL with a
-    password); its value is then redacted and kept from verification commands."""
+    password, a key-shaped word); its value is then redacted and kept from verification
+    commands."""
     upper = name.upper().replace("-", "_")
     return (
         upper in _CREDENTIAL_NAMES
         or upper in _provider_keys
         or upper.endswith(_CREDENTIAL_SUFFIXES)
         or any(part in upper for part in _CREDENTIAL_PARTS)
+        or any(p.startswith("AUTH") and p not in _NOT_AUTH for p in upper.split("_"))
         or _URL_PASSWORD.match(value) is not None
+        or _KEY_SHAPED.search(value) is not None
     )
 
 
@@ -191,6 +220,7 @@ def _classify(items: tuple[tuple[str, str], ...], remembered: frozenset[str]) ->
         match = _URL_PASSWORD.match(value)
         if match:
             values.add(match[1])
+        values.update(_KEY_SHAPED.findall(value))  # a key inside a header or a command line
     return tuple(sorted((v for v in values if len(v) >= _MIN_SECRET_LENGTH), key=len, reverse=True))
 
 
@@ -202,7 +232,7 @@ def redact(text: str, environ: Mapping[str, str] | None = None, *, mask: str = M
     Longest first, so a secret that contains another is replaced whole. Configuration such
     as ANTHROPIC_BASE_URL is not a credential and stays readable.
     """
-    return _replace_all(text, _known_secrets(environ), mask)
+    return mask_forms(text, _known_secrets(environ), mask)
 
 
 def redact_chunks(
@@ -218,53 +248,33 @@ def redact_chunks(
     yield from _masked_pieces(chunks, secrets, mask)
 
 
-_Text = TypeVar("_Text", str, bytes)
+def _masked_pieces(chunks: Iterable[str], forms: list[str], mask: str) -> Iterator[str]:
+    """`chunks` with every match of `forms` masked, in batches of about 1 MiB.
 
-
-def _masked_pieces(chunks: Iterable[_Text], secrets: list[_Text], mask: _Text) -> Iterator[_Text]:
-    """`chunks` with every occurrence of `secrets` masked, in batches of about 1 MiB.
-
-    A secret may straddle two pieces, so what is held is cut only where no occurrence of
-    any secret crosses the cut; the rest waits for the next piece.
+    A secret may straddle two pieces, so what is held is cut only where no match of any
+    form crosses the cut (`masking.uncrossed_cut`); the rest waits for the next piece.
     """
-    longest = max(map(len, secrets))
-    empty = mask[:0]  # "" or b"", whichever the text is
-    held = empty
-    pending: list[_Text] = []
+    longest = max(map(len, forms))
+    held = ""
+    pending: list[str] = []
     size = 0
     for chunk in chunks:
         pending.append(chunk)
         size += len(chunk)
         if size < _REDACT_BATCH + longest:
             continue
-        text = held + empty.join(pending)
-        cut = _uncrossed_cut(text, secrets, len(text) - longest)
-        yield _replace_all(text[:cut], secrets, mask)
-        held, pending, size = text[cut:], [], len(text) - cut
-    yield _replace_all(held + empty.join(pending), secrets, mask)
+        text = held + "".join(pending)
+        pending.clear()  # what is held at once bounds the memory a large file takes
+        cut = uncrossed_cut(text, forms)
+        head, held = text[:cut], text[cut:]
+        del text
+        yield mask_forms(head, forms, mask)
+        size = len(held)
+    yield mask_forms(held + "".join(pending), forms, mask)
 
 
 _REDACT_BATCH = 1 << 20
-"""Text is masked in batches of about this many characters (or bytes)."""
-
-
-def _uncrossed_cut(text: _Text, secrets: list[_Text], cut: int) -> int:
-    """The largest position <= `cut` that no occurrence of any of `secrets` crosses."""
-    moved = True
-    while moved:
-        moved = False
-        for value in secrets:
-            # an occurrence crossing `cut` lies within [cut - len + 1, cut + len - 1)
-            start = text.find(value, max(cut - len(value) + 1, 0), cut + len(value) - 1)
-            if start != -1 and start < cut:
-                cut, moved = start, True
-    return cut
-
-
-def _replace_all(text: _Text, secrets: list[_Text], mask: _Text) -> _Text:
-    for value in secrets:
-        text = text.replace(value, mask)
-    return text
+"""Text is masked in batches of about this many characters."""
 
 
 def _secret_set(environ: Mapping[str, str] | None) -> frozenset[str]:
@@ -274,38 +284,39 @@ def _secret_set(environ: Mapping[str, str] | None) -> frozenset[str]:
 
 
 def _known_secrets(environ: Mapping[str, str] | None) -> list[str]:
-    """Every secret assay knows, as written in text or in JSON, longest first."""
+    """Every form of every secret assay knows (`written_forms`), longest first."""
     return list(written_forms(_secret_set(environ)))
 
 
 def longest_secret_bytes(environ: Mapping[str, str] | None = None) -> int:
-    """The UTF-8 length of the longest text `redact(..., environ)` masks (0: none): how
-    much more than it shows a tail must keep for a secret reaching into it to be masked."""
+    """The UTF-8 length of the longest form `redact(..., environ)` masks (0: none): how
+    much more than it shows a tail must keep for a secret reaching into it to be masked
+    (one with invisible characters inside is longer, and may be cut)."""
     return max((len(form.encode()) for form in _known_secrets(environ)), default=0)
 
 
 @lru_cache(maxsize=16)
 def written_forms(values: frozenset[str]) -> tuple[str, ...]:
-    """`values` and the forms JSON writes them in: a password holding `"`, `\\` or a
-    tab appears escaped in report.json, results.jsonl and transcripts, where looking for
-    the value as it is would miss it (`\\u` escapes too: json.dumps' default)."""
-    forms = set(values)
+    """Every form `values` can be written in (`secret_forms`: as they are, as JSON writes
+    them, URL-encoded, hex, base64), stripped of invisible characters, longest first. A
+    password holding `"`, `\\` or a tab appears escaped in report.json, results.jsonl and
+    transcripts, where looking for the value as it is would miss it."""
+    forms: set[str] = set()
     for value in values:
-        forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
-        forms.add(json.dumps(value)[1:-1])
+        forms |= secret_forms(value, min_length=_MIN_SECRET_LENGTH)
     return tuple(sorted(forms, key=len, reverse=True))
 
 
 def mask_strings(data: Any, secrets: Iterable[str], mask: str = MASK) -> Any:
     """`data` (decoded JSON) with every occurrence of `secrets` in its strings, keys
     included, replaced by `mask`, at any depth."""
-    ordered = sorted(set(secrets), key=len, reverse=True)  # a secret holding another first
+    ordered = written_forms(frozenset(secrets))  # a secret holding another first
     if not ordered:
         return data
 
     def clean(node: Any) -> Any:
         if isinstance(node, str):
-            return _replace_all(node, ordered, mask)
+            return mask_forms(node, ordered, mask)
         if isinstance(node, dict):
             return {clean(key): clean(value) for key, value in node.items()}
         if isinstance(node, list | tuple):
@@ -325,10 +336,35 @@ def redact_json(text: str, environ: Mapping[str, str] | None = None, *, mask: st
     into the invalid `\\[redacted]`).
     """
     values = _secret_set(environ)
-    if not any(form in text for form in written_forms(values)):
+    if not json_may_hold(text, values):
         return text
     masked = mask_strings(json.loads(text), values, mask)
     return json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
+
+
+_JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)")
+
+
+def json_may_hold(text: str, values: Collection[str]) -> bool:
+    """Whether JSON `text` may hold one of `values` in a string (then decode and
+    `mask_strings`); False means it surely holds none.
+
+    Looked for with every escape sequence taken out of the text and of each form alike,
+    and through invisible characters (`masking.found_forms`), so a secret JSON escapes,
+    or holds `\\u0001` in, is seen.
+    """
+    forms = written_forms(frozenset(values))
+    if not forms:
+        return False
+    if "\\" in text:
+        text = _JSON_ESCAPE.sub("", text)
+        forms = _unescaped(forms)
+    return bool(found_forms(text, forms))
+
+
+@lru_cache(maxsize=16)
+def _unescaped(forms: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_JSON_ESCAPE.sub("", form) for form in forms)
 
 
 def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: str = MASK) -> None:
@@ -338,35 +374,40 @@ def redact_file(path: Path, environ: Mapping[str, str] | None = None, *, mask: s
     may be 64 MiB, so the file is read in pieces, twice at most: once to look for a secret
     and, only when there is one, once more to write the masked copy that replaces it.
     """
-    secrets = [value.encode() for value in _known_secrets(environ)]
-    if not secrets:
+    forms = _known_secrets(environ)
+    if not forms:
         return
     try:
         with path.open("rb") as source:
-            if not _holds_any(_file_pieces(source), secrets):
+            if not _holds_any(_file_text(source), forms):
                 return
             source.seek(0)
             masked = path.with_name(f".{path.name}.redacted")
             with masked.open("wb") as out:
-                out.writelines(_masked_pieces(_file_pieces(source), secrets, mask.encode()))
+                for piece in _masked_pieces(_file_text(source), forms, mask):
+                    out.write(piece.encode("utf-8", "surrogateescape"))
     except FileNotFoundError:  # the program never started: nothing was written
         return
     os.chmod(masked, stat.S_IMODE(os.stat(path).st_mode))  # as the agent's file was
     os.replace(masked, path)
 
 
-def _file_pieces(file: BinaryIO) -> Iterator[bytes]:
-    while piece := file.read(_REDACT_BATCH):
-        yield piece
+def _file_text(file: BinaryIO) -> Iterator[str]:
+    """The file's bytes as text in pieces; bytes that are not UTF-8 (a raw C1 byte among
+    them) become lone surrogates, which encode back to the same bytes."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    while piece := file.read(max(_REDACT_BATCH // 4, 1)):  # a batch is several pieces
+        yield decoder.decode(piece)
+    yield decoder.decode(b"", final=True)
 
 
-def _holds_any(pieces: Iterable[bytes], secrets: list[bytes]) -> bool:
-    """Whether any of `secrets` occurs in the joined `pieces` (one may straddle two)."""
-    overlap = max(map(len, secrets)) - 1
-    tail = b""
+def _holds_any(pieces: Iterable[str], forms: list[str]) -> bool:
+    """Whether any of `forms` matches in the joined `pieces` (one may straddle two)."""
+    longest = max(map(len, forms))
+    held = ""
     for piece in pieces:
-        window = tail + piece
-        if any(value in window for value in secrets):
+        window = held + piece
+        if holds_any(window, forms):
             return True
-        tail = window[-overlap:] if overlap else b""
+        held = window[visible_start(window, len(window), longest - 1) :]
     return False

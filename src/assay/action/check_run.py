@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay._util.secrets import redact
 from assay.action.annotations import CaseAnnotation
 from assay.report.model import Report
 
@@ -38,8 +39,8 @@ def _api_annotation(annotation: CaseAnnotation) -> dict[str, Any]:
         "start_line": line,
         "end_line": line,
         "annotation_level": "failure",
-        "title": annotation.title[:_TITLE_LIMIT],
-        "message": annotation.message,
+        "title": redact(annotation.title)[:_TITLE_LIMIT],
+        "message": redact(annotation.message),
     }
 
 
@@ -62,9 +63,11 @@ def publish_check_run(
     """Create the completed check run; returns its URL. GitHub errors propagate."""
     from assay.report.markdown import render_summary
 
+    # Every text GitHub is sent goes through `redact` (annotations in `_api_annotation`).
+    summary = render_summary(report, max_bytes=_SUMMARY_BUDGET_BYTES, title=CHECK_NAME)
     output: dict[str, Any] = {
-        "title": check_title(report)[:_TITLE_LIMIT],
-        "summary": render_summary(report, max_bytes=_SUMMARY_BUDGET_BYTES, title=CHECK_NAME),
+        "title": redact(check_title(report))[:_TITLE_LIMIT],
+        "summary": redact(summary),
     }
     # The checks API needs a path for every annotation; a case outside the repo has none.
     batches = _batches([_api_annotation(a) for a in annotations if a.file])

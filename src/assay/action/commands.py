@@ -88,7 +88,10 @@ class _NeutralisingStream(io.TextIOBase):
     def write(self, s: str) -> int:
         with self._lock:
             text = self._pending + s
-            cut = max(text.rfind("\n"), text.rfind("\r")) + 1
+            # Cut at LF only: what follows a CR waits for its LF (the runner ends a line at
+            # a CR too, but `neutralise` reads the held text whole), so a secret with a CR
+            # inside is masked whole rather than in two halves.
+            cut = text.rfind("\n") + 1
             self._pending = text[cut:]
             if cut:
                 self.raw.write(neutralise(_redact(text[:cut])))
@@ -165,6 +168,9 @@ def _annotation(
     title: str | None,
     once: bool = False,
 ) -> None:
+    # Masked before escaping: `escape_data` writes a CR inside a secret as `%0D`, which
+    # the runner turns back into a CR that the log viewer drops.
+    message, title, file = _redact(message), title and _redact(title), file and _redact(file)
     props = []
     if file:
         props.append(f"file={escape_property(file)}")

@@ -104,9 +104,13 @@ def step_summary_size(path: Path) -> int:
 
 
 def append_step_summary(path: Path | None, markdown: str) -> None:
-    """Append `markdown` to the job summary, cut to fit GitHub's 1 MiB limit."""
+    """Append `markdown` to the job summary, cut to fit GitHub's 1 MiB limit, with every
+    secret assay knows masked (the job summary takes text through this door only)."""
     if path is None:
         return
+    from assay._util.secrets import redact
+
+    markdown = redact(markdown)
     budget = max(SUMMARY_LIMIT_BYTES - step_summary_size(path) - 1, 0)
     data = markdown.encode("utf-8")
     if len(data) > budget:

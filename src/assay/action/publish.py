@@ -37,6 +37,7 @@ from assay.action.outputs import (
 )
 from assay.core.files import REPORT_FILE, SUMMARY_FILE
 from assay.report.model import Report
+from assay.report.redacted import redacted_report
 
 if TYPE_CHECKING:
     from github import Github
@@ -99,6 +100,10 @@ def publish_report(
     """Publish everywhere; returns the runner files that could not be written (each
     already reported as an error annotation)."""
     env, inputs = target.env, target.inputs
+    # Rendering escapes text (`_` becomes `\\_` in Markdown), after which a secret is no
+    # longer itself: the report is redacted before it is rendered, and each destination
+    # masks what it is sent again (renderings add text of their own).
+    report = redacted_report(report)
     compared = _compare(baseline, report) if baseline is not None else None
     broken: list[RunnerFileError] = []
     with report_and_continue(broken):
@@ -137,7 +142,7 @@ def _write_step_summary(
             max_bytes=max(room - _SUMMARY_MARGIN_BYTES - _TREND_BYTES, _SUMMARY_MARGIN_BYTES),
             comparison_title=compared.title,
         )
-    append_step_summary(path, redact(text))  # the baseline's text may not be redacted
+    append_step_summary(path, text)  # redacted there: the baseline's text may not be
     _append_trend(path, report_dir)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay._util.secrets import mask_strings, secret_values, written_forms
+from assay._util.secrets import json_may_hold, mask_strings, secret_values
 from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
 
 __all__ = ["Transcript"]
@@ -101,11 +101,10 @@ def _json_lines(document: dict[str, Any], secrets: set[str]) -> Iterator[str]:
     secret is looked for in each encoded item (as written and as JSON escapes it); only an
     item that holds one is scrubbed and encoded again, so the common case walks no tree.
     """
-    needles = written_forms(frozenset(secrets))
 
     def encode(value: Any) -> str:
         text = _encode(value)
-        if any(needle in text for needle in needles):
+        if json_may_hold(text, secrets):  # in any form, through escapes and control characters
             text = _encode(mask_strings(value, secrets))
         return text
 

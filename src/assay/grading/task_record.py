@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._util import json_text
+from assay._util.secrets import redact_json
 from assay.errors import SandboxError
 
 if TYPE_CHECKING:
@@ -75,7 +76,8 @@ def read_task_record(artifacts: Path) -> TaskRecord:
 
 def _write(artifacts: Path, record: Mapping[str, Any]) -> None:
     artifacts.mkdir(parents=True, exist_ok=True)
-    (artifacts / AGENT_RESULT_FILE).write_text(json.dumps(record), encoding="utf-8")
+    text = redact_json(json.dumps(record))  # a report-dir file: its setup error may quote a key
+    (artifacts / AGENT_RESULT_FILE).write_text(text, encoding="utf-8")
 
 
 def _read(path: Path) -> dict[str, Any]:

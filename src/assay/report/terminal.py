@@ -64,9 +64,11 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
             parts.append(f"{result.score:.2f}")
         parts.append(f"{result.duration_s:.1f}s")
     if reason and result.status != "pass" and result.reason:
+        # Masked before it is cut to its first line: a key with a CR inside was cut in two,
+        # and its first half shown.
         from assay.report.explain import reason_with_source
 
-        parts.append(clean(reason_with_source(result)))
+        parts.append(clean(redact(reason_with_source(result))))
     if result.flaky:
         parts.append("(flaky)")
     # Printed as the case finishes, before the report is redacted: a judge or agent may
@@ -287,6 +289,7 @@ def print_summary(
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
+    lines = redact("\n".join(lines)).split("\n")  # the terminal takes text through the one door
     if not (stream.isatty() if colour is None else colour):
         stream.write("\n".join(lines) + "\n")
         stream.flush()

@@ -108,7 +108,7 @@ async def run_attempt(
         else:
             sandbox = await asyncio.to_thread(_prepare, run, artifacts, work_root, options.skill)
         if sandbox.diff:  # what the agent reviewed, for report.html to show beside its findings
-            (artifacts / ATTEMPT_DIFF_FILE).write_text(sandbox.diff, encoding="utf-8")
+            (artifacts / ATTEMPT_DIFF_FILE).write_text(redact(sandbox.diff), encoding="utf-8")
         ctx = AttemptContext(
             case=run.case,
             sandbox=sandbox,
@@ -301,7 +301,8 @@ def _keep_traceback(exc: BaseException, artifacts: Path, report_dir: Path) -> st
     try:
         artifacts.mkdir(parents=True, exist_ok=True)  # the failure may predate it
         trace_file = artifacts / "traceback.txt"
-        trace_file.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        trace = redact("".join(traceback.format_exception(exc)))  # a report-dir file
+        trace_file.write_text(trace, encoding="utf-8")
     except OSError as write_failure:
         raise output_error(write_failure, what=str(artifacts), report_dir=report_dir) from None
     return _relative(trace_file, report_dir)

@@ -6,9 +6,7 @@ import subprocess
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING
 
 from assay._version import __version__
 from assay.grading.hidden_changes import hidden_change_warning
@@ -122,24 +120,12 @@ def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
     )
 
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
 def _redacted(report: Report) -> Report:
     """`report` without any secret value assay knows: everything published (files, the
     terminal, the job summary, the PR comment, the check run) is rendered from it."""
-    from assay._util.secrets import redact_json
+    from assay.report.redacted import redacted_report
 
-    def clean(model: ModelT) -> ModelT:
-        text = model.model_dump_json()
-        masked = redact_json(text)
-        return model if masked is text else type(model).model_validate_json(masked)
-
-    # A case at a time: a large run's report as one JSON string was its peak memory. A
-    # secret sits inside one string value, so it is in the text of one case or the rest.
-    cases = [clean(case) for case in report.cases]
-    rest = clean(report.model_copy(update={"cases": []}))
-    return rest.model_copy(update={"cases": cases})
+    return redacted_report(report)
 
 
 def now() -> str:
