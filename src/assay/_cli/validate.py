@@ -29,12 +29,25 @@ def command(args: argparse.Namespace) -> int:
                 print(error, file=sys.stderr)
             print(f"assay: {_plural(len(exc.errors), 'error')}", file=sys.stderr)
         return EXIT_INVALID
+    warnings = (*loaded.warnings, *run_warnings(loaded, args.paths))
     if args.json:
-        _print_json(ok=True, loaded=loaded, warnings=loaded.warnings, errors=())
+        _print_json(ok=True, loaded=loaded, warnings=warnings, errors=())
     else:
-        print_warnings(loaded.warnings)
+        print_warnings(warnings)
         _print_table(loaded)
     return EXIT_OK
+
+
+def run_warnings(loaded: LoadedSuites, paths: list[str]) -> list[ConfigError]:
+    """What `assay run` would refuse or skip here (no agent command, no key), as warnings:
+    validate runs nothing, and the machine that runs the suites may have what this one lacks."""
+    from assay.runner.preflight import preflight
+
+    try:
+        planned = preflight(loaded.cases, paths=paths, config=loaded.config)
+    except ConfigError as exc:  # a malformed ASSAY_* value: `assay run` says it
+        return [ConfigError(f"assay run would stop: {exc.message}", exc.location)]
+    return [*planned.problems, *(ConfigError(w) for w in planned.warnings)]
 
 
 def print_warnings(warnings: tuple[ConfigError, ...] | list[ConfigError]) -> None:

@@ -16,13 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.errors import ConfigError, output_error
+from assay.errors import ConfigError, ConfigErrors, output_error
 from assay.models.names import bridge_env
 from assay.report.history import usable_history_dir
+from assay.runner.defaults import missing_key_warnings
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import PlannedRun, plan_runs, shard_cases, split_fingerprint
+from assay.runner.plan import (
+    PlannedRun,
+    commandless_suites,
+    plan_runs,
+    shard_cases,
+    split_fingerprint,
+)
 from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.settings import (
@@ -160,6 +167,9 @@ def prepare_run(
     split = split_fingerprint(selected) if settings.shard else None
     selected = shard_cases(selected, settings.shard)
     runs = plan_runs(selected, options=settings, config=config)
+    if not settings.dry_run and (commandless := commandless_suites(runs)):
+        raise ConfigErrors(commandless)
+    warnings += missing_key_warnings(runs, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
     history_dir = None
