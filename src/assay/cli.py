@@ -187,6 +187,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the result")
 
+    p = sub.add_parser(
+        "doctor",
+        help="say what a run here would do and why: sandbox, keys, git, skipped cases",
+        description="Check this machine for `assay run PATH...` without running anything: "
+        "the OS sandbox (bwrap, user namespaces, what --isolation auto picks), each "
+        "provider's credentials (variable names only), git, which cases would be skipped and "
+        "why, and the GitHub Actions environment when inside one. Exit 0 when a run would "
+        "score something, 1 when something blocks it.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  assay doctor evals\n  assay doctor --json evals | jq .blockers",
+    )
+    _paths(p)
+    _root(p)
+    _json(p, "the findings")
+
     p = sub.add_parser("list", help="print the ids of the selected cases")
     _paths(p)
     _root(p)

@@ -29,11 +29,13 @@ def command(args: argparse.Namespace) -> int:
                 print(error, file=sys.stderr)
             print(f"assay: {_plural(len(exc.errors), 'error')}", file=sys.stderr)
         return EXIT_INVALID
-    warnings = (*loaded.warnings, *run_warnings(loaded, args.paths))
+    readiness = run_warnings(loaded, args.paths)
     if args.json:
-        _print_json(ok=True, loaded=loaded, warnings=warnings, errors=())
+        _print_json(
+            ok=True, loaded=loaded, warnings=loaded.warnings, errors=(), run_warnings=readiness
+        )
     else:
-        print_warnings(warnings)
+        print_warnings((*loaded.warnings, *readiness))
         _print_table(loaded)
     return EXIT_OK
 
@@ -145,6 +147,7 @@ def _print_json(
     loaded: LoadedSuites | None,
     warnings: tuple[ConfigError, ...],
     errors: tuple[ConfigError, ...] | list[ConfigError],
+    run_warnings: list[ConfigError] | None = None,
 ) -> None:
     files, by_format, by_kind = _counts(loaded) if loaded else (Counter(), Counter(), Counter())
     result = {
@@ -160,6 +163,9 @@ def _print_json(
         "categories": category_settings(loaded) if loaded else [],
         "warnings": [problem_json(w) for w in warnings],
         "errors": [problem_json(e) for e in errors],
+        # What `assay run` would refuse or skip on this machine (no agent command, no key):
+        # kept apart from `warnings`, which are the suites' own problems.
+        "run_warnings": [problem_json(w) for w in run_warnings or ()],
     }
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")
