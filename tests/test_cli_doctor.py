@@ -96,9 +96,7 @@ def test_a_machine_without_bwrap_runs_unsandboxed_under_auto_and_is_blocked_unde
     code, out, _ = doctor(capsys, str(suite))
     assert code == 0, out
     assert "  bwrap            not installed" in out
-    assert (
-        "  --isolation      auto (default) -> none: bwrap (bubblewrap) is not installed" in out
-    )
+    assert "  --isolation      auto (default) -> none: bwrap (bubblewrap) is not installed" in out
     assert "WITHOUT an OS sandbox (apt-get install bubblewrap)" in out
     monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
     code, out, _ = doctor(capsys, "--json", str(suite))
@@ -132,10 +130,7 @@ def test_inside_an_action_it_names_the_event_and_the_token_variables(
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_doctor_secret")
     code, out, _ = doctor(capsys, str(warden_suite(tmp_path)))
     assert code == 0
-    assert (
-        "github actions     event pull_request, repository acme/app, tokens: GITHUB_TOKEN"
-        in out
-    )
+    assert "github actions     event pull_request, repository acme/app, tokens: GITHUB_TOKEN" in out
     assert "ghs_doctor_secret" not in out and KEY not in out
 
 

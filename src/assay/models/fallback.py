@@ -39,13 +39,13 @@ def equivalents(model: str) -> tuple[str, ...]:
         if provider == "anthropic":
             name = _DIGIT_DOT_DIGIT.sub("-", name)
         return (f"{provider}/{name}",)
-    vendor = next((v for v, p in _VENDORS.items() if p == parsed.provider), None)
-    if vendor is None:
+    own = next((v for v, p in _VENDORS.items() if p == parsed.provider), None)
+    if own is None:
         return ()
     name = parsed.name
-    if vendor == "anthropic":
+    if own == "anthropic":
         name = _DIGIT_DASH_DIGIT.sub(".", _SNAPSHOT.sub("", name))
-    return (f"openrouter/{vendor}/{name}",)
+    return (f"openrouter/{own}/{name}",)
 
 
 def has_key(model: str, environ: Mapping[str, str] | None = None) -> bool:

@@ -96,7 +96,7 @@ def missing_key_warnings(
         if run.skip_reason is None:
             continue
         spec = runtime_spec(run.runtime)
-        needs: dict[str, None] = {}
+        needs: dict[str | None, None] = {}
         if run.model is not None and spec is not None and spec.calls_model:
             default = default_subject(run.case, options=options, config=config)
             needs.setdefault(_need(run.model, default=default), None)

@@ -19,8 +19,8 @@ from assay.core import shards as core_shards
 from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
-from assay.runner.defaults import moved_notes, serve_defaults
 from assay.options import DEFAULT_TIMEOUT_S
+from assay.runner.defaults import moved_notes, serve_defaults
 from assay.runner.resolve import (
     case_timeout,
     needs_judge,

@@ -18,8 +18,8 @@ from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, Verify
 from assay.suites.category import (
     category_runs,
     declarations_of,
-    load_category_defaults,
     is_default_source,
+    load_category_defaults,
     yaml_suite_overrides,
 )
 from assay.suites.command import parse_agent_command, placeholder_typos
