@@ -107,7 +107,7 @@ def test_markdown_summary_has_headline_table_and_sections() -> None:
         "**Score 0.33** (threshold 0.75) · gate **fail**: "
         "score 0.33 &lt; threshold 0.75; errors 1 &gt; max-errors 0"
     ) in text
-    assert "6 cases: 1 passed, 2 failed, 1 errors, 2 skipped" in text
+    assert "6 cases: 1 passed, 2 failed, 1 error, 2 skipped" in text
     assert "| `review` | 3 | 0 | 1 | 0 | 2 | 0.00 |" in text
     assert "| `tasks` | 3 | 1 | 1 | 1 | 0 | 0.50 |" in text
     assert "### Flaky cases" in text and "✅ ❌" in text

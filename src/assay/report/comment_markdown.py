@@ -10,6 +10,7 @@ size-fitting are summary.md's (one implementation).
 
 from __future__ import annotations
 
+from assay.core.counting import count_of
 from assay.report.compare import CaseChange, Comparison
 from assay.report.markdown import (
     _STATUS_ICON,
@@ -76,8 +77,8 @@ def _verdict(report: Report) -> str:
     if summary.gate_reason:
         gate += f": {escape_markdown(summary.gate_reason)}"
     counts = (
-        f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
-        f"{summary.errors} errors, {summary.skipped} skipped"
+        f"{count_of(summary.total, 'case')}: {summary.passed} passed, {summary.failed} "
+        f"failed, {count_of(summary.errors, 'error')}, {summary.skipped} skipped"
     ) + _facts(report)
     incomplete = incomplete_reason(report.cases)
     partial = f" ({escape_markdown(incomplete)})" if incomplete is not None else ""

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from assay.core.counting import count_of
 from assay.core.text import strip_control
 from assay.report.explain import (
     FINDINGS_SHOWN,
@@ -151,8 +152,8 @@ def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
     if summary.gate_reason:
         gate += f": {escape_markdown(summary.gate_reason)}"
     counts = (
-        f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
-        f"{summary.errors} errors, {summary.skipped} skipped"
+        f"{count_of(summary.total, 'case')}: {summary.passed} passed, {summary.failed} "
+        f"failed, {count_of(summary.errors, 'error')}, {summary.skipped} skipped"
     )
     if summary.score_ci:
         counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from assay._util.secrets import redact
+from assay.core.counting import count_of
 from assay.core.text import defuse_workflow_commands, one_line
 
 if TYPE_CHECKING:
@@ -260,7 +261,8 @@ def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
             if len(marks) > len(shown):
                 lines.append(f"    ... and {len(marks) - len(shown)} more (see report.json)")
     if len(failed) > limit:
-        lines.append(f"... and {len(failed) - limit} more failed cases (see report.json)")
+        more = count_of(len(failed) - limit, "more failed case")
+        lines.append(f"... and {more} (see report.json)")
     return lines
 
 

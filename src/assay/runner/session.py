@@ -318,7 +318,7 @@ async def _run_planned(
 
     by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
     results = [resumed.get(run.key) or by_key[run.key] for run in runs]
-    return build_report(
+    report = build_report(
         options,
         runs,
         results,
@@ -328,6 +328,22 @@ async def _run_planned(
         baseline=baseline,
         split=split,
     )
+    from assay.grading.verdict_consistency import CONTRADICTION_KEY, contradiction_note
+
+    contradicted = contradiction_note(
+        [c.id for c in report.cases if c.judge.get(CONTRADICTION_KEY)]
+    )
+    if contradicted is not None:
+        report.run.notes.append(contradicted)
+    if options.keep_workspaces:  # said once, where the run ends: terminal, summary.md
+        report.run.notes.append(KEPT_WORKSPACES_NOTE.format(work_root=work_root))
+    return report
+
+
+KEPT_WORKSPACES_NOTE = (
+    "--keep-workspaces: every attempt's sandbox is kept under {work_root} (each case's "
+    "`workspace` in report.json names its own); remove the directory when done"
+)
 
 
 def _sandboxed(
