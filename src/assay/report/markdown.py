@@ -28,6 +28,7 @@ from assay.report.explain import (
     unexplained_reason,
 )
 from assay.report.gate_policy import case_interval_note, gate_facts_note
+from assay.report.gate_why import gate_failed_without_failures
 from assay.report.model import CaseResult, Report
 from assay.report.stats import incomplete_reason
 
@@ -178,6 +179,9 @@ def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
         "",
         counts,
     ]
+    why = gate_failed_without_failures(report)
+    if why:
+        lines += ["", escape_markdown(why)]
     return "\n".join(lines) + "\n"
 
 

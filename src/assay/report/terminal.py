@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from assay._util.secrets import redact
 from assay.core.counting import count_of
 from assay.core.text import defuse_workflow_commands, one_line
+from assay.report.gate_why import gate_failed_without_failures
 
 if TYPE_CHECKING:
     from assay.report.model import CaseResult, Report
@@ -285,6 +286,8 @@ def print_summary(
         lines.append(f"WARNING: {clean(report.run.isolation.warning)}")
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
+    why = gate_failed_without_failures(report)
+    lines += [clean(why)] if why else []
     lines.append(f"report: {report_dir}")
     if not (stream.isatty() if colour is None else colour):
         stream.write("\n".join(lines) + "\n")
