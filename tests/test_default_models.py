@@ -138,3 +138,18 @@ def test_without_any_key_validate_and_run_say_which_variable_would_run_the_cases
     assert main(["run", str(suite), "--report-dir", str(tmp_path / "report")]) == 1
     err = capsys.readouterr().err
     assert err.count(f"warning: {line}") == 1
+
+
+def test_the_actions_key_preflight_counts_the_default_served_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.action.preflight import find_missing_model_key
+    from assay.options import RunSettings
+    from assay.suites.load import load_suites
+
+    loaded = load_suites([str(minimal_suite(tmp_path))])
+    settings = RunSettings()
+    missing = find_missing_model_key(loaded.cases, options=settings, config=None)
+    assert missing is not None and missing.model == "openrouter/anthropic/claude-sonnet-4.6"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    assert find_missing_model_key(loaded.cases, options=settings, config=None) is None

@@ -141,6 +141,10 @@ def models_needed(case: Case, *, options: RunSettings, config: AssayConfig | Non
     needed: set[str] = set()
     for subject in subject_models(case, runtime=runtime, options=options, config=config):
         calls = model_calls(case, subject=subject, runtime=runtime, options=options, config=config)
+        if options.cache_dir is None:  # as `plan_runs` serves a keyless default elsewhere
+            _, calls, _ = serve_defaults(
+                case, subject, calls, runtime=runtime, options=options, config=config
+            )
         needed.update(m for m in (calls.subject, calls.judge) if m)
     return needed
 
