@@ -153,3 +153,47 @@ def test_the_actions_key_preflight_counts_the_default_served_elsewhere(
     assert missing is not None and missing.model == "openrouter/anthropic/claude-sonnet-4.6"
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     assert find_missing_model_key(loaded.cases, options=settings, config=None) is None
+
+
+def test_assays_own_default_moves_to_openrouter_and_a_named_one_stays(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import sys
+    from dataclasses import replace
+
+    from assay.options import RunSettings
+    from assay.runner.plan import plan_runs, run_notes
+    from assay.suites.config import AssayConfig
+    from tests.test_runner_plan import review_case
+
+    monkeypatch.setenv("OPENROUTER_API_KEY", "k")
+    settings = RunSettings()
+    (run,) = plan_runs([review_case()], options=settings, config=None)
+    moved = "openrouter/anthropic/claude-sonnet-4.6"
+    assert (run.model, run.judge_model, run.skip_reason) == (moved, moved, None)
+    assert run.moved == (("anthropic/claude-sonnet-4-6", moved),)
+    assert run_notes([run], options=settings) == [
+        f"1 case ran the default model anthropic/claude-sonnet-4-6 as {moved}: "
+        "ANTHROPIC_API_KEY is not set and OPENROUTER_API_KEY is; name a model (--model, or "
+        "model: in the suite) to choose"
+    ]
+    # Named by the case, by [tool.assay] model, or by --model: never moved.
+    named = review_case(model="anthropic/claude-sonnet-4-6")
+    config = AssayConfig(path=tmp_path / "pyproject.toml", model="anthropic/claude-sonnet-4-6")
+    for case, cfg, options in (
+        (named, None, settings),
+        (review_case(), config, settings),
+        (review_case(), None, replace(settings, models=("anthropic/claude-sonnet-4-6",))),
+    ):
+        (run,) = plan_runs([case], options=options, config=cfg)
+        assert run.model == "anthropic/claude-sonnet-4-6" and run.moved == ()
+        assert run.skip_reason is not None
+    # A named judge stays; the default subject of a command agent is not called, so the
+    # default judge moves alone.
+    options = replace(settings, agent_command=(sys.executable,))
+    (run,) = plan_runs([review_case()], options=options, config=None)
+    assert (run.runtime, run.model, run.judge_model) == ("command", None, moved)
+    (run,) = plan_runs(
+        [review_case()], options=replace(options, judge_model="claude-x"), config=None
+    )
+    assert run.judge_model == "claude-x" and run.skip_reason is not None
