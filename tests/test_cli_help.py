@@ -104,3 +104,14 @@ def test_list_selects_as_run_does(
     assert main(["list", "a.yaml", "-t", "one", "--model", "m/a,m/b"]) == 0
     assert capsys.readouterr().out.splitlines() == ["s/one  m/a", "s/one  m/b"]
     assert main(["list", "a.yaml", "--shard", "3/2"]) == 2
+
+
+def test_subcommands_with_many_options_are_grouped_and_show_examples() -> None:
+    for name, parser in commands(build_parser()).items():
+        found = groups(parser)
+        options = [a for a in parser._actions if a.option_strings and a.dest != "help"]
+        if len(options) > 8:
+            loose = [a for a in found["options"] if a.dest != "help"]
+            assert len(loose) <= 2, (name, [a.option_strings for a in loose])
+        if name not in ("ci", "view", "schema"):  # no options worth an example
+            assert "\nexamples:\n  assay " in parser.format_help(), name

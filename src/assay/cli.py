@@ -219,6 +219,10 @@ wins.
 """
 
 
+def _examples(*commands: str) -> str:
+    return "examples:\n" + "".join(f"  {command}\n" for command in commands)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="assay",
@@ -227,7 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"assay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("validate", help="check suites without running anything")
+    p = sub.add_parser(
+        "validate",
+        help="check suites without running anything",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples("assay validate evals", "assay validate --strict --json evals"),
+    )
     _paths(p)
     _root(p)
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
@@ -281,60 +290,77 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(p)
 
     p = sub.add_parser(
-        "score", help="score an already-changed workspace for one task (PVYai run mode)"
+        "score",
+        help="score an already-changed workspace for one task (PVYai run mode)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay score --suite tasks.json --task fix-nil --workspace ./ws --trace trace.jsonl"
+        ),
     )
-    p.add_argument("--suite", required=True, type=_path, help="the task suite JSON file")
-    p.add_argument("--task", required=True, help="the task id")
-    p.add_argument(
+    task = p.add_argument_group("the task and what the agent did")
+    task.add_argument("--suite", required=True, type=_path, help="the task suite JSON file")
+    task.add_argument("--task", required=True, help="the task id")
+    task.add_argument(
         "--workspace", required=True, type=_path, help="the git workspace the agent changed"
     )
-    p.add_argument(
+    task.add_argument(
         "--trace", type=_path, help="a file of JSON-line trace events (the agent's stdout)"
     )
-    p.add_argument(
+    task.add_argument(
         "--baseline",
         help="the commit the agent started from (default: the repository's root commit)",
     )
-    _isolation_options(p, agents=False)
+    _isolation_options(p.add_argument_group("isolation of the verification commands"), agents=False)
     _json(p, "PVYai's task report")
 
     p = sub.add_parser(
-        "scaffold", help="turn a PR (URL or two local refs) into fixtures and a stub case"
+        "scaffold",
+        help="turn a PR (URL or two local refs) into fixtures and a stub case",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay scaffold https://github.com/acme/app/pull/42 --root evals",
+            "assay scaffold --repo ../app --base main --head fix-auth --name missing-auth",
+            "assay scaffold https://github.com/acme/app/pull/42 --format rubric",
+        ),
     )
     p.add_argument(
         "pr_url", nargs="?", metavar="PR_URL", help="https://github.com/OWNER/REPO/pull/N"
     )
-    p.add_argument(
+    source = p.add_argument_group("a local pull request (instead of PR_URL)")
+    source.add_argument(
         "--repo", type=_path, help="a local clone (use with --base and --head instead of a URL)"
     )
-    p.add_argument("--base", help="base ref in --repo")
-    p.add_argument("--head", help="head ref in --repo")
-    p.add_argument("--category", default=None, help="scenario directory (default: security-review)")
-    p.add_argument(
+    source.add_argument("--base", help="base ref in --repo")
+    source.add_argument("--head", help="head ref in --repo")
+    written = p.add_argument_group("what is written")
+    written.add_argument(
+        "--category", default=None, help="scenario directory (default: security-review)"
+    )
+    written.add_argument(
         "--side", choices=["base", "head"], default="base", help="which side's files to capture"
     )
-    p.add_argument("--name", help="case name (default: the slugified PR title)")
-    p.add_argument(
+    written.add_argument("--name", help="case name (default: the slugified PR title)")
+    written.add_argument(
         "--root",
         default=None,
         type=_path,
         help="eval root to write into (default: configured root or .)",
     )
-    p.add_argument(
+    written.add_argument(
         "--format",
         choices=["review", "rubric"],
         default="review",
         dest="fmt",
         help="write a review JSON scenario (default) or a rubric manifest entry",
     )
-    p.add_argument(
+    written.add_argument(
         "--max-file-size",
         type=_whole_number,
         default=256 * 1024,
         help="skip files larger than this (bytes)",
     )
-    p.add_argument("--force", action="store_true", help="overwrite existing files")
-    p.add_argument(
+    written.add_argument("--force", action="store_true", help="overwrite existing files")
+    written.add_argument(
         "--no-license",
         action="store_true",
         help="copy no license: the code is your own and under none (a private repository);"
@@ -349,7 +375,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.epilog_factory = _ci_epilog  # type: ignore[attr-defined]
 
-    p = sub.add_parser("merge", help="combine shard reports and re-apply the gate")
+    p = sub.add_parser(
+        "merge",
+        help="combine shard reports and re-apply the gate",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples("assay merge shard-*/report.json -o assay-report/report.json"),
+    )
     p.add_argument(
         "reports",
         nargs="+",
@@ -376,7 +407,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _history(p)
 
-    p = sub.add_parser("compare", help="per-case deltas between two reports")
+    p = sub.add_parser(
+        "compare",
+        help="per-case deltas between two reports",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay compare @main assay-report", "assay compare base/ head/ --fail-on-regression"
+        ),
+    )
     p.add_argument(
         "base",
         type=_path,
@@ -405,7 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="default assay-report",
     )
 
-    p = sub.add_parser("history", help="list the runs kept in the run history")
+    p = sub.add_parser(
+        "history",
+        help="list the runs kept in the run history",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples("assay history", "assay history --flaky --json"),
+    )
     p.add_argument(
         "--flaky", action="store_true", help="list the cases whose pass/fail flipped across runs"
     )
@@ -415,7 +458,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the JSON Schema of a suite format or the report")
     p.add_argument("format", nargs="?", metavar="FORMAT", help="omit to list the formats")
 
-    p = sub.add_parser("cache", help="inspect or prune a record/replay cache")
+    p = sub.add_parser(
+        "cache",
+        help="inspect or prune a record/replay cache",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay cache stats --cache .assay-cache",
+            "assay cache prune --cache .assay-cache --older-than 30",
+        ),
+    )
     p.add_argument(
         "action", choices=["stats", "prune"], help="stats: count and size; prune: remove entries"
     )
