@@ -113,7 +113,7 @@ def test_markdown_summary_has_headline_table_and_sections() -> None:
     assert "### Flaky cases" in text and "✅ ❌" in text
     assert "### Failures" in text and "### Errors" in text
     assert text.count("<details>") == len(re.findall("^</details>$", text, re.M)) == 3
-    assert "- no ANTHROPIC\\_API\\_KEY: 2 case(s) (`review/sqli`, `review/xss`)" in text
+    assert "- no ANTHROPIC\\_API\\_KEY: 2 cases (`review/sqli`, `review/xss`)" in text
     assert "tokens 1,200 in / 300 out · cost $0.0123 · 12.0s" in text
     assert "- ❌ `test` (command)\n  - result: exit code 1" in text
 

@@ -226,7 +226,8 @@ def _suite_row(suite: str, members: list[CaseResult]) -> str:
 
 def _more_suites(count: int) -> str:
     # The blank line ends the table: a line right under it would be read as one more row.
-    return f"\n\n{count} more suites are not shown here; report.json has every one."
+    more = count_of(count, "more suite")
+    return f"\n\n{more} {'is' if count == 1 else 'are'} not shown here; report.json has every one."
 
 
 def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
@@ -312,7 +313,10 @@ def _skipped(cases: Iterable[CaseResult]) -> list[_Entry]:
     for reason, ids in sorted(by_reason.items(), key=lambda item: -len(item[1])):
         shown = ", ".join(_code(i) for i in ids[:3]) + (", …" if len(ids) > 3 else "")
         entries.append(
-            _Entry("### Skipped", f"- {escape_markdown(reason)}: {len(ids)} case(s) ({shown})")
+            _Entry(
+                "### Skipped",
+                f"- {escape_markdown(reason)}: {count_of(len(ids), 'case')} ({shown})",
+            )
         )
     return entries
 

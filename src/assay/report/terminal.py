@@ -82,7 +82,7 @@ class PlainProgress:
         self._skip_reasons: set[str] = set()
 
     def run_started(self, total: int) -> None:
-        self._stream.write(f"running {total} case(s)\n")
+        self._stream.write(f"running {count_of(total, 'case')}\n")
         self._stream.flush()
 
     def case_started(self, case_id: str, model: str | None) -> None:
