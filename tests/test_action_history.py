@@ -125,7 +125,7 @@ def test_what_one_run_uploads_the_next_restores(
     (ci.root / "github_output").unlink()
     code, out, _ = ci.run(monkeypatch, capsys)
     assert code == 0
-    assert "assay: restored 1 earlier run" in out
+    assert "assay: restored 1 earlier run from " in out
     runs = read_history(Path(ci.outputs["history-dir"]))
     assert [e.run_id for e in runs][:1] == first and len(runs) == 2
     assert "last 2 runs" in ci.summary
@@ -350,4 +350,4 @@ def test_restored_runs_go_before_the_ones_already_here(
     runs = read_history(where)
     assert [e.run_id for e in runs] == [_run(n).run.id for n in (1, 3, 9, 2)]
     assert runs[-1].branch == "feature"
-    assert "assay: restored 2 earlier run(s)" in capsys.readouterr().out
+    assert "assay: restored 2 earlier runs" in capsys.readouterr().out
