@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 import assay
+from assay.report.comment_markdown import render_comment
 from assay.report.gate_why import gate_failed_without_failures
 from assay.report.html import render_html
 from assay.report.markdown import render_summary
@@ -36,6 +37,9 @@ def test_passing_rubric_cases_below_the_threshold_explain_the_failed_gate() -> N
     gate = next(i for i, line in enumerate(lines) if line.startswith("gate: FAIL"))
     assert lines[gate + 1] == why
     assert "8 passing cases scored below the threshold 0.75" in render_summary(report)
+    assert "8 passing cases scored below the threshold 0.75" in render_comment(
+        report, max_bytes=60_000
+    )
 
 
 def test_errors_and_skips_are_counted_in_the_reason() -> None:

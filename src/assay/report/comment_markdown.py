@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from assay.core.counting import count_of
 from assay.report.compare import CaseChange, Comparison
+from assay.report.gate_why import gate_failed_without_failures
 from assay.report.markdown import (
     _STATUS_ICON,
     _code,
@@ -88,10 +89,12 @@ def _verdict(report: Report) -> str:
         if isolation is not None and isolation.warning
         else ""
     )
+    why = gate_failed_without_failures(report)
+    explained = f"\n{escape_markdown(why)}\n" if why else ""
     return (
         f"## {icon} Evaluation Results{partial}\n\n{warning}"
         f"**Score {_fmt_score(summary.score)}**{interval} · threshold "
-        f"{report.run.threshold:.2f} · {gate}\n\n{counts}\n"
+        f"{report.run.threshold:.2f} · {gate}\n\n{counts}\n{explained}"
     )
 
 
