@@ -80,3 +80,41 @@ def test_the_run_counts_contradictory_verdicts_in_one_note() -> None:
     assert said is not None and said.startswith("2 cases got a self-contradictory rubric")
     assert said.endswith("(r/a, r/c)")
     assert note([case("a", flagged)]).startswith("1 case got")  # type: ignore[union-attr]
+
+
+def test_a_run_flags_the_contradiction_in_every_output(
+    fake: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    import assay
+    from assay.options import RunOptions
+    from assay.report.terminal import print_summary
+
+    base = tmp_path / "case" / "base"
+    base.mkdir(parents=True)
+    (base / "config.go").write_text("package config\n")
+    diff = tmp_path / "case" / "input.diff"
+    diff.write_text("--- a/config.go\n+++ b/config.go\n@@ -1 +1,2 @@\n package config\n+x\n")
+    spec = RubricSpec(rubric="MUST find it.", diff=diff, base=base, description="d")
+    evaluation = {"score": 5, "rationale": "Great.", "findings": [], "met_rubric": False}
+    fake.responder = Script(
+        [call("submit_findings", {"review": "ok", "findings": []})],
+        [tool_use_reply("record_evaluation", evaluation)],
+    )
+    report_dir = tmp_path / "report"
+    options = RunOptions(models=(e2e.MODEL,), report_dir=report_dir, isolation="none")
+    report = assay.run(options, cases=[_case("rubric", spec, tmp_path)])
+    (case,) = report.cases
+    assert (case.status, case.score) == ("fail", 1.0)  # met_rubric decides, as in Cassandra
+    assert "self-contradictory verdict: score 5/5 with met_rubric false" in case.reason
+    note = (
+        "1 case got a self-contradictory rubric verdict (score 1-2 with met_rubric true, or "
+        "4-5 with false)"
+    )
+    assert [n for n in report.run.notes if n.startswith(note)]
+    assert note in (report_dir / "summary.md").read_text().replace("\\", "")
+    assert note in (report_dir / "report.html").read_text()
+    assert "self-contradictory verdict" in (report_dir / "report.json").read_text()
+    print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
+    assert f"note: {note}" in capsys.readouterr().out
