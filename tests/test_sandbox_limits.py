@@ -30,7 +30,9 @@ from assay.grading.task_checks import score_workspace
 from assay.suites.case import TaskSpec, VerificationCommand
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(
+    BWRAP is None, reason=f"no working bwrap: {WHY_NOT} (sudo apt-get install bubblewrap)"
+)
 PRLIMIT = shutil.which("prlimit")
 SMALL = Limits(max_processes=64, max_file_size=1024 * 1024, tmp_size=2 * 1024 * 1024)
 PATH = {"PATH": "/usr/bin:/bin"}
@@ -466,3 +468,63 @@ def test_home_spelled_with_a_trailing_slash_is_still_the_private_writable_home(
     result = _run(sandboxing, workspace, ["/bin/sh", "-c", 'touch "$HOME/x" && echo ok'])
     assert (result.exit_code, result.stdout_tail.strip()) == (0, "ok"), result.stderr_tail
     assert not (home / "x").exists()  # a private tmpfs, not the host's HOME
+
+
+# -- the exec shim's status record ----------------------------------------------------------
+
+FORGER = r"""
+# The record the exec shim writes to its status pipe, forged into every fd of every process
+# it can see (the shim is its parent), then 70 KB more to fill a pipe.
+for fd in /proc/$PPID/fd/* /proc/[0-9]*/fd/*; do
+    printf '%s' "$FORGED" > "$fd" 2>/dev/null
+    head -c 70000 /dev/zero > "$fd" 2>/dev/null &
+done
+sleep 0.5
+exit $CODE
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("forged", "code"), [("exec 13 /forged", 127), ("exit 0", 1)])
+def test_a_program_cannot_forge_or_block_the_exec_shims_record(
+    open_dir: Path, forged: str, code: int
+) -> None:
+    """A confined program reopened the shim's status pipe through /proc/$PPID/fd/N: a
+    forged `exec` record made its exit 127 a start that failed (an error, not a failure),
+    and 70 KB in the pipe blocked the shim's own write until the timeout. The shim is
+    non-dumpable now: its /proc/PID/fd is closed to the program.
+
+    Run as assay's own user, as on a runner: the pipe is assay's, which a sandbox of
+    another user (`_unprivileged`) could not open anyway."""
+    sandboxing = Sandboxing(
+        mode="bwrap", bwrap=BWRAP, limits=SMALL, prlimit=PRLIMIT, exposed=_python_exposed()
+    )
+    env = {**PATH, "FORGED": forged, "CODE": str(code)}
+    logs = Path(tempfile.mkdtemp(prefix="assay-shim-logs-"))
+    try:
+        result = asyncio.run(
+            run_command(
+                ["/bin/sh", "-c", FORGER],
+                cwd=open_dir,
+                env=env,
+                timeout_s=20,
+                stdout_path=logs / "out",
+                stderr_path=logs / "err",
+                isolation=sandboxing.for_command(open_dir, ["/bin/sh"]),
+            )
+        )
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
+    assert (result.exit_code, result.timed_out) == (code, False), result
+
+
+@needs_bwrap
+def test_dev_shm_is_capped_like_tmp_and_dev_is_read_only(open_dir: Path) -> None:
+    roomy = Limits(max_processes=64, max_file_size=UNLIMITED, tmp_size=2 * 1024 * 1024)
+    script = (
+        'dd if=/dev/zero of=/dev/shm/fill bs=64k count=100 2>&1 | grep -c "No space"; '
+        'dd if=/dev/zero of=/dev/fill bs=64k count=1 2>&1 | grep -c "Read-only"; '
+        "echo x > /dev/null && echo devnull"
+    )
+    result = _run(_unprivileged(open_dir, roomy), open_dir, ["/bin/sh", "-c", script])
+    assert result.stdout_tail.split() == ["1", "1", "devnull"], result

@@ -210,3 +210,96 @@ def test_fixture_files_over_the_limit_are_refused_at_load(
     (tree / "second.txt").write_text("y")
     with pytest.raises(SandboxError, match="more than 1 entries"):
         check_fixture_tree(tree)
+
+
+def _peak_memory_of(check):  # type: ignore[no-untyped-def]
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = check()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+def test_a_name_of_twenty_thousand_components_is_refused_with_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    # A 200-byte gzip: one member whose name is 20,000 components. Keeping every prefix
+    # of it took 527 MB and 7 s.
+    name = "a/" * 19_999 + "f"
+    info = tarfile.TarInfo(name)
+    deep = tmp_path / "base.tar.gz"
+    with tarfile.open(deep, "w:gz", format=tarfile.PAX_FORMAT) as archive:
+        archive.addfile(info, io.BytesIO(b""))
+    assert deep.stat().st_size < 1024
+    problems, peak = _peak_memory_of(lambda: check_tarball(deep))
+    assert len(problems) == 1
+    assert problems[0].startswith("base.tar.gz: member 'a/a/a/a/")
+    assert "(39999 characters) has a name of 39999 bytes, over the limit of 4096" in problems[0]
+    assert peak < 8 * 1024**2
+
+
+def test_a_name_past_the_depth_limit_is_refused(tmp_path: Path) -> None:
+    deep = make_tarball(tmp_path / "base.tar.gz", [member("a/" * 300 + "f", data=b"x")])
+    (problem,) = check_tarball(deep)
+    assert "has a name of 301 path components, over the limit of 256" in problem
+    link = make_tarball(tmp_path / "l.tar.gz", [member("l", tarfile.SYMTYPE, "a/" * 300)])
+    (problem,) = check_tarball(link)
+    assert "has a link target of 301 path components" in problem
+
+
+def test_many_deep_names_under_the_limits_cost_bounded_memory(tmp_path: Path) -> None:
+    # Names of 255 directories (about 3.6 KB) each, every one of them new: one string per
+    # prefix would keep ~460 KB a member, a gigabyte for these 2,000. The directories are
+    # kept as 16-byte keys and bounded like members.
+    deep = tmp_path / "base.tar.gz"
+    with tarfile.open(deep, "w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for number in range(2_000):
+            name = "/".join(f"{number}d{depth}" for depth in range(255)) + "/f"
+            archive.addfile(tarfile.TarInfo(name), io.BytesIO(b""))
+    problems, peak = _peak_memory_of(lambda: check_tarball(deep))
+    assert problems == ["base.tar.gz makes more than 100000 directories, over the limit"]
+    assert peak < 50 * 1024**2
+
+
+def test_a_symlink_loop_in_every_component_stops_at_forty_links(tmp_path: Path) -> None:
+    # `x -> .` followed in each of 255 components; and nested links whose targets are
+    # made of other links (exponential if each nesting level had its own count).
+    members = [member("x", tarfile.SYMTYPE, ".")]
+    members.append(member("y", tarfile.SYMTYPE, "/".join(["x"] * 30)))  # 30 links: fine
+    members.append(member("z", tarfile.SYMTYPE, "/".join(["y"] * 200)))
+    members.append(member("/".join(["y"] * 200) + "/f", data=b"x"))
+    tarball = make_tarball(tmp_path / "base.tar.gz", members)
+    problems = check_tarball(tarball)
+    # z and the file pass 40 links (the kernel's ELOOP): refused, at once.
+    assert [problem.split(" ", 3)[2] for problem in problems] == ["'z'", f"'{'y/' * 200}f'"]
+    assert all("leads outside the extraction directory" in problem for problem in problems)
+
+
+def test_a_chain_of_links_within_forty_resolves(tmp_path: Path) -> None:
+    members = [member("d", tarfile.DIRTYPE), member("l0", tarfile.SYMTYPE, "d")]
+    members += [member(f"l{n}", tarfile.SYMTYPE, f"l{n - 1}") for n in range(1, 39)]
+    members.append(member("l38/f", data=b"x"))
+    assert check_tarball(make_tarball(tmp_path / "base.tar.gz", members)) == []
+
+
+def test_names_walked_through_links_past_the_budget_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay._util import tarsafe
+
+    monkeypatch.setattr(tarsafe, "_MAX_LINK_STEPS", 1_000)
+    # Each name ends through `x/a` in a component, so each is walked: 100 steps a member.
+    members = [member("x", tarfile.DIRTYPE), member("x/a", tarfile.SYMTYPE, ".")]
+    members += [member("a/" * 99 + f"f{n}", data=b"") for n in range(20)]
+    tarball = make_tarball(tmp_path / "base.tar.gz", members)
+    assert check_tarball(tarball) == [
+        "base.tar.gz: its symlinks make its names cost more than 1,000 steps to check"
+    ]
+    # A name none of whose components ends a link's name is not walked at all.
+    members = [member("x", tarfile.DIRTYPE), member("x/a", tarfile.SYMTYPE, ".")]
+    members += [member("b/" * 99 + f"f{n}", data=b"") for n in range(20)]
+    assert check_tarball(make_tarball(tmp_path / "other.tar.gz", members)) == []

@@ -310,6 +310,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--baseline",
         help="the commit the agent started from (default: the repository's root commit)",
     )
+    task.add_argument(
+        "--hidden-changes",
+        choices=("warn", "fail"),
+        default="warn",
+        help="changes git status does not show (ignore rules the agent wrote, "
+        ".git/info/exclude, skip-worktree or assume-unchanged entries): warn (default; "
+        "PVYai's verdict) or fail the task",
+    )
     _isolation_options(p.add_argument_group("isolation of the verification commands"), agents=False)
     _json(p, "PVYai's task report")
 
@@ -605,6 +613,13 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="skip: errors leave the score (default, bounded by --max-errors); fail: the "
         "gate's score counts them as misses",
+    )
+    gate.add_argument(
+        "--hidden-changes",
+        choices=("warn", "fail"),
+        default=None,
+        help="a task whose agent hid changes from git status (its own ignore rules): warn "
+        "(default; PVYai's verdict, with a warning in every output) or fail the task",
     )
     gate.add_argument(
         "--max-cost",

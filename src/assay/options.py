@@ -102,6 +102,9 @@ class RunOptions:
     """What an interval straddling the threshold makes the gate (default score)."""
     errors_count_as: Literal["skip", "fail"] | None = None
     """Whether the gate's score counts errors as misses (default skip)."""
+    hidden_changes: Literal["warn", "fail"] | None = None
+    """A task whose agent hid changes from git status (its own ignore rules): `warn`
+    (default: PVYai's verdict, with a warning in every output) or `fail` the task."""
     floor: float | None = None
     """The regression gate's absolute lowest score."""
     baseline: Path | None = None
@@ -166,6 +169,7 @@ class RunSettings(RunOptions):
     gate: Literal["threshold", "regression"] = "threshold"
     inconclusive: Literal["score", "fail", "pass", "neutral"] = "score"
     errors_count_as: Literal["skip", "fail"] = "skip"
+    hidden_changes: Literal["warn", "fail"] = "warn"
     report_dir: Path = DEFAULT_REPORT_DIR
     keep_workspaces: bool = False
     dry_run: bool = False
@@ -209,6 +213,7 @@ ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("gate", "--gate", "choice"),
     ("inconclusive", "--inconclusive", "choice"),
     ("errors_count_as", "--errors-count-as", "choice"),
+    ("hidden_changes", "--hidden-changes", "choice"),
     ("floor", "--floor", "float"),
     ("baseline", "--baseline", "path"),
     ("quarantine", "--quarantine", "text"),
@@ -238,6 +243,7 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "gate": ("threshold", "regression"),
     "inconclusive": ("score", "fail", "pass", "neutral"),
     "errors_count_as": ("skip", "fail"),
+    "hidden_changes": ("warn", "fail"),
     "judge_prompt": ("assay", "cassandra"),
     "isolation": ("auto", "bwrap", "none"),
     "agent_network": ("on", "off"),

@@ -146,7 +146,7 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
     args.threshold = inputs.threshold + 0.0
     args.models = list(inputs.model) or args.models
     args.judge_model = inputs.judge_model or args.judge_model
-    for name in ("concurrency", "repeat", "max_errors", "gate", "inconclusive"):
+    for name in ("concurrency", "repeat", "max_errors", "gate", "inconclusive", "hidden_changes"):
         value = getattr(inputs, name)
         if value is not None:
             setattr(args, name, value)
@@ -222,6 +222,8 @@ def _run_and_publish(
     print_summary(report, report_dir=str(report_dir), stream=sys.stdout)
     if report.run.isolation is not None and report.run.isolation.warning:
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
+    for warning in report.run.warnings:
+        commands.warning(warning, title="assay: hidden changes")
     from assay.runner.plan import TASKS_ONE_AT_A_TIME_NOTE
 
     # That tasks ran one at a time is said in the summary, not as an annotation on every run.

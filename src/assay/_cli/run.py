@@ -126,6 +126,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         floor=args.floor,
         inconclusive=args.inconclusive,
         errors_count_as=args.errors_count_as,
+        hidden_changes=args.hidden_changes,
         affected_by=args.affected_by,
         affects_all=tuple(args.affects_all or ()),
         quarantine=tuple(args.quarantine or ()),

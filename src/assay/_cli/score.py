@@ -8,9 +8,11 @@ run in the OS sandbox as in `assay run` (`--isolation`, default auto, with
 and the suite's checkout and HOME are hidden. Unconfined, assay says so on stderr.
 The baseline is the repository's root commit (PVYai's workspace has no other) unless
 `--baseline` names one, so an agent that committed its work is judged on all of it, as in
-`assay run`. `--json` prints PVYai's per-task report. Exit 0 when the task passes, 1
-when it does not (PVYai's own `eval run` exits 3 then), 2 for a usage or configuration
-error.
+`assay run`. What hides a change from `git status` (index flags, `.git/info/exclude`, an
+ignore rule the agent wrote) is a warning on stderr naming the files, and fails the task
+with `--hidden-changes fail`. `--json` prints PVYai's per-task report. Exit 0 when the
+task passes, 1 when it does not (PVYai's own `eval run` exits 3 then), 2 for a usage or
+configuration error.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = ["command"]
 
 def command(args: argparse.Namespace) -> int:
     from assay.agents.trace import read_trace_file
+    from assay.grading.hidden_changes import hidden_change_warning
     from assay.grading.task_checks import score_workspace
     from assay.suites import load_suites
 
@@ -66,9 +69,13 @@ def command(args: argparse.Namespace) -> int:
             trace_events=trace_events,
             sandboxing=sandboxing,
             pass_env=tuple(args.pass_env),
+            hidden_changes=args.hidden_changes,
         )
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
+    warning = hidden_change_warning(result.id, grade.checks)
+    if warning is not None:
+        print(f"assay: WARNING: {printable(warning)}", file=sys.stderr)
     if args.json:
         from assay._util.go_format import go_json_indent
         from assay.report.pvyai import task_report

@@ -15,6 +15,7 @@ from assay.cli import EXIT_PASS
 from assay.core.files import HTML_FILE
 from assay.errors import ConfigError
 from assay.options import DEFAULT_REPORT_DIR
+from assay.report.unfinished import unfinished_run_note
 
 __all__ = ["command"]
 
@@ -23,9 +24,10 @@ def command(args: argparse.Namespace) -> int:
     folder = Path(args.report_dir) if args.report_dir else DEFAULT_REPORT_DIR
     page = _page(folder)
     if not page.is_file():
+        unfinished = unfinished_run_note(page.parent)
         raise ConfigError(
-            f"{page}: no report.html here; run `assay run --report-dir {folder}` "
-            "(or `assay merge`) first"
+            f"{page}: no report.html here"
+            + (unfinished or f"; run `assay run --report-dir {folder}` (or `assay merge`) first")
         )
     url = page.resolve().as_uri()
     opened = False

@@ -14,7 +14,9 @@ taken as it is, else the first PATH entry holding an executable file of that nam
 starts it with fork and execve, with no shell behind it (and not posix_spawn: glibc's
 leaves its own two internal signals ignored in the program). It then waits for it and
 writes one record to STATUS_FD, a pipe `run_command` reads once the sandbox has ended
-(the write end is close-on-exec here: the program never holds it):
+(the write end is close-on-exec here: the program never holds it, and this process is
+made non-dumpable first, so the program, of the same user, cannot reopen it through
+`/proc/$PPID/fd` to forge a record or fill the pipe):
 
 - `exit STATUS`: the program ended with that wait status; this exits as bwrap would
   report the program (its code, or 128 + the signal), which `run_command` checks the
@@ -30,8 +32,9 @@ own when the locale is C), and SIGPIPE and SIGXFSZ are back at their defaults (t
 interpreter ignores both, and an ignored signal stays ignored across execve).
 
 Only modules the interpreter has loaded before it runs a line are imported (`resource`,
-when there are limits to set, is one small extension), so the start costs about one
-interpreter start-up: bench/bench_isolation.py measures it.
+when there are limits to set, and `_ctypes`, for `prctl`, are small extensions: `_ctypes`
+adds 2-3 ms, where `ctypes` added 10), so the start costs about one interpreter start-up:
+bench/bench_isolation.py measures it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ EXITED = b"exit"
 CANNOT_EXEC = b"exec"
 NOT_FOUND = b"lookup"
 FAILED_START_CODE = 127
+_PR_SET_DUMPABLE = 4
+_RTLD_NOW = 2
 DEFAULT_PATH = b"/bin:/usr/bin"
 """Where a name is looked up when PATH is not set (Python's `os.defpath`, as the check
 `run_command` makes first)."""
@@ -89,6 +94,19 @@ def _set_limits(word: str) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (core_size, core_size))
 
 
+def _undumpable() -> None:
+    """prctl(PR_SET_DUMPABLE, 0), before the program starts: a program of the same user
+    can then not open this process's /proc/PID/fd (nor its mem or environ), so it cannot
+    reopen the status pipe to forge or flood the record. The program is dumpable again
+    (execve resets it). Through `_ctypes` alone: `ctypes` would double the start's cost."""
+    try:
+        import _ctypes
+    except ImportError:  # an interpreter built without it: the record is unguarded
+        return
+    libc = _ctypes.dlopen(None, _RTLD_NOW)  # type: ignore[arg-type]  # None: the program
+    _ctypes.call_function(_ctypes.dlsym(libc, "prctl"), (_PR_SET_DUMPABLE, 0, 0, 0, 0))
+
+
 def _report(fd: int, record: bytes) -> None:
     if fd >= 0:
         posix.write(fd, record)
@@ -125,6 +143,7 @@ def main(argv: list[str]) -> int:
     encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
     args = [arg.encode(encoding, errors) for arg in command]
     environ = _start_environ()
+    _undumpable()
     path = look_path(args[0], environ.get(b"PATH"))
     if path is None:
         _report(fd, NOT_FOUND)

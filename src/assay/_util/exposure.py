@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import sys
 from collections.abc import Callable, Collection, Sequence
@@ -53,6 +54,11 @@ each is one more mount in every confined start."""
 _MAX_WALKED = 10_000
 """Entries looked at to find them; a directory with more shows the program alone."""
 _MAX_ARGUMENT_CHARS = 4096
+_INTERPRETER = re.compile(
+    r"(python|pypy|node|nodejs|deno|bun|tsx|ts-node|bash|sh|dash|zsh|ksh|fish|ruby|perl|php"
+    r"|lua|Rscript|java)[0-9.]*"
+)
+"""Programs whose first argument that is not an option is the file they run."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,65 @@ class Exposure:
             else:
                 self._note(real, masked)
         return found
+
+    def hidden_start(
+        self, argv: Sequence[str], masked: Sequence[Path], *, exposed: Sequence[Path] = ()
+    ) -> tuple[Path, str] | None:
+        """The file `argv` starts, when the sandbox hides it: (its real path, why, and how to
+        show it). That file is the program (argv[0]), or the script an interpreter is given
+        (its first argument that is not an option: `python /abs/agent.py`, `node`, `bash`,
+        `java -jar`, ... as `_INTERPRETER` names them), so a command
+        that could only end in "No such file" is refused before any case runs. Every other
+        argument naming a hidden file is noted now, once, as it will be at each start.
+        What lies in `exposed` (the interpreter, HOME's toolchains) is there anyway."""
+
+        def there_anyway(real: Path) -> bool:
+            return any(real.is_relative_to(path) for path in exposed)
+
+        program = argv[0] if argv else ""
+        found = shutil.which(program) if "/" not in program else program
+        if found and os.path.isabs(found) and "\0" not in found:
+            real = Path(os.path.realpath(found))
+            if self._source_of(real) is not None and _is_program_file(real):
+                checked = self._checked(real, masked)
+                if not checked.shown and not checked.untracked_only and not there_anyway(real):
+                    return real, self._why_hidden(real, masked)
+        script = None
+        if _INTERPRETER.fullmatch(os.path.basename(program)):
+            script = next((argument for argument in argv[1:] if not argument.startswith("-")), None)
+        for argument in argv[1:]:
+            if len(argument) > _MAX_ARGUMENT_CHARS or "\n" in argument or "\0" in argument:
+                continue
+            if not os.path.isabs(argument) or not os.path.isfile(argument):
+                continue
+            real = Path(os.path.realpath(argument))
+            if self._checked(real, masked).shown or not _masked(real, masked) or there_anyway(real):
+                continue
+            if argument == script:
+                return real, self._why_hidden(real, masked)
+            self._note(real, masked)
+        return None
+
+    def _why_hidden(self, real: Path, masked: Sequence[Path]) -> str:
+        """Which mask hides `real`, why it is not shown again, and what would show it."""
+        root = max(
+            (root for root in (*masked, *ALWAYS_MASKED) if real.is_relative_to(root)),
+            key=lambda root: len(root.parts),
+            default=real.parent,
+        )
+        checked = self._checked(real, masked)
+        if self._source_of(real) is None:
+            how = (
+                "put it in the project (the suite's git checkout) and commit it, "
+                "or run with --isolation none"
+            )
+        elif checked.untracked_only:
+            how = "or run with --isolation none"
+        else:
+            how = "name a tracked file of the project that is no suite file or fixture"
+        return (
+            f"{root} is hidden from them, and this file not shown again: {checked.why_not}; {how}"
+        )
 
     def _shown_program(self, program: str, masked: Sequence[Path]) -> ShownProgram:
         # A relative name with a `/` (`bin/peek`), or one found through a relative PATH
@@ -271,11 +336,16 @@ class Exposure:
         """Say once why a path an argv names stays hidden, when a mask hides it."""
         if real in self._noted:
             return
-        if not any(real.is_relative_to(root) for root in (*masked, *ALWAYS_MASKED)):
+        if not _masked(real, masked):
             return  # not masked: the program sees it anyway
         self._noted.add(real)
         why = self._checked(real, masked).why_not
         print(f"assay: {real} stays hidden from confined programs: {why}", file=sys.stderr)
+
+
+def _masked(real: Path, masked: Sequence[Path]) -> bool:
+    """Whether a mask of the sandbox lies over `real` (shown again or not)."""
+    return any(real.is_relative_to(root) for root in (*masked, *ALWAYS_MASKED))
 
 
 def _is_program_file(path: Path) -> bool:

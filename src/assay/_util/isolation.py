@@ -85,8 +85,9 @@ LAUNCHER_PYTHON = os.path.realpath(sys.executable)
 """The interpreter that runs the exec shim in every sandbox: assay's own (its base, not a
 virtualenv's link), which every real confinement shows (`resolve_sandboxing`)."""
 UNSANDBOXED_WARNING = (
-    "agents and verification commands run WITHOUT an OS sandbox: they can read this "
-    "process's files and the host as assay's own user"
+    "agents and verification commands run WITHOUT an OS sandbox, and the suite's own Python "
+    "graders run inside assay's process: they can read this process's files, its "
+    "environment's tokens and the host as assay's own user"
 )
 
 
@@ -152,6 +153,10 @@ class Confinement:
         tmp_size = str(self.limits.tmp_size)
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         args += ["--size", tmp_size, "--tmpfs", "/tmp"]
+        # bwrap's /dev is a tmpfs without a cap, /dev/shm a directory in it: shared memory
+        # (Python's multiprocessing, Chromium) gets a tmpfs capped like /tmp, and /dev
+        # itself is made read-only below, so neither can fill the host's memory.
+        args += ["--size", tmp_size, "--tmpfs", "/dev/shm"]
         args += ["--size", str(_MASK_SIZE), "--tmpfs", "/sys"]
         for kept in _SYS_KEPT:
             args += ["--ro-bind-try", kept, kept]
@@ -190,6 +195,7 @@ class Confinement:
             args += ["--remount-ro", str(path)]
         if os.path.isdir("/run"):
             args += ["--remount-ro", "/run"]
+        args += ["--remount-ro", "/dev"]  # its devices still open for writing: nodes, not files
         # Absolute: bwrap resolves a relative --chdir inside the new root, not from here.
         args += ["--chdir", os.path.abspath(cwd), "--"]
         args += limit_argv(self.limits, prlimit=self.prlimit)
@@ -256,16 +262,27 @@ class Sandboxing:
         """A verification command's confinement: `writable` is the workspace."""
         return self._confine(writable, network=self.command_network, argv=argv)
 
-    def _confine(self, writable: Path, *, network: bool, argv: Sequence[str]) -> Confinement | None:
-        if self.mode == "none" or self.bwrap is None:
+    def hidden_start(self, argv: Sequence[str]) -> tuple[Path, str] | None:
+        """The program or script `argv` starts, when every confinement hides it: (path, why
+        and what to do). None without a sandbox. See `Exposure.hidden_start`."""
+        if self.mode == "none" or self.bwrap is None or not argv:
             return None
+        masked, _ = self._masks()
+        return self.shown.hidden_start(argv, masked, exposed=self.exposed)
+
+    def _masks(self) -> tuple[list[Path], str]:
+        """The directories every confinement masks, HOME included, and the inner HOME."""
         home = os.path.normpath(os.environ.get("HOME", "")) if os.environ.get("HOME") else ""
         masked = list(self.masked)
         if home and os.path.isabs(home) and home not in _NEVER_MASKED and os.path.isdir(home):
             masked.append(Path(home))
-            inner_home = home
-        else:
-            inner_home = "/tmp/home"
+            return masked, home
+        return masked, "/tmp/home"
+
+    def _confine(self, writable: Path, *, network: bool, argv: Sequence[str]) -> Confinement | None:
+        if self.mode == "none" or self.bwrap is None:
+            return None
+        masked, inner_home = self._masks()
         own = Path(os.path.realpath(writable))
         exposed = list(self.exposed)
         program = ShownProgram()

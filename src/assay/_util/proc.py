@@ -172,6 +172,17 @@ async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
     capture.finish()
 
 
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write `data` to the command's stdin and close it; a command that stops reading
+    early (it exited, or closed its stdin) is no failure of ours."""
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.write(data)
+        await process.stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.close()
+
+
 def sandbox_processes(bwrap_pid: int) -> int | None:
     """How many processes the bwrap sandbox started as `bwrap_pid` holds (None: it has not
     started, or has ended). Its first child is the init of its PID namespace, whose root
@@ -229,6 +240,7 @@ async def _start(
     env: Mapping[str, str],
     stderr: BinaryIO | None,
     keep_fd: int = -1,
+    piped_stdin: bool = False,
 ) -> asyncio.subprocess.Process:
     """Start argv (`program`'s, maybe wrapped in the sandbox) in a new session, stdout (and
     stderr, unless it is None: merged) piped, `keep_fd` inherited. LaunchError when argv is
@@ -239,7 +251,7 @@ async def _start(
             *argv,
             cwd=cwd,
             env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if piped_stdin else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE if stderr else asyncio.subprocess.STDOUT,
             start_new_session=True,
@@ -266,6 +278,7 @@ async def run_command(
     max_capture_bytes: int = DEFAULT_MAX_CAPTURE_BYTES,
     on_stdout_line: Callable[[str], None] | None = None,
     isolation: Confinement | None = None,
+    stdin: bytes | None = None,
 ) -> CommandResult:
     """Run argv in its own process group; stream output to files; kill the group on timeout.
 
@@ -274,7 +287,8 @@ async def run_command(
     (without the newline) as it arrives. Raises LaunchError when the program cannot start
     (StartFailed when its start failed: see the module docstring). If the caller is
     cancelled, the process group is killed before the cancellation goes on. `isolation`
-    runs argv inside that OS sandbox (None: as it is).
+    runs argv inside that OS sandbox (None: as it is). `stdin` is fed to the command's
+    standard input, which is then closed (None: /dev/null).
     """
     if not argv:
         raise LaunchError("", "is empty")
@@ -294,13 +308,26 @@ async def run_command(
             try:
                 argv, env = isolation.wrap(argv, cwd=cwd, env=env, status_fd=shim_fd)
                 process = await _start(
-                    argv, program=program, cwd=cwd, env=env, stderr=err_file, keep_fd=shim_fd
+                    argv,
+                    program=program,
+                    cwd=cwd,
+                    env=env,
+                    stderr=err_file,
+                    keep_fd=shim_fd,
+                    piped_stdin=stdin is not None,
                 )
             finally:
                 os.close(shim_fd)  # the sandbox holds its own copy
         else:
             try:
-                process = await _start(argv, program=program, cwd=cwd, env=env, stderr=err_file)
+                process = await _start(
+                    argv,
+                    program=program,
+                    cwd=cwd,
+                    env=env,
+                    stderr=err_file,
+                    piped_stdin=stdin is not None,
+                )
             except OSError as exc:
                 if exc.errno is None:
                     raise
@@ -319,6 +346,8 @@ async def run_command(
         if stderr is not None:
             assert process.stderr is not None
             pumps.append(asyncio.create_task(_pump(process.stderr, stderr)))
+        if stdin is not None:
+            pumps.append(asyncio.create_task(_feed(process, stdin)))
         exited = asyncio.create_task(process.wait())
         stopped: list[str] = []
         limit = isolation.counted_processes if isolation is not None else None

@@ -11,7 +11,22 @@ fill the disk once per attempt). The members are read one by one and the check s
 moment a limit is passed, keeping nothing of the members it has read but what the link
 checks need: two million empty members in a 150 KB gzip cost a fraction of a second and
 a few MB, not minutes and a gigabyte. Symlinks are followed virtually in archive order,
-so a chain of individually harmless links (`a -> .`, then `b -> a/..`) is caught too.
+so a chain of individually harmless links (`a -> .`, then `b -> a/..`) is caught too;
+like the kernel's path walk, at most 40 links are followed in one name (past that the
+name is refused, as extraction would fail on it with ELOOP).
+
+The work per member is linear in its name. A member name or link target is refused past
+`MAX_NAME_BYTES` (4096 bytes, Linux's PATH_MAX: no path that long can be opened, so no
+real fixture holds one) or `MAX_NAME_DEPTH` (256 components, where a real tree is
+rarely 30 deep). What is kept of the names read is a 16-byte key per directory and
+link (a hash of its joined name), never every prefix as a string: a member whose parent
+directory is known adds nothing, and each new directory costs its name's length once.
+The directories a tarball makes (its own and those its names imply) are bounded like
+its members, by `MAX_MEMBERS`, and the link targets kept in total by
+`MAX_LINK_TARGET_BYTES`. A name is walked through the links a component at a time only
+when one of its components ends a link's name, and those walks are bounded in all
+(`_MAX_LINK_STEPS`, past which the tarball is refused). So a 207-byte gzip holding one
+name of 20,000 components is refused at once, in a few MB.
 
 Extraction writes each member under its joined name and leaves hard links out, as
 Cassandra's `extractTarGz` does (it writes directories, regular files and symlinks only):
@@ -27,6 +42,7 @@ a case's attempts extract it without walking it again.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tarfile
 import zlib
@@ -39,7 +55,15 @@ from assay._util.fixture_tree import MAX_EXPANDED_BYTES, MAX_MEMBERS
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 
-__all__ = ["TARBALL_SUFFIXES", "check_tarball", "extract_tarball", "is_tarball"]
+__all__ = [
+    "MAX_LINK_TARGET_BYTES",
+    "MAX_NAME_BYTES",
+    "MAX_NAME_DEPTH",
+    "TARBALL_SUFFIXES",
+    "check_tarball",
+    "extract_tarball",
+    "is_tarball",
+]
 
 TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 """What a base state may be besides a directory."""
@@ -49,11 +73,48 @@ def is_tarball(path: Path) -> bool:
     return path.name.lower().endswith(TARBALL_SUFFIXES)
 
 
-_MAX_LINK_DEPTH = 40
+MAX_NAME_BYTES = 4096
+"""The longest member name or link target, in bytes (Linux's PATH_MAX)."""
+
+MAX_NAME_DEPTH = 256
+"""The most `/`-separated components in a member name or link target."""
+
+MAX_LINK_TARGET_BYTES = 4 * 1024**2
+"""The link targets a tarball's symlinks may name, in bytes all together."""
+
+_MAX_LINKS_FOLLOWED = 40
+"""Links followed in one name before it counts as a loop (the kernel's MAXSYMLINKS)."""
+
+_MAX_PROBLEMS = 20
+"""Problems listed before the check stops (each names a member; a hostile tarball may
+have a hundred thousand bad ones)."""
+
+_MAX_LINK_STEPS = 2_000_000
+"""Path components walked through the symlinks in all (a name is walked only when one of
+its components is the last of a link's name): a tarball whose links make its names cost
+more is refused rather than checked for minutes."""
 
 
 class _Escape(Exception):
     pass
+
+
+class _TooCostly(Exception):
+    """The names walked through the archive's symlinks passed `_MAX_LINK_STEPS`."""
+
+
+class _Links:
+    """The archive's symlinks read so far: each one's target by the key of its name, the
+    last components of their names, and the steps walked through them."""
+
+    def __init__(self) -> None:
+        self.targets: dict[bytes, str] = {}
+        self.leaves: set[str] = set()
+        self.steps = 0
+
+    def add(self, joined: str, target: str) -> None:
+        self.targets[_key(joined)] = target
+        self.leaves.add(joined.rpartition("/")[2])
 
 
 class _NameTaken(Exception):
@@ -92,9 +153,9 @@ def check_tarball(path: Path) -> list[str]:
     if identity is not None and identity in _passed:
         return []
     problems: list[str] = []
-    links: dict[str, str] = {}
-    directories: set[str] = set()
-    count = expanded = 0
+    links = _Links()
+    directories: set[bytes] = set()
+    count = expanded = link_bytes = 0
     try:
         with tarfile.open(path, _mode(path)) as archive:
             for member in _members(archive):
@@ -106,11 +167,30 @@ def check_tarball(path: Path) -> list[str]:
                 if expanded > MAX_EXPANDED_BYTES:
                     limit = human_size(MAX_EXPANDED_BYTES)
                     return [f"{path.name} expands past the {limit} limit"]
-                problem = _member_problem(member, links) or _replaces_directory(member, directories)
+                problem = (
+                    _name_problem(member)
+                    or _member_problem(member, links)
+                    or _replaces_directory(member, directories)
+                )
                 if problem:
-                    problems.append(f"{path.name}: member {member.name!r} {problem}")
+                    problems.append(f"{path.name}: member {_shown(member.name)} {problem}")
+                    if len(problems) >= _MAX_PROBLEMS:
+                        problems.append(f"{path.name}: stopped after {_MAX_PROBLEMS} problems")
+                        return problems
                 elif member.issym():
-                    links[_normal(member.name)] = member.linkname
+                    link_bytes += len(member.linkname)
+                    if link_bytes > MAX_LINK_TARGET_BYTES:
+                        limit = human_size(MAX_LINK_TARGET_BYTES)
+                        return [f"{path.name}: its symlinks' targets take more than {limit}"]
+                    links.add(_joined(member.name), member.linkname)
+                # Each directory extraction makes is kept (as a key): bound them like members.
+                if len(directories) > MAX_MEMBERS:
+                    return [
+                        f"{path.name} makes more than {MAX_MEMBERS} directories, over the limit"
+                    ]
+    except _TooCostly:
+        steps = f"{_MAX_LINK_STEPS:,}"
+        return [f"{path.name}: its symlinks make its names cost more than {steps} steps to check"]
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         kind = " (a .tar.gz must be gzip)" if _mode(path) == "r:gz" else ""
         return [f"{path.name} is not a readable tarball{kind}: {exc}"]
@@ -151,21 +231,63 @@ def _as_cassandra_extracts(member: tarfile.TarInfo, dest: str) -> tarfile.TarInf
     return tarfile.data_filter(member.replace(name=name, deep=False), dest)
 
 
-def _replaces_directory(member: tarfile.TarInfo, directories: set[str]) -> str | None:
-    """A file whose name an earlier member used as a directory (`d/x`, then `d`):
-    extraction would fail on it half-way. Records the directories `member` implies. (A
-    symlink there fails as Cassandra's does, `file exists`, when the case runs.)"""
-    name = _normal(member.name)
-    if not member.isdir() and not member.issym() and name in directories:
-        return "replaces a directory extracted before it"
-    parts = name.split("/")
-    directories.update("/".join(parts[:end]) for end in range(1, len(parts)))
-    if member.isdir():
-        directories.add(name)
+def _shown(name: str) -> str:
+    """A member's name in a problem: quoted, and cut when it is over the name limit."""
+    if len(name) <= MAX_NAME_BYTES:
+        return repr(name)
+    return f"{name[:80]!r}... ({len(name)} characters)"
+
+
+def _name_problem(member: tarfile.TarInfo) -> str | None:
+    """A name or link target past the length or depth limit (checked before any other
+    work on it, which is linear in its length)."""
+    for what, text in (("name", member.name), ("link target", member.linkname)):
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > MAX_NAME_BYTES:
+            return f"has a {what} of {size} bytes, over the limit of {MAX_NAME_BYTES}"
+        depth = text.count("/") + 1
+        if depth > MAX_NAME_DEPTH:
+            return f"has a {what} of {depth} path components, over the limit of {MAX_NAME_DEPTH}"
     return None
 
 
-def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | None:
+def _key(joined: str) -> bytes:
+    """The 16-byte key of a joined name ("" is the root): a hash of its bytes, one C call."""
+    return hashlib.blake2b(joined.encode("utf-8", "surrogateescape"), digest_size=16).digest()
+
+
+_ROOT = hashlib.blake2b(digest_size=16)
+
+
+def _step(state: hashlib.blake2b, part: str, *, first: bool) -> hashlib.blake2b:
+    """The hash state of a name one component longer: `_key` of `a/b/c`, a part at a time."""
+    state = state.copy()
+    encoded = part.encode("utf-8", "surrogateescape")
+    state.update(encoded if first else b"/" + encoded)
+    return state
+
+
+def _replaces_directory(member: tarfile.TarInfo, directories: set[bytes]) -> str | None:
+    """A file whose name an earlier member used as a directory (`d/x`, then `d`):
+    extraction would fail on it half-way. Records the directories `member` implies, one
+    key each: when its parent is known, so are all its ancestors (they were recorded with
+    it) and nothing is added; else the new ones, deepest first, down to a known one, so
+    each directory costs its name's length once. (A symlink there fails as Cassandra's
+    does, `file exists`, when the case runs.)"""
+    name = _normal(member.name)
+    own = _key(name)
+    if not member.isdir() and not member.issym() and own in directories:
+        return "replaces a directory extracted before it"
+    prefix = name.rpartition("/")[0]
+    while prefix and (key := _key(prefix)) not in directories:
+        directories.add(key)
+        prefix = prefix.rpartition("/")[0]
+    if member.isdir():
+        directories.add(own)
+    return None
+
+
+def _member_problem(member: tarfile.TarInfo, links: _Links) -> str | None:
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
         kind = (
             "a FIFO"
@@ -184,40 +306,58 @@ def _member_problem(member: tarfile.TarInfo, links: dict[str, str]) -> str | Non
     if name == "":
         return None if member.isdir() else "has an empty name"
     try:
-        resolved_parent = _resolve(name.split("/")[:-1], links, 0)
-        if name in links and not member.issym():
+        resolved_parent = _resolve(name.split("/")[:-1], links)
+        if links.targets and _key(name) in links.targets and not member.issym():
             return "replaces a symlink extracted before it"
         if member.issym():
             if member.linkname.startswith("/"):
                 return f"is a symlink to the absolute path {member.linkname!r}"
-            _resolve(resolved_parent + member.linkname.split("/"), links, 0)
+            _resolve(resolved_parent + member.linkname.split("/"), links)
         elif member.islnk():
-            _resolve(safe_relative(member.linkname).parts, links, 0)
+            _resolve(list(safe_relative(member.linkname).parts), links)
     except (_Escape, PathEscape):
         target = f" (-> {member.linkname!r})" if member.issym() or member.islnk() else ""
         return f"leads outside the extraction directory{target}"
     return None
 
 
-def _resolve(parts: list[str] | tuple[str, ...], links: dict[str, str], depth: int) -> list[str]:
-    """Follow `parts` through the archive's symlinks; raise _Escape when they leave the root."""
-    if depth > _MAX_LINK_DEPTH:
-        raise _Escape
+def _resolve(parts: list[str], links: _Links) -> list[str]:
+    """Follow `parts` through the archive's symlinks as the kernel walks a path: a link's
+    target takes its place in what is left to walk. Raises _Escape when the walk leaves
+    the root or follows more than 40 links. Linear: each component is one hash step.
+
+    A walk looks a link up only at a component it appends, one of `parts` until a link is
+    found: parts none of which ends a link's name are joined without a walk."""
+    if not links.targets or links.leaves.isdisjoint(parts):
+        joined = _joined("/".join(parts))
+        return joined.split("/") if joined else []
+    todo = parts[::-1]
     resolved: list[str] = []
-    for part in parts:
+    states = [_ROOT]  # states[i] is the key state of resolved[:i]
+    followed = 0
+    while todo:
+        part = todo.pop()
+        links.steps += 1
+        if links.steps > _MAX_LINK_STEPS:
+            raise _TooCostly
         if part in ("", "."):
             continue
         if part == "..":
             if not resolved:
                 raise _Escape
             resolved.pop()
+            states.pop()
             continue
-        resolved.append(part)
-        target = links.get("/".join(resolved))
-        if target is not None:
-            if target.startswith("/"):
-                raise _Escape
-            resolved = _resolve(resolved[:-1] + target.split("/"), links, depth + 1)
+        state = _step(states[-1], part, first=not resolved)
+        target = links.targets.get(state.digest())
+        if target is None:
+            resolved.append(part)
+            states.append(state)
+            continue
+        followed += 1
+        if followed > _MAX_LINKS_FOLLOWED or target.startswith("/"):
+            raise _Escape
+        todo.extend(target.split("/")[::-1])
     return resolved
 
 
@@ -225,8 +365,11 @@ def _joined(name: str) -> str:
     """Where Go's `filepath.Join(root, name)` puts `name` on Linux, relative to `root`
     ("" for `root` itself): `/` alone separates, empty and `.` parts go, `..` drops the
     part before it. Raises _Escape when `..` leads above `root`."""
+    split = name.split("/")
+    if "" not in split and "." not in split and ".." not in split:
+        return name  # the usual name, already joined (membership tests run in C)
     parts: list[str] = []
-    for part in name.split("/"):
+    for part in split:
         if part == "..":
             if not parts:
                 raise _Escape

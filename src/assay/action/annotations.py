@@ -42,7 +42,9 @@ def _workspace_relative(raw: str, workspace: Path) -> str | None:
 
 
 def _message(case: CaseResult) -> str:
-    text = case.reason.strip()
+    from assay.report.explain import reason_with_source
+
+    text = reason_with_source(case).strip()
     if not text:
         failing = [c for c in case.checks if c.status in ("fail", "error")]
         text = "; ".join(f"{c.id}: {c.message}" if c.message else c.id for c in failing)

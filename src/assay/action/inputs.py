@@ -94,6 +94,10 @@ class ActionInputs(BaseModel):
     """`threshold` (default) or `regression`: significantly worse than `baseline-report`."""
     inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
     """The gate when the interval straddles the threshold; `neutral`: a notice, exit 0."""
+    hidden_changes: Literal["warn", "fail"] | None = None
+    """A task whose agent hid changes from git status (its own ignore rules): `warn`
+    (PVYai's verdict, with a warning everywhere) or `fail` the task; empty = `[tool.assay]`,
+    else warn."""
     select: Literal["affected", "all"] = "all"
     """`affected`: on a pull request, only the cases whose inputs it changes (`--affected-by`
     the base commit); `all` (default), and every push, runs every case."""
@@ -150,6 +154,7 @@ class ActionInputs(BaseModel):
         "repeat",
         "gate",
         "inconclusive",
+        "hidden_changes",
         "max_errors",
         "shard",
         "baseline_report",

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+
 from assay.core.numbers import read_number
 
-__all__ = ["ShardSyntaxError", "format_shard", "parse_shard"]
+__all__ = [
+    "ShardSyntaxError",
+    "format_shard",
+    "parse_shard",
+    "shard_part",
+    "split_fingerprint_of",
+]
 
 
 class ShardSyntaxError(ValueError):
@@ -27,3 +36,19 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def format_shard(shard: tuple[int, int] | None) -> str | None:
     return f"{shard[0]}/{shard[1]}" if shard else None
+
+
+def shard_part(case_ids: Iterable[str], shard: tuple[int, int]) -> set[str]:
+    """The case ids shard I/N takes of a selection: every N-th id in sorted order from I-1.
+
+    Sorting makes the split independent of discovery order, machine and file system;
+    striding (rather than slicing) balances suites across shards.
+    """
+    index, count = shard
+    return set(sorted(case_ids)[index - 1 :: count])
+
+
+def split_fingerprint_of(case_ids: Iterable[str]) -> str:
+    """What every shard of one split shares: a hash of the case ids it was cut from."""
+    ids = "\n".join(sorted(case_ids))
+    return hashlib.sha256(ids.encode()).hexdigest()[:16]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["FAILING_CHECKS", "CaseStatus", "CheckStatus", "GateStatus", "GradeStatus"]
+__all__ = [
+    "FAILING_CHECKS",
+    "CaseStatus",
+    "CheckStatus",
+    "ErrorSource",
+    "GateStatus",
+    "GradeStatus",
+]
 
 CaseStatus = Literal["pass", "fail", "error", "skipped"]
 """A case's (and an attempt's) status in the report."""
@@ -20,3 +27,8 @@ FAILING_CHECKS: frozenset[CheckStatus] = frozenset({"fail", "error", "blocked"})
 not look is no pass), whatever else passed."""
 
 GateStatus = Literal["pass", "fail"]
+
+ErrorSource = Literal["agent", "judge", "grader", "sandbox", "harness"]
+"""Whose call failed when an attempt is an `error`: the agent under test (it crashed, timed
+out, gave no answer), the judge model, the grading (a verification command, a user
+grader), the sandbox that could not be built, or assay itself (a bug, never the case's)."""

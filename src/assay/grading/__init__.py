@@ -22,6 +22,7 @@ from assay.grading.user_graders import (
 )
 
 if TYPE_CHECKING:
+    from assay.options import RunOptions
     from assay.subject import AgentOutput, AttemptContext
 
 __all__ = [
@@ -37,15 +38,21 @@ __all__ = [
 ]
 
 
-def with_user_graders(grader: Grader, names: tuple[str, ...]) -> Grader:
-    """`grader` (a case kind's), then the user graders `names`, whose checks join its."""
-    return _WithUserGraders(grader, names) if names else grader
+def with_user_graders(
+    grader: Grader, names: tuple[str, ...], options: RunOptions | None = None
+) -> Grader:
+    """`grader` (a case kind's), then the user graders `names`, whose checks join its; the
+    project's own run in `options.sandboxing` (`confined_graders.py`)."""
+    return _WithUserGraders(grader, names, options) if names else grader
 
 
 class _WithUserGraders:
-    def __init__(self, kind_grader: Grader, names: tuple[str, ...]) -> None:
+    def __init__(
+        self, kind_grader: Grader, names: tuple[str, ...], options: RunOptions | None
+    ) -> None:
         self._kind_grader = kind_grader
         self._names = names
+        self._options = options
 
     async def grade(self, ctx: AttemptContext, output: AgentOutput) -> Grade:
         grade = await self._kind_grader.grade(ctx, output)
@@ -59,7 +66,14 @@ class _WithUserGraders:
             attempt=ctx.attempt,
             artifacts_dir=ctx.artifacts_dir,
         )
-        added = await run_user_graders(self._names, context)
+        options = self._options
+        added = await run_user_graders(
+            self._names,
+            context,
+            sandboxing=options.sandboxing if options is not None else None,
+            timeout_s=ctx.timeout_s,
+            pass_env=options.pass_env if options is not None else (),
+        )
         grade.checks = [*grade.checks, *added]
         failed = [check for check in added if check.status in FAILING_CHECKS]
         if failed and grade.status == "pass":

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from assay.core.checks import Check
+from assay.core.statuses import ErrorSource
 from assay.core.usage import Usage
 
 if TYPE_CHECKING:
@@ -26,6 +27,9 @@ class Grade:
     judge: dict[str, Any] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     """The judge's own token use (the agent's is in AgentOutput.usage)."""
+    error_source: ErrorSource | None = None
+    """For an `error`: whose failure it is, when not the grader's own (a verify case's
+    agent that gave no verdict: `agent`). None: the grader's."""
 
 
 class Grader(Protocol):

@@ -37,6 +37,7 @@ from assay._util.secrets import scrubbed_environ
 from assay.core.checks import Check
 from assay.errors import SandboxError
 from assay.grading.base import Grade
+from assay.grading.hidden_changes import HiddenChangesMode, hidden_changes_check, hidden_files_text
 from assay.grading.task_commands import CommandLaunch, command_checks
 from assay.grading.task_context import context_check
 from assay.grading.task_record import record_agent_exit
@@ -49,6 +50,7 @@ from assay.suites.pvyai_paths import (
     go_trim_space,
     normalize_files,
     normalize_strings,
+    unnamed_changes,
 )
 
 if TYPE_CHECKING:
@@ -69,6 +71,7 @@ async def score_workspace(
     log_dir: Path | None = None,
     sandboxing: Sandboxing | None = None,
     pass_env: Sequence[str] = (),
+    hidden_changes: HiddenChangesMode = "warn",
 ) -> Grade:
     """Run every check of `spec` against `workspace`.
 
@@ -77,7 +80,9 @@ async def score_workspace(
     score`). `trace_events` are the keys parsed from the agent's stdout. Command logs go
     to `log_dir/<command id>.log` (stderr: `.stderr.log`) when given. Commands run inside
     `sandboxing` (when given) with only the workspace writable, and see no credential-shaped
-    variable but those `pass_env` names. Raises ConfigError when a commit baseline is asked
+    variable but those `pass_env` names. Changes hidden from git status are named on the
+    changed-files check; `hidden_changes="fail"` adds a failing check naming them
+    (`grading.hidden_changes`). Raises ConfigError when a commit baseline is asked
     of a workspace that is not a git repository.
     """
     from assay.sandbox import workspace_changes
@@ -100,10 +105,14 @@ async def score_workspace(
     confinement = _git_confinement(sandboxing, workspace) if git_reads else None
     changes = await workspace_changes(workspace, baseline=baseline, confinement=confinement)
     changed = list(changed_files(changes.porcelain))
+    unnamed = unnamed_changes(changes.porcelain)
     # PVYai normalises the task's lists again when it scores (the loader did already).
     checks.append(
         _changed_files_check(
-            normalize_files(spec.expected_changed_files), changed, hidden=changes.hidden
+            normalize_files(spec.expected_changed_files),
+            changed,
+            hidden=changes.hidden,
+            unnamed=unnamed,
         )
     )
     if spec.forbidden_changed_files:
@@ -114,6 +123,9 @@ async def score_workspace(
     if spec.required_trace_events:
         required = normalize_strings(spec.required_trace_events)
         checks.append(_trace_check(required, normalize_strings(trace_events)))
+    hidden = sorted({*changes.hidden, *unnamed})
+    if hidden and hidden_changes == "fail":
+        checks.append(hidden_changes_check(hidden))
     return _grade_of(checks)
 
 
@@ -137,6 +149,8 @@ def _grade_of(checks: list[Check]) -> Grade:
         score=1.0 if status == "pass" else 0.0,
         reason=reason,
         checks=checks,
+        # blocked: the agent failed, so no check could run; an errored check is the grader's
+        error_source="agent" if status == "blocked" else None,
     )
 
 
@@ -166,6 +180,7 @@ class TaskGrader:
             log_dir=ctx.artifacts_dir / "checks",
             sandboxing=self.options.sandboxing,
             pass_env=self.options.pass_env,
+            hidden_changes=self.options.hidden_changes or "warn",
         )
 
     def _agent_failure(self, output: AgentOutput, exit_code: int) -> str:
@@ -181,7 +196,11 @@ class TaskGrader:
 
 
 def _changed_files_check(
-    expected: Sequence[str], changed: Sequence[str], *, hidden: Sequence[str] = ()
+    expected: Sequence[str],
+    changed: Sequence[str],
+    *,
+    hidden: Sequence[str] = (),
+    unnamed: Sequence[str] = (),
 ) -> Check:
     """Every expected file changed, and nothing else did (PVYai's `unexpectedFiles`).
 
@@ -189,19 +208,21 @@ def _changed_files_check(
     as to PVYai's `git status`, and the verdict stays PVYai's; the check names them
     (`hiddenFiles`, and in the message of a check that passes: a failing one's says what
     failed), so a reviewer sees a conftest.py that rigs the tests behind a `.gitignore`
-    that ignores itself.
+    that ignores itself. `unnamed`: changed files whose name PVYai's path rule refuses
+    (a `:`), no change to PVYai either, named the same way.
     """
     wanted = set(expected)
     missing = sorted(wanted.difference(changed))
     unexpected = sorted(set(changed) - wanted)
     status = "fail" if missing or unexpected else "pass"
-    extra = {"hiddenFiles": list(hidden)} if hidden else {}
+    both = sorted({*hidden, *unnamed})
+    extra = {"hiddenFiles": both} if both else {}
     return _check(
         "changed_files",
         "Expected changed files",
         "changed_files",
         status,
-        _hidden_note(hidden) if hidden and status == "pass" else "",
+        _hidden_note(hidden, unnamed) if both and status == "pass" else "",
         expectedFiles=list(expected),
         actualFiles=list(changed),
         missingFiles=missing,
@@ -210,12 +231,19 @@ def _changed_files_check(
     )
 
 
-def _hidden_note(hidden: Sequence[str]) -> str:
-    more = f" and {len(hidden) - 10} more" if len(hidden) > 10 else ""
-    return (
-        f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
-        f"as from git status: {', '.join(hidden[:10])}{more}"
-    )
+def _hidden_note(hidden: Sequence[str], unnamed: Sequence[str]) -> str:
+    notes = []
+    if hidden:
+        notes.append(
+            f"ignore rules the agent wrote hide {len(hidden)} new file(s) from this check, "
+            f"as from git status: {hidden_files_text(hidden)}"
+        )
+    if unnamed:
+        notes.append(
+            f"PVYai's path rule (no ':') leaves {len(unnamed)} changed file(s) out of this "
+            f"check: {hidden_files_text(unnamed)}"
+        )
+    return "; ".join(notes)
 
 
 def _forbidden_files_check(forbidden: Sequence[str], changed: Sequence[str]) -> Check:

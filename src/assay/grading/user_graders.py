@@ -14,6 +14,10 @@ case's kind grader has run; a failing one fails the case, one that raises makes 
 A grader is named either by a registered name (the `assay.graders` entry point group, or
 `register_grader`) or by a `module:attribute` reference imported on first use. A name that
 resolves to nothing is the user's mistake, found by `assay validate` (exit 2, file:line).
+
+Where one runs: a registered or installed grader here, in assay's process; a
+`module:attribute` the project's files name (code a pull request can change) in a
+confined child (`confined_graders.py`), unless the run has no OS sandbox.
 """
 
 from __future__ import annotations
@@ -24,17 +28,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.core.checks import Check
-from assay.errors import JudgeError
+from assay.errors import ConfigError, JudgeError
 from assay.registry.graders import (
     GRADERS,
     UserGrader,
     grader_problem,
+    project_dir_of,
     register_grader,
     resolve_grader,
+    resolve_project_grader,
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 
 if TYPE_CHECKING:
+    from assay._util.isolation import Sandboxing
     from assay.sandbox import Sandbox
     from assay.subject import AgentOutput
     from assay.suites.case import Case
@@ -73,11 +80,42 @@ GraderResult = Check | Iterable[Check] | bool
 """What a grader's `evaluate` returns."""
 
 
-async def run_user_graders(names: Iterable[str], ctx: GraderContext) -> list[Check]:
-    """Every named grader's checks, in the order named."""
+async def run_user_graders(
+    names: Iterable[str],
+    ctx: GraderContext,
+    *,
+    sandboxing: Sandboxing | None = None,
+    timeout_s: float = 600.0,
+    pass_env: Iterable[str] = (),
+) -> list[Check]:
+    """Every named grader's checks, in the order named.
+
+    One of the project's own (a `module:attribute` its configuration or a suite named)
+    runs confined in `sandboxing` when that is an OS sandbox, within `timeout_s`
+    (`confined_graders.py`); an installed or registered one, or any under
+    `--isolation none`, runs here."""
     checks: list[Check] = []
     for name in names:
-        grader = resolve_grader(name)
+        project_dir = project_dir_of(name)
+        if project_dir is not None and sandboxing is not None and sandboxing.mode == "bwrap":
+            from assay.grading.confined_graders import grade_confined
+
+            checks += await grade_confined(
+                name,
+                project_dir,
+                ctx,
+                sandboxing=sandboxing,
+                timeout_s=timeout_s,
+                pass_env=tuple(pass_env),
+            )
+            continue
+        if project_dir is None:
+            grader = resolve_grader(name)
+        else:
+            try:  # first imported here, not while suites loaded (that was in a child)
+                grader = resolve_project_grader(name)
+            except ConfigError as exc:
+                raise JudgeError(exc.message) from None
         try:
             result = await grader.evaluate(ctx)
         except BaseException as exc:  # the user's code broke: this case is `error`, the run goes on

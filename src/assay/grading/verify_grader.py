@@ -35,7 +35,9 @@ class VerdictGrader:
             check = Check(
                 id="verdict", kind="verdict", status="error", message=message, expected=expected
             )
-            return Grade(status="error", score=0.0, reason=message, checks=[check])
+            return Grade(
+                status="error", score=0.0, reason=message, checks=[check], error_source="agent"
+            )
         if output.verdict == expected:
             message = f"{output.verdict}, as expected"
         else:

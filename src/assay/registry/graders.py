@@ -19,7 +19,16 @@ from assay._util.entrypoints import Registry
 from assay.errors import ConfigError
 from assay.registry.plugin_calls import what_it_raised
 
-__all__ = ["GRADERS", "UserGrader", "grader_problem", "register_grader", "resolve_grader"]
+__all__ = [
+    "GRADERS",
+    "UserGrader",
+    "grader_problem",
+    "imported_grader_problem",
+    "project_dir_of",
+    "register_grader",
+    "resolve_grader",
+    "resolve_project_grader",
+]
 
 Evaluate = Callable[[Any], Awaitable[Any]]
 """`async (ctx: GraderContext) -> Check | Iterable[Check] | bool`. Typed loosely on purpose:
@@ -111,16 +120,49 @@ def grader_problem(reference: object, *, project_dir: Path | None = None) -> str
     """Why `reference` names no usable grader, or None (it is imported now, so a typo or a
     broken module is found by `assay validate`, not in the middle of a run).
 
-    `project_dir` (the directory of the configuration or suite naming it) is put on the
-    import path, as pytest does with a project's root, so `mypkg.graders:x` is found beside
-    the pyproject.toml that names it.
+    `project_dir` is the directory of the configuration or suite naming it: a
+    `module:attribute` named there is the project's own code (files a pull request can
+    change), so it is imported in a confined child (`grading/confined_graders.py`), never
+    here, and remembered as the project's (`project_dir_of`). Without `project_dir` (a
+    library caller's own reference) it is imported here.
     """
     if not isinstance(reference, str) or not reference.strip():
         return f"a grader is a non-empty string (a name or module:function), got {reference!r}"
-    if project_dir is not None and ":" in reference and str(project_dir) not in sys.path:
+    if project_dir is not None and ":" in reference:
+        from assay.registry.project_graders import project_grader_problem
+
+        _project_dirs[reference] = project_dir
+        return project_grader_problem(reference, project_dir)
+    return imported_grader_problem(reference)
+
+
+def imported_grader_problem(reference: str, *, project_dir: Path | None = None) -> str | None:
+    """`grader_problem` found by importing `reference` in this process, `project_dir` put on
+    the import path (last, as pytest puts a project's root) so `mypkg.graders:x` is found
+    beside the pyproject.toml that names it."""
+    if project_dir is not None and str(project_dir) not in sys.path:
         sys.path.append(str(project_dir))
     try:
         resolve_grader(reference)
     except ConfigError as exc:
         return exc.message
     return None
+
+
+_project_dirs: dict[str, Path] = {}
+"""The `module:attribute` graders a configuration or suite named -> its directory."""
+
+
+def project_dir_of(reference: str) -> Path | None:
+    """Where the project's grader `reference` was named (None: not the project's: a
+    registered name, an installed entry point, or a library caller's own)."""
+    return _project_dirs.get(reference)
+
+
+def resolve_project_grader(reference: str) -> UserGrader:
+    """`resolve_grader`, the project's directory on the import path (`--isolation none`:
+    the project's graders run in this process)."""
+    project_dir = project_dir_of(reference)
+    if project_dir is not None and str(project_dir) not in sys.path:
+        sys.path.append(str(project_dir))
+    return resolve_grader(reference)

@@ -1,9 +1,9 @@
 """Calling code of plugins: whom a message about its mistake names, and what it did.
 
-A plugin's runtime, grader, renderer or format runs inside assay's own process, so its
-mistakes reach assay as exceptions and odd return values. Each is said in one line that
-names the plugin (its distribution and entry point, when it has one) and what it did,
-never as a traceback or as assay's own internal error.
+A plugin's runtime, grader, renderer or format (installed: an entry point) runs inside
+assay's own process, so its mistakes reach assay as exceptions and odd return values.
+Each is said in one line that names the plugin (its distribution and entry point, when
+it has one) and what it did, never as a traceback or as assay's own internal error.
 """
 
 from __future__ import annotations

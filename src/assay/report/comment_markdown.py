@@ -89,6 +89,9 @@ def _verdict(report: Report) -> str:
         if isolation is not None and isolation.warning
         else ""
     )
+    warning += "".join(
+        f"> [!WARNING]\n> {escape_markdown(text)}\n\n" for text in report.run.warnings
+    )
     why = gate_failed_without_failures(report)
     explained = f"\n{escape_markdown(why)}\n" if why else ""
     return (
@@ -125,7 +128,9 @@ def _passing_line(change: CaseChange) -> str:
 
 
 def _short_reason(case: CaseResult) -> str:
-    lines = case.reason.strip().splitlines()
+    from assay.report.explain import reason_with_source
+
+    lines = reason_with_source(case).strip().splitlines()
     reason = lines[0] if lines else case.status
     if len(reason) > _SUMMARY_REASON_CHARS:
         reason = reason[:_SUMMARY_REASON_CHARS] + "…"

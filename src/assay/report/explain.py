@@ -21,6 +21,7 @@ __all__ = [
     "failing_checks",
     "finding_label",
     "finding_marks",
+    "reason_with_source",
     "unexplained_reason",
 ]
 
@@ -82,7 +83,8 @@ def failing_checks(case: CaseResult) -> list[CheckExplanation]:
 
 def unexplained_reason(case: CaseResult) -> str:
     """The case's reason, unless it only repeats its failing checks' messages (the graders
-    join them as `id: message; ...`): then the checks say it, once."""
+    join them as `id: message; ...`): then the checks say it, once. An error's reason
+    says whose call failed (`reason_with_source`)."""
     if not case.reason:
         return ""
     said = set()
@@ -91,6 +93,15 @@ def unexplained_reason(case: CaseResult) -> str:
             said |= {check.message, f"{check.id}: {check.message}"}
     if said and all(part in said for part in case.reason.split("; ")):
         return ""
+    return reason_with_source(case)
+
+
+def reason_with_source(case: CaseResult) -> str:
+    """The reason, for an `error` led by whose call failed (`agent: ...`, `judge: ...`,
+    `sandbox: ...`, `grader: ...`, `harness: ...`); the report keeps both apart
+    (`reason`, `error_source`)."""
+    if case.status == "error" and case.error_source and case.reason:
+        return f"{case.error_source}: {case.reason}"
     return case.reason
 
 

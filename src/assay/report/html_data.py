@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from assay._util import json_text
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
 from assay.core.paths import is_inside, real_path
-from assay.report.explain import explain_check, finding_marks
+from assay.report.explain import explain_check, finding_marks, reason_with_source
 from assay.report.model import CaseResult, Report
 from assay.report.significance import explain
 
@@ -191,7 +191,7 @@ def _case(case: CaseResult, report_dir: Path | None, budget: ArtifactBudget) -> 
         "model": case.model or "",
         "status": case.status,
         "score": case.score,
-        "reason": case.reason,
+        "reason": reason_with_source(case),
         "flaky": case.flaky,
         "source": f"{case.source.path}:{case.source.line}",
         "duration_s": case.duration_s,

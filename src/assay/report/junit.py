@@ -18,7 +18,13 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from assay.report.explain import explain_lines, failing_checks, finding_marks, unexplained_reason
+from assay.report.explain import (
+    explain_lines,
+    failing_checks,
+    finding_marks,
+    reason_with_source,
+    unexplained_reason,
+)
 from assay.report.model import CaseResult, Report
 
 __all__ = ["render_junit"]
@@ -101,7 +107,8 @@ def _testcase(case: CaseResult, *, matrix: bool) -> ET.Element:
             "time": _seconds(case.duration_s),
         },
     )
-    message = _xml_text(case.reason.splitlines()[0] if case.reason else case.status)
+    reason = reason_with_source(case)
+    message = _xml_text(reason.splitlines()[0] if reason else case.status)
     if case.status == "pass":
         return element
     if case.status == "skipped":

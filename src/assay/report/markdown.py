@@ -169,6 +169,7 @@ def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
         if (isolation is not None and isolation.warning)
         else []
     )
+    warning += [f"> [!WARNING]\n> {escape_markdown(text)}\n" for text in report.run.warnings]
     notes = [f"> [!NOTE]\n> {escape_markdown(note)}\n" for note in report.run.notes]
     lines = [
         headline,

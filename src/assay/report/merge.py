@@ -25,6 +25,7 @@ from assay.core.shards import ShardSyntaxError, parse_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.report.gate_policy import GatePolicy
 from assay.report.merge_consistency import case_contradictions
+from assay.report.merge_plan import check_shard_plans
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
 from assay.report.stats import gate_option_problems, summarize
 
@@ -82,6 +83,7 @@ def merge_reports(
         key=lambda i: i.shard or (0, 0),
     )
     _check_shards(inputs)
+    check_shard_plans([(i.label, i.report, i.shard) for i in inputs if i.shard is not None])
     _check_counts(inputs)
     _check_cases(inputs)
     models = list(dict.fromkeys(model for i in inputs for model in i.report.run.models))
@@ -112,6 +114,7 @@ def merge_reports(
         quarantine=sorted({case_id for r in runs for case_id in r.quarantine}),
         selection=_common([r.selection for r in runs]),
         notes=list(dict.fromkeys(note for r in runs for note in r.notes)),
+        warnings=list(dict.fromkeys(warning for r in runs for warning in r.warnings)),
     )
     # The shards' own choices of inconclusive and errors carry over; a regression gate
     # needs its baseline, which a report does not hold, so the merge gates by threshold.

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from assay.core._contract import Amount, ContractModel, Count, UnitScore
 from assay.core.checks import Check
 from assay.core.findings import Finding, Location
 from assay.core.kinds import CaseKind
-from assay.core.statuses import CaseStatus, GateStatus
+from assay.core.statuses import CaseStatus, ErrorSource, GateStatus
 from assay.core.usage import Usage
 
 __all__ = [
@@ -43,12 +43,26 @@ REPORT_CONTRACT: Final = "assay.report.v1"
 _Model = ContractModel
 
 
-class Attempt(_Model):
+class _WithErrorSource(_Model):
+    """A model whose `error_source` is written only when set: a report without errors is
+    the same text as before the field was added (the golden corpus compares it whole)."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_error_source(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("error_source", "") is None:
+            del data["error_source"]
+        return data
+
+
+class Attempt(_WithErrorSource):
     """One run of the case (there are `repeat` of them)."""
 
     status: CaseStatus
     score: UnitScore | None = None
     reason: str = ""
+    error_source: ErrorSource | None = None
+    """For an `error`: whose call failed (agent, judge, grader, sandbox, harness)."""
     duration_s: Amount = 0.0
     usage: Usage = Field(default_factory=Usage)
     checks: list[Check] = Field(default_factory=list)
@@ -62,7 +76,7 @@ class Source(_Model):
     line: int
 
 
-class CaseResult(_Model):
+class CaseResult(_WithErrorSource):
     """The outcome of one case for one model, over all its repeats."""
 
     id: str
@@ -75,6 +89,10 @@ class CaseResult(_Model):
     score: UnitScore | None = None
     """In [0, 1], the mean over scored attempts; None when nothing was scored."""
     reason: str = ""
+    error_source: ErrorSource | None = None
+    """For an `error`: whose call failed, of the attempt `reason` is from: the agent under
+    test, the judge model, the grader (verification commands, user graders), the sandbox,
+    or the harness (assay itself)."""
     checks: list[Check] = Field(default_factory=list)
     findings: list[dict[str, Any]] = Field(default_factory=list)
     judge: dict[str, Any] = Field(default_factory=dict)
@@ -140,9 +158,17 @@ class RunInfo(_Model):
     split: str | None = None
     """A shard's fingerprint of the selection it was cut from (the case ids before
     sharding): `assay merge` refuses shards of different selections or suites."""
+    split_cases: list[str] | None = None
+    """A shard's plan: the ids of every case of the selection it was cut from, sorted (the
+    split's fingerprint is their hash). `assay merge` refuses a shard whose cases are not
+    exactly its part of them (`core.shards.shard_part`). None: not a shard, or an older
+    assay."""
     notes: list[str] = Field(default_factory=list)
     """What the run says once about how its cases ran: an agent CLI preset that could not
     run the subject model and ran with its own default model instead."""
+    warnings: list[str] = Field(default_factory=list)
+    """What every output shows as a warning: a task whose agent hid changes from git
+    status, naming the files (`grading.hidden_changes`)."""
 
 
 class Tokens(_Model):

@@ -151,8 +151,11 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
             if everything and not candidates:
                 raise _overwrites_input(f"the only {REPORT_FILE} under this directory", path)
             if not candidates:
+                from assay.report.unfinished import unfinished_run_note
+
                 raise ConfigError(
-                    f"no {REPORT_FILE} found under this directory", SourcePosition(path)
+                    f"no {REPORT_FILE} found under this directory{unfinished_run_note(path)}",
+                    SourcePosition(path),
                 )
         elif path.exists():
             if Path(os.path.realpath(path)) == excluded:

@@ -66,7 +66,9 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
             parts.append(f"{result.score:.2f}")
         parts.append(f"{result.duration_s:.1f}s")
     if reason and result.status != "pass" and result.reason:
-        parts.append(clean(result.reason))
+        from assay.report.explain import reason_with_source
+
+        parts.append(clean(reason_with_source(result)))
     if result.flaky:
         parts.append("(flaky)")
     # Printed as the case finishes, before the report is redacted: a judge or agent may
@@ -284,6 +286,7 @@ def print_summary(
         lines.append("interrupted: the report covers the cases that finished")
     if report.run.isolation is not None and report.run.isolation.warning:
         lines.append(f"WARNING: {clean(report.run.isolation.warning)}")
+    lines += [f"WARNING: {clean(warning)}" for warning in report.run.warnings]
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     why = gate_failed_without_failures(report)

@@ -27,6 +27,7 @@ from assay._util.secrets import redact
 from assay.agents import agent_for, runtime_spec
 from assay.core.checks import Check
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir, safe_segment
+from assay.core.statuses import ErrorSource
 from assay.core.usage import Usage
 from assay.errors import (
     AgentError,
@@ -41,6 +42,7 @@ from assay.errors import (
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 from assay.report.model import Attempt
 from assay.runner.combine import graded_attempt, total_usage
+from assay.runner.error_source import error_source
 from assay.runner.kinds import grader_for, kind_of
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case
@@ -94,6 +96,7 @@ async def run_attempt(
     status: FailedStatus
     judge: dict[str, Any]
     phase = "sandbox"
+    source: ErrorSource | None = None
     checks: list[Check] = []
     try:
         # A small review sandbox is built on the loop: a few milliseconds and no process,
@@ -167,15 +170,18 @@ async def run_attempt(
     except AttemptTimeout as exc:
         # What the agent spent before the grading ran out is paid for all the same.
         status, reason, judge = "error", str(exc), {}
+        source = error_source(exc, phase=phase)
         usage = [exc.usage] if exc.usage is not None else []
         if phase == "agent":  # an agent that never finished: a task's checks are blocked
             checks = _agent_failure_checks(run.case, reason)
     except JudgeError as exc:
         status, reason, judge = "error", str(exc), _judge_failure(exc, artifacts, report_dir)
+        source = error_source(exc, phase=phase)
         if exc.usage is not None:
             usage.append(exc.usage)
     except AssayError as exc:
         status, reason, judge = "error", str(exc), {}
+        source = error_source(exc, phase=phase)
         if isinstance(exc, RunError) and exc.usage is not None:
             usage.append(exc.usage)
         if isinstance(exc, AgentError):
@@ -185,6 +191,7 @@ async def run_attempt(
             # Not this case's fault: every case after it would fail the same way.
             raise output_error(exc, what=str(artifacts), report_dir=report_dir) from None
         status, judge = "error", {}
+        source = error_source(exc, phase=phase, plugin_runtime=_plugin_runtime(run))
         if phase == "agent" and _plugin_runtime(run):  # its bug, not assay's
             reason = f"runtime {run.runtime!r} raised {what_it_raised(exc)}"
             checks = _agent_failure_checks(run.case, reason)
@@ -197,6 +204,7 @@ async def run_attempt(
         if is_interruption(exc):
             raise
         status, judge = "error", {}
+        source = error_source(exc, phase=phase)
         reason = f"the {phase} raised {what_it_raised(exc)}"
         reason += f" (traceback in {_keep_traceback(exc, artifacts, report_dir)})"
         if phase == "agent":
@@ -210,6 +218,7 @@ async def run_attempt(
     attempt = Attempt(
         status=status,
         reason=reason,
+        error_source=source if status == "error" else None,
         duration_s=time.monotonic() - started,
         usage=total_usage(usage),
         checks=checks,

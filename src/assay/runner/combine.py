@@ -62,6 +62,7 @@ def graded_attempt(
         status=grade.status,
         score=grade.score if grade.status != "error" else None,
         reason=grade.reason,
+        error_source=(grade.error_source or "grader") if grade.status == "error" else None,
         duration_s=duration_s,
         usage=usage,
         checks=grade.checks,
@@ -104,11 +105,12 @@ def fold_attempts(
     status: CaseStatus
     if forced_reason is not None:
         status, score, flaky, reason = "skipped", None, False, forced_reason
+        error_source = None
     else:
         status, score, flaky = combine_attempts(attempts)
-        reason = next(
-            (o.attempt.reason for o in reversed(outcomes) if o.attempt.status == status), ""
-        )
+        told = next((o.attempt for o in reversed(outcomes) if o.attempt.status == status), None)
+        reason = told.reason if told else ""
+        error_source = told.error_source if told and status == "error" else None
     return CaseResult(
         id=case.id,
         suite=case.suite,
@@ -119,6 +121,7 @@ def fold_attempts(
         status=status,
         score=score,
         reason=reason,
+        error_source=error_source,
         checks=list(shown.attempt.checks) if shown else [],
         findings=list(shown.findings) if shown else [],
         judge=dict(shown.judge) if shown else {},

@@ -79,6 +79,7 @@ def dry_run_report(settings: RunSettings, runs: Sequence[PlannedRun], built: Dry
                 source=source_of(case.source_path, case.source_line),
                 status="error" if failed else "skipped",
                 reason=str(outcome) if failed else "dry run: the sandbox was built; nothing ran",
+                error_source="sandbox" if failed else None,
                 workspace=None if isinstance(outcome, SandboxError) else str(outcome.path),
             )
         )

@@ -245,4 +245,4 @@ def grader_for(case: Case, *, options: RunOptions) -> Grader:
     """The grader of `case`'s kind, followed by the user graders the case names."""
     from assay.grading import with_user_graders
 
-    return with_user_graders(kind_of(case).grader(options), case.graders)
+    return with_user_graders(kind_of(case).grader(options), case.graders, options)

@@ -6,7 +6,6 @@ results.jsonl. Its `repeat` attempts are the units the executor schedules.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -94,15 +93,13 @@ def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Ca
     """
     if shard is None:
         return list(cases)
-    index, count = shard
-    chosen = set(sorted(case.id for case in cases)[index - 1 :: count])
+    chosen = core_shards.shard_part((case.id for case in cases), shard)
     return [case for case in cases if case.id in chosen]
 
 
 def split_fingerprint(cases: Sequence[Case]) -> str:
     """What every shard of one split shares: a hash of the case ids it was cut from."""
-    ids = "\n".join(sorted(case.id for case in cases))
-    return hashlib.sha256(ids.encode()).hexdigest()[:16]
+    return core_shards.split_fingerprint_of(case.id for case in cases)
 
 
 @dataclass(frozen=True)

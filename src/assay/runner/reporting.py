@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel
 
 from assay._version import __version__
+from assay.grading.hidden_changes import hidden_change_warning
 from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.plan import format_shard, run_notes
 
@@ -46,6 +47,7 @@ def build_report(
     interrupted: bool,
     baseline: Report | None = None,
     split: str | None = None,
+    split_cases: Sequence[str] | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
     from assay.report.stats import summarize
@@ -88,9 +90,22 @@ def build_report(
         quarantine=list(options.quarantine),
         selection=options.selection,
         split=split,
+        split_cases=list(split_cases) if split_cases is not None else None,
         notes=run_notes(runs, options=options),
+        warnings=_hidden_change_warnings(results),
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
+
+
+def _hidden_change_warnings(results: Sequence[CaseResult]) -> list[str]:
+    """One warning per case whose agent hid changes from git status, over all its attempts."""
+    warnings = []
+    for case in results:
+        checks = [*case.checks, *(check for attempt in case.attempts for check in attempt.checks)]
+        warning = hidden_change_warning(case.id, checks)
+        if warning is not None:
+            warnings.append(warning)
+    return warnings
 
 
 def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:

@@ -22,6 +22,7 @@ from assay.report.history import usable_history_dir
 from assay.runner.defaults import missing_key_warnings
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
+from assay.runner.hidden_starts import refuse_hidden_starts
 from assay.runner.lock import report_dir_lock
 from assay.runner.plan import (
     PlannedRun,
@@ -38,7 +39,7 @@ from assay.runner.settings import (
     read_baseline,
     resolve_settings,
 )
-from assay.runner.writer import prepare_report_dir, write_report_dir
+from assay.runner.writer import prepare_report_dir, remove_earlier_reports, write_report_dir
 from assay.suites.select import nothing_selected
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ class PreparedRun:
     """The run history the report is added to, checked writable (None: not kept)."""
     split: str | None = None
     """A shard's fingerprint of the whole selection (`RunInfo.split`)."""
+    split_cases: tuple[str, ...] | None = None
+    """A shard's plan: the case ids of the whole selection, sorted (`RunInfo.split_cases`)."""
 
 
 def run(
@@ -165,6 +168,7 @@ def prepare_run(
     if settings.work_root is not None:
         check_work_root(settings.work_root, selected)
     split = split_fingerprint(selected) if settings.shard else None
+    split_cases = tuple(sorted(case.id for case in selected)) if settings.shard else None
     selected = shard_cases(selected, settings.shard)
     runs = plan_runs(selected, options=settings, config=config)
     if not settings.dry_run and (commandless := commandless_suites(runs)):
@@ -188,6 +192,7 @@ def prepare_run(
         baseline=baseline,
         history_dir=history_dir,
         split=split,
+        split_cases=split_cases,
     )
 
 
@@ -202,10 +207,13 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
         start_sdk_imports(_models_called(prepared.runs))
     listener = listener or NullListener()
     options = _sandboxed(prepared.settings, prepared.cases, prepared.config)
+    refuse_hidden_starts(options.sandboxing, prepared.runs)
     report_dir = prepare_report_dir(options.resume_dir or options.report_dir)
     # Held until the report is written: nothing else may truncate, trim or append to
     # results.jsonl, or write the report, while this run owns the directory.
     with report_dir_lock(report_dir):
+        # Until this run writes its own, no report of another run stands beside its results.
+        remove_earlier_reports(report_dir)
         report = await _run_planned(
             options,
             prepared.runs,
@@ -213,6 +221,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
             listener=listener,
             baseline=prepared.baseline,
             split=prepared.split,
+            split_cases=prepared.split_cases,
         )
         try:
             write_report_dir(
@@ -254,15 +263,18 @@ async def _run_planned(
     listener: RunListener,
     baseline: Report | None,
     split: str | None = None,
+    split_cases: Sequence[str] | None = None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
+    from assay.runner.input_digest import ContentDigests
     from assay.runner.signing import load_key, new_key
     from assay.sandbox import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
-    fingerprints = {run.key: fingerprint(run, options) for run in runs}
+    contents = ContentDigests()  # a fixture many cases share is read once
+    fingerprints = {run.key: fingerprint(run, options, contents) for run in runs}
     key = None
     if options.resume_dir is not None:
         key = load_key(report_dir)
@@ -327,6 +339,7 @@ async def _run_planned(
         interrupted=executor.interrupted,
         baseline=baseline,
         split=split,
+        split_cases=split_cases,
     )
     from assay.grading.verdict_consistency import CONTRADICTION_KEY, contradiction_note
 

@@ -52,6 +52,7 @@ _CONFIG_KEYS = {
     "gate": "gate",
     "inconclusive": "inconclusive",
     "errors_count_as": "errors_count_as",
+    "hidden_changes": "hidden_changes",
     "floor": "floor",
     "report_dir": "report_dir",
     "isolation": "isolation",

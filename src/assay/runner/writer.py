@@ -49,6 +49,7 @@ __all__ = [
     "REPORT_FILE",
     "SUMMARY_FILE",
     "prepare_report_dir",
+    "remove_earlier_reports",
     "pvyai_reports",
     "refuse_foreign_files",
     "write_report_dir",
@@ -148,6 +149,21 @@ def write_report_dir(
     if history_failed is not None:
         raise history_failed
     return written
+
+
+def remove_earlier_reports(path: Path) -> None:
+    """Remove every report file an earlier run left in `path` (report.json and every
+    renderer's file, a plugin's too), as a run starts.
+
+    A run killed before it writes its report must not leave the earlier run's passing
+    report.json beside its own partial results.jsonl: `assay compare`, `assay view` and a
+    CI step would read that report as this run's. The caller holds the directory's lock,
+    and `prepare_report_dir` made sure the files of these names are assay's. results.jsonl
+    (truncated, or continued by --resume) and `cases/` (artifacts a resumed result points
+    at; each attempt's own directory is written afresh) are left to the run.
+    """
+    for name in {REPORT_FILE, *(renderer.filename for renderer in renderers_in_order())}:
+        _remove_earlier(path / name)
 
 
 def _remove_earlier(target: Path) -> None:

@@ -35,7 +35,14 @@ from assay.sandbox.nested_repo import is_nested_repository
 from assay.sandbox.objects import EXECUTABLE_MODE, FILE_MODE, SYMLINK_MODE, Snapshot, object_id
 from assay.sandbox.workspace_changes import ChangeCollector, WorkspaceChanges
 
-__all__ = ["Baseline", "BaselineFile", "baseline_changes", "capture_baseline", "ignored_paths"]
+__all__ = [
+    "Baseline",
+    "BaselineFile",
+    "baseline_changes",
+    "capture_baseline",
+    "ignored_paths",
+    "read_ignore_rules",
+]
 
 MAX_IGNORE_FILE_BYTES = 1024 * 1024
 """A larger `.gitignore` in the work tree is not read (git would; no suite needs one)."""
@@ -93,7 +100,7 @@ def baseline_changes(workspace: Path, baseline: Baseline) -> WorkspaceChanges:
         elif _content_id(workspace / path, sizes={known.size}) != (known.mode, known.sha):
             collector.modified.add(path)
     new = [path for path in present if path not in baseline.files]
-    rules = _ignore_rules(workspace, present)
+    rules = read_ignore_rules(workspace, present)
     collector.ignored = ignored_paths(new, rules)
     collector.added = set(new) - collector.ignored
     if collector.ignored and rules != baseline.ignore_rules:
@@ -223,8 +230,9 @@ def _pair_renames(collector: ChangeCollector, workspace: Path, baseline: Baselin
             collector.renamed.add((old, path))
 
 
-def _ignore_rules(workspace: Path, present: Iterable[str]) -> dict[str, bytes]:
-    """Every `.gitignore` regular file of the work tree: path -> content (git skips links)."""
+def read_ignore_rules(workspace: Path, present: Iterable[str]) -> dict[str, bytes]:
+    """Every `.gitignore` regular file of the work tree among `present`: path -> content
+    (git skips links)."""
     rules = {}
     for path in present:
         if path.rsplit("/", 1)[-1] != ".gitignore":

@@ -20,11 +20,14 @@ after the fixture was copied. Two kinds of baseline, two readers:
   names (as in a sandbox: the same verdict in `run`). Either way git stays out of
   submodules' work trees (`--ignore-submodules=dirty`: a submodule is changed when its
   commit is), whose config it would read, and starts no `git status` there.
+What hides a change from `git status` there (index flags, `.git/info/exclude`, ignore
+rules the agent wrote) is `WorkspaceChanges.hidden` (`git_hidden`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import subprocess
 from collections.abc import Sequence
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.sandbox.baseline import Baseline, baseline_changes
+from assay.sandbox.git_hidden import hidden_from_status
 from assay.sandbox.gitenv import git_message, run_git_bounded
 from assay.sandbox.workspace_changes import ChangeCollector, WorkspaceChanges
 
@@ -67,11 +71,14 @@ async def workspace_changes(
     if baseline is None:
         baseline = await repo.root_commit() if head is not None else None
     if baseline is not None and baseline != head:
-        return await _changes_since(repo, baseline)
-    status = await repo.git(_STATUS)
-    collector = ChangeCollector()
-    _read_status(status.stdout, collector)
-    return collector.result()
+        changes = await _changes_since(repo, baseline)
+    else:
+        status = await repo.git(_STATUS)
+        collector = ChangeCollector()
+        _read_status(status.stdout, collector)
+        changes = collector.result()
+    hidden = await hidden_from_status(repo.git, path, changed=changes.changed)
+    return dataclasses.replace(changes, hidden=hidden)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -295,26 +296,58 @@ def tracked_files(checkout: Path) -> frozenset[str] | None:
     slow). A tracked file whose content differs from the index is not one: a pull request
     can check in a placeholder that a later CI step fills with a credential.
 
-    Callers never ask it of a repository a program under test could write (its config can
-    name programs). Even so no transport is allowed and none is needed: the index and the
-    work tree's stat information are all it reads."""
+    Content, not stat data, decides: a checkout copied, `touch`ed, `chown -R`ed or
+    rebuilt holds its tracked files with new stat data, and they are still tracked. git
+    learns that by refreshing the index, which writes it; the user's index is never
+    written, so the refresh goes into a copy of it in a scratch directory
+    (GIT_INDEX_FILE), read by `git diff-files` after.
 
-    def listed(*args: str) -> frozenset[str] | None:
-        try:
-            done = run_git(
-                ["-c", "protocol.allow=never", *args],
-                cwd=checkout,
-                env=_UNTRUSTED_ENV,
-                timeout_s=_LISTING_TIMEOUT_S,
-            )
-        except SandboxError:
-            return None
-        if done.returncode != 0:
+    Callers never ask it of a repository a program under test could write (its config can
+    name programs). Even so no transport is allowed and none is needed: the index, the
+    work tree and the objects it compares with are all it reads."""
+
+    def listed(*args: str, index: Path | None = None) -> frozenset[str] | None:
+        done = _listing_git(checkout, args, index)
+        if done is None or done.returncode != 0:
             return None
         return frozenset(done.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
 
     tracked = listed("ls-files", "-z")
-    changed = listed("diff-files", "--name-only", "--no-ext-diff", "-z")
-    if tracked is None or changed is None:
+    if not tracked:
+        return tracked
+    located = _listing_git(checkout, ("rev-parse", "--git-path", "index"))
+    if located is None or located.returncode != 0:
+        return None
+    index = checkout / os.fsdecode(located.stdout.rstrip(b"\n"))  # relative to it, or absolute
+    with tempfile.TemporaryDirectory(prefix="assay-index-") as scratch:
+        copy = Path(scratch) / "index"
+        try:
+            shutil.copyfile(index, copy)
+        except OSError:
+            return None
+        # Exits 1 when a file's content differs, which diff-files then names.
+        if _listing_git(checkout, ("update-index", "-q", "--refresh"), copy) is None:
+            return None
+        changed = listed("diff-files", "--name-only", "--no-ext-diff", "-z", index=copy)
+    if changed is None:
         return None
     return tracked - changed
+
+
+def _listing_git(
+    checkout: Path, args: Sequence[str], index: Path | None = None
+) -> subprocess.CompletedProcess[bytes] | None:
+    """`git ARGS` for `tracked_files`: no transport, bounded in time, on `index` if given;
+    None when git could not run."""
+    env = dict(_UNTRUSTED_ENV)
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
+    try:
+        return run_git(
+            ["-c", "protocol.allow=never", *args],
+            cwd=checkout,
+            env=env,
+            timeout_s=_LISTING_TIMEOUT_S,
+        )
+    except SandboxError:
+        return None

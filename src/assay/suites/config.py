@@ -59,6 +59,8 @@ class ConfigFile(BaseModel):
     """What an interval straddling the threshold makes the gate (default score)."""
     errors_count_as: Literal["skip", "fail"] | None = None
     """Whether the gate's score counts errors as misses (default skip)."""
+    hidden_changes: Literal["warn", "fail"] | None = None
+    """A task whose agent hid changes from git status: warn (default) or fail it."""
     floor: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
     """The regression gate's absolute lowest score."""
     quarantine: list[str] = []
@@ -109,6 +111,7 @@ class AssayConfig:
     gate: str | None = None
     inconclusive: str | None = None
     errors_count_as: str | None = None
+    hidden_changes: str | None = None
     floor: float | None = None
     quarantine: tuple[str, ...] = ()
     affects_all: tuple[str, ...] = ()
@@ -233,6 +236,7 @@ def _resolve(
         gate=model.gate,
         inconclusive=model.inconclusive,
         errors_count_as=model.errors_count_as,
+        hidden_changes=model.hidden_changes,
         floor=model.floor,
         quarantine=tuple(model.quarantine),
         affects_all=tuple(model.affects_all),

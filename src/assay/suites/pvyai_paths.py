@@ -9,7 +9,9 @@ and sorted after normalising; event keys are only trimmed.
 
 A changed file is what PVYai's parser makes of a line of `git status --porcelain`
 (`changed_files`): git's quoted form of the name, read back without unquoting, so a
-name git quotes (`"a b.txt"`) never equals the name a suite writes (`a b.txt`).
+name git quotes (`"a b.txt"`) never equals the name a suite writes (`a b.txt`); a
+changed name holding `:` is left out, as PVYai leaves it out (`unnamed_changes` keeps
+them, for assay's warning).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = [
     "normalize_eval_path",
     "normalize_files",
     "normalize_strings",
+    "unnamed_changes",
 ]
 
 BAD_PATH = "must be a relative workspace path"
@@ -42,12 +45,13 @@ def go_trim_space(text: str) -> str:
     return text.strip(GO_SPACE)
 
 
-def normalize_eval_path(raw: str) -> str | None:
-    """The cleaned path; `""` when it is blank; None when PVYai refuses it."""
+def normalize_eval_path(raw: str, *, colon: bool = False) -> str | None:
+    """The cleaned path; `""` when it is blank; None when PVYai refuses it (`colon`: a `:`
+    is no reason to)."""
     text = go_trim_space(raw.replace("\\", "/"))
     if not text:
         return ""
-    if text.startswith("/") or ":" in text:
+    if text.startswith("/") or (":" in text and not colon):
         return None
     clean = posixpath.normpath(text)
     if clean.startswith("//"):  # normpath keeps a leading '//'; Go's Clean does not
@@ -73,9 +77,30 @@ def changed_files(porcelain_names: Iterable[str]) -> tuple[str, ...]:
 
     PVYai keeps a status line's text after the `XY ` code, trimmed, and past its last
     ` -> ` (a rename's new name), then normalises it as a path: the quotes and escapes git
-    added stay, and a quoted name holding ` -> ` keeps only its tail (`"p -> q"` is `q"`).
+    added stay (a newline is `"a/nb"`: `\\n`, its backslash made a slash), and a quoted
+    name holding ` -> ` keeps only its tail (`"p -> q"` is `q"`).
+
+    PVYai's path rule refuses a name holding `:`, so such a change is left out
+    (`unnamed_changes` lists them).
     """
     return normalize_files(_status_line_path(name) for name in porcelain_names)
+
+
+def unnamed_changes(porcelain_names: Iterable[str]) -> tuple[str, ...]:
+    """The changes `changed_files` leaves out because PVYai's path rule refuses a `:` in
+    a name: each as PVYai's parser would name it but for that rule, sorted.
+
+    To PVYai they are no change, never unexpected: an agent could hide any file behind a
+    colon in its name. assay keeps PVYai's verdict and reports them as hidden changes
+    (`grading.hidden_changes`).
+    """
+    named = set(changed_files(porcelain_names))
+    kept = {
+        path
+        for name in porcelain_names
+        if (path := normalize_eval_path(_status_line_path(name), colon=True))
+    }
+    return tuple(sorted(kept - named))
 
 
 def _status_line_path(text: str) -> str:
