@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from assay._util.isolation import probe_bwrap
 from assay.action import github_api
 from assay.action.input_text import DEFAULT_TRIGGER_PATHS
 from assay.action.inputs import MODEL_KEY_VARIABLES
@@ -620,10 +621,24 @@ def test_subprocess_run(ci: Ci, tmp_path: Path) -> None:
     assert ci.outputs["ran"] == "true" and ci.outputs["score"] == "0.5000"
     assert [line for line in done.stdout.splitlines() if line.startswith("::")] == [
         f"::add-mask::{TOKEN}",
+        *_no_sandbox_warning(),
         f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1; "
         "changed_files: missing: greet.py",
     ]
     assert "gate: FAIL" in done.stdout and "Traceback" not in done.stderr
+
+
+def _no_sandbox_warning() -> list[str]:
+    """The one warning `isolation: auto` gives where bwrap cannot sandbox (a machine without
+    bubblewrap), none where it can: the test holds on both."""
+    _, why_not = probe_bwrap()
+    if not why_not:
+        return []
+    return [
+        "::warning title=assay%3A no OS sandbox::agents and verification commands run WITHOUT "
+        "an OS sandbox: they can read this process's files and the host as assay's own user "
+        f"({why_not})"
+    ]
 
 
 def test_assay_dry_run_and_json_variables_cannot_stop_ci_from_running_and_publishing(

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from assay.action.inputs import ACTION_ONLY_INPUTS, input_names, read_inputs
+from tests.requires import INSTALL_BUBBLEWRAP
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = {
@@ -259,7 +260,9 @@ _PROBE = [
 
 def test_a_working_bwrap_is_left_alone(action: dict[str, Any], tmp_path: Path) -> None:
     bwrap = shutil.which("bwrap")
-    if bwrap is None or subprocess.run([bwrap, *_PROBE], capture_output=True).returncode != 0:
+    if bwrap is None:
+        pytest.skip(f"bwrap is not installed ({INSTALL_BUBBLEWRAP})")
+    if subprocess.run([bwrap, *_PROBE], capture_output=True).returncode != 0:
         pytest.skip("bwrap cannot build a sandbox here")
     # PATH holds bwrap alone: reaching for apt-get, sudo or apparmor_parser would fail.
     (tmp_path / "bwrap").symlink_to(bwrap)

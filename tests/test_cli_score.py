@@ -245,10 +245,10 @@ def _probe_output(out: str) -> dict[str, Any]:
 
 
 def _skip_without_bwrap() -> None:
-    from assay._util.isolation import probe_bwrap
+    from tests.requires import bwrap_missing_reason
 
-    if probe_bwrap()[0] is None:
-        pytest.skip("no working bwrap")
+    if (reason := bwrap_missing_reason()) is not None:
+        pytest.skip(reason)
 
 
 PROBE = """

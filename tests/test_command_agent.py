@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from assay._util.isolation import Sandboxing, probe_bwrap, resolve_sandboxing
+from assay._util.isolation import Sandboxing, resolve_sandboxing
 from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
 from assay.agents.command import CommandAgent, render_argv
@@ -26,6 +26,7 @@ from assay.options import RunOptions
 from assay.sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from tests.requires import bwrap_missing_reason
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -384,8 +385,8 @@ def test_a_findings_file_that_is_not_a_plain_file_is_refused_unread(
     every timeout, or hand the agent a host file; each is one clear agent error instead."""
     sandboxing = None
     if isolation == "bwrap":
-        if probe_bwrap()[0] is None:
-            pytest.skip("no working bwrap")
+        if (reason := bwrap_missing_reason()) is not None:
+            pytest.skip(reason)
         # tmp_path stands for the suite's checkout: masked, the agent's script shown from it.
         sandboxing = resolve_sandboxing("bwrap", masked=[tmp_path])
     host = tmp_path / "host" / "findings.json"  # with bwrap, the agent cannot see it

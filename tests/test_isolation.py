@@ -23,9 +23,10 @@ import pytest
 from assay._util.isolation import probe_bwrap
 from assay.runner.results import read_results
 from assay.runner.signing import load_key
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 
 TOKEN = "ghs_" + "T0ken" * 8
 RUNTIME_TOKEN = "actions-runtime-" + "r" * 24

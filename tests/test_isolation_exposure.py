@@ -22,9 +22,10 @@ from pathlib import Path
 import pytest
 
 from assay._util.isolation import probe_bwrap
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 
 READER = """
 import os, sys

@@ -28,9 +28,10 @@ from assay._util.proc import CommandResult, run_command
 from assay.errors import ConfigError
 from assay.grading.task_checks import score_workspace
 from assay.suites.case import TaskSpec, VerificationCommand
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 PRLIMIT = shutil.which("prlimit")
 SMALL = Limits(max_processes=64, max_file_size=1024 * 1024, tmp_size=2 * 1024 * 1024)
 PATH = {"PATH": "/usr/bin:/bin"}
