@@ -353,6 +353,7 @@ def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
     assert job["environment"] == "evals"
 
 
+@pytest.mark.slow
 def test_no_source_file_hands_text_to_a_shell() -> None:
     """PR-controlled strings must never reach a shell: no shell=True, os.system, popen."""
     shell_calls = {"system", "popen", "create_subprocess_shell", "getoutput", "getstatusoutput"}

@@ -157,6 +157,7 @@ def hostile_environment(tmp_path: Path, victims: dict[str, Path], canary: str) -
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_sandbox_stops_every_attack_of_agent_and_verification_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,6 +209,7 @@ def test_the_sandbox_stops_every_attack_of_agent_and_verification_command(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_without_the_sandbox_the_same_attacks_get_through_which_is_why_it_warns(
     tmp_path: Path,
 ) -> None:
@@ -397,6 +399,7 @@ def test_a_sandboxed_review_agent_reads_its_diff_and_writes_its_findings(tmp_pat
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_timed_out_sandboxed_agent_leaves_no_survivor(tmp_path: Path) -> None:
     from assay.errors import AgentError
 

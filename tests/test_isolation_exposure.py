@@ -127,6 +127,7 @@ def outside_tmp() -> Iterator[Path]:
 
 @needs_bwrap
 @pytest.mark.parametrize("isolation", ["bwrap", "none"])
+@pytest.mark.slow
 def test_an_argument_shows_a_tracked_file_of_the_checkout_and_nothing_else(
     tmp_path: Path, isolation: str
 ) -> None:
@@ -174,6 +175,7 @@ def test_an_argument_shows_a_tracked_file_of_the_checkout_and_nothing_else(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_an_agent_beside_its_suite_file_sees_itself_and_one_elsewhere_its_tracked_helpers(
     tmp_path: Path,
 ) -> None:
@@ -225,6 +227,7 @@ def test_an_agent_beside_its_suite_file_sees_itself_and_one_elsewhere_its_tracke
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_an_agent_cli_installed_under_home_keeps_its_own_directory(tmp_path: Path) -> None:
     # As the presets' CLIs are: ~/.local/bin/<cli> links into ~/.local/share/<cli>/<version>.
     home = tmp_path / "home"
@@ -247,6 +250,7 @@ def test_an_agent_cli_installed_under_home_keeps_its_own_directory(tmp_path: Pat
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_history_and_the_baseline_report_are_not_mounted(
     tmp_path: Path, outside_tmp: Path
 ) -> None:
@@ -289,6 +293,7 @@ def test_the_history_and_the_baseline_report_are_not_mounted(
 
 
 @pytest.mark.parametrize("with_exec", [True, False])
+@pytest.mark.slow
 def test_the_evals_step_leaves_no_shell_holding_the_inputs_as_assays_parent(
     tmp_path: Path, with_exec: bool
 ) -> None:
@@ -340,6 +345,7 @@ print("PARENT-HOLDS-INPUT" if b"INPUT_GITHUB_TOKEN=" in environ else "parent cle
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_project_without_git_runs_its_agent_but_never_shows_the_suite(tmp_path: Path) -> None:
     """No git repository: the working directory holding the suites is the checkout, so the
     agent script at its root starts (alone: its directory holds the suites) and the suite
@@ -362,6 +368,7 @@ def test_a_project_without_git_runs_its_agent_but_never_shows_the_suite(tmp_path
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_tracked_file_a_later_step_filled_in_is_not_shown(tmp_path: Path) -> None:
     """A pull request checks in a placeholder where a CI step later writes a credential:
     a file whose content is not what the checkout tracks is no file of the checkout."""
@@ -380,6 +387,7 @@ def test_a_tracked_file_a_later_step_filled_in_is_not_shown(tmp_path: Path) -> N
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_relative_program_shows_nothing_of_the_host_whatever_link_the_checkout_holds(
     tmp_path: Path,
 ) -> None:
@@ -434,6 +442,7 @@ def test_score_never_asks_git_what_the_agents_own_repository_tracks(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_built_program_the_checkout_does_not_track_starts_alone(tmp_path: Path) -> None:
     """`go build -o bin/agent` then `--agent-command ./bin/agent`: the binary is the build's
     output, untracked (often ignored), and is executed, not read: it starts, shown alone, and

@@ -288,6 +288,7 @@ def _pvyai_run(tmp_path: Path, mode: str, tasks: list[dict[str, Any]], agent: st
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.slow
 def test_verification_commands_start_and_end_as_in_pvyai(mode: str, tmp_path: Path) -> None:
     commands = {
         "noshebang": _command("c", "./noshebang.sh"),

@@ -128,6 +128,7 @@ def test_the_install_command_installs_the_dev_extra_then_runs_the_main_job(
     assert summary["passed"] > 0 and summary["skipped"] > 0
 
 
+@pytest.mark.slow
 def test_the_test_commands_select_tests() -> None:
     """Each is collected on this file (collecting the whole suite inside it would cost a
     minute): `pytest` takes every test, the fast lane leaves the slow ones out."""

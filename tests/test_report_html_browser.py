@@ -25,6 +25,8 @@ from assay.report.html import render_html
 from tests.requires import INSTALL_CHROMIUM
 from tests.viewer_reports import HOSTILE, baseline_of, viewer_report
 
+pytestmark = pytest.mark.slow  # a real browser for each test
+
 ARGS = [
     "--headless",
     "--no-sandbox",

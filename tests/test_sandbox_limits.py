@@ -215,6 +215,7 @@ def test_a_fork_bomb_is_held_to_the_process_limit_and_leaves_nothing(open_dir: P
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_process_limit_counts_each_sandbox_on_its_own(open_dir: Path) -> None:
     """Two sandboxes of the same user each get the whole limit (their own user namespace)."""
     spawn = "i=0; while [ $i -lt 40 ]; do sleep 2 & i=$((i+1)); done; wait; echo spawned"
@@ -290,6 +291,7 @@ def _python_exposed() -> tuple[Path, ...]:
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_runaway_verification_command_fails_its_check_with_the_reason_and_the_rest_run(
     open_dir: Path,
 ) -> None:
@@ -355,6 +357,7 @@ def test_sys_shows_only_what_runtimes_size_themselves_with(tmp_path: Path) -> No
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_common_tools_still_work_with_the_limits_and_sys_masked(tmp_path: Path) -> None:
     import sys
 
@@ -386,6 +389,7 @@ printf 'def add(a, b):\\n    return a + b\\n' > calc.py
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_run_goes_on_past_an_agent_the_size_limit_stopped(tmp_path: Path) -> None:
     """The file-size limit applies to root too, so this runs `assay run` as it is."""
     root = tmp_path / "suite-checkout"

@@ -67,6 +67,7 @@ def _zizmor(paths: list[Path]) -> subprocess.CompletedProcess[str]:
     return _run([*argv, *map(str, paths)])
 
 
+@pytest.mark.slow
 def test_zizmor_reports_nothing_offline() -> None:
     done = _zizmor([*WORKFLOWS, ACTION])
     assert done.returncode == 0, done.stdout + done.stderr
@@ -85,6 +86,7 @@ def _written_doc_workflows(tmp_path: Path) -> list[Path]:
     return paths
 
 
+@pytest.mark.slow
 def test_the_docs_workflows_are_zizmor_clean(tmp_path: Path) -> None:
     done = _zizmor(_written_doc_workflows(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
