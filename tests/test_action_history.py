@@ -75,6 +75,7 @@ def _publish(fake: FakeGitHub, data: bytes, *, created_at: str, **run: object) -
     return int(workflow_run["id"])
 
 
+@pytest.mark.slow
 def test_a_push_run_continues_the_default_branchs_history(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -106,6 +107,7 @@ def test_a_push_run_continues_the_default_branchs_history(
     assert 'id="trend"' in html and html.count("<circle") == 4
 
 
+@pytest.mark.slow
 def test_what_one_run_uploads_the_next_restores(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -131,6 +133,7 @@ def test_what_one_run_uploads_the_next_restores(
     assert "last 2 runs" in ci.summary
 
 
+@pytest.mark.slow
 def test_the_history_keeps_its_bound(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -147,6 +150,7 @@ def test_the_history_keeps_its_bound(
     assert len(list((history / "reports").iterdir())) == 3
 
 
+@pytest.mark.slow
 def test_keep_history_false_and_shards_keep_the_history_in_the_job(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -164,6 +168,7 @@ def test_keep_history_false_and_shards_keep_the_history_in_the_job(
     assert blob_downloads(ci.fake) == 0
 
 
+@pytest.mark.slow
 def test_missing_permission_is_a_notice_and_the_run_goes_on(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

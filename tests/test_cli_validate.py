@@ -687,6 +687,7 @@ def test_warnings_and_errors_on_stderr_start_no_workflow_command(cli, tmp_path: 
 # --- in a real process --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_subprocess_bad_yaml_exits_2_without_traceback(tmp_path: Path) -> None:
     root = copy_seed("warden", tmp_path)
     write(root / "x.yaml", "skill: s\nevals:\n  - name: [\n")
@@ -696,6 +697,7 @@ def test_subprocess_bad_yaml_exits_2_without_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_subprocess_no_suites_and_success(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = run_subprocess("validate", "empty", cwd=tmp_path)
@@ -707,6 +709,7 @@ def test_subprocess_no_suites_and_success(tmp_path: Path) -> None:
     assert result.stdout.strip().endswith("ok: 4 cases in 2 files")
 
 
+@pytest.mark.slow
 def test_subprocess_list_json(tmp_path: Path) -> None:
     copy_seed("cassandra", tmp_path)
     result = run_subprocess("list", "--json", "cassandra", cwd=tmp_path)
@@ -718,6 +721,7 @@ def test_subprocess_list_json(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_validate_imports_no_sdk_or_rich(tmp_path: Path) -> None:
     copy_seed("warden", tmp_path)
     probe = (

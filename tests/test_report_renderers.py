@@ -7,6 +7,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from assay.report.junit import render_junit
 from assay.report.markdown import escape_markdown, neutralise_mentions, render_summary
 from assay.report.model import Attempt, CaseResult, Check, Report, RunInfo, Source, Usage
@@ -234,6 +236,7 @@ def _suites_report(count: int, name_chars: int) -> Report:
     return _report(cases)
 
 
+@pytest.mark.slow
 def test_the_verdict_survives_a_suite_table_of_any_size() -> None:
     from assay.action.comment import COMMENT_LIMIT, comment_body
 

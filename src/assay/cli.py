@@ -188,7 +188,7 @@ def _path(text: str) -> str:
     """A path option or argument. Given empty (`--report-dir ""`, an unset shell variable
     in quotes), it would be read as the current directory or dropped for the default:
     either way not what was typed, so it is a usage error. An empty `ASSAY_*` variable is
-    unset instead (docs: README, "The commands")."""
+    unset instead (docs/reference.md, "Configuration and its precedence")."""
     if not text:
         raise argparse.ArgumentTypeError("empty path")
     return text
