@@ -245,7 +245,7 @@ def _probe_output(out: str) -> dict[str, Any]:
 
 
 def _skip_without_bwrap() -> None:
-    from assay._util.isolation import probe_bwrap
+    from assay.isolation.bwrap import probe_bwrap
 
     if probe_bwrap()[0] is None:
         pytest.skip("no working bwrap")
@@ -385,7 +385,7 @@ def test_a_program_git_did_start_would_have_no_secret_and_no_host(
     """The layer under the one above, for a program it does not know of: with the filter
     let through (the overrides switched off here), it runs without the job's secrets, and
     with bwrap inside the commands' sandbox (its write outside lands in a private /tmp)."""
-    from assay.sandbox import gitenv
+    from assay.isolation import git as gitenv
 
     monkeypatch.setattr(gitenv, "_no_program_config", lambda names: [])
     code, workspace, marker = _planted_score(suite, tmp_path, monkeypatch, isolation)

@@ -29,7 +29,7 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "_util": frozenset({"report"}),
     "errors": frozenset({"report"}),
     "report": frozenset({"runner"}),
-    "sandbox": frozenset({"models"}),
+    "workspace": frozenset({"models"}),
 }
 """Package -> the packages it must never import (beyond the rules for core and the CLI)."""
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
+from assay.isolation.bwrap import probe_bwrap
 
 BWRAP, WHY_NOT = probe_bwrap()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")

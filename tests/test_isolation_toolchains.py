@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap, resolve_sandboxing
-from assay._util.proc import run_command
-from assay._util.toolchains import home_toolchains
+from assay.isolation.bwrap import probe_bwrap, resolve_sandboxing
+from assay.isolation.processes import run_command
+from assay.isolation.toolchains import home_toolchains
 
 BWRAP, WHY_NOT = probe_bwrap()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")

@@ -121,7 +121,7 @@ def test_yaml_suites_are_read_as_yaml_1_2_like_wardens_parser(tmp_path: Path) ->
 
 
 def test_yaml_1_2_numbers_and_nulls() -> None:
-    from assay.suites.yaml12 import load
+    from assay.upstream.warden.yaml12 import load
 
     data = load("a: 010\nb: 0o17\nc: 0x1F\nd: 1_000\ne: 1:30\nf: 1e3\ng: Null\nh: y\ni: TRUE")
     assert data == {

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 from assay.core.numbers import read_number
 
 if TYPE_CHECKING:
-    from assay._util.isolation import IsolationMode, Sandboxing
+    from assay.isolation.bwrap import IsolationMode, Sandboxing
 
 __all__ = [
     "DEFAULT_CONCURRENCY",

@@ -17,8 +17,8 @@ from pathlib import Path
 from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError
 from assay.report.compare import CaseChange, Change, Comparison, compare_reports
+from assay.report.gate.significance import explain
 from assay.report.read import read_reports
-from assay.report.significance import explain
 from assay.report.terminal import clean
 
 __all__ = ["command", "render_text"]

@@ -14,7 +14,7 @@ for this:
   and the run options `assay.run()` reads (`options.run_option_variables`);
 - what a command agent is given (each `{placeholder}`, and `AGENT_FILE_VARIABLES`:
   core/placeholders.py) and the history's size (`options.HISTORY_KEEP_VARIABLE`);
-- the OS sandbox's limits (`_util/limits.py: LIMIT_VARIABLES`);
+- the OS sandbox's limits (`isolation/limits.py: LIMIT_VARIABLES`);
 - the providers' key variables (ASSAY_ANTHROPIC_API_KEY, bridged: `models/providers.py`);
 - the Action: every input, which `assay ci` also reads as `ASSAY_<INPUT>`
   (action/input_text.py), and the decision step's ASSAY_RUN_REASON (`_cli/ci.py`);
@@ -113,7 +113,7 @@ def _agent_and_history() -> Iterator[str]:
 
 
 def _sandbox_limits() -> Iterable[str]:
-    from assay._util.limits import LIMIT_VARIABLES
+    from assay.isolation.limits import LIMIT_VARIABLES
 
     return LIMIT_VARIABLES.values()
 

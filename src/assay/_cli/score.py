@@ -32,7 +32,7 @@ from assay.runner.combine import fold_attempts, graded_attempt
 from assay.suites.case import Case, TaskSpec
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay.isolation.bwrap import Sandboxing
 
 __all__ = ["command"]
 
@@ -70,8 +70,8 @@ def command(args: argparse.Namespace) -> int:
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
     if args.json:
-        from assay._util.go_format import go_json_indent
         from assay.report.pvyai import task_report
+        from assay.upstream.go.fmt import go_json_indent
 
         print(go_json_indent(task_report(case.suite, case.local_id, grade.checks)))
     else:
@@ -85,15 +85,15 @@ def _sandboxing(
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
     user's own checkout (bound writable on top of whatever hides it). A command may name a
     tracked file of the suite's checkout (a test helper), never the suite or its fixture."""
-    from assay._util.isolation import (
+    from assay.isolation.bwrap import (
         checkout_root,
         harden_process,
         project_checkouts,
         resolve_sandboxing,
     )
-    from assay._util.limits import limits_from_environ
+    from assay.isolation.git import tracked_files
+    from assay.isolation.limits import limits_from_environ
     from assay.runner.affected import case_inputs
-    from assay.sandbox.gitenv import tracked_files
 
     harden_process()
     masked = project_checkouts([case.source_path], Path.cwd())

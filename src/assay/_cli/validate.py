@@ -85,7 +85,7 @@ def category_settings(loaded: LoadedSuites) -> list[dict[str, Any]]:
     `--runtime`, `--model`) beats all of them when the cases run.
     """
     from assay.models.names import DEFAULT_MODEL
-    from assay.suites.warden_evalts import warden_model
+    from assay.upstream.warden.evalts import warden_model
 
     rows = []
     for directory, defaults in loaded.categories:

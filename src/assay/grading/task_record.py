@@ -24,7 +24,7 @@ from assay._util import json_text
 from assay.errors import SandboxError
 
 if TYPE_CHECKING:
-    from assay.sandbox import Sandbox
+    from assay.workspace import Sandbox
 
 __all__ = [
     "AGENT_RESULT_FILE",

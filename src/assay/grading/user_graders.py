@@ -35,9 +35,9 @@ from assay.registry.graders import (
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 
 if TYPE_CHECKING:
-    from assay.sandbox import Sandbox
     from assay.subject import AgentOutput
     from assay.suites.case import Case
+    from assay.workspace import Sandbox
 
 __all__ = [
     "GRADERS",

@@ -11,6 +11,8 @@ size-fitting are summary.md's (one implementation).
 from __future__ import annotations
 
 from assay.report.compare import CaseChange, Comparison
+from assay.report.gate.significance import explain
+from assay.report.gate.stats import incomplete_reason
 from assay.report.markdown import (
     _STATUS_ICON,
     _code,
@@ -25,8 +27,6 @@ from assay.report.markdown import (
     suite_table_budget,
 )
 from assay.report.model import CaseResult, Report
-from assay.report.significance import explain
-from assay.report.stats import incomplete_reason
 
 __all__ = ["render_comment"]
 

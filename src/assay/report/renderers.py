@@ -158,7 +158,7 @@ def _pvyai(ctx: RenderContext) -> str | None:
     documents = pvyai_reports(ctx.report, ctx.cases, report_dir=ctx.report_dir)
     if not documents:
         return None
-    from assay._util.go_format import go_json_indent
+    from assay.upstream.go.fmt import go_json_indent
 
     body: Any = documents[0] if len(documents) == 1 else documents
     return go_json_indent(body) + "\n"  # as PVYai's json.MarshalIndent writes it

@@ -48,7 +48,7 @@ from assay.suites.case import Case
 if TYPE_CHECKING:
     from assay.options import RunSettings
     from assay.runner.plan import PlannedRun
-    from assay.sandbox import Sandbox
+    from assay.workspace import Sandbox
 
 __all__ = ["AttemptOutcome", "artifacts_dir", "run_attempt", "safe_segment", "skipped_outcome"]
 
@@ -83,7 +83,7 @@ async def run_attempt(
     run: PlannedRun, index: int, *, options: RunSettings, work_root: Path, report_dir: Path
 ) -> AttemptOutcome:
     """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
-    from assay.sandbox import remove_sandbox
+    from assay.workspace import remove_sandbox
 
     started = time.monotonic()
     artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
@@ -316,7 +316,7 @@ def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
     """The attempt's file-system setup, off the event loop: its directory, its sandbox,
     and what the kind records of it (built or not) before anything else runs."""
-    from assay.sandbox import build_sandbox
+    from assay.workspace import build_sandbox
 
     artifacts.mkdir(parents=True, exist_ok=True)
     kind = kind_of(run.case)

@@ -96,7 +96,7 @@ def fold_attempts(
     report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
     run itself cut short (interrupted, budget): it is `skipped` whatever ran before.
     """
-    from assay.report.stats import combine_attempts
+    from assay.report.gate.stats import combine_attempts
 
     attempts = [outcome.attempt for outcome in outcomes]
     scored = [o for o in outcomes if o.attempt.status in ("pass", "fail")]
@@ -133,7 +133,7 @@ def fold_attempts(
 
 def _flaky_interval(attempts: Sequence[Attempt]) -> list[float] | None:
     """The 95% interval of a flaky case's pass rate over its scored attempts."""
-    from assay.report.interval import case_interval
+    from assay.report.gate.interval import case_interval
 
     scores = [
         a.score if a.score is not None else float(a.status == "pass")

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError
 from assay.runner.kinds import kind_of
-from assay.sandbox import Sandbox, build_sandbox, private_work_root
 from assay.suites.case import Case
+from assay.workspace import Sandbox, build_sandbox, private_work_root
 
 if TYPE_CHECKING:
     from assay.options import RunSettings

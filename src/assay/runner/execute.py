@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from assay.core.files import RESULTS_FILE
 from assay.errors import output_error
-from assay.report.stats import INTERRUPTED, budget_reason
+from assay.report.gate.stats import INTERRUPTED, budget_reason
 from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
 from assay.runner.combine import case_result
 from assay.runner.settings import tasks_one_at_a_time

@@ -1,7 +1,7 @@
 """The case kinds (`review`, `verify`, `rubric`, `task`): each one bundle of what it brings.
 
 One entry per kind holds every part of it: the type of its spec, the files a case is made
-of (`--affected-by`, the work-root check), the sandbox builder (`sandbox/build.py`'s part
+of (`--affected-by`, the work-root check), the sandbox builder (`workspace/build.py`'s part
 of the kind, passed back to `build_sandbox`) and whether a case's sandbox is small enough
 to build on the event loop, what the agent is asked and the answer it gives
 (`agents/asks.py`'s part), the grader that scores it, whether that grading calls a model
@@ -30,17 +30,17 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents.asks import ASKS, KindAsk
-from assay.sandbox.build import SANDBOX_BUILDERS, SandboxBuilder
-from assay.sandbox.review import is_small_review_sandbox
 from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.workspace.build import SANDBOX_BUILDERS, SandboxBuilder
+from assay.workspace.review import is_small_review_sandbox
 
 if TYPE_CHECKING:
     from assay.core.checks import Check
     from assay.errors import SandboxError
     from assay.grading.base import Grader
     from assay.options import RunOptions
-    from assay.sandbox import Sandbox
     from assay.suites.case import Case
+    from assay.workspace import Sandbox
 
 __all__ = ["KINDS", "CaseKindSpec", "grader_for", "kind_of"]
 

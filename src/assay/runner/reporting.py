@@ -16,7 +16,7 @@ from assay.runner.plan import format_shard, run_notes
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
-    from assay.report.gate_policy import GatePolicy
+    from assay.report.gate.policy import GatePolicy
     from assay.report.model import CaseResult
     from assay.runner.plan import PlannedRun
 
@@ -48,7 +48,7 @@ def build_report(
     split: str | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
-    from assay.report.stats import summarize
+    from assay.report.gate.stats import summarize
 
     quarantine = frozenset(options.quarantine)
     results = [
@@ -95,7 +95,7 @@ def build_report(
 
 def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
     """The gate's policy from the run's settings and its baseline (as the run read it)."""
-    from assay.report.gate_policy import GatePolicy
+    from assay.report.gate.policy import GatePolicy
 
     return GatePolicy(
         mode=options.gate,

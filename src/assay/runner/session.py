@@ -248,7 +248,7 @@ async def _run_planned(
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
     from assay.runner.fingerprint import fingerprint
     from assay.runner.signing import load_key, new_key
-    from assay.sandbox import private_work_root
+    from assay.workspace import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
@@ -329,15 +329,15 @@ def _sandboxed(
     fixtures to overwrite), the report directory (results to forge), the run history or
     the baseline report (past expected findings): their directories are masked, as is the
     working directory's checkout. Of the checkouts an argv may name tracked files, never a
-    suite file or fixture (`_util/exposure.py`). assay also stops being dumpable, so even
+    suite file or fixture (`isolation/exposure.py`). assay also stops being dumpable, so even
     without a sandbox a process of the same user cannot read its environment.
     """
-    from assay._util.isolation import harden_process, project_checkouts, resolve_sandboxing
-    from assay._util.limits import limits_from_environ
     from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
+    from assay.isolation.bwrap import harden_process, project_checkouts, resolve_sandboxing
+    from assay.isolation.git import tracked_files
+    from assay.isolation.limits import limits_from_environ
     from assay.report.history import history_dir_for
     from assay.runner.affected import case_inputs
-    from assay.sandbox.gitenv import tracked_files
 
     harden_process()
     if options.sandboxing is not None:
@@ -419,6 +419,6 @@ def _affected(
     selection = select_affected(
         cases, root=root, ref=settings.affected_by, affects_all=settings.affects_all
     )
-    # No case affected is a pass with nothing run (report/stats.py: summarize), not an
+    # No case affected is a pass with nothing run (report/gate/stats.py: summarize), not an
     # error: a pull request that touches no eval input has nothing the gate could fail.
     return dataclasses.replace(settings, selection=selection.reason), list(selection.cases)

@@ -272,7 +272,7 @@ a bound the plan (a list of attempts per case) can hold."""
 
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
-    from assay.report.stats import gate_option_problems
+    from assay.report.gate.stats import gate_option_problems
 
     problems: list[str] = []
     if settings.concurrency < 1:

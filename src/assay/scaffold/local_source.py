@@ -14,7 +14,7 @@ from pathlib import Path
 
 from assay.core.paths import names_under
 from assay.errors import ConfigError, SandboxError
-from assay.sandbox.gitenv import git_message, run_git
+from assay.isolation.git import git_message, run_git
 from assay.scaffold.change import Change, ChangedFile, License, Unavailable
 
 __all__ = ["LocalRefs", "github_repository"]

@@ -28,14 +28,14 @@ from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
 from assay.suites.validation import checked_graders, validate_model
 from assay.suites.warden import default_skill, node_join, resolve_skill
-from assay.suites.warden_evalts import (
+from assay.suites.wire_common import unknown_runtime
+from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.upstream.warden.evalts import (
     WARDEN_DEFAULT_MODEL,
     WARDEN_DEFAULT_RUNTIME,
     EvalDeclaration,
     EvalValue,
 )
-from assay.suites.wire_common import unknown_runtime
-from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 
 __all__ = [
     "KIND_OF_CALL",

@@ -119,7 +119,7 @@ class AssayConfig:
     command_network: bool | None = None
     pass_env: tuple[str, ...] = ()
     sandbox_limits: Mapping[str, int] = field(default_factory=dict)
-    """The `sandbox_*` keys set, as `assay._util.limits.Limits` fields -> their values."""
+    """The `sandbox_*` keys set, as `assay.isolation.limits.Limits` fields -> their values."""
     graders: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
@@ -250,7 +250,7 @@ def _resolve(
 
 
 def _sandbox_limits(model: ConfigFile, where: Callable[[str], SourcePosition]) -> dict[str, int]:
-    from assay._util.limits import LIMIT_VARIABLES, parse_limit
+    from assay.isolation.limits import LIMIT_VARIABLES, parse_limit
 
     found = {}
     for name in LIMIT_VARIABLES:

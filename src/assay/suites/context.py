@@ -12,7 +12,7 @@ from assay.suites.document import Problems
 from assay.suites.warden import project_root
 
 if TYPE_CHECKING:
-    from assay.suites.warden_evalts import EvalDeclaration
+    from assay.upstream.warden.evalts import EvalDeclaration
 
 __all__ = ["CategoryDefaults", "LoadContext"]
 
@@ -79,7 +79,7 @@ class LoadContext:
     def declarations_for(self, eval_root: Path) -> list[EvalDeclaration]:
         """The suite declarations of `<eval_root>/src/**/*.eval.ts` (Warden's layout)."""
         if eval_root not in self.eval_declarations:
-            from assay.suites.warden_evalts import read_eval_declarations
+            from assay.upstream.warden.evalts import read_eval_declarations
 
             found, warnings = read_eval_declarations(eval_root)
             self.problems.warnings += warnings

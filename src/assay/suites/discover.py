@@ -20,8 +20,8 @@ from typing import Literal
 from assay.core.paths import is_inside, real_path
 from assay.errors import SourcePosition
 from assay.suites.document import Document, Problems
-from assay.suites.go_json import go_fold
-from assay.suites.warden_evalts import EVAL_TS_DIR, eval_ts_files, read_eval_declarations
+from assay.upstream.go.json import go_fold
+from assay.upstream.warden.evalts import EVAL_TS_DIR, eval_ts_files, read_eval_declarations
 
 __all__ = ["DEFAULTS_FILE_NAMES", "FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
 

@@ -17,7 +17,7 @@ from assay._util import json_text
 from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
 from assay.errors import ConfigError, SourcePosition
-from assay.suites.go_json import go_loads, go_text
+from assay.upstream.go.json import go_loads, go_text
 
 __all__ = ["Document", "Problems", "read_document", "read_text"]
 
@@ -205,7 +205,7 @@ def _duplicates(path: Path, positions: Positions, what_counts: str) -> tuple[Con
 def _parse_yaml(path: Path, text: str) -> Document:
     import yaml  # only projects with YAML suites pay for it
 
-    from assay.suites import yaml12
+    from assay.upstream.warden import yaml12
 
     try:
         node, data = yaml12.compose(text)  # YAML 1.2's core schema, as Warden reads it

@@ -25,8 +25,8 @@ from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import checked_graders, validate_model, validate_quietly
 from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
-from assay.suites.warden_evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
+from assay.upstream.warden.evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 
 __all__ = [
     "load_category_defaults",  # re-exported: the loader reaches it through here

@@ -32,9 +32,9 @@ from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
 from assay.suites.document import MAX_TEXT_BYTES, Document
-from assay.suites.go_json import go_struct, go_text
 from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.wire_rubric import RubricCase, RubricManifest, RubricMetadata
+from assay.upstream.go.json import go_struct, go_text
 
 __all__ = ["load_rubric_dir", "load_rubric_manifest"]
 

@@ -97,7 +97,7 @@ def skill_name(skill: Path) -> str:
         return fallback
     import yaml  # skills with front matter only
 
-    from assay.suites import yaml12
+    from assay.upstream.warden import yaml12
 
     try:
         front = yaml12.load(text[3:end])  # Warden's `yaml` package: YAML 1.2, `yes` a string
@@ -269,7 +269,7 @@ def check_skill_text(path: Path, *, location: SourcePosition) -> None:
         )
     import yaml  # skills with front matter only
 
-    from assay.suites import yaml12
+    from assay.upstream.warden import yaml12
 
     try:
         front = yaml12.load("\n".join(lines[1:end]))
