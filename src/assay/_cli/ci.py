@@ -167,6 +167,7 @@ def _run_and_publish(
     import dataclasses
 
     from assay._cli.run import build_options
+    from assay.report.gate.policy import gate_mode_without_baseline
     from assay.report.terminal import make_listener, print_summary
     from assay.runner.session import prepare_run, run_prepared
     from assay.runner.settings import check_settings, resolve_settings
@@ -187,8 +188,19 @@ def _run_and_publish(
     # Loaded here for the warnings' annotations and the trigger-paths check, which look
     # at every case; the run itself decides and checks its options as `assay run` does.
     early = resolve_settings(options, config=None)
-    if early.gate == "regression" and early.baseline is None and early.floor is None:
-        options = _threshold_gate_without_baseline(options, inputs, threshold=early.threshold)
+    mode = gate_mode_without_baseline(
+        early.gate,
+        baseline=early.baseline,
+        floor=early.floor,
+        baseline_asked=bool(inputs.baseline_report),
+    )
+    if mode != early.gate:
+        commands.warning(
+            f"gate: regression has no baseline to compare with; gating on the threshold "
+            f"({early.threshold:g}) instead",
+            title="assay: regression gate",
+        )
+        options = dataclasses.replace(options, gate=mode)
         early = resolve_settings(options, config=None)
     check_settings(early)
     loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
@@ -241,24 +253,6 @@ def _run_and_publish(
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
     return _exit_code(report, runner_files_written=not broken)
-
-
-def _threshold_gate_without_baseline(
-    options: RunOptions, inputs: ActionInputs, *, threshold: float
-) -> RunOptions:
-    """`gate: regression` when `baseline-report` gave no baseline (the first run, an expired
-    artifact): the threshold gate, so the run is still made and published, and on the
-    default branch uploads the report that becomes the next run's baseline."""
-    import dataclasses
-
-    if not inputs.baseline_report:
-        return options  # no baseline asked for: a configuration error, as for `assay run`
-    commands.warning(
-        f"gate: regression has no baseline to compare with; gating on the threshold "
-        f"({threshold:g}) instead",
-        title="assay: regression gate",
-    )
-    return dataclasses.replace(options, gate="threshold")
 
 
 def _select_affected(

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel
 
 from assay._version import __version__
+from assay.report.gate.policy import gate_policy
 from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.plan import format_shard, run_notes
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
-    from assay.report.gate.policy import GatePolicy
     from assay.report.model import CaseResult
     from assay.runner.plan import PlannedRun
 
@@ -91,20 +91,6 @@ def build_report(
         notes=run_notes(runs, options=options),
     )
     return _redacted(Report(run=info, summary=summary, cases=results))
-
-
-def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
-    """The gate's policy from the run's settings and its baseline (as the run read it)."""
-    from assay.report.gate.policy import GatePolicy
-
-    return GatePolicy(
-        mode=options.gate,
-        inconclusive=options.inconclusive,
-        errors_count_as=options.errors_count_as,
-        floor=options.floor,
-        baseline=tuple(baseline.cases) if baseline is not None else None,
-        quarantine=frozenset(options.quarantine),
-    )
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -18,14 +18,19 @@ import math
 import random
 from collections.abc import Sequence
 
-from assay.report.gate.stats import confidence_interval
-
-__all__ = ["case_interval", "clustered_interval"]
+__all__ = ["case_interval", "clustered_interval", "confidence_interval"]
 
 _RESAMPLES = 2000
 _MAX_DRAWS = 500_000
 """Large runs get fewer resamples (never under 200) so the interval stays well under a second."""
 _SEED = 20_240_602
+
+_Z95 = 1.959963984540054
+_BOOTSTRAP_RESAMPLES = 2000
+_BOOTSTRAP_MAX_DRAWS = 500_000
+"""Large runs get fewer resamples (never under 200) so the interval stays well under a second."""
+_BOOTSTRAP_SEED = 20_240_601
+"""Fixed, so the same scores always give the same interval (reports are diffable)."""
 
 
 def clustered_interval(cases: Sequence[Sequence[float]]) -> tuple[float, float] | None:
@@ -75,8 +80,37 @@ def _two_level_bootstrap(cases: list[list[float]]) -> tuple[float, float]:
 
 
 def _clamp(value: float) -> float:
+    # Rounding noise at the ends (1e-17 for an exact 0) is the end itself.
     if abs(value) < 1e-12:
         return 0.0
     if abs(value - 1.0) < 1e-12:
         return 1.0
     return min(1.0, max(0.0, value))
+
+
+def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
+    """A 95% interval for the mean of `scores`; None when there are none.
+
+    Pass/fail scores get the Wilson score interval (sound for small n and for rates near
+    0 or 1); graded scores a percentile bootstrap with a fixed seed.
+    """
+    n = len(scores)
+    if n == 0:
+        return None
+    if all(score in (0.0, 1.0) for score in scores):
+        return _wilson(sum(scores), n)
+    resamples = min(_BOOTSTRAP_RESAMPLES, max(200, _BOOTSTRAP_MAX_DRAWS // n))
+    rng = random.Random(_BOOTSTRAP_SEED)
+    means = sorted(sum(rng.choices(scores, k=n)) / n for _ in range(resamples))
+    low = means[int(0.025 * (resamples - 1))]
+    high = means[math.ceil(0.975 * (resamples - 1))]
+    return _clamp(low), _clamp(high)
+
+
+def _wilson(successes: float, n: int) -> tuple[float, float]:
+    p = successes / n
+    z2 = _Z95 * _Z95
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = _Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    return _clamp(centre - half), _clamp(centre + half)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from assay.report.model import CaseResult, Report
+
+if TYPE_CHECKING:
+    from assay.options import RunSettings
 
 __all__ = [
     "ERRORS_COUNT_AS",
@@ -27,6 +30,8 @@ __all__ = [
     "attempt_scores",
     "case_interval_note",
     "gate_facts_note",
+    "gate_mode_without_baseline",
+    "gate_policy",
     "gated_cases",
     "regression_problem",
     "straddles",
@@ -63,6 +68,34 @@ class GatePolicy:
     """The baseline report's cases (regression mode)."""
     quarantine: frozenset[str] = field(default_factory=frozenset)
     """Case ids run and reported but kept out of the gate (`[tool.assay] quarantine`)."""
+
+
+def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
+    """The gate's policy from the run's settings and its baseline (as the run read it)."""
+    return GatePolicy(
+        mode=options.gate,
+        inconclusive=options.inconclusive,
+        errors_count_as=options.errors_count_as,
+        floor=options.floor,
+        baseline=tuple(baseline.cases) if baseline is not None else None,
+        quarantine=frozenset(options.quarantine),
+    )
+
+
+def gate_mode_without_baseline(
+    mode: GateMode, *, baseline: object | None, floor: float | None, baseline_asked: bool
+) -> GateMode:
+    """The mode a run gates in when `regression` has nothing to compare with.
+
+    The Action asks for a baseline (`baseline-report`) that may not be there: the first
+    run, an expired artifact. It then gates on the threshold, so the run is still made and
+    published and, on the default branch, uploads the report that becomes the next run's
+    baseline. A regression gate with no baseline asked for (nor a floor) stays as it is:
+    a configuration error, as for `assay run`.
+    """
+    if mode == "regression" and baseline is None and floor is None and baseline_asked:
+        return "threshold"
+    return mode
 
 
 def gated_cases(cases: Sequence[CaseResult], policy: GatePolicy) -> list[CaseResult]:

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.report.gate.stats import confidence_interval
+from assay.report.gate.interval import confidence_interval
 from assay.report.model import CaseResult
 
 __all__ = [

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import math
-import random
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError
+from assay.report.gate.decide import decide, is_unit_score
+from assay.report.gate.interval import clustered_interval
+from assay.report.gate.policy import GatePolicy, attempt_scores, gated_cases
 from assay.report.model import Attempt, CaseResult, CaseStatus, Summary, Tokens
-
-if TYPE_CHECKING:
-    from assay.report.gate.policy import GatePolicy
 
 __all__ = [
     "INTERRUPTED",
     "budget_reason",
     "combine_attempts",
-    "confidence_interval",
     "gate_option_problems",
     "incomplete_reason",
     "not_run_counts",
@@ -29,15 +26,6 @@ __all__ = [
 INTERRUPTED = "interrupted"
 """The reason of a case an interrupted run never finished."""
 _BUDGET_REASON = re.compile(r"budget of \$\S+ reached")
-
-_Z95 = 1.959963984540054
-_BOOTSTRAP_RESAMPLES = 2000
-_BOOTSTRAP_MAX_DRAWS = 500_000
-"""Large runs get fewer resamples (never under 200) so the interval stays well under a second."""
-_BOOTSTRAP_SEED = 20_240_601
-"""Fixed, so the same scores always give the same interval (reports are diffable)."""
-_EPSILON = 1e-9
-"""Means of 0/1 scores are not exact in binary; 3/4 must not fall below a 0.75 threshold."""
 
 
 def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | None, bool]:
@@ -56,25 +44,6 @@ def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | N
     outcomes = {a.status for a in scored}
     status: CaseStatus = "pass" if outcomes == {"pass"} else "fail"
     return status, sum(scores) / len(scores), len(outcomes) > 1
-
-
-def confidence_interval(scores: Sequence[float]) -> tuple[float, float] | None:
-    """A 95% interval for the mean of `scores`; None when there are none.
-
-    Pass/fail scores get the Wilson score interval (sound for small n and for rates near
-    0 or 1); graded scores a percentile bootstrap with a fixed seed.
-    """
-    n = len(scores)
-    if n == 0:
-        return None
-    if all(score in (0.0, 1.0) for score in scores):
-        return _wilson(sum(scores), n)
-    resamples = min(_BOOTSTRAP_RESAMPLES, max(200, _BOOTSTRAP_MAX_DRAWS // n))
-    rng = random.Random(_BOOTSTRAP_SEED)
-    means = sorted(sum(rng.choices(scores, k=n)) / n for _ in range(resamples))
-    low = means[int(0.025 * (resamples - 1))]
-    high = means[math.ceil(0.975 * (resamples - 1))]
-    return _clamp(low), _clamp(high)
 
 
 def gate_option_problems(*, threshold: float | None, max_errors: int | None) -> list[str]:
@@ -136,24 +105,6 @@ def skipped_note(cases: Sequence[CaseResult]) -> str | None:
     return f"{sum(counts.values())} of {len(cases)} case(s) skipped ({detail})"
 
 
-def _wilson(successes: float, n: int) -> tuple[float, float]:
-    p = successes / n
-    z2 = _Z95 * _Z95
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = _Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    return _clamp(centre - half), _clamp(centre + half)
-
-
-def _clamp(value: float) -> float:
-    # Rounding noise at the ends (1e-17 for an exact 0) is the end itself.
-    if abs(value) < 1e-12:
-        return 0.0
-    if abs(value - 1.0) < 1e-12:
-        return 1.0
-    return min(1.0, max(0.0, value))
-
-
 def summarize(
     cases: Sequence[CaseResult],
     *,
@@ -175,9 +126,6 @@ def summarize(
     the gate's mode, its inconclusive rule, how errors count and the quarantine
     (report/gate/policy.py; default: the threshold gate as it always was).
     """
-    from assay.report.gate.interval import clustered_interval
-    from assay.report.gate.policy import GatePolicy, attempt_scores, gated_cases
-
     policy = policy or GatePolicy()
     counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
     for case in cases:
@@ -214,7 +162,7 @@ def summarize(
         gate_reason = f"{nothing_selected}: nothing to run, nothing to gate"
         verdict = "pass"
     else:
-        decision = _decide(
+        decision = decide(
             gate_score,
             gate_interval,
             gate_errors,
@@ -240,7 +188,7 @@ def summarize(
             gate_reason = f"{gate_reason}; {len(cases) - len(gated)} quarantined case(s) not gated"
         if problems and verdict == "pass":
             verdict = "fail"
-    if score is not None and not _is_unit_score(score):
+    if score is not None and not is_unit_score(score):
         score, interval = None, None  # the gate failed on it; the report cannot hold it
 
     known_costs = [c.usage.cost_usd for c in cases if c.usage.cost_usd is not None]
@@ -288,95 +236,3 @@ def _score_if_errors_failed(case: CaseResult) -> float:
     scored = sum(1 for a in case.attempts if a.status in ("pass", "fail"))
     errors = sum(1 for a in case.attempts if a.status == "error")
     return case.score * scored / (scored + errors) if scored else case.score
-
-
-def _decide(
-    score: float | None,
-    interval: tuple[float, float] | None,
-    errors: int,
-    *,
-    threshold: float,
-    max_errors: int,
-    policy: GatePolicy,
-    gated: Sequence[CaseResult],
-) -> tuple[list[str], str, str, str | None]:
-    """(problems, reason, verdict, regression finding) of the gate's own test."""
-    from assay.report.gate.policy import regression_problem, straddles
-
-    regression: str | None = None
-    if policy.mode == "regression":
-        limit = policy.floor if policy.floor is not None else 0.0
-        problems = _gate_problems(
-            score, errors, threshold=limit, max_errors=max_errors, word="floor"
-        )
-        worse, regression = regression_problem(gated, policy)
-        if worse is not None:
-            problems.append(worse)
-        reason = (
-            "; ".join(problems) or f"not worse than the baseline; {_passed(score, limit, 'floor')}"
-        )
-        if policy.baseline is not None and worse is None and not problems:
-            reason = f"{regression}; {_passed(score, limit, 'floor')}"
-    else:
-        limit = threshold
-        problems = _gate_problems(score, errors, threshold=limit, max_errors=max_errors)
-        reason = "; ".join(problems) or _passed(score, limit)
-    verdict = "fail" if problems else "pass"
-    point_only = [p for p in problems if p.startswith("score ")]
-    # Only the point score's own test can be in doubt: errors, a regression, an
-    # incomplete run fail the gate whatever the interval says.
-    if interval is not None and straddles(interval, limit) and problems == point_only:
-        verdict = "inconclusive"
-        low, high = interval
-        word = "floor" if policy.mode == "regression" else "threshold"
-        note = f"inconclusive: 95% interval {low:.2f}-{high:.2f} straddles the {word} {limit:.2f}"
-        if policy.inconclusive == "fail" and not problems:
-            problems = [note]
-            reason = f"{reason}; {note} and --inconclusive is fail"
-        elif policy.inconclusive in ("pass", "neutral") and problems:
-            reason = f"{reason}; {note} and --inconclusive is {policy.inconclusive}"
-            problems = []
-        # Under `score` the point score decides as it always did and the verdict field
-        # (and summary.md) carry the doubt; the reason stays as it was.
-    return problems, reason, verdict, regression
-
-
-def _gate_problems(
-    score: float | None, errors: int, *, threshold: float, max_errors: int, word: str = "threshold"
-) -> list[str]:
-    """Why the gate fails; empty when it passes.
-
-    Every test is written to fail closed: NaN compares False with everything, so a NaN
-    score or threshold must land on the failing side of each comparison.
-    """
-    problems = []
-    if score is None:
-        problems.append("nothing was scored")
-    elif not _is_unit_score(score):
-        # Validated models cannot hold such a score; whatever slipped past them fails.
-        problems.append(f"score {score} is not a number between 0 and 1")
-    elif not score >= threshold - _EPSILON:
-        shown, limit = _distinct(score, threshold)
-        problems.append(f"score {shown} < {word} {limit}")
-    if not errors <= max_errors:
-        problems.append(f"errors {errors} > max-errors {max_errors}")
-    return problems
-
-
-def _passed(score: float | None, threshold: float, word: str = "threshold") -> str:
-    assert score is not None  # no score is a gate problem
-    shown, limit = _distinct(score, threshold)
-    return f"score {shown} >= {word} {limit}"
-
-
-def _is_unit_score(value: float) -> bool:
-    return 0.0 <= value <= 1.0  # False for NaN
-
-
-def _distinct(score: float, threshold: float) -> tuple[str, str]:
-    """Both numbers with two decimals, or four when two would make them look equal."""
-    for digits in (2, 4):
-        shown, limit = f"{score:.{digits}f}", f"{threshold:.{digits}f}"
-        if shown != limit or abs(score - threshold) < _EPSILON:
-            return shown, limit
-    return f"{score:.6f}", f"{threshold:.6f}"
