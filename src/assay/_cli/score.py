@@ -133,7 +133,7 @@ def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
 
 
 def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
-    from assay.runner.attempt import AttemptOutcome
+    from assay.runner.outcome import AttemptOutcome
 
     attempt = graded_attempt(grade, duration_s=duration_s, usage=grade.usage)
     outcome = AttemptOutcome(attempt, judge=grade.judge)

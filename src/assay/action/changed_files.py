@@ -17,12 +17,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 from urllib.parse import quote
 
-from assay.action.event import PullRequestRef
+from assay.action.event import ChangedFiles, PullRequestRef
 from assay.action.rest import RestError, RestReader
 
 __all__ = ["MAX_PR_FILES", "ChangedFiles", "foreign_checkout", "list_changed_files"]
@@ -31,17 +30,6 @@ MAX_PR_FILES = 3000
 """GitHub's cap on the files API of one pull request."""
 GIT_TIMEOUT_S = 60
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class ChangedFiles:
-    paths: tuple[str, ...]
-    """Repo-relative paths (a rename contributes both names)."""
-    complete: bool
-    """False when `paths` may miss files: a capped API listing, or no source answered."""
-    source: str
-    problems: tuple[str, ...] = ()
-    """What went wrong on the way (printed as warnings)."""
 
 
 class _Unavailable(Exception):

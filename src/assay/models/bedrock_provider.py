@@ -12,7 +12,7 @@ import os
 
 from assay.errors import ModelUnavailable
 from assay.models.anthropic_provider import AnthropicProvider, client_options
-from assay.models.names import missing_credentials
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import RetryPolicy
 
 __all__ = ["BedrockProvider", "bedrock_from_env", "bedrock_region"]
@@ -35,7 +35,7 @@ def bedrock_from_env(*, policy: RetryPolicy | None = None) -> BedrockProvider:
     The region is required here rather than looked up in the profile: the SDK's own
     fallback asks boto3, which reads config files the run should not depend on silently.
     """
-    reason = missing_credentials("bedrock/*")
+    reason = missing_provider_credentials("bedrock")
     if reason:
         raise ModelUnavailable(reason)
     region = bedrock_region()

@@ -15,7 +15,7 @@ from assay.errors import ModelUnavailable
 from assay.models._http import UNUSABLE_ANSWER, http_client_options, unusable_answer
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.gemini_wire import from_gemini, gemini_config, gemini_contents
-from assay.models.names import missing_credentials
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
 
 __all__ = ["GeminiProvider", "gemini_from_env"]
@@ -96,7 +96,7 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
 
     The SDK's own retries stay off (its default): assay's retry layer owns retries.
     """
-    reason = missing_credentials("gemini/*")
+    reason = missing_provider_credentials("gemini")
     if reason:
         raise ModelUnavailable(reason)
     try:

@@ -14,7 +14,7 @@ import os
 
 from assay.errors import ModelUnavailable
 from assay.models.anthropic_provider import AnthropicProvider, client_options
-from assay.models.names import missing_credentials
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import RetryPolicy
 
 __all__ = ["VertexProvider", "vertex_from_env", "vertex_project"]
@@ -40,7 +40,7 @@ def vertex_from_env(*, policy: RetryPolicy | None = None) -> VertexProvider:
     Both are required up front: without them the SDK would find out only at the first
     call (the project from the credentials file, which a token alone does not name).
     """
-    reason = missing_credentials("vertex/*")
+    reason = missing_provider_credentials("vertex")
     if reason:
         raise ModelUnavailable(reason)
     project = vertex_project()

@@ -19,7 +19,6 @@ import inspect
 import os
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -42,6 +41,7 @@ from assay.registry.plugin_calls import is_interruption, what_it_raised
 from assay.report.model import Attempt
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.kinds import grader_for, kind_of
+from assay.runner.outcome import AttemptOutcome
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from assay.runner.plan import PlannedRun
     from assay.workspace import Sandbox
 
-__all__ = ["AttemptOutcome", "artifacts_dir", "run_attempt", "safe_segment", "skipped_outcome"]
+__all__ = ["artifacts_dir", "run_attempt", "safe_segment"]
 
 FailedStatus = Literal["error", "skipped"]
 
@@ -63,20 +63,6 @@ _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 """Write failures that are the machine's, not the case's: the run stops with exit 4."""
 _RAW_JUDGE_CHARS = 4000
 """How much of a broken judge answer the report keeps (the whole of it is in the file)."""
-
-
-@dataclass(frozen=True)
-class AttemptOutcome:
-    """An Attempt plus what the CaseResult takes from its last scored attempt."""
-
-    attempt: Attempt
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    judge: dict[str, Any] = field(default_factory=dict)
-    workspace: str | None = None
-
-
-def skipped_outcome(reason: str) -> AttemptOutcome:
-    return AttemptOutcome(Attempt(status="skipped", reason=reason))
 
 
 async def run_attempt(

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
 from assay.report.model import Attempt, CaseResult, Source
+from assay.runner.outcome import AttemptOutcome
 
 if TYPE_CHECKING:
     from assay.grading.base import Grade
-    from assay.runner.attempt import AttemptOutcome
     from assay.runner.plan import PlannedRun
     from assay.suites.case import Case
 

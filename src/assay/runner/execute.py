@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from assay.core.files import RESULTS_FILE
 from assay.errors import output_error
 from assay.report.gate.stats import INTERRUPTED, budget_reason
-from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
+from assay.runner.attempt import run_attempt
 from assay.runner.combine import case_result
+from assay.runner.outcome import AttemptOutcome, skipped_outcome
 from assay.runner.settings import tasks_one_at_a_time
 
 if TYPE_CHECKING:

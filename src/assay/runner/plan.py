@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.agents import RUNTIMES, known_runtimes, runtime_spec
-from assay.core import shards as core_shards
 from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
@@ -27,6 +26,7 @@ from assay.runner.resolve import (
     resolve_runtime,
     subject_models,
 )
+from assay.runner.settings import tasks_one_at_a_time
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -42,7 +42,6 @@ __all__ = [
     "models_needed",
     "run_notes",
     "TASKS_ONE_AT_A_TIME_NOTE",
-    "parse_shard",
     "plan_runs",
     "shard_cases",
     "split_fingerprint",
@@ -68,14 +67,6 @@ class PlannedRun:
     def key(self) -> tuple[str, str | None]:
         """Identity in results.jsonl, used by --resume."""
         return (self.case.id, self.model)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """`I/N` (1-based) -> (I, N); anything else is a usage error."""
-    try:
-        return core_shards.parse_shard(text)
-    except core_shards.ShardSyntaxError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Case]:
@@ -180,8 +171,6 @@ def plan_runs(
 def run_notes(runs: Sequence[PlannedRun], *, options: RunSettings) -> list[str]:
     """What the run says once (`run.notes`): the models agent CLIs could not run
     (`model_notes`), and that its task cases run one at a time."""
-    from assay.runner.settings import tasks_one_at_a_time
-
     notes = model_notes(runs)
     tasks = sum(1 for run in runs if run.case.kind == "task" and run.skip_reason is None)
     if tasks * options.repeat > 1 and tasks_one_at_a_time(options):

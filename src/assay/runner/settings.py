@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._util.arguments import as_paths, as_texts, expect, is_number, is_path
+from assay.core.shards import format_shard
 from assay.errors import ConfigError
 from assay.options import ENV_OPTIONS, OPTION_CHOICES, RunOptions, RunSettings, options_from_environ
+from assay.runner.arguments import parse_models, parse_shard
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -135,9 +137,6 @@ def _paths(paths: object) -> tuple[str, ...]:
 
 def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
     """Raw forms (text from a variable, a string from a library caller) into their types."""
-    from assay.runner.plan import parse_shard
-    from assay.runner.resolve import parse_models
-
     if values.get("repeat") == "auto":
         from assay.runner.adaptive import DEFAULT_MAX_REPEAT
 
@@ -317,8 +316,6 @@ def check_settings(settings: RunSettings) -> None:
     if settings.skill is not None and not settings.skill.exists():
         problems.append(f"--skill {settings.skill}: no such file or directory")
     if settings.shard is not None:
-        from assay.runner.plan import format_shard, parse_shard
-
         parse_shard(format_shard(settings.shard) or "")
     problems += _unknown_providers(settings)
     if problems:

@@ -24,10 +24,10 @@ from typing import Any
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.command import parse_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
-from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
+from assay.suites.file_kind import DEFAULTS_FILE_NAMES
 from assay.suites.validation import checked_graders, validate_model
-from assay.suites.warden import default_skill, node_join, resolve_skill
+from assay.suites.warden import default_skill, resolve_skill
 from assay.suites.wire_common import unknown_runtime
 from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 from assay.upstream.warden.evalts import (
@@ -36,6 +36,7 @@ from assay.upstream.warden.evalts import (
     EvalDeclaration,
     EvalValue,
 )
+from assay.upstream.warden.paths import node_join
 
 __all__ = [
     "KIND_OF_CALL",
@@ -287,7 +288,7 @@ def _read_defaults(path: Path, *, root: Path, ctx: LoadContext) -> _SuiteYaml | 
     if model.agent_command is not None:
         values["agent_command"] = _command(model.agent_command, doc, ctx)
     if model.graders:
-        values["graders"] = checked_graders(model.graders, doc, ctx)
+        values["graders"] = checked_graders(model.graders, doc, ctx.problems)
     return _SuiteYaml(path.name, values, skill_failed)
 
 

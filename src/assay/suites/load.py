@@ -27,8 +27,9 @@ from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
 from assay.suites.context import CategoryDefaults, LoadContext
-from assay.suites.discover import DEFAULTS_FILE_NAMES, FileKind, classify, walk_suite_files
+from assay.suites.discover import classify, walk_suite_files
 from assay.suites.document import Document, Problems, read_document
+from assay.suites.file_kind import DEFAULTS_FILE_NAMES, FileKind
 from assay.suites.formats import load_cases, plugin_format_of
 
 # The format modules (review, rubric, task) are imported where a file of theirs turns
@@ -78,7 +79,7 @@ class _Candidate:
     doc: Document | None = None
     error: ConfigError | None = None
     kind: FileKind | str | None = None
-    """One of assay's formats (`discover.FileKind`) or a plugin's (`formats.FORMATS`)."""
+    """One of assay's formats (`file_kind.FileKind`) or a plugin's (`formats.FORMATS`)."""
     cases: tuple[Case, ...] = ()
 
 

@@ -68,7 +68,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
     # Warden names a case `<skill name>/<case>`; `<file stem>/<case>` still selects it.
     prefix = skill_name(skill) if skill is not None else name
     warden = yaml_suite_overrides(root, ctx)
-    graders = checked_graders(suite.graders, doc, ctx) if suite else ()
+    graders = checked_graders(suite.graders, doc, ctx.problems) if suite else ()
     cases = []
     for number, item in evals:
         key_path: tuple[Any, ...] = ("evals", number)

@@ -27,7 +27,7 @@ from typing import Any
 
 from assay.upstream.go.text import go_text
 
-__all__ = ["GoObject", "go_fold", "go_loads", "go_struct", "go_text"]
+__all__ = ["GoObject", "go_fold", "go_keys", "go_loads", "go_struct", "go_text", "go_values"]
 
 _SPECIAL_FOLDS = {"\u017f": "S", "\u212a": "K"}
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -78,6 +78,16 @@ def go_fold(key: str) -> str:
     return "".join(
         _SPECIAL_FOLDS.get(char, char.upper() if char.isascii() else char) for char in key
     )
+
+
+def go_keys(data: Mapping[Any, Any]) -> set[str]:
+    """The keys of a JSON object in the form Go matches them to a struct's fields."""
+    return {go_fold(key) for key in data if isinstance(key, str)}
+
+
+def go_values(data: Mapping[Any, Any], field: str) -> list[Any]:
+    """The values of every key of `data` Go would decode into the field `field` (folded)."""
+    return [v for k, v in data.items() if isinstance(k, str) and go_fold(k) == field]
 
 
 def go_struct(
