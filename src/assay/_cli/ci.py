@@ -45,7 +45,7 @@ from assay.action.problems import (
     report_unexpected_error,
 )
 from assay.action.publish import PublishTarget, publish_report
-from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _model_environment(values: Mapping[str, str]) -> Iterator[None]:
 def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespace:
     """`assay run`'s arguments from the action's inputs (the runner adds ASSAY_* variables
     under them, as for `assay run`)."""
-    from assay.cli import build_parser
+    from assay._cli.parser import build_parser
     from assay.options import options_from_environ
 
     try:

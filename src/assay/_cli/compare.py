@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError
 from assay.report.compare import CaseChange, Change, Comparison, compare_reports
 from assay.report.gate.significance import explain

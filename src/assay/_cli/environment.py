@@ -93,7 +93,7 @@ def _sources(parser: argparse.ArgumentParser) -> Iterator[Callable[[], Iterable[
 
 
 def _options(parser: argparse.ArgumentParser) -> Iterator[str]:
-    from assay.cli import commands, option_variable
+    from assay._cli.parser import commands, option_variable
     from assay.options import run_option_variables
 
     for command in commands(parser).values():

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from assay._util.display import display_path
 from assay._util.paths import resolve_inside
-from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError, output_error
 from assay.report.history import usable_history_dir
 from assay.report.merge import merge_reports

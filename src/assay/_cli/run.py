@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
 from assay.core.files import RESULTS_FILE
 from assay.errors import OutputError
 from assay.options import RunOptions

@@ -9,12 +9,13 @@ from collections import Counter
 from typing import Any
 
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
 from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
 
 __all__ = ["command", "print_warnings", "problem_json"]
 
-EXIT_OK, EXIT_INVALID = 0, 2
+EXIT_OK, EXIT_INVALID = EXIT_PASS, EXIT_USAGE
 
 
 def command(args: argparse.Namespace) -> int:
