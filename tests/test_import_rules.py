@@ -8,6 +8,7 @@ to follow, and mypy would follow it into a cycle). See docs/architecture.md, "Im
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -246,3 +247,65 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     edge = Import("assay.a.x", "assay.b.y", "src/assay/a/x.py:1", type_only=False)
     graph = {"a": {"b": edge}, "b": {"c": edge}, "c": {"a": edge}, "d": {"a": edge}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+PROCESS_DOOR = "assay.isolation.processes"
+"""The one module that starts a process (agents, commands, git, the bwrap probe, workers)."""
+
+SANDBOX_PROGRAM = "assay.isolation.exec_shim"
+"""Not run in assay's process: its source is the first program inside every bwrap sandbox,
+which forks and execs the confined command there (`isolation/bwrap.py: Confinement.wrap`)."""
+
+_PROCESS_MODULES = frozenset({"subprocess", "multiprocessing", "pty", "asyncio.subprocess"})
+_PROCESS_CALLS = re.compile(
+    r"^(?:os|posix)\.(?:exec\w*|fork\w*|spawn\w*|posix_spawn\w*|system|popen)$"
+    r"|\.create_subprocess_(?:exec|shell)$|^pty\.(?:fork|spawn)$"
+)
+_PROCESS_NAMES = re.compile(r"^(?:exec\w*|fork\w*|spawn\w*|posix_spawn\w*|system|popen)$")
+
+
+def process_starts(source: str, where: str) -> list[str]:
+    """Each place in `source` that starts a process or imports what starts one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        line = f"{where}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _PROCESS_MODULES or alias.name.startswith("multiprocessing."):
+                    found.append(f"{line}: import {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = [alias.name for alias in node.names]
+            if module in _PROCESS_MODULES or module.startswith("multiprocessing."):
+                found.append(f"{line}: from {module} import {', '.join(names)}")
+            elif module == "asyncio" and "subprocess" in names:
+                found.append(f"{line}: from asyncio import subprocess")
+            elif module in ("os", "posix") and any(_PROCESS_NAMES.match(n) for n in names):
+                found.append(f"{line}: from {module} import {', '.join(names)}")
+        elif isinstance(node, ast.Attribute):
+            dotted = ast.unparse(node)
+            if _PROCESS_CALLS.search(dotted):
+                found.append(f"{line}: {dotted}")
+    return found
+
+
+def test_only_the_process_module_starts_a_process() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _module_name(path) in (PROCESS_DOOR, SANDBOX_PROGRAM):
+            continue
+        where = path.relative_to(SRC.parent).as_posix()
+        found += process_starts(path.read_text(encoding="utf-8"), where)
+    assert not found, f"start processes through {PROCESS_DOOR}:\n" + "\n".join(found)
+
+
+def test_the_process_scan_finds_every_way_to_start_one() -> None:
+    source = (
+        "import subprocess\nfrom asyncio import subprocess as sp\nimport os, asyncio\n"
+        "os.execv('a', [])\nos.posix_spawn('a', [], {})\nasyncio.create_subprocess_exec('a')\n"
+        "from os import fork\nimport multiprocessing.pool\n"
+    )
+    assert len(process_starts(source, "x.py")) == 7
+    assert process_starts("import os\nos.path.join('a')\nos.environ.copy()\n", "x.py") == []
+    door = (PACKAGE / "isolation" / "processes.py").read_text(encoding="utf-8")
+    assert process_starts(door, "processes.py")  # the door itself is seen to start them

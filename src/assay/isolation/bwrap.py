@@ -38,7 +38,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from assay.errors import ConfigError
 from assay.isolation.exec_shim import shim_source
 from assay.isolation.exposure import ALWAYS_MASKED, Exposure, ShownProgram, TrackedFiles
 from assay.isolation.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv, limit_word
+from assay.isolation.processes import SubprocessError, run_sync
 from assay.isolation.toolchains import home_toolchains
 
 __all__ = [
@@ -350,13 +350,12 @@ def probe_bwrap(
     )
     argv, env = probe.wrap(["/bin/true"], cwd=Path("/"), env={"PATH": os.defpath})
     try:
-        done = subprocess.run(
-            argv, env=env, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, check=False
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
+        done = run_sync(argv, env=env, timeout_s=_PROBE_TIMEOUT_S)
+    except (OSError, SubprocessError) as exc:
         return None, f"bwrap cannot run: {exc}"
     if done.returncode != 0:
-        detail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        stderr = done.stderr.decode("utf-8", "replace")
+        detail = (stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
         return None, f"bwrap does not work here: {detail}"
     return found, ""
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -36,7 +35,13 @@ from typing import TYPE_CHECKING
 
 from assay._util.secrets import scrubbed_environ
 from assay.errors import SandboxError
-from assay.isolation.processes import LaunchError, run_command
+from assay.isolation.processes import (
+    CompletedProcess,
+    LaunchError,
+    TimeoutExpired,
+    run_command,
+    run_sync,
+)
 
 if TYPE_CHECKING:
     from assay.isolation.bwrap import Confinement
@@ -138,25 +143,26 @@ def run_git(
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
     timeout_s: float | None = None,
-) -> subprocess.CompletedProcess[bytes]:
+    search_up: bool = False,
+) -> CompletedProcess[bytes]:
     """Run `git ARGS` in the work tree `cwd` (never a repository above it); never raises on exit.
 
-    `env` is added to `git_environment()`. Raises SandboxError only when git itself cannot
-    be started, or did not finish within `timeout_s`.
+    `env` is added to `git_environment()`. `search_up`: the repository `cwd` is in, found
+    upwards as git finds it (the user's own checkout, for a report's facts), else `cwd`
+    itself only. Raises SandboxError only when git itself cannot be started, or did not
+    finish within `timeout_s`.
     """
     cwd = Path(os.path.abspath(cwd))
+    ceiling = None if search_up else cwd.parent
     try:
-        return subprocess.run(
+        return run_sync(
             [*_GIT_PREFIX, *args],
             cwd=cwd,
-            env={**git_environment(ceiling=cwd.parent), **(env or {})},
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-            timeout=timeout_s,
+            env={**git_environment(ceiling=ceiling), **(env or {})},
+            stdin=stdin,
+            timeout_s=timeout_s,
         )
-    except subprocess.TimeoutExpired:
+    except TimeoutExpired:
         raise SandboxError(f"git {args[0]} did not finish within {timeout_s:g}s") from None
     except (FileNotFoundError, NotADirectoryError):
         if not cwd.is_dir():
@@ -170,7 +176,7 @@ async def run_git_bounded(
     cwd: Path,
     timeout_s: float | None = None,
     isolation: Confinement | None = None,
-) -> subprocess.CompletedProcess[bytes]:
+) -> CompletedProcess[bytes]:
     """`run_git` for a work tree someone else wrote: its config must not start a program.
 
     The config git would read there is listed first; every filter driver and protocol it
@@ -241,9 +247,7 @@ class _GroupRun:
     timeout_s: float
     isolation: Confinement | None
 
-    async def git(
-        self, args: Sequence[str], env: Mapping[str, str]
-    ) -> subprocess.CompletedProcess[bytes]:
+    async def git(self, args: Sequence[str], env: Mapping[str, str]) -> CompletedProcess[bytes]:
         # Files, not a directory: creating and removing directories is slow on many disks.
         with contextlib.ExitStack() as files:
             stdout, stderr = (
@@ -266,9 +270,21 @@ class _GroupRun:
                 raise TimeoutError(f"git {args[0]} did not finish within {self.timeout_s:g}s")
             if done.truncated:
                 raise SandboxError(f"git {args[0]} printed more than assay keeps")
-            return subprocess.CompletedProcess(
-                list(args), done.exit_code, stdout.read(), stderr.read()
-            )
+            return CompletedProcess(list(args), done.exit_code, stdout.read(), stderr.read())
+
+
+def repository_fact(
+    args: Sequence[str], *, cwd: Path | None = None, timeout_s: float = 10.0
+) -> str | None:
+    """git's output (stripped text) about the repository `cwd` (default: the working
+    directory) is in, found upwards as git finds it; None when git fails, is missing or
+    times out: a fact for a report (HEAD, the branch), never an error."""
+    try:
+        done = run_git(args, cwd=cwd or Path.cwd(), timeout_s=timeout_s, search_up=True)
+    except SandboxError:
+        return None
+    text = done.stdout.decode("utf-8", "replace").strip()
+    return text if done.returncode == 0 and text else None
 
 
 def git_output(args: Sequence[str], *, cwd: Path, stdin: bytes | None = None) -> bytes:
@@ -279,7 +295,7 @@ def git_output(args: Sequence[str], *, cwd: Path, stdin: bytes | None = None) ->
     return result.stdout
 
 
-def git_message(result: subprocess.CompletedProcess[bytes]) -> str:
+def git_message(result: CompletedProcess[bytes]) -> str:
     """git's own explanation of a failure, its lines joined into one."""
     text = (result.stderr or result.stdout).decode("utf-8", "replace")
     lines = [line.strip() for line in text.splitlines() if line.strip()]

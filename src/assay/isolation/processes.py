@@ -1,5 +1,11 @@
-"""The one place assay runs commands it does not trust: agents, verification commands, and
-git on a workspace someone else controls (`sandbox/gitenv.run_git_bounded`).
+"""The one module that starts processes: agents, verification commands, git (through
+`isolation/git.py`, its one environment recipe), the bubblewrap probe and the search worker.
+tests/test_import_rules.py fails when any other module of assay starts one.
+
+`run_command` runs the commands assay does not trust: agents, verification commands, and
+git on a workspace someone else controls (`isolation/git.run_git_bounded`). `run_sync` runs
+assay's own short programs (git on a repository assay wrote or the user's own, the bwrap
+probe) to completion; `start_piped` starts a helper assay talks to through pipes.
 
 Every command runs as argv (never through a shell) with stdin at /dev/null, in a new
 session so that it and everything it spawns form one process group. On timeout the whole
@@ -31,11 +37,12 @@ import contextlib
 import errno
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from assay._util.secrets import longest_secret_bytes, redact
 from assay.isolation.launch import (
@@ -49,15 +56,68 @@ from assay.isolation.launch import (
 )
 from assay.upstream.go.text import go_text
 
-if TYPE_CHECKING:
-    from assay.isolation.bwrap import Confinement
-
 __all__ = [
     "CommandResult",
+    "CompletedProcess",
+    "Confined",
     "LaunchError",
     "StartFailed",
+    "SubprocessError",
+    "TimeoutExpired",
     "run_command",
+    "run_sync",
+    "start_piped",
 ]
+
+CompletedProcess = subprocess.CompletedProcess
+"""What `run_sync` returns: argv, returncode, stdout and stderr (bytes)."""
+TimeoutExpired = subprocess.TimeoutExpired
+SubprocessError = subprocess.SubprocessError
+
+
+class Confined(Protocol):
+    """An OS sandbox a command runs in (`isolation.bwrap.Confinement`)."""
+
+    def wrap(
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], status_fd: int = -1
+    ) -> tuple[list[str], dict[str, str]]: ...
+
+    @property
+    def counted_processes(self) -> int | None: ...
+
+
+def run_sync(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    timeout_s: float | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `argv` to its end, output captured, stdin `stdin` (else /dev/null); never raises
+    on its exit code. Raises OSError when it cannot start, TimeoutExpired after `timeout_s`."""
+    return subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        timeout=timeout_s,
+    )
+
+
+async def start_piped(argv: Sequence[str], *, env: Mapping[str, str]) -> asyncio.subprocess.Process:
+    """Start a helper assay talks to through pipes (stdin, stdout and stderr all piped)."""
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(env),
+    )
+
 
 MiB = 1024 * 1024
 DEFAULT_MAX_CAPTURE_BYTES = 64 * MiB
@@ -265,7 +325,7 @@ async def run_command(
     stderr_path: Path | None,
     max_capture_bytes: int = DEFAULT_MAX_CAPTURE_BYTES,
     on_stdout_line: Callable[[str], None] | None = None,
-    isolation: Confinement | None = None,
+    isolation: Confined | None = None,
 ) -> CommandResult:
     """Run argv in its own process group; stream output to files; kill the group on timeout.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel
 
 from assay._version import __version__
+from assay.isolation.git import repository_fact
 from assay.report.gate.policy import gate_policy
 from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.plan import format_shard, run_notes
@@ -119,15 +119,4 @@ def now() -> str:
 
 def _git_sha() -> str | None:
     """HEAD of the working directory's repository, if it is one."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and sha else None
+    return repository_fact(["rev-parse", "--verify", "--quiet", "HEAD"])

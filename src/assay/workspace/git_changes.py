@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.isolation.git import git_message, run_git_bounded
+from assay.isolation.processes import CompletedProcess
 from assay.workspace.baseline import Baseline, baseline_changes
 from assay.workspace.workspace_changes import ChangeCollector, WorkspaceChanges
 
@@ -83,7 +83,7 @@ class _Repository:
 
     async def git(
         self, args: Sequence[str], *, tolerate: tuple[int, ...] = ()
-    ) -> subprocess.CompletedProcess[bytes]:
+    ) -> CompletedProcess[bytes]:
         path = self.path
         try:
             result = await run_git_bounded(args, cwd=path, isolation=self.confinement)
