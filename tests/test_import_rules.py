@@ -309,3 +309,92 @@ def test_the_process_scan_finds_every_way_to_start_one() -> None:
     assert process_starts("import os\nos.path.join('a')\nos.environ.copy()\n", "x.py") == []
     door = (PACKAGE / "isolation" / "processes.py").read_text(encoding="utf-8")
     assert process_starts(door, "processes.py")  # the door itself is seen to start them
+
+
+def _module_graph() -> dict[str, dict[str, Import]]:
+    """Module -> {module it imports: the first import that makes the edge}: every import,
+    at module level, inside functions and under TYPE_CHECKING alike."""
+    modules = {_module_name(path) for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, dict[str, Import]] = {name: {} for name in modules}
+    for i in ASSAY_IMPORTS:
+        target = i.target
+        while target not in modules and "." in target:
+            target = target.rsplit(".", 1)[0]  # `from assay.x import name` -> assay.x
+        if target != i.importer and target in modules:
+            graph[i.importer].setdefault(target, i)
+    return graph
+
+
+def test_no_module_cycles() -> None:
+    graph = _module_graph()
+    cycles = _cycles(graph)
+    lines = []
+    for component in cycles:
+        lines.append(" <-> ".join(component))
+        for source in component:
+            for target, first in sorted(graph[source].items()):
+                if target in component:
+                    lines.append(f"    {first.edge}")
+    assert not cycles, (
+        "modules import each other in a cycle (move the shared fact down into a module of "
+        "its own; an import inside a function still counts):\n" + "\n".join(lines)
+    )
+
+
+LAZY_REASON = "# lazy:"
+"""An import inside a function says why it is there: an optional SDK or start-up cost."""
+
+
+def lazy_imports_without_reason(source: str, where: str) -> list[str]:
+    """The imports inside functions of `source` whose block has no `# lazy: <reason>`.
+
+    A block is a run of import statements one after another in one body; the reason is a
+    comment on the line above it or on any of its lines (import sorting may move it).
+    """
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for inner in ast.walk(node):
+            for body in (getattr(inner, name, None) for name in ("body", "orelse", "finalbody")):
+                if not isinstance(body, list):
+                    continue
+                block: list[ast.stmt] = []
+                for statement in [*body, None]:
+                    if isinstance(statement, ast.Import | ast.ImportFrom):
+                        block.append(statement)
+                        continue
+                    if block:
+                        first, last = block[0].lineno, block[-1].end_lineno or block[-1].lineno
+                        text = "\n".join(lines[max(first - 2, 0) : last])
+                        if LAZY_REASON not in text:
+                            found += [f"{where}:{s.lineno}: {ast.unparse(s)}" for s in block]
+                    block = []
+    return sorted(set(found))
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(SRC.parent).as_posix()
+        found += lazy_imports_without_reason(path.read_text(encoding="utf-8"), where)
+    assert not found, (
+        "an import inside a function is for an optional SDK or start-up cost only, and says "
+        f"so (`{LAZY_REASON} <reason>` above it); otherwise import at the top:\n" + "\n".join(found)
+    )
+
+
+def test_the_lazy_import_check_finds_one_without_a_reason() -> None:
+    source = (
+        "def f():\n    import json\n    return json\n\n"
+        "def g():\n    # lazy: optional SDK\n    import openai\n    import google\n"
+        "    return openai, google\n\n"
+        "def h():\n    if True:\n        from os import path  # lazy: start-up\n"
+    )
+    assert lazy_imports_without_reason(source, "x.py") == ["x.py:2: import json"]
+
+
+def test_the_module_graph_counts_imports_inside_functions() -> None:
+    # `assay ci` imports the runner only inside `run_ci` (start-up): still an edge.
+    assert "assay.runner.session" in _module_graph()["assay._cli.ci"]

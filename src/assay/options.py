@@ -259,7 +259,7 @@ def env_flag(name: str, value: str) -> bool:
     """An `ASSAY_*` switch: 1/0, true/false, yes/no, on/off (any case)."""
     word = value.strip().lower()
     if word not in _TRUE | _FALSE:
-        from assay.errors import ConfigError
+        from assay.errors import ConfigError  # lazy: start-up (not loaded with this module)
 
         raise ConfigError(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
     return word in _TRUE
@@ -269,14 +269,14 @@ def env_number(name: str, value: str, kind: type[int] | type[float]) -> int | fl
     try:
         return read_number(value, kind)
     except ValueError as exc:
-        from assay.errors import ConfigError
+        from assay.errors import ConfigError  # lazy: start-up (not loaded with this module)
 
         raise ConfigError(f"{name}={value!r}: {exc}") from None
 
 
 def env_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        from assay.errors import ConfigError
+        from assay.errors import ConfigError  # lazy: start-up (not loaded with this module)
 
         raise ConfigError(f"{name}={value!r}: expected one of {', '.join(choices)}")
     return value
@@ -314,6 +314,7 @@ def options_from_environ(
             if field_name == "runtime":
                 problem = runtime_problem(text) if runtime_problem else None
                 if problem:
+                    # lazy: start-up (not loaded with this module)
                     from assay.errors import ConfigError
 
                     raise ConfigError(f"{name}={text!r}: {problem}")

@@ -50,6 +50,7 @@ def command(args: argparse.Namespace) -> int:
 
 def _report_path(args: argparse.Namespace, ref: str) -> Path:
     """A report file or directory, or a run of the history (`@last`, `@BRANCH`, a run id)."""
+    # lazy: start-up (a command loads only what it runs)
     from assay._cli.history import history_dir_of
     from assay.report.history import resolve_ref
 

@@ -17,7 +17,14 @@ from typing import Any, NoReturn
 
 from assay._version import __version__
 from assay.errors import ConfigError
-from assay.options import env_choice, env_flag, env_name, env_number, read_number
+from assay.options import (
+    env_choice,
+    env_flag,
+    env_name,
+    env_number,
+    options_from_environ,
+    read_number,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,6 +76,7 @@ def _option_hint(word: str, known: list[str]) -> str | None:
 
 
 def _ci_epilog() -> str:
+    # lazy: start-up (a command loads only what it runs)
     from assay.action.inputs import ACTION_ONLY_INPUTS, MODEL_KEY_VARIABLES, ActionInputs
 
     inputs = ", ".join(name.replace("_", "-") for name in ActionInputs.model_fields)
@@ -346,6 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _runtime_name(value: str) -> str:
     """`--runtime`: a name from the runtime registry (read only when the option is given,
     so building the parser imports no agent code and reads no plugin metadata)."""
+    # lazy: start-up (a command loads only what it runs)
     from assay.registry.runtimes import unknown_runtime
 
     problem = unknown_runtime(value)
@@ -606,7 +615,7 @@ def _check_run_environment(run: argparse.ArgumentParser) -> None:
     """`assay run` passes the runner only what was typed: the runner reads ASSAY_* itself
     (`assay.options.options_from_environ`), as it does for `assay.run()`. A bad value is
     still refused before any command runs, by that same reader."""
-    from assay.options import options_from_environ
+    # lazy: start-up (a command loads only what it runs)
     from assay.registry.runtimes import unknown_runtime
 
     options_from_environ(os.environ, runtime_problem=unknown_runtime)

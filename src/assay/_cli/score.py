@@ -26,10 +26,14 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, SourcePosition
 from assay.grading.base import Grade
+from assay.isolation.git import tracked_files
 from assay.report.model import CaseResult, Check
 from assay.report.terminal import printable
 from assay.runner.combine import fold_attempts, graded_attempt
+from assay.runner.outcome import AttemptOutcome
+from assay.suites import load_suites
 from assay.suites.case import Case, TaskSpec
+from assay.upstream.go.fmt import go_json_indent
 
 if TYPE_CHECKING:
     from assay.isolation.bwrap import Sandboxing
@@ -38,9 +42,9 @@ __all__ = ["command"]
 
 
 def command(args: argparse.Namespace) -> int:
+    # lazy: start-up (a command loads only what it runs)
     from assay.agents.trace import read_trace_file
     from assay.grading.task_checks import score_workspace
-    from assay.suites import load_suites
 
     suite = Path(args.suite)
     if not suite.is_file():
@@ -70,8 +74,8 @@ def command(args: argparse.Namespace) -> int:
     )
     result = _case_result(case, grade, duration_s=time.monotonic() - started)
     if args.json:
+        # lazy: start-up (a command loads only what it runs)
         from assay.report.pvyai import task_report
-        from assay.upstream.go.fmt import go_json_indent
 
         print(go_json_indent(task_report(case.suite, case.local_id, grade.checks)))
     else:
@@ -85,13 +89,13 @@ def _sandboxing(
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
     user's own checkout (bound writable on top of whatever hides it). A command may name a
     tracked file of the suite's checkout (a test helper), never the suite or its fixture."""
+    # lazy: start-up (a command loads only what it runs)
     from assay.isolation.bwrap import (
         checkout_root,
         harden_process,
         project_checkouts,
         resolve_sandboxing,
     )
-    from assay.isolation.git import tracked_files
     from assay.isolation.limits import limits_from_environ
     from assay.runner.affected import case_inputs
 
@@ -133,8 +137,6 @@ def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
 
 
 def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
-    from assay.runner.outcome import AttemptOutcome
-
     attempt = graded_attempt(grade, duration_s=duration_s, usage=grade.usage)
     outcome = AttemptOutcome(attempt, judge=grade.judge)
     return fold_attempts(case, model=None, runtime=None, outcomes=[outcome])
@@ -153,6 +155,7 @@ def _print_table(result: CaseResult) -> None:
 
 
 def _row(check: Check) -> tuple[str, str, str, str]:
+    # lazy: start-up (a command loads only what it runs)
     from assay.grading.task_results import check_summary
 
     message = printable(check.message if check.status == "pass" else check_summary(check))

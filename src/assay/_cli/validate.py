@@ -12,6 +12,7 @@ from assay._util.display import display_path
 from assay.core.exit_codes import EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
 from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
+from assay.upstream.warden.evalts import warden_model
 
 __all__ = ["command", "print_warnings", "problem_json"]
 
@@ -85,8 +86,8 @@ def category_settings(loaded: LoadedSuites) -> list[dict[str, Any]]:
     conventional `skills/<category>.md`), or `unset`. The command line (`--skill`,
     `--runtime`, `--model`) beats all of them when the cases run.
     """
+    # lazy: start-up (a command loads only what it runs)
     from assay.models.names import DEFAULT_MODEL
-    from assay.upstream.warden.evalts import warden_model
 
     rows = []
     for directory, defaults in loaded.categories:

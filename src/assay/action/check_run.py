@@ -60,7 +60,7 @@ def publish_check_run(
     details_url: str | None,
 ) -> str:
     """Create the completed check run; returns its URL. GitHub errors propagate."""
-    from assay.report.markdown import render_summary
+    from assay.report.markdown import render_summary  # lazy: start-up (not loaded with this module)
 
     output: dict[str, Any] = {
         "title": check_title(report)[:_TITLE_LIMIT],

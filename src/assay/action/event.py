@@ -233,7 +233,7 @@ def _decide_fork(event: GitHubEvent, pull: PullRequestRef, *, label: str) -> Dec
 def _decide_by_files(
     pull: PullRequestRef, files: ChangedFiles, *, label: str, trigger_paths: tuple[str, ...]
 ) -> Decision:
-    from assay.action.globs import first_match
+    from assay.action.globs import first_match  # lazy: start-up (not loaded with this module)
 
     warnings = files.problems
     hit = first_match(files.paths, trigger_paths)

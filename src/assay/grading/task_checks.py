@@ -80,7 +80,7 @@ async def score_workspace(
     variable but those `pass_env` names. Raises ConfigError when a commit baseline is asked
     of a workspace that is not a git repository.
     """
-    from assay.workspace import workspace_changes
+    from assay.workspace import workspace_changes  # lazy: start-up (not loaded with this module)
 
     if not workspace.is_dir() or workspace.is_symlink():
         # PVYai's runner blocks a task whose workspace is not a directory: nothing to score.

@@ -47,7 +47,15 @@ from typing import Literal
 from assay.errors import ConfigError
 from assay.isolation.exec_shim import shim_source
 from assay.isolation.exposure import ALWAYS_MASKED, Exposure, ShownProgram, TrackedFiles
-from assay.isolation.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv, limit_word
+from assay.isolation.limits import (
+    DEFAULT_LIMITS,
+    UNLIMITED,
+    Limits,
+    find_prlimit,
+    limit_argv,
+    limit_word,
+    limits_from_environ,
+)
 from assay.isolation.processes import SubprocessError, run_sync
 from assay.isolation.toolchains import home_toolchains
 
@@ -383,7 +391,6 @@ def resolve_sandboxing(
     `limits` default to the `ASSAY_SANDBOX_*` variables over DEFAULT_LIMITS (a malformed
     one is a ConfigError naming it); callers with a `[tool.assay]` pass
     `limits_from_environ(os.environ, config.sandbox_limits)`."""
-    from assay.isolation.limits import find_prlimit, limits_from_environ
 
     if limits is None:
         limits = limits_from_environ(os.environ)
@@ -434,7 +441,7 @@ def harden_process() -> bool:
     longer read its /proc/<pid>/environ or memory, nor ptrace it. True when it took."""
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes
+    import ctypes  # lazy: start-up (ctypes only on this path)
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)

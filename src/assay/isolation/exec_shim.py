@@ -81,6 +81,7 @@ def look_path(name: bytes, search: bytes | None) -> bytes | None:
 
 
 def _set_limits(word: str) -> None:
+    # lazy: start-up of every confined command (this file is the sandbox's first program)
     import resource
 
     processes, file_size, core_size = (int(value) for value in word.split(":"))
@@ -143,6 +144,7 @@ def main(argv: list[str]) -> int:
 def shim_source() -> str:
     """This file's code, which the sandbox runs (`python -I -S -c`), without its docstrings
     and comments: every process listing in the sandbox shows it."""
+    # lazy: start-up of every confined command (this file is the sandbox's first program)
     import ast  # on the host only
 
     with open(__file__, encoding="utf-8") as stream:
@@ -155,6 +157,7 @@ def shim_source() -> str:
 
 
 def _is_text(statement: object) -> bool:
+    # lazy: start-up of every confined command (this file is the sandbox's first program)
     import ast
 
     return (

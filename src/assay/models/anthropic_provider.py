@@ -210,7 +210,7 @@ def spans_have_a_receiver() -> bool:
     ):
         return True
     try:
-        from opentelemetry import trace
+        from opentelemetry import trace  # lazy: optional, may be missing here
     except ImportError:  # the SDK's dependency; without it there are no spans either
         return False
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)

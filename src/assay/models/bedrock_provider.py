@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from anthropic import AsyncAnthropicBedrock
+
 from assay.errors import ModelUnavailable
 from assay.models.anthropic_provider import AnthropicProvider, client_options
 from assay.models.provider_spec import missing_provider_credentials
@@ -42,12 +44,12 @@ def bedrock_from_env(*, policy: RetryPolicy | None = None) -> BedrockProvider:
     if region is None:
         raise ModelUnavailable("no AWS region for bedrock/*: set AWS_REGION")
     try:
+        # lazy: optional SDK
         import boto3  # noqa: F401  # the SDK signs with it; fail here, not mid-run
     except ImportError:  # pragma: no cover - depends on the installed extras
         raise ModelUnavailable(
             "bedrock/* needs the bedrock extra: pip install 'assay[bedrock]'"
         ) from None
-    from anthropic import AsyncAnthropicBedrock
 
     bearer = os.environ.get("AWS_BEARER_TOKEN_BEDROCK")
     client = AsyncAnthropicBedrock(

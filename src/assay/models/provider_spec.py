@@ -48,7 +48,7 @@ def warden_key_variables(provider: str) -> tuple[str, str]:
 
 
 def list_price(model: str, usage: Usage) -> float | None:
-    from assay.models.pricing import cost_usd
+    from assay.models.pricing import cost_usd  # lazy: start-up (not loaded with this module)
 
     return cost_usd(model, usage)
 

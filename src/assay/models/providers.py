@@ -56,19 +56,22 @@ def _vertex_price(model: str, usage: Usage) -> float | None:
 
 
 def _build_anthropic() -> Provider:
-    from assay.models.anthropic_provider import anthropic_from_env  # lazy: optional SDK
+    # lazy: start-up (not loaded with this module)
+    from assay.models.anthropic_provider import anthropic_from_env
 
     return anthropic_from_env()
 
 
 def _build_openai() -> Provider:
-    from assay.models.openai_provider import openai_from_env  # lazy: optional SDK
+    # lazy: start-up (not loaded with this module)
+    from assay.models.openai_provider import openai_from_env
 
     return openai_from_env()
 
 
 def _build_openrouter() -> Provider:
-    from assay.models.openai_provider import openrouter_from_env  # lazy: optional SDK
+    # lazy: start-up (not loaded with this module)
+    from assay.models.openai_provider import openrouter_from_env
 
     return openrouter_from_env()
 
@@ -114,19 +117,22 @@ PROVIDERS.register(
 
 
 def _build_bedrock() -> Provider:
-    from assay.models.bedrock_provider import bedrock_from_env  # lazy: optional SDK
+    # lazy: start-up (not loaded with this module)
+    from assay.models.bedrock_provider import bedrock_from_env
 
     return bedrock_from_env()
 
 
 def _build_vertex() -> Provider:
-    from assay.models.vertex_provider import vertex_from_env  # lazy: optional SDK
+    # lazy: start-up (not loaded with this module)
+    from assay.models.vertex_provider import vertex_from_env
 
     return vertex_from_env()
 
 
 def _build_gemini() -> Provider:
-    from assay.models.gemini_provider import gemini_from_env  # lazy: optional SDK
+    # lazy: start-up (not loaded with this module)
+    from assay.models.gemini_provider import gemini_from_env
 
     return gemini_from_env()
 

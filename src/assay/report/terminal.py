@@ -107,7 +107,7 @@ class LiveProgress:
     _SHOWN_RUNNING = 4
 
     def __init__(self, stream: TextIO, *, width: int | None = None) -> None:
-        from rich.console import Console
+        from rich.console import Console  # lazy: start-up (rich only when used)
 
         self._console = Console(file=stream, width=width, highlight=False)
         self._counts: Counter[str] = Counter()
@@ -117,6 +117,7 @@ class LiveProgress:
         self._task: Any = None
 
     def run_started(self, total: int) -> None:
+        # lazy: start-up (rich only when used)
         from rich.live import Live
         from rich.progress import (
             BarColumn,
@@ -164,6 +165,7 @@ class LiveProgress:
             self._live.update(self._render())
 
     def _render(self) -> Any:
+        # lazy: start-up (rich only when used)
         from rich.console import Group
         from rich.text import Text
 
@@ -230,7 +232,7 @@ _LEADING_LABEL = re.compile(r"^(?:gate: )?(PASS|FAIL|ERROR|SKIP)\b")
 
 def _styled_line(line: str) -> Any:
     """`line` as rich Text with its PASS/FAIL/ERROR/SKIP label coloured (no markup read)."""
-    from rich.text import Text
+    from rich.text import Text  # lazy: start-up (rich only when used)
 
     text = Text(line, no_wrap=True, overflow="ellipsis")
     match = _LEADING_LABEL.match(line)
@@ -242,6 +244,7 @@ def _styled_line(line: str) -> Any:
 def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
     """Why each failed case failed (expected, the agent's finding, the judge's reasoning),
     for the first `limit` of them; report.json has the rest."""
+    # lazy: start-up (not loaded with this module)
     from assay.report.explain import FINDINGS_SHOWN, explain_lines, failing_checks, finding_marks
 
     failed = [c for c in report.cases if c.status == "fail"]
@@ -288,6 +291,7 @@ def print_summary(
         stream.write("\n".join(lines) + "\n")
         stream.flush()
         return
+    # lazy: start-up (rich only when used)
     from rich.console import Console
     from rich.text import Text
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError
+from assay.isolation.git import run_git
 from assay.runner.kinds import kind_of
 from assay.suites.case import Case
 
@@ -47,7 +48,6 @@ def repository_of(root: Path) -> Path:
 
 def changed_files(repository: Path, ref: str) -> list[str]:
     """Repository-relative paths changed between the merge base of `ref` and HEAD."""
-    from assay.isolation.git import run_git
 
     if ref.startswith("-"):
         raise ConfigError(f"--affected-by {ref!r}: a ref cannot start with '-'")

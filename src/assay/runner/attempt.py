@@ -38,12 +38,14 @@ from assay.errors import (
     output_error,
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
+from assay.registry.runtimes import BUILTIN_RUNTIMES
 from assay.report.model import Attempt
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.kinds import grader_for, kind_of
 from assay.runner.outcome import AttemptOutcome
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case
+from assay.workspace import build_sandbox, remove_sandbox
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -69,7 +71,6 @@ async def run_attempt(
     run: PlannedRun, index: int, *, options: RunSettings, work_root: Path, report_dir: Path
 ) -> AttemptOutcome:
     """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
-    from assay.workspace import remove_sandbox
 
     started = time.monotonic()
     artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
@@ -211,7 +212,6 @@ class _PastDeadline(Exception):
 
 def _plugin_runtime(run: PlannedRun) -> bool:
     """Whether the case's agent is a plugin's (or a library user's), not one assay ships."""
-    from assay.registry.runtimes import BUILTIN_RUNTIMES
 
     return run.runtime not in BUILTIN_RUNTIMES
 
@@ -302,7 +302,6 @@ def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
     """The attempt's file-system setup, off the event loop: its directory, its sandbox,
     and what the kind records of it (built or not) before anything else runs."""
-    from assay.workspace import build_sandbox
 
     artifacts.mkdir(parents=True, exist_ok=True)
     kind = kind_of(run.case)

@@ -140,6 +140,7 @@ class Executor:
 
     async def _execute_adaptive(self) -> None:
         """`--repeat auto`: rounds of attempts, each chosen by runner/adaptive.py."""
+        # lazy: start-up (not loaded with this module)
         from assay.runner.adaptive import next_round
         from assay.runner.adaptive_inputs import gate_limit, knowledge_of
 
@@ -232,6 +233,7 @@ class Executor:
 
 
 def _key(progress: _Progress) -> str:
+    # lazy: start-up (not loaded with this module)
     from assay.runner.adaptive_inputs import case_key
 
     return case_key(progress.run.case.id, progress.run.model)

@@ -82,36 +82,41 @@ class CaseKindSpec:
 
 
 def _findings_judge(options: RunOptions) -> Grader:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.findings_judge import FindingsJudge
 
     return FindingsJudge(options=options)
 
 
 def _verdict(options: RunOptions) -> Grader:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.verify_grader import VerdictGrader
 
     return VerdictGrader(options=options)
 
 
 def _rubric_judge(options: RunOptions) -> Grader:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.rubric_judge import RubricJudge
 
     return RubricJudge(options=options)
 
 
 def _task_checks(options: RunOptions) -> Grader:
-    from assay.grading.task_checks import TaskGrader
+    from assay.grading.task_checks import TaskGrader  # lazy: start-up (not loaded with this module)
 
     return TaskGrader(options=options)
 
 
 def _record_task_setup(artifacts: Path, outcome: Sandbox | SandboxError) -> None:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.task_record import record_setup
 
     record_setup(artifacts, outcome)
 
 
 def _blocked_task_checks(spec: TaskSpec, reason: str) -> list[Check]:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.task_results import blocked_checks
 
     return blocked_checks(spec, reason)
@@ -243,6 +248,6 @@ def kind_of(case: Case) -> CaseKindSpec:
 
 def grader_for(case: Case, *, options: RunOptions) -> Grader:
     """The grader of `case`'s kind, followed by the user graders the case names."""
-    from assay.grading import with_user_graders
+    from assay.grading import with_user_graders  # lazy: start-up (not loaded with this module)
 
     return with_user_graders(kind_of(case).grader(options), case.graders)

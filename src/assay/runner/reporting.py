@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
+from assay._util.secrets import redact_json
 from assay._version import __version__
 from assay.isolation.git import repository_fact
 from assay.report.gate.policy import gate_policy
+from assay.report.gate.stats import summarize
 from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.plan import format_shard, run_notes
 
@@ -48,7 +50,6 @@ def build_report(
     split: str | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
-    from assay.report.gate.stats import summarize
 
     quarantine = frozenset(options.quarantine)
     results = [
@@ -99,7 +100,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 def _redacted(report: Report) -> Report:
     """`report` without any secret value assay knows: everything published (files, the
     terminal, the job summary, the PR comment, the check run) is rendered from it."""
-    from assay._util.secrets import redact_json
 
     def clean(model: ModelT) -> ModelT:
         text = model.model_dump_json()

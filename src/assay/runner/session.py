@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.agents import runtime_spec
+from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
 from assay.errors import ConfigError, output_error
+from assay.isolation.git import tracked_files
 from assay.models.names import bridge_env
-from assay.report.history import usable_history_dir
+from assay.report.history import history_dir_for, usable_history_dir
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.lock import report_dir_lock
@@ -32,7 +35,9 @@ from assay.runner.settings import (
     resolve_settings,
 )
 from assay.runner.writer import prepare_report_dir, write_report_dir
+from assay.suites import load_suites, select_cases
 from assay.suites.select import nothing_selected
+from assay.workspace import private_work_root
 
 if TYPE_CHECKING:
     from assay.options import RunOptions, RunSettings
@@ -97,6 +102,7 @@ async def run_async(
     """
     prepared = prepare_run(options, cases=cases, config=config)
     if prepared.settings.dry_run:
+        # lazy: start-up (not loaded with this module)
         from assay.runner.dry_run import build_dry_run, dry_run_report
 
         settings = prepared.settings
@@ -130,8 +136,6 @@ def prepare_run(
     check_settings(settings)  # bad values fail fast, before loading
     warnings: list[str] = []
     if cases is None:
-        from assay.suites import load_suites
-
         loaded = load_suites(list(settings.paths), strict=settings.strict, root=settings.root)
         cases, config = loaded.cases, config or loaded.config
         warnings += [str(warning) for warning in loaded.warnings]
@@ -148,8 +152,6 @@ def prepare_run(
         baseline = read_baseline(settings)
     selected = list(cases)
     if settings.patterns:
-        from assay.suites import select_cases
-
         selected = select_cases(selected, list(settings.patterns))
     if not selected:
         raise nothing_selected(settings.patterns)
@@ -187,6 +189,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
     # With a cache, hits never import an SDK (a replay costs no import) and a miss imports
     # it at its first call as before; without one, every call needs it: start it now.
     if prepared.settings.cache_dir is None:
+        # lazy: start-up (not loaded with this module)
         from assay.models.preload import start_sdk_imports
 
         start_sdk_imports(_models_called(prepared.runs))
@@ -222,7 +225,6 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
 
 def _models_called(runs: Sequence[PlannedRun]) -> set[str]:
     """The models the planned runs will call: judges, and the builtin agent's own model."""
-    from assay.agents import runtime_spec
 
     called: set[str] = set()
     for run in runs:
@@ -246,9 +248,9 @@ async def _run_planned(
     split: str | None = None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
+    # lazy: start-up (not loaded with this module)
     from assay.runner.fingerprint import fingerprint
     from assay.runner.signing import load_key, new_key
-    from assay.workspace import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
@@ -332,11 +334,9 @@ def _sandboxed(
     suite file or fixture (`isolation/exposure.py`). assay also stops being dumpable, so even
     without a sandbox a process of the same user cannot read its environment.
     """
-    from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
+    # lazy: start-up (not loaded with this module)
     from assay.isolation.bwrap import harden_process, project_checkouts, resolve_sandboxing
-    from assay.isolation.git import tracked_files
     from assay.isolation.limits import limits_from_environ
-    from assay.report.history import history_dir_for
     from assay.runner.affected import case_inputs
 
     harden_process()
@@ -412,6 +412,7 @@ def _affected(
     settings: RunSettings, cases: list[Case], config: AssayConfig | None
 ) -> tuple[RunSettings, list[Case]]:
     """`--affected-by`: the cases whose inputs changed, and the reason for the report."""
+    # lazy: start-up (not loaded with this module)
     from assay.runner.affected import select_affected
 
     assert settings.affected_by is not None

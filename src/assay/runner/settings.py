@@ -22,7 +22,12 @@ from assay._util.arguments import as_paths, as_texts, expect, is_number, is_path
 from assay.core.shards import format_shard
 from assay.errors import ConfigError
 from assay.options import ENV_OPTIONS, OPTION_CHOICES, RunOptions, RunSettings, options_from_environ
+from assay.registry.runtimes import unknown_runtime
+from assay.report.gate.stats import gate_option_problems
+from assay.report.read import read_report
 from assay.runner.arguments import parse_models, parse_shard
+from assay.runner.kinds import kind_of
+from assay.suites.command import parse_agent_command, placeholder_typos
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -77,7 +82,6 @@ def resolve_settings(
     values keep their sources, and those that were defaults are decided anew. Raises
     ConfigError for a malformed `ASSAY_*` value, agent command or shard.
     """
-    from assay.registry.runtimes import unknown_runtime
 
     _check_option_types(options)
     env = options_from_environ(
@@ -138,6 +142,7 @@ def _paths(paths: object) -> tuple[str, ...]:
 def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
     """Raw forms (text from a variable, a string from a library caller) into their types."""
     if values.get("repeat") == "auto":
+        # lazy: start-up (not loaded with this module)
         from assay.runner.adaptive import DEFAULT_MAX_REPEAT
 
         values["adaptive"] = True
@@ -173,8 +178,6 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
 
 
 def _agent_command(text: str, warnings: list[str]) -> tuple[str, ...]:
-    from assay.suites.command import parse_agent_command, placeholder_typos
-
     try:
         # `./agent.sh` given as text means beside the caller, as in a shell.
         argv = parse_agent_command(text, base_dir=Path.cwd())
@@ -271,7 +274,6 @@ a bound the plan (a list of attempts per case) can hold."""
 
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
-    from assay.report.gate.stats import gate_option_problems
 
     problems: list[str] = []
     if settings.concurrency < 1:
@@ -308,6 +310,7 @@ def check_settings(settings: RunSettings) -> None:
     if settings.offline and settings.cache_dir is None:
         problems.append("--offline replays recorded model calls: it needs --cache DIR")
     if settings.cache_dir is not None:
+        # lazy: start-up (not loaded with this module)
         from assay.models.cache import cache_dir_problem
 
         # Before any model is called: a file here used to fail every case after its calls.
@@ -328,6 +331,7 @@ def _unknown_providers(settings: RunSettings) -> list[str]:
         named.append(("--judge-model", settings.judge_model))
     if not named:
         return []
+    # lazy: start-up (not loaded with this module)
     from assay.models.registry import unknown_provider
 
     return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
@@ -336,7 +340,6 @@ def _unknown_providers(settings: RunSettings) -> list[str]:
 def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
     """Sandboxes copy fixture directories: one made inside such a directory would copy
     itself into itself, level after level, and leave itself behind in the fixture."""
-    from assay.runner.kinds import kind_of
 
     real_root = Path(os.path.realpath(work_root))
     for case in cases:
@@ -357,6 +360,5 @@ def read_baseline(settings: RunSettings) -> Report | None:
     this copy to the regression gate and `--repeat auto`."""
     if settings.baseline is None:
         return None
-    from assay.report.read import read_report
 
     return read_report(settings.baseline)

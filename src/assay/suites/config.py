@@ -144,6 +144,7 @@ def load_config(start: Path) -> AssayConfig | None:
 
 
 def _parse_toml(path: Path) -> dict[str, Any]:
+    # lazy: start-up (tomllib only on this path)
     import tomllib  # only when there is a file to read: about 4 ms of start-up
 
     try:
@@ -206,6 +207,7 @@ def _resolve(
         typos = placeholder_typos(agent_command)
         warnings += tuple(ConfigError(f"agent_command: {typo}", where) for typo in typos)
     if model.graders:
+        # lazy: start-up (not loaded with this module)
         from assay.registry.graders import grader_problem
 
         for reference in model.graders:
@@ -250,6 +252,7 @@ def _resolve(
 
 
 def _sandbox_limits(model: ConfigFile, where: Callable[[str], SourcePosition]) -> dict[str, int]:
+    # lazy: start-up (not loaded with this module)
     from assay.isolation.limits import LIMIT_VARIABLES, parse_limit
 
     found = {}

@@ -19,6 +19,7 @@ from assay._util.textpos import LineIndex, Positions, json_positions, yaml_posit
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.file_kind import file_kind
 from assay.upstream.go.json import go_loads, go_text
+from assay.upstream.warden import yaml12
 
 __all__ = ["Document", "Problems", "read_document", "read_text"]
 
@@ -202,9 +203,8 @@ def _duplicates(path: Path, positions: Positions, what_counts: str) -> tuple[Con
 
 
 def _parse_yaml(path: Path, text: str) -> Document:
+    # lazy: start-up (yaml only when used)
     import yaml  # only projects with YAML suites pay for it
-
-    from assay.upstream.warden import yaml12
 
     try:
         node, data = yaml12.compose(text)  # YAML 1.2's core schema, as Warden reads it

@@ -183,6 +183,7 @@ def checked_graders(names: Sequence[str], doc: Document, problems: Problems) -> 
     not); the ones that do, in order."""
     if not names:
         return ()
+    # lazy: start-up (not loaded with this module)
     from assay.registry.graders import grader_problem
 
     kept: list[str] = []

@@ -23,6 +23,7 @@ from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.case import FixtureFile
 from assay.suites.document import Document, Problems, read_text
+from assay.upstream.warden import yaml12
 from assay.upstream.warden.paths import node_join
 
 __all__ = [
@@ -88,9 +89,8 @@ def skill_name(skill: Path) -> str:
     end = text.find("\n---", 3)
     if not text.startswith("---") or end == -1:
         return fallback
+    # lazy: start-up (yaml only when used)
     import yaml  # skills with front matter only
-
-    from assay.upstream.warden import yaml12
 
     try:
         front = yaml12.load(text[3:end])  # Warden's `yaml` package: YAML 1.2, `yes` a string
@@ -260,9 +260,8 @@ def check_skill_text(path: Path, *, location: SourcePosition) -> None:
         raise ConfigError(
             "skill front matter opened with '---' is never closed", SourcePosition(path, 1, 1)
         )
+    # lazy: start-up (yaml only when used)
     import yaml  # skills with front matter only
-
-    from assay.upstream.warden import yaml12
 
     try:
         front = yaml12.load("\n".join(lines[1:end]))

@@ -104,7 +104,7 @@ def _base_state(work: WorkTree, base: Path | None, *, staging: Path) -> Snapshot
         raise SandboxError(f"base state {base} does not exist")
     if not base.name.endswith(_TARBALL_SUFFIXES):
         raise SandboxError(f"base state {base} is neither a directory nor a .tar.gz")
-    from assay._util.tarsafe import extract_tarball
+    from assay._util.tarsafe import extract_tarball  # lazy: start-up (not loaded with this module)
 
     # Unpacked aside and copied in, so a tarball goes through the same checks as a
     # directory (symlinks, special files, `.git`) before anything lands in the repo.

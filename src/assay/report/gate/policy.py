@@ -133,6 +133,7 @@ def straddles(interval: Sequence[float] | None, limit: float) -> bool:
 
 def regression_problem(cases: Sequence[CaseResult], policy: GatePolicy) -> tuple[str | None, str]:
     """(why the head regressed, or None; the one-line finding) against the baseline."""
+    # lazy: start-up (not loaded with this module)
     from assay.report.gate.significance import explain, significance_of
 
     if policy.baseline is None:

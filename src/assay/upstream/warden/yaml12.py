@@ -61,7 +61,7 @@ def load(text: str) -> Any:
 
 @functools.cache
 def _loader_class() -> type:
-    import yaml
+    import yaml  # lazy: start-up (yaml only when used)
 
     # libyaml's parser (when PyYAML was built with it) is several times faster than the
     # pure-Python one and gives the same nodes, marks and errors; it asks the Python
@@ -92,7 +92,7 @@ def _loader_class() -> type:
 
 
 def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
-    import yaml
+    import yaml  # lazy: start-up (yaml only when used)
 
     text = loader.construct_scalar(node)
     if not _INT.match(text):  # an explicit `!!int` in YAML 1.1's forms (`1_000`, `0b1`)
@@ -105,7 +105,7 @@ def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
 def _refuse_duplicate_keys(root: yaml.Node) -> None:
     """A key written twice in one mapping is an error; PyYAML would keep the last silently
     (two `evals:` blocks left by a merge lose cases)."""
-    import yaml
+    import yaml  # lazy: start-up (yaml only when used)
 
     pending, seen = [root], set()
     while pending:
