@@ -398,3 +398,21 @@ def test_the_lazy_import_check_finds_one_without_a_reason() -> None:
 def test_the_module_graph_counts_imports_inside_functions() -> None:
     # `assay ci` imports the runner only inside `run_ci` (start-up): still an edge.
     assert "assay.runner.session" in _module_graph()["assay._cli.ci"]
+
+
+AGENT_COMMAND_DOOR = "assay.suites.command"
+"""The one reading of an agent command (`read_agent_command`): argv and placeholder typos."""
+
+
+def test_the_agent_command_is_read_in_one_place() -> None:
+    readers = {"parse_agent_command", "placeholder_typos", "split"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _module_name(path) == AGENT_COMMAND_DOOR:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+            if name in readers and (name != "split" or ast.unparse(node) == "shlex.split"):
+                where = f"{path.relative_to(SRC.parent).as_posix()}:{node.lineno}"  # type: ignore[attr-defined]
+                found.append(f"{where}: {ast.unparse(node)}")
+    assert not found, f"read agent commands through {AGENT_COMMAND_DOOR}:\n" + "\n".join(found)

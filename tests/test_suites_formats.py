@@ -189,6 +189,25 @@ def test_suite_yaml_gives_json_scenarios_their_defaults(tmp_path: Path) -> None:
     assert case.agent_command == (str(root / "security-review/agent.sh"), "--cwd", "{workspace}")
 
 
+def test_a_mistyped_placeholder_in_a_category_agent_command_warns_as_everywhere(
+    tmp_path: Path,
+) -> None:
+    # The one reading of an agent command (suites/command.py) warns in `_suite.yaml` too,
+    # as it does in a suite, `[tool.assay]` and `--agent-command`.
+    root = copy_seed("warden", tmp_path)
+    write(root / "security-review/_suite.yaml", "agent_command: ./agent.sh --cwd {workspce}\n")
+    loaded = load_suites([root])
+    warned = [str(w) for w in loaded.warnings if "{workspce}" in str(w)]
+    assert len(warned) == 1
+    assert "did you mean {workspace}?" in warned[0]
+    assert "_suite.yaml" in warned[0]
+    assert loaded.cases[1].agent_command == (
+        str(root / "security-review/agent.sh"),
+        "--cwd",
+        "{workspce}",
+    )
+
+
 def test_scenario_overrides_beat_category_defaults(tmp_path: Path) -> None:
     root = copy_seed("warden", tmp_path)
     write(root / "security-review/_suite.yaml", "runtime: pi\nmodel: anthropic/claude-x\n")

@@ -27,7 +27,7 @@ from assay.report.gate.stats import gate_option_problems
 from assay.report.read import read_report
 from assay.runner.arguments import parse_models, parse_shard
 from assay.runner.kinds import kind_of
-from assay.suites.command import parse_agent_command, placeholder_typos
+from assay.suites.command import read_agent_command
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -180,10 +180,10 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
 def _agent_command(text: str, warnings: list[str]) -> tuple[str, ...]:
     try:
         # `./agent.sh` given as text means beside the caller, as in a shell.
-        argv = parse_agent_command(text, base_dir=Path.cwd())
+        argv, typos = read_agent_command(text, base_dir=Path.cwd())
     except ValueError as exc:
         raise ConfigError(f"--agent-command {text!r}: {exc}") from None
-    warnings.extend(f"--agent-command: {typo}" for typo in placeholder_typos(argv))
+    warnings.extend(f"--agent-command: {typo}" for typo in typos)
     return argv
 
 

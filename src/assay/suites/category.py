@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, SourcePosition
-from assay.suites.command import parse_agent_command
+from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document, read_document
 from assay.suites.file_kind import DEFAULTS_FILE_NAMES
@@ -318,8 +318,4 @@ def _skill(raw: str, *, root: Path, doc: Document, ctx: LoadContext) -> Path | N
 
 
 def _command(value: str | list[str], doc: Document, ctx: LoadContext) -> tuple[str, ...] | None:
-    try:
-        return parse_agent_command(value, base_dir=doc.path.parent)
-    except ValueError as exc:
-        ctx.problems.error(f"agent_command: {exc}", doc.location(("agent_command",)))
-        return None
+    return suite_agent_command(value, doc, ("agent_command",), ctx.problems)

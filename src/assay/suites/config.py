@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay._util.paths import resolve_inside
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
-from assay.suites.command import parse_agent_command, placeholder_typos
+from assay.suites.command import read_agent_command
 from assay.suites.validation import describe, did_you_mean
 from assay.suites.wire_common import AgentCommandValue, Runtime
 
@@ -201,10 +201,9 @@ def _resolve(
     if model.agent_command is not None:
         where = _key_location(path, text, table, "agent_command")
         try:
-            agent_command = parse_agent_command(model.agent_command, base_dir=base)
+            agent_command, typos = read_agent_command(model.agent_command, base_dir=base)
         except ValueError as exc:
             raise ConfigError(f"agent_command: {exc}", where) from None
-        typos = placeholder_typos(agent_command)
         warnings += tuple(ConfigError(f"agent_command: {typo}", where) for typo in typos)
     if model.graders:
         # lazy: start-up (not loaded with this module)

@@ -20,7 +20,7 @@ from assay.suites.category import (
     load_category_defaults,
     yaml_suite_overrides,
 )
-from assay.suites.command import parse_agent_command, placeholder_typos
+from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import checked_graders, validate_model, validate_quietly
@@ -368,14 +368,7 @@ def _command(
 ) -> tuple[str, ...] | None:
     if value is None:
         return None
-    try:
-        argv = parse_agent_command(value, base_dir=doc.path.parent)
-    except ValueError as exc:
-        ctx.problems.error(f"agent_command: {exc}", doc.location(key_path))
-        return None
-    for typo in placeholder_typos(argv):
-        ctx.problems.warn(f"agent_command: {typo}", doc.location(key_path))
-    return argv
+    return suite_agent_command(value, doc, key_path, ctx.problems)
 
 
 def _expectations(item: ReviewEval | ReviewScenario) -> tuple[Expectation, ...]:
