@@ -416,3 +416,15 @@ def test_the_agent_command_is_read_in_one_place() -> None:
                 where = f"{path.relative_to(SRC.parent).as_posix()}:{node.lineno}"  # type: ignore[attr-defined]
                 found.append(f"{where}: {ast.unparse(node)}")
     assert not found, f"read agent commands through {AGENT_COMMAND_DOOR}:\n" + "\n".join(found)
+
+
+def test_the_runner_dispatches_on_the_kind_registry_not_on_kind_names() -> None:
+    # runner/kinds.py holds what differs by kind (CaseKindSpec); the executor and the
+    # planner ask it (`kind_of(case).one_at_a_time`), never `case.kind == "task"`.
+    found = []
+    for name in ("execute.py", "plan.py"):
+        path = PACKAGE / "runner" / name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "kind":
+                found.append(f"src/assay/runner/{name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "dispatch through runner/kinds.py:\n" + "\n".join(found)

@@ -21,6 +21,7 @@ from assay.errors import output_error
 from assay.report.gate.stats import INTERRUPTED, budget_reason
 from assay.runner.attempt import run_attempt
 from assay.runner.combine import case_result
+from assay.runner.kinds import kind_of
 from assay.runner.outcome import AttemptOutcome, skipped_outcome
 from assay.runner.settings import tasks_one_at_a_time
 
@@ -134,9 +135,9 @@ class Executor:
         """The units split into lanes, each with how many of its units run at once."""
         if not tasks_one_at_a_time(self._options):
             return [(units, self._options.concurrency)]
-        tasks = [unit for unit in units if unit[0].run.case.kind == "task"]
-        others = [unit for unit in units if unit[0].run.case.kind != "task"]
-        return [(tasks, 1), (others, self._options.concurrency)]
+        alone = [unit for unit in units if kind_of(unit[0].run.case).one_at_a_time]
+        others = [unit for unit in units if not kind_of(unit[0].run.case).one_at_a_time]
+        return [(alone, 1), (others, self._options.concurrency)]
 
     async def _execute_adaptive(self) -> None:
         """`--repeat auto`: rounds of attempts, each chosen by runner/adaptive.py."""

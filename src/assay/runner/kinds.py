@@ -79,6 +79,10 @@ class CaseKindSpec:
     record_setup: Callable[[Path, Sandbox | SandboxError], None] | None = None
     """`record_setup(artifacts, sandbox or why it failed)`, called as soon as an attempt's
     sandbox is built or has failed to be (task: PVYai's `workspacePath`, or its error)."""
+    one_at_a_time: bool = False
+    """Its cases run one at a time, as PVYai runs tasks (a task that binds a fixed port or
+    shares /tmp paths would fail beside another), unless `--concurrency` is set explicitly
+    (`settings.tasks_one_at_a_time`); other kinds still run side by side."""
 
 
 def _findings_judge(options: RunOptions) -> Grader:
@@ -174,6 +178,7 @@ def _kind(
     blocked_checks: Callable[[Any, str], list[Check]] | None = None,
     timed_grading: bool = True,
     record_setup: Callable[[Path, Sandbox | SandboxError], None] | None = None,
+    one_at_a_time: bool = False,
 ) -> CaseKindSpec:
     """A built-in kind, with the sandbox's and the agents' parts of it from their tables."""
     return CaseKindSpec(
@@ -191,6 +196,7 @@ def _kind(
         blocked_checks,
         timed_grading,
         record_setup,
+        one_at_a_time,
     )
 
 
@@ -237,6 +243,7 @@ KINDS: Mapping[str, CaseKindSpec] = MappingProxyType(
             blocked_checks=_blocked_task_checks,
             timed_grading=False,
             record_setup=_record_task_setup,
+            one_at_a_time=True,
         ),
     }
 )

@@ -18,6 +18,7 @@ from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
 from assay.options import DEFAULT_TIMEOUT_S
+from assay.runner.kinds import kind_of
 from assay.runner.resolve import (
     case_timeout,
     needs_judge,
@@ -172,7 +173,7 @@ def run_notes(runs: Sequence[PlannedRun], *, options: RunSettings) -> list[str]:
     """What the run says once (`run.notes`): the models agent CLIs could not run
     (`model_notes`), and that its task cases run one at a time."""
     notes = model_notes(runs)
-    tasks = sum(1 for run in runs if run.case.kind == "task" and run.skip_reason is None)
+    tasks = sum(1 for run in runs if kind_of(run.case).one_at_a_time and run.skip_reason is None)
     if tasks * options.repeat > 1 and tasks_one_at_a_time(options):
         notes.append(TASKS_ONE_AT_A_TIME_NOTE.format(concurrency=options.concurrency))
     return notes
