@@ -428,3 +428,25 @@ def test_the_runner_dispatches_on_the_kind_registry_not_on_kind_names() -> None:
             if isinstance(node, ast.Attribute) and node.attr == "kind":
                 found.append(f"src/assay/runner/{name}:{node.lineno}: {ast.unparse(node)}")
     assert not found, "dispatch through runner/kinds.py:\n" + "\n".join(found)
+
+
+EXIT_CODES = "assay.core.exit_codes"
+
+
+def test_exit_codes_are_defined_once() -> None:
+    # Every EXIT_* elsewhere is a name for one of them (`EXIT_DECIDED = EXIT_PASS`), never
+    # a number written again.
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _module_name(path) == EXIT_CODES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Assign):
+                continue
+            names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            numbers = [n for n in ast.walk(node.value) if isinstance(n, ast.Constant)]
+            if any(name.startswith("EXIT_") for name in names) and any(
+                isinstance(n.value, int) for n in numbers
+            ):
+                found.append(f"{path.relative_to(SRC.parent).as_posix()}:{node.lineno}")
+    assert not found, f"exit codes come from {EXIT_CODES}:\n" + "\n".join(found)

@@ -8,6 +8,7 @@ import sys
 
 from assay._cli.validate import print_warnings
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS
 from assay.report.terminal import printable
 from assay.suites.load import SuiteLoadErrors, load_suites
 from assay.suites.select import nothing_selected, select_cases
@@ -40,4 +41,4 @@ def command(args: argparse.Namespace) -> int:
     else:
         for case in cases:
             print(printable(case.id))  # a case id may hold `##[`
-    return 0
+    return EXIT_PASS
