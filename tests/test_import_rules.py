@@ -31,6 +31,27 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "errors": frozenset({"report"}),
     "report": frozenset({"runner"}),
     "workspace": frozenset({"models"}),
+    # The OS sandbox and the process door sit below everything that runs a case.
+    "isolation": frozenset(
+        {"agents", "grading", "models", "report", "runner", "suites", "workspace", "action"}
+    ),
+    # The upstream rules are leaves: ordinary modules call them, never the other way.
+    "upstream": frozenset(
+        {
+            "agents",
+            "grading",
+            "models",
+            "report",
+            "runner",
+            "suites",
+            "workspace",
+            "action",
+            "isolation",
+            "scaffold",
+            "options",
+            "_util",
+        }
+    ),
 }
 """Package -> the packages it must never import (beyond the rules for core and the CLI)."""
 
