@@ -7,7 +7,7 @@ each test that drives one of them skips naming the `apt-get install` that makes 
 
 from __future__ import annotations
 
-from assay._util.isolation import probe_bwrap
+from assay.isolation.bwrap import probe_bwrap
 
 INSTALL_BUBBLEWRAP = "sudo apt-get install bubblewrap"
 INSTALL_CHROMIUM = "sudo apt-get install chromium"

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
 from assay.action import github_api
 from assay.action.input_text import DEFAULT_TRIGGER_PATHS
 from assay.action.inputs import MODEL_KEY_VARIABLES
 from assay.cli import main
+from assay.isolation.bwrap import probe_bwrap
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_publish import BOT_LOGIN, add_publish_routes, check_runs, comments
 from tests.test_action_publish import parse_outputs

@@ -15,7 +15,6 @@ from assay.agents.skill import load_skill
 from assay.errors import AgentError
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions
-from assay.sandbox.build import build_sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import (
     Case,
@@ -26,6 +25,7 @@ from assay.suites.case import (
     TaskSpec,
     VerifySpec,
 )
+from assay.workspace.build import build_sandbox
 from tests.fakes.scripted_provider import (
     ScriptedProvider,
     reply,

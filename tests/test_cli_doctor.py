@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
 from assay.cli import main
+from assay.isolation.bwrap import probe_bwrap
 
 DATA = Path(__file__).parent / "data" / "suites"
 KEY = "sk-ant-doctor-secret-value"

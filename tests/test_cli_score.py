@@ -393,7 +393,7 @@ def test_a_program_git_did_start_would_have_no_secret_and_no_host(
     """The layer under the one above, for a program it does not know of: with the filter
     let through (the overrides switched off here), it runs without the job's secrets, and
     with bwrap inside the commands' sandbox (its write outside lands in a private /tmp)."""
-    from assay.sandbox import gitenv
+    from assay.isolation import git as gitenv
 
     monkeypatch.setattr(gitenv, "_no_program_config", lambda names: [])
     code, workspace, marker = _planted_score(suite, tmp_path, monkeypatch, isolation)

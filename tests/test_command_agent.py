@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from assay._util.isolation import Sandboxing, resolve_sandboxing
-from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
 from assay.agents.command import CommandAgent, render_argv
 from assay.agents.trace import StdoutReader, read_trace_file, trace_key
 from assay.errors import AgentError, ConfigError
+from assay.isolation.bwrap import Sandboxing, resolve_sandboxing
+from assay.isolation.processes import LaunchError, run_command
 from assay.options import RunOptions
-from assay.sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.workspace import Sandbox
 from tests.requires import bwrap_missing_reason
 
 GIT_ENV = {
@@ -716,8 +716,8 @@ def test_a_secret_cut_by_the_output_tail_is_masked_whole(
 
 
 def test_the_stderr_quoted_in_an_agent_error_is_masked_before_it_is_cut() -> None:
-    from assay._util.proc import CommandResult
     from assay.agents.command import _with_stderr
+    from assay.isolation.processes import CommandResult
 
     # The message keeps the last 2,000 characters, which start inside the key.
     stderr = "auth failed: " + SECRET + "y" * (2000 - (len(SECRET) - 6))
@@ -741,7 +741,7 @@ def test_a_daemon_holding_the_pipes_leaves_no_traceback(tmp_path: Path) -> None:
         f"""
         import asyncio, os, sys
         from pathlib import Path
-        from assay._util import proc
+        from assay.isolation import processes as proc
         proc._DRAIN_AFTER_EXIT_S = 0.5
         script = "(setsid sleep 30 & echo $! > {tmp_path}/daemon.pid)"
         result = asyncio.run(proc.run_command(

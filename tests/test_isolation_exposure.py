@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
+from assay.isolation.bwrap import probe_bwrap
 from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()

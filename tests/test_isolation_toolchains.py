@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap, resolve_sandboxing
-from assay._util.proc import run_command
-from assay._util.toolchains import home_toolchains
+from assay.isolation.bwrap import probe_bwrap, resolve_sandboxing
+from assay.isolation.processes import run_command
+from assay.isolation.toolchains import home_toolchains
 from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()

@@ -12,10 +12,10 @@ import pytest
 
 from assay.cli import main
 from assay.errors import ConfigError
+from assay.report.gate.stats import summarize
 from assay.report.merge import merge_reports
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Usage
 from assay.report.read import find_reports, read_report
-from assay.report.stats import summarize
 
 # -- building reports by hand ----------------------------------------------------------------
 
@@ -722,7 +722,7 @@ def test_cli_merges_what_assay_itself_writes_though_it_looks_odd(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from assay.core.checks import Check
-    from assay.report.stats import INTERRUPTED
+    from assay.report.gate.stats import INTERRUPTED
 
     # A rubric's score is the judge's (score 1 of 5 is 0) whatever met_rubric says.
     rubric = make_case("style/a", "pass", score=0.0, kind="rubric")

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from assay._util.isolation import probe_bwrap, resolve_sandboxing
-from assay._util.launch import LaunchError, StartFailed, shim_outcome
-from assay._util.limits import DEFAULT_LIMITS, limit_reason
-from assay._util.proc import CommandResult, run_command
 from assay.cli import main
+from assay.isolation.bwrap import probe_bwrap, resolve_sandboxing
+from assay.isolation.launch import LaunchError, StartFailed, shim_outcome
+from assay.isolation.limits import DEFAULT_LIMITS, limit_reason
+from assay.isolation.processes import CommandResult, run_command
 from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()

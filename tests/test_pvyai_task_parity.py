@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from assay._util.go_format import go_abs, go_quote
 from assay.cli import main
 from assay.options import RunOptions
 from assay.runner.kinds import KINDS
 from assay.runner.settings import resolve_settings, tasks_one_at_a_time
-from assay.sandbox import Sandbox, build_sandbox
-from assay.sandbox.task_setup import git_refuses
 from assay.suites.case import TaskSpec, VerificationCommand
 from assay.suites.config import AssayConfig
+from assay.upstream.go.fmt import go_abs, go_quote
+from assay.workspace import Sandbox, build_sandbox
+from assay.workspace.task_setup import git_refuses
 from tests.test_sandbox_changes import changes_of
 from tests.test_sandbox_helpers import git, make_case, write
 

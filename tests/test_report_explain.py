@@ -10,10 +10,10 @@ import pytest
 from assay.core.checks import FindingRef
 from assay.grading.findings_judge import assertion_checks
 from assay.grading.judge_verdicts import FindingsVerdict
+from assay.report.gate.stats import summarize
 from assay.report.junit import render_junit
 from assay.report.markdown import render_summary
 from assay.report.model import CaseResult, Report, RunInfo, Source
-from assay.report.stats import summarize
 from assay.report.terminal import print_summary
 from assay.suites.case import Expectation, ReviewSpec
 

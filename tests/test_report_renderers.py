@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from assay.report.gate.stats import summarize
 from assay.report.junit import render_junit
 from assay.report.markdown import escape_markdown, neutralise_mentions, render_summary
 from assay.report.model import Attempt, CaseResult, Check, Report, RunInfo, Source, Usage
 from assay.report.pvyai import benchmark_report
-from assay.report.stats import summarize
 from assay.suites.case import Case, TaskSpec, VerificationCommand
 
 

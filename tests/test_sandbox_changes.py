@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, SandboxError
-from assay.sandbox import Baseline, Sandbox, WorkspaceChanges, build_sandbox, workspace_changes
 from assay.suites.case import TaskSpec
+from assay.workspace import Baseline, Sandbox, WorkspaceChanges, build_sandbox, workspace_changes
 from tests.test_sandbox_helpers import git, make_case, write
 
 NAMES = {

@@ -21,10 +21,11 @@ from assay.agents.command import CommandAgent
 from assay.errors import ConfigError
 from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader
+from assay.isolation import git as gitenv
 from assay.options import RunOptions
-from assay.sandbox import build_sandbox, gitenv, remove_sandbox, workspace_changes
 from assay.subject import AttemptContext
 from assay.suites.case import TaskSpec, VerificationCommand
+from assay.workspace import build_sandbox, remove_sandbox, workspace_changes
 from tests.test_sandbox_helpers import make_case, write
 
 TEST, CONFTEST, LOG = "tests/test_calc.py", "tests/conftest.py", "debug.log"

@@ -22,11 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import Sandboxing, probe_bwrap, resolve_sandboxing
-from assay._util.limits import DEFAULT_LIMITS, UNLIMITED, Limits, limit_argv, limits_from_environ
-from assay._util.proc import CommandResult, run_command
 from assay.errors import ConfigError
 from assay.grading.task_checks import score_workspace
+from assay.isolation.bwrap import Sandboxing, probe_bwrap, resolve_sandboxing
+from assay.isolation.limits import (
+    DEFAULT_LIMITS,
+    UNLIMITED,
+    Limits,
+    limit_argv,
+    limits_from_environ,
+)
+from assay.isolation.processes import CommandResult, run_command
 from assay.suites.case import TaskSpec, VerificationCommand
 from tests.requires import no_bwrap_reason
 

@@ -13,21 +13,30 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import ConfigError
+from assay._cli.validate import problem_json
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_PASS
+from assay.errors import ConfigError, SandboxError
+from assay.isolation.bwrap import probe_bwrap
+from assay.isolation.git import run_git
+from assay.models.providers import PROVIDERS
+from assay.options import RunOptions
+from assay.runner.preflight import preflight
+from assay.runner.settings import resolve_settings
+from assay.suites.load import SuiteLoadErrors, load_suites
 
 if TYPE_CHECKING:
     from assay.suites.config import AssayConfig
 
 __all__ = ["command", "diagnose"]
 
-EXIT_READY, EXIT_BLOCKED = 0, 1
+EXIT_READY = EXIT_PASS
+EXIT_BLOCKED = EXIT_GATE_FAILED  # something stops a run here
 
 _USERNS_FILES = (
     ("unprivileged_userns_clone", "/proc/sys/kernel/unprivileged_userns_clone", "0"),
@@ -76,7 +85,6 @@ def diagnose(
 def _sandbox(
     paths: list[str], config: AssayConfig | None, env: Mapping[str, str], blockers: list[str]
 ) -> dict[str, Any]:
-    from assay._util.isolation import probe_bwrap
 
     requested, source = _requested_isolation(paths, config, env)
     bwrap = shutil.which("bwrap")
@@ -105,8 +113,6 @@ def _requested_isolation(
     paths: list[str], config: AssayConfig | None, env: Mapping[str, str]
 ) -> tuple[str, str]:
     """What `--isolation` a plain `assay run` would ask for, and where that comes from."""
-    from assay.options import RunOptions
-    from assay.runner.settings import resolve_settings
 
     try:
         settings = resolve_settings(RunOptions(paths=tuple(paths)), config=config, environ=env)
@@ -131,7 +137,6 @@ def _user_namespaces() -> dict[str, Any]:
 
 
 def _credentials(env: Mapping[str, str]) -> list[dict[str, Any]]:
-    from assay.models.providers import PROVIDERS
 
     rows = []
     for name in PROVIDERS.names():
@@ -158,11 +163,9 @@ def _git(blockers: list[str]) -> dict[str, Any]:
         blockers.append("git is not on PATH: every sandbox is a git repository")
         return {"path": None, "version": None}
     try:
-        done = subprocess.run(
-            [git, "--version"], capture_output=True, text=True, timeout=10, check=False
-        )
-        version = done.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
+        done = run_git(["--version"], cwd=Path.cwd(), timeout_s=10)
+        version = done.stdout.decode("utf-8", "replace").strip() or None
+    except SandboxError:  # git could not start, or did not answer in time
         version = None
     return {"path": git, "version": version}
 
@@ -170,9 +173,6 @@ def _git(blockers: list[str]) -> dict[str, Any]:
 def _cases(
     paths: list[str], root: str | None, env: Mapping[str, str], blockers: list[str]
 ) -> tuple[dict[str, Any], AssayConfig | None]:
-    from assay._cli.validate import problem_json
-    from assay.runner.preflight import preflight
-    from assay.suites.load import SuiteLoadErrors, load_suites
 
     try:
         loaded = load_suites(paths, root=root)

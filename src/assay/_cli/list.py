@@ -6,11 +6,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._cli.validate import print_warnings
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS
+from assay.options import RunOptions
 from assay.report.terminal import printable
+from assay.runner.affected import select_affected
+from assay.runner.plan import shard_cases
+from assay.runner.settings import resolve_settings
 from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
 from assay.suites.select import nothing_selected, select_cases
 
@@ -48,7 +54,7 @@ def command(args: argparse.Namespace) -> int:
         for case in cases:
             for model in models or (None,):  # a case id may hold `##[`
                 print(printable(case.id if model is None else f"{case.id}  {model}"))
-    return 0
+    return EXIT_PASS
 
 
 def _as_run_selects(
@@ -56,11 +62,6 @@ def _as_run_selects(
 ) -> tuple[list[Case], tuple[str, ...]]:
     """The rest of `run`'s selection, decided by the runner's own functions as `run`
     decides it: --affected-by (with --affects-all), then --shard; and the --model matrix."""
-    from pathlib import Path
-
-    from assay.options import RunOptions
-    from assay.runner.plan import shard_cases
-    from assay.runner.settings import resolve_settings
 
     options = RunOptions(
         paths=tuple(args.paths),
@@ -71,8 +72,6 @@ def _as_run_selects(
     )
     settings = resolve_settings(options, config=loaded.config)
     if settings.affected_by:
-        from assay.runner.affected import select_affected
-
         config = loaded.config
         root = args.root or (config.root if config is not None else None) or Path.cwd()
         selection = select_affected(

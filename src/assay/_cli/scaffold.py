@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS
 from assay.core.paths import is_inside
 from assay.errors import ConfigError
 from assay.report.terminal import printable
@@ -68,7 +69,7 @@ def command(args: argparse.Namespace) -> int:
             LocalRefs(Path(args.repo), base=args.base, head=args.head), options=options
         )
     _print_result(result, options)
-    return 0
+    return EXIT_PASS
 
 
 def _license_waived(flag: bool) -> str | None:

@@ -9,12 +9,15 @@ from collections import Counter
 from typing import Any
 
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
+from assay.runner.preflight import preflight
 from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
+from assay.upstream.warden.evalts import warden_model
 
 __all__ = ["command", "print_warnings", "problem_json"]
 
-EXIT_OK, EXIT_INVALID = 0, 2
+EXIT_OK, EXIT_INVALID = EXIT_PASS, EXIT_USAGE
 
 
 def command(args: argparse.Namespace) -> int:
@@ -43,7 +46,6 @@ def command(args: argparse.Namespace) -> int:
 def run_warnings(loaded: LoadedSuites, paths: list[str]) -> list[ConfigError]:
     """What `assay run` would refuse or skip here (no agent command, no key), as warnings:
     validate runs nothing, and the machine that runs the suites may have what this one lacks."""
-    from assay.runner.preflight import preflight
 
     try:
         planned = preflight(loaded.cases, paths=paths, config=loaded.config)
@@ -99,8 +101,8 @@ def category_settings(loaded: LoadedSuites) -> list[dict[str, Any]]:
     conventional `skills/<category>.md`), or `unset`. The command line (`--skill`,
     `--runtime`, `--model`) beats all of them when the cases run.
     """
+    # lazy: start-up (a command loads only what it runs)
     from assay.models.names import DEFAULT_MODEL
-    from assay.suites.warden_evalts import warden_model
 
     rows = []
     for directory, defaults in loaded.categories:

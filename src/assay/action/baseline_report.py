@@ -103,7 +103,7 @@ def _from_path(raw: str, *, workspace: Path) -> BaselineReport:
 
 
 def _read(path: Path, *, shown: str) -> Report:
-    from assay.report.read import read_report
+    from assay.report.read import read_report  # lazy: start-up (not loaded with this module)
 
     try:
         return read_report(path)
@@ -132,6 +132,7 @@ def _located(shown: str, problem: ConfigError) -> str:
 def _latest_artifact(
     client: Github | None, *, repository: str, artifact_name: str, allow_http: bool
 ) -> BaselineReport:
+    # lazy: start-up (not loaded with this module)
     from assay.action.artifacts import ArtifactUnavailable, download_artifact, trusted_artifacts
 
     if client is None:
@@ -165,7 +166,7 @@ def _latest_artifact(
 
 
 def _too_big(what: str) -> str:
-    from assay.action.artifacts import too_big
+    from assay.action.artifacts import too_big  # lazy: start-up (not loaded with this module)
 
     return too_big(what, MAX_BYTES)
 

@@ -70,6 +70,7 @@ def comment_body(
 ) -> str:
     """The marker, then what this PR changed and why cases failed (report/comment_markdown.py),
     and a link to the run's full report; under COMMENT_LIMIT."""
+    # lazy: start-up (not loaded with this module)
     from assay.report.comment_markdown import render_comment
 
     body = render_comment(

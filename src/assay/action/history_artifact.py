@@ -129,6 +129,7 @@ def _unreachable(exc: BaseException) -> None:
 
 
 def _restore(data: bytes, *, history_dir: Path, keep: int, origin: str) -> int:
+    # lazy: start-up (not loaded with this module)
     from assay.report.history import INDEX_FILE, adopt_runs, read_history
 
     try:
@@ -226,7 +227,7 @@ def _report(
     budget: _Budget,
 ) -> Report | str:
     """The run's report, or why it was left out."""
-    from assay.report.read import read_report
+    from assay.report.read import read_report  # lazy: start-up (not loaded with this module)
 
     try:
         info = members.get(safe_relative(name))

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 from pydantic import ValidationError
 
 from assay._util import json_text
-from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay._util.untrusted_files import UntrustedFileError, open_untrusted, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
@@ -35,12 +34,13 @@ from assay.core.findings import Finding
 from assay.core.placeholders import AGENT_FILE_VARIABLES, PLACEHOLDERS
 from assay.core.severities import normalise_severity
 from assay.errors import AgentError
+from assay.isolation.processes import CommandResult, LaunchError, run_command
 from assay.subject import AgentOutput, AttemptContext, read_agent_stream
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay.isolation.bwrap import Sandboxing
     from assay.options import RunOptions
 
 __all__ = [

@@ -30,7 +30,6 @@ from assay._util.prompt_text import cap_diff, fenced
 from assay.core.checks import Check
 from assay.errors import JudgeError, ModelError
 from assay.grading.base import Grade
-from assay.grading.cassandra_verdict import CassandraVerdict, read_cassandra_verdict
 from assay.grading.judge_verdicts import RubricVerdict
 from assay.grading.judging import JudgeAnswer, JudgeCall, load_judge_prompt
 from assay.grading.verdict_consistency import CONTRADICTION_KEY, contradiction
@@ -39,6 +38,7 @@ from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, RubricSpec
+from assay.upstream.cassandra.verdict import CassandraVerdict, read_cassandra_verdict
 
 __all__ = [
     "CASSANDRA_PROMPT_VERSION",

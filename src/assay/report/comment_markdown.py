@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from assay.core.counting import count_of
 from assay.report.compare import CaseChange, Comparison
+from assay.report.explain import reason_with_source
+from assay.report.gate.significance import explain
+from assay.report.gate.stats import incomplete_reason
 from assay.report.gate_why import gate_failed_without_failures
 from assay.report.markdown import (
     _STATUS_ICON,
@@ -27,8 +30,6 @@ from assay.report.markdown import (
     suite_table_budget,
 )
 from assay.report.model import CaseResult, Report
-from assay.report.significance import explain
-from assay.report.stats import incomplete_reason
 
 __all__ = ["render_comment"]
 
@@ -128,7 +129,6 @@ def _passing_line(change: CaseChange) -> str:
 
 
 def _short_reason(case: CaseResult) -> str:
-    from assay.report.explain import reason_with_source
 
     lines = reason_with_source(case).strip().splitlines()
     reason = lines[0] if lines else case.status

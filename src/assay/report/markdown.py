@@ -27,10 +27,10 @@ from assay.report.explain import (
     finding_marks,
     unexplained_reason,
 )
-from assay.report.gate_policy import case_interval_note, gate_facts_note
+from assay.report.gate.policy import case_interval_note, gate_facts_note
+from assay.report.gate.stats import incomplete_reason
 from assay.report.gate_why import gate_failed_without_failures
 from assay.report.model import CaseResult, Report
-from assay.report.stats import incomplete_reason
 
 __all__ = [
     "escape_markdown",

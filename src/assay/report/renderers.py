@@ -74,6 +74,7 @@ class RenderContext:
         """The run compared with `baseline` (made once for every renderer that shows it)."""
         if self.baseline is None:
             return None
+        # lazy: start-up (not loaded with this module)
         from assay.report.compare import compare_reports
 
         return compare_reports(self.baseline, self.report)
@@ -105,6 +106,7 @@ RENDERERS: Registry[Renderer] = Registry("assay.renderers", what="renderer", ada
 
 
 def _report_json(ctx: RenderContext) -> Iterator[str]:
+    # lazy: start-up (not loaded with this module)
     from assay.report.json_stream import report_json_chunks
 
     yield from report_json_chunks(ctx.report, indent=2)
@@ -114,21 +116,23 @@ def _report_json(ctx: RenderContext) -> Iterator[str]:
 def _summary(ctx: RenderContext) -> str:
     comparison = ctx.comparison
     if comparison is not None:
+        # lazy: start-up (not loaded with this module)
         from assay.report.summary_compared import render_compared_summary
 
         return render_compared_summary(ctx.report, comparison)
-    from assay.report.markdown import render_summary
+    from assay.report.markdown import render_summary  # lazy: start-up (not loaded with this module)
 
     return render_summary(ctx.report)
 
 
 def _junit(ctx: RenderContext) -> str:
-    from assay.report.junit import render_junit
+    from assay.report.junit import render_junit  # lazy: start-up (not loaded with this module)
 
     return render_junit(ctx.report)
 
 
 def _html(ctx: RenderContext) -> Iterator[str]:
+    # lazy: start-up (not loaded with this module)
     from assay.report.history import history_for_viewer
     from assay.report.html import html_chunks
 
@@ -144,7 +148,7 @@ def pvyai_reports(
     report: Report, cases: Sequence[Case], *, report_dir: Path | None = None
 ) -> list[dict[str, Any]]:
     """One PVYai benchmark report per task suite that has results, in the order run."""
-    from assay.report.pvyai import benchmark_report
+    from assay.report.pvyai import benchmark_report  # lazy: start-up (not loaded with this module)
 
     suites = dict.fromkeys(c.suite for c in report.cases if c.kind == "task")
     return [
@@ -158,7 +162,7 @@ def _pvyai(ctx: RenderContext) -> str | None:
     documents = pvyai_reports(ctx.report, ctx.cases, report_dir=ctx.report_dir)
     if not documents:
         return None
-    from assay._util.go_format import go_json_indent
+    from assay.upstream.go.fmt import go_json_indent  # lazy: start-up (not loaded with this module)
 
     body: Any = documents[0] if len(documents) == 1 else documents
     return go_json_indent(body) + "\n"  # as PVYai's json.MarshalIndent writes it
@@ -167,6 +171,7 @@ def _pvyai(ctx: RenderContext) -> str | None:
 def _cassandra(ctx: RenderContext) -> str | None:
     if not ctx.cassandra or not any(c.kind == "rubric" for c in ctx.report.cases):
         return None
+    # lazy: start-up (not loaded with this module)
     from assay.report.cassandra import cassandra_json, cassandra_names, to_cassandra_results
 
     return cassandra_json(to_cassandra_results(ctx.report, cassandra_names(ctx.cases)))
@@ -204,6 +209,7 @@ def _refuse_taken_files(renderers: Sequence[Renderer]) -> None:
     or by the report directory itself (results.jsonl, which --resume reads; the lock; the
     cases' artifacts; a history kept there). Names are compared case-folded: on macOS and
     Windows `Report.json` is report.json."""
+    # lazy: start-up (not loaded with this module)
     from assay.registry.plugin_calls import plugin_origin
     from assay.report.history import HISTORY_DIRNAME
 

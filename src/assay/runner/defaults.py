@@ -14,13 +14,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from assay.agents import runtime_spec
 from assay.models.fallback import equivalents, same_model_elsewhere
 from assay.models.names import missing_credentials, provider_of
+from assay.runner.planned import ModelCalls, PlannedRun, model_calls
 from assay.runner.resolve import default_judge, default_subject
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
-    from assay.runner.plan import ModelCalls, PlannedRun
     from assay.suites.case import Case
     from assay.suites.config import AssayConfig
 
@@ -38,8 +39,6 @@ def serve_defaults(
 ) -> tuple[str | None, ModelCalls, tuple[tuple[str, str], ...]]:
     """The subject model and calls with each keyless default moved to a provider that has
     a key, and the moves made."""
-    from assay.runner.plan import ModelCalls, model_calls
-
     moved: list[tuple[str, str]] = []
     called = subject is not None and subject in (calls.subject, calls.judge)
     if called and default_subject(case, options=options, config=config):
@@ -89,7 +88,6 @@ def missing_key_warnings(
 ) -> list[str]:
     """What would let the skipped runs run, said before anything runs: `3 cases need
     OPENROUTER_API_KEY (or ANTHROPIC_API_KEY for the same model)`."""
-    from assay.agents import runtime_spec
 
     counts: Counter[str] = Counter()
     for run in runs:

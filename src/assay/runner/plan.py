@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,16 +17,16 @@ from assay.core import shards as core_shards
 from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
-from assay.options import DEFAULT_TIMEOUT_S
 from assay.runner.defaults import moved_notes, serve_defaults
+from assay.runner.kinds import kind_of
+from assay.runner.planned import ModelCalls, PlannedRun, model_calls
 from assay.runner.resolve import (
     case_timeout,
-    needs_judge,
     resolve_agent_command,
-    resolve_judge_model,
     resolve_runtime,
     subject_models,
 )
+from assay.runner.settings import tasks_one_at_a_time
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -45,43 +44,10 @@ __all__ = [
     "models_needed",
     "run_notes",
     "TASKS_ONE_AT_A_TIME_NOTE",
-    "parse_shard",
     "plan_runs",
     "shard_cases",
     "split_fingerprint",
 ]
-
-
-@dataclass(frozen=True)
-class PlannedRun:
-    """One case against one subject model, with everything decided before it runs."""
-
-    case: Case
-    model: str | None
-    runtime: str
-    agent_command: tuple[str, ...] | None
-    judge_model: str | None
-    """None when the case is graded in code (verify, task)."""
-    skip_reason: str | None = None
-    """Set when the run cannot happen at all (missing credentials): no sandbox is built."""
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    """Each attempt's limit (`runner.resolve.case_timeout`)."""
-    moved: tuple[tuple[str, str], ...] = ()
-    """(default model, the same model elsewhere): defaults served through another provider
-    because theirs has no key here (`runner.defaults.serve_defaults`)."""
-
-    @property
-    def key(self) -> tuple[str, str | None]:
-        """Identity in results.jsonl, used by --resume."""
-        return (self.case.id, self.model)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """`I/N` (1-based) -> (I, N); anything else is a usage error."""
-    try:
-        return core_shards.parse_shard(text)
-    except core_shards.ShardSyntaxError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Case]:
@@ -100,36 +66,6 @@ def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Ca
 def split_fingerprint(cases: Sequence[Case]) -> str:
     """What every shard of one split shares: a hash of the case ids it was cut from."""
     return core_shards.split_fingerprint_of(case.id for case in cases)
-
-
-@dataclass(frozen=True)
-class ModelCalls:
-    """The models one (case, subject model) pair calls in this run."""
-
-    subject: str | None
-    """The agent's own model: only the builtin runtime calls it (a command agent brings its own)."""
-    judge: str | None
-    """None when the case is graded in code (verify, task)."""
-
-
-def model_calls(
-    case: Case,
-    *,
-    subject: str | None,
-    runtime: str,
-    options: RunSettings,
-    config: AssayConfig | None,
-) -> ModelCalls:
-    """Which models this case calls for this subject model: the one answer the planner's
-    credential check and the Action's key preflight share."""
-    judge = (
-        resolve_judge_model(case, subject=subject, options=options, config=config)
-        if needs_judge(case)
-        else None
-    )
-    spec = runtime_spec(runtime)
-    calls_subject = spec is not None and spec.calls_model
-    return ModelCalls(subject if calls_subject else None, judge)
 
 
 def models_needed(case: Case, *, options: RunSettings, config: AssayConfig | None) -> set[str]:
@@ -205,10 +141,8 @@ def plan_runs(
 def run_notes(runs: Sequence[PlannedRun], *, options: RunSettings) -> list[str]:
     """What the run says once (`run.notes`): the models agent CLIs could not run
     (`model_notes`), and that its task cases run one at a time."""
-    from assay.runner.settings import tasks_one_at_a_time
-
     notes = model_notes(runs) + moved_notes(runs)
-    tasks = sum(1 for run in runs if run.case.kind == "task" and run.skip_reason is None)
+    tasks = sum(1 for run in runs if kind_of(run.case).one_at_a_time and run.skip_reason is None)
     if tasks * options.repeat > 1 and tasks_one_at_a_time(options):
         notes.append(TASKS_ONE_AT_A_TIME_NOTE.format(concurrency=options.concurrency))
     return notes
@@ -279,7 +213,6 @@ def agent_command_problems(
 def commandless_suites(runs: Sequence[PlannedRun]) -> list[ConfigError]:
     """A suite whose cases run an agent command and that has none (a task suite: PVYai's
     format has no place for one): every case would be an `error`, so it is said once, now."""
-    from assay.agents import known_runtimes
 
     suites: dict[Path, list[str]] = {}
     for run in runs:

@@ -21,6 +21,7 @@ from assay.runner.plan import (
     agent_command_problems,
     commandless_suites,
     plan_runs,
+    run_notes,
 )
 from assay.runner.settings import resolve_settings
 
@@ -58,7 +59,6 @@ def preflight(
     environ: Mapping[str, str] | None = None,
 ) -> Preflight:
     """Plan `cases` as `assay run` would (with `options`, default none typed)."""
-    from assay.runner.plan import run_notes
 
     given = options or RunOptions(paths=tuple(str(p) for p in paths))
     settings: RunSettings = resolve_settings(given, config=config, environ=environ)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util.secrets import redact_chunks
 from assay._util.textout import write_in_slices
 from assay.core.files import (
     CASES_DIR,
@@ -29,6 +30,7 @@ from assay.core.files import (
 )
 from assay.errors import ConfigError
 from assay.registry.plugin_calls import is_interruption, plugin_origin, what_it_raised
+from assay.report.history import record_run
 from assay.report.model import REPORT_CONTRACT
 from assay.report.renderers import (
     BUILTIN_RENDERERS,
@@ -114,8 +116,6 @@ def write_report_dir(
     """
     history_failed: OSError | None = None
     if history_dir is not None:
-        from assay.report.history import record_run
-
         try:
             record_run(report, history_dir)
         except OSError as exc:
@@ -245,8 +245,6 @@ def _warn_broken(renderer: Renderer, failed: _RenderingFailed) -> None:
 
 
 def _write(target: Path, text: str | Iterable[str]) -> Path:
-    from assay._util.secrets import redact_chunks
-
     # The report was redacted already; renderings may add text of their own.
     pieces = redact_chunks([text] if isinstance(text, str) else text)
     # A plain open (not mkstemp) so the file gets the user's umask, like any report.

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from assay.core.kinds import CaseKind
 from assay.core.severities import SEVERITIES, WARDEN_SEVERITIES, Severity, warden_severity
-from assay.suites.go_json import go_text
+from assay.upstream.go.json import go_text
 
 __all__ = [
     "Case",

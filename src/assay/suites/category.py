@@ -22,20 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, SourcePosition
-from assay.suites.command import parse_agent_command
+from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
-from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
+from assay.suites.file_kind import DEFAULTS_FILE_NAMES
 from assay.suites.validation import checked_graders, validate_model
-from assay.suites.warden import default_skill, node_join, resolve_skill
-from assay.suites.warden_evalts import (
+from assay.suites.warden import default_skill, resolve_skill
+from assay.suites.wire_common import unknown_runtime
+from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.upstream.warden.evalts import (
     WARDEN_DEFAULT_MODEL,
     WARDEN_DEFAULT_RUNTIME,
     EvalDeclaration,
     EvalValue,
 )
-from assay.suites.wire_common import unknown_runtime
-from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.upstream.warden.paths import node_join
 
 __all__ = [
     "KIND_OF_CALL",
@@ -301,7 +302,7 @@ def _read_defaults(path: Path, *, root: Path, ctx: LoadContext) -> _SuiteYaml | 
     if model.agent_command is not None:
         values["agent_command"] = _command(model.agent_command, doc, ctx)
     if model.graders:
-        values["graders"] = checked_graders(model.graders, doc, ctx)
+        values["graders"] = checked_graders(model.graders, doc, ctx.problems)
     return _SuiteYaml(path.name, values, skill_failed)
 
 
@@ -331,8 +332,4 @@ def _skill(raw: str, *, root: Path, doc: Document, ctx: LoadContext) -> Path | N
 
 
 def _command(value: str | list[str], doc: Document, ctx: LoadContext) -> tuple[str, ...] | None:
-    try:
-        return parse_agent_command(value, base_dir=doc.path.parent)
-    except ValueError as exc:
-        ctx.problems.error(f"agent_command: {exc}", doc.location(("agent_command",)))
-        return None
+    return suite_agent_command(value, doc, ("agent_command",), ctx.problems)

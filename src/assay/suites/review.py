@@ -22,13 +22,13 @@ from assay.suites.category import (
     load_category_defaults,
     yaml_suite_overrides,
 )
-from assay.suites.command import parse_agent_command, placeholder_typos
+from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import checked_graders, validate_model, validate_quietly
 from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
-from assay.suites.warden_evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
+from assay.upstream.warden.evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 
 __all__ = [
     "load_category_defaults",  # re-exported: the loader reaches it through here
@@ -70,7 +70,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
     # Warden names a case `<skill name>/<case>`; `<file stem>/<case>` still selects it.
     prefix = skill_name(skill) if skill is not None else name
     warden = yaml_suite_overrides(root, ctx)
-    graders = checked_graders(suite.graders, doc, ctx) if suite else ()
+    graders = checked_graders(suite.graders, doc, ctx.problems) if suite else ()
     cases = []
     for number, item in evals:
         key_path: tuple[Any, ...] = ("evals", number)
@@ -379,14 +379,7 @@ def _command(
 ) -> tuple[str, ...] | None:
     if value is None:
         return None
-    try:
-        argv = parse_agent_command(value, base_dir=doc.path.parent)
-    except ValueError as exc:
-        ctx.problems.error(f"agent_command: {exc}", doc.location(key_path))
-        return None
-    for typo in placeholder_typos(argv):
-        ctx.problems.warn(f"agent_command: {typo}", doc.location(key_path))
-    return argv
+    return suite_agent_command(value, doc, key_path, ctx.problems)
 
 
 def _expectations(item: ReviewEval | ReviewScenario) -> tuple[Expectation, ...]:

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema, model_validator
 
-from assay.suites.go_json import go_struct
 from assay.suites.wire_common import CaseName, SuiteModel, Text, not_a_scaffold_stub
+from assay.upstream.go.json import go_struct
 
 __all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
 

@@ -42,6 +42,7 @@ from assay.agents.skill import load_skill
 from assay.agents.trace import TraceKeys, parse_json_object
 from assay.core.usage import Usage
 from assay.errors import AgentError
+from assay.models.names import parse_model, provider_of
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
@@ -141,7 +142,6 @@ class Preset(ABC):
     def cli_model(cls, model: str) -> str | None:
         """`model` (`provider/name`, or a bare name the provider registry reads as one) as
         the CLI names it, or None when its provider is not one the CLI runs."""
-        from assay.models.names import parse_model
 
         parsed = parse_model(model)
         if cls.providers is None:
@@ -180,7 +180,6 @@ class Preset(ABC):
         provider's pricing; None for the CLI's own default model, which assay does not know."""
         if model is None:
             return None
-        from assay.models.names import parse_model, provider_of
 
         return provider_of(model).price(parse_model(model).name, usage)
 
