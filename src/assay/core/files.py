@@ -12,6 +12,7 @@ __all__ = [
     "CASES_DIR",
     "CASSANDRA_FILE",
     "HTML_FILE",
+    "INSPECT_LOG_FILE",
     "JUNIT_FILE",
     "LOCK_FILE",
     "PVYAI_FILE",
@@ -32,6 +33,8 @@ PVYAI_FILE: Final = "agent-eval-report.json"
 """PVYai's own report (`--pvyai-report`)."""
 CASSANDRA_FILE: Final = "cassandra-results.json"
 """Cassandra's results JSON (`--cassandra-report`)."""
+INSPECT_LOG_FILE: Final = "inspect-log.json"
+"""The run as an inspect eval log (`--inspect-log`, report/inspect_log.py)."""
 HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
