@@ -22,11 +22,13 @@ import jsonschema
 import pytest
 
 from assay.cli import main
+from assay.core.files import artifacts_dir
 from assay.report.inspect_messages import conversation_of
 from assay.report.model import Report
+from assay.suites.case import TaskSpec
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.corpus_responder import corpus_responder
-from tests.test_corpus_e2e import API_KEY, ASSAY, ROOT, offline_environ, run_args
+from tests.test_corpus_e2e import API_KEY, ASSAY, ROOT, corpus_cases, offline_environ, run_args
 
 SCHEMA = ROOT / "tests" / "data" / "inspect-log.schema.json"
 INSTALL = "pip install -e '.[inspect]'"
@@ -85,6 +87,7 @@ def test_inspect_reads_the_run_with_the_reports_samples_scores_and_usage(run: Ru
     assert {(s.id, s.epoch) for s in log.samples} == set(attempts)
     assert log.results.total_samples == len(log.samples) == len(attempts)
 
+    corpus = corpus_cases()
     kinds = set()
     for sample in log.samples:
         case, attempt = attempts[(sample.id, sample.epoch)]
@@ -116,8 +119,14 @@ def test_inspect_reads_the_run_with_the_reports_samples_scores_and_usage(run: Ru
             assert calls and calls[-1].function.startswith("submit_")
             assert sample.output.completion  # the submitted answer
         else:
-            # A command agent: the case it ran and the output it gave.
+            # A command agent: what it was asked (kept with its artifacts) and its output.
             assert roles == ["user", "assistant"]
+            folder = artifacts_dir(run.report_dir, case.id, case.model, sample.epoch - 1)
+            asked = (folder / "prompt.txt").read_text()
+            assert sample.messages[0].content == sample.input[0].content == asked
+            spec = corpus[case.id].spec
+            assert isinstance(spec, TaskSpec)  # the corpus's command agent runs its tasks
+            assert spec.prompt in asked
             assert attempt.transcript is not None
             transcript = (run.report_dir / attempt.transcript).read_text()
             assert sample.output.completion == transcript

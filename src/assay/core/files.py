@@ -9,6 +9,7 @@ from typing import Final
 
 __all__ = [
     "ATTEMPT_DIFF_FILE",
+    "ATTEMPT_PROMPT_FILE",
     "CASES_DIR",
     "CASSANDRA_FILE",
     "HTML_FILE",
@@ -39,6 +40,9 @@ HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
+ATTEMPT_PROMPT_FILE: Final = "prompt.txt"
+"""In an attempt's artifacts: what a command agent or an agent CLI preset was asked (the
+builtin agent's transcript holds its own), for the inspect log's sample input."""
 CASES_DIR: Final = "cases"
 """Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"

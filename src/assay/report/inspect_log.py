@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from assay._util import json_text
+from assay.core.files import ATTEMPT_PROMPT_FILE, artifacts_dir
 from assay.core.paths import is_inside, real_path
 from assay.core.usage import Usage, sum_usage
 from assay.report.inspect_messages import Conversation, conversation_of, text_conversation
@@ -284,7 +285,7 @@ def _samples(
     report: Report, case: CaseResult, sample_id: str, real_dir: Path | None
 ) -> Iterator[dict[str, Any]]:
     for index, attempt in enumerate(_attempts(case)):
-        conversation = _conversation(case, attempt, real_dir)
+        conversation = _conversation(case, index, attempt, real_dir)
         yield _sample(report, case, sample_id, index, attempt, conversation)
 
 
@@ -375,12 +376,15 @@ def _metadata(case: CaseResult, attempt: Attempt) -> dict[str, Any]:
 
 
 def _described(case: CaseResult) -> str:
-    """The sample's input when the attempt kept no conversation: which case it was."""
+    """The sample's input when the attempt kept neither a conversation nor its prompt
+    (an older run, an attempt that failed before its agent started): which case it was."""
     return f"assay {case.kind} case {case.id} ({case.source.path}:{case.source.line})"
 
 
-def _conversation(case: CaseResult, attempt: Attempt, real_dir: Path | None) -> Conversation:
-    text = _transcript_text(attempt, real_dir)
+def _conversation(
+    case: CaseResult, index: int, attempt: Attempt, real_dir: Path | None
+) -> Conversation:
+    text = _artifact_text(real_dir, attempt.transcript)
     if text is not None:
         try:
             document = json_text.loads(text)
@@ -393,14 +397,19 @@ def _conversation(case: CaseResult, attempt: Attempt, real_dir: Path | None) -> 
         answer = "[…cut]\n" + answer[-MAX_ANSWER_CHARS:]
     if not answer and case.findings:
         answer = json.dumps({"findings": case.findings}, ensure_ascii=False, indent=2)
-    return text_conversation(_described(case), answer, model=case.model)
+    prompt = None
+    if real_dir is not None:
+        folder = artifacts_dir(Path(), case.id, case.model, index)
+        prompt = _artifact_text(real_dir, (folder / ATTEMPT_PROMPT_FILE).as_posix())
+    return text_conversation(prompt or _described(case), answer, model=case.model)
 
 
-def _transcript_text(attempt: Attempt, real_dir: Path | None) -> str | None:
-    """The attempt's transcript, when it is a file inside the report directory."""
-    if not attempt.transcript or real_dir is None:
+def _artifact_text(real_dir: Path | None, relative: str | None) -> str | None:
+    """A file of the attempt's artifacts (its path relative to the report directory), when
+    it is a file inside the report directory."""
+    if not relative or real_dir is None:
         return None
-    path = real_dir / attempt.transcript
+    path = real_dir / relative
     if not path.is_file() or not is_inside(real_path(path), real_dir, resolved=True):
         return None
     with path.open(encoding="utf-8", errors="replace") as file:
