@@ -242,3 +242,106 @@ def test_a_transcripts_blocks_become_inspects_messages() -> None:
         "no a",
     )
     assert (conversation.completion, conversation.stop_reason) == ("done", "stop")
+
+
+def _case(case_id: str, model: str, attempts: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "suite": "s",
+        "kind": "review",
+        "source": {"path": "evals/s.yaml", "line": 3},
+        "model": model,
+        "runtime": "command",
+        "attempts": attempts,
+        **extra,
+    }
+
+
+def matrix_report() -> dict[str, Any]:
+    """A run of one case on two models, with an error, and a case skipped before it ran."""
+    usage = {"input_tokens": 7, "output_tokens": 3, "cost_usd": None}
+    return {
+        "run": {
+            "id": "abc123",
+            "started_at": "2026-01-02T03:04:05Z",
+            "assay_version": "0.1.0",
+            "threshold": 0.5,
+            "models": ["openai/a", "openai/b"],
+            "repeat": 2,
+            "interrupted": True,
+        },
+        "summary": {
+            "total": 3,
+            "passed": 1,
+            "failed": 0,
+            "errors": 1,
+            "skipped": 1,
+            "score": 1.0,
+            "gate": "pass",
+        },
+        "cases": [
+            _case(
+                "s/one",
+                "openai/a",
+                [
+                    {"status": "pass", "score": 1.0, "usage": usage},
+                    {"status": "pass", "score": 1.0, "usage": usage},
+                ],
+                status="pass",
+                score=1.0,
+            ),
+            _case(
+                "s/one",
+                "openai/b",
+                [
+                    {"status": "error", "reason": "agent exited with code 3", "usage": usage},
+                    {"status": "error", "reason": "agent exited with code 3"},
+                ],
+                status="error",
+                reason="agent exited with code 3",
+                error_source="agent",
+            ),
+            _case("s/two", "openai/a", [], status="skipped", reason="no OPENAI_API_KEY"),
+        ],
+    }
+
+
+@pytest.fixture
+def matrix_log(tmp_path: Path) -> Path:
+    (tmp_path / "report.json").write_text(json.dumps(matrix_report()))
+    assert main(["export", "--inspect", str(tmp_path)]) == 0
+    return tmp_path / "inspect-log.json"
+
+
+def test_a_matrix_with_errors_and_skips_exports_a_sample_for_each(matrix_log: Path) -> None:
+    document = json.loads(matrix_log.read_text())
+    jsonschema.validate(document, json.loads(SCHEMA.read_text()))
+    assert document["status"] == "cancelled"
+    assert document["eval"]["model"] == "assay/matrix"
+    samples = {(s["id"], s["epoch"]): s for s in document["samples"]}
+    assert list(samples) == [
+        ("s/one [openai/a]", 1),
+        ("s/one [openai/a]", 2),
+        ("s/one [openai/b]", 1),
+        ("s/one [openai/b]", 2),
+        ("s/two", 1),
+    ]
+    errored = samples[("s/one [openai/b]", 1)]
+    assert errored["error"]["message"] == "agent exited with code 3"
+    assert errored["scores"] is None
+    skipped = samples[("s/two", 1)]
+    assert (skipped["scores"], skipped["metadata"]["reason"]) == (None, "no OPENAI_API_KEY")
+    assert document["results"]["completed_samples"] == 2
+    # Every attempt's usage, each under its model: three attempts spent 7 in, 3 out.
+    usage = document["stats"]["model_usage"]
+    assert {m: (u["input_tokens"], u["output_tokens"]) for m, u in usage.items()} == {
+        "openai/a": (14, 6),
+        "openai/b": (7, 3),
+    }
+
+
+def test_inspect_reads_errored_and_skipped_samples(matrix_log: Path) -> None:
+    log = read_eval_log()(str(matrix_log))
+    assert log.status == "cancelled"
+    assert len(log.samples) == 5
+    assert log.samples[2].error.message == "agent exited with code 3"
