@@ -134,6 +134,8 @@ class RunOptions:
     judge_prompt: Literal["assay", "cassandra"] | None = None
     """The rubric judge's prompt; None = the format's own (Cassandra's for Cassandra suites)."""
     cassandra_report: bool | None = None
+    inspect_log: bool | None = None
+    """Also write the run as an inspect eval log (inspect-log.json)."""
     json_output: bool | None = None
     """The command line prints report.json on stdout (the library ignores it)."""
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -178,6 +180,7 @@ class RunSettings(RunOptions):
     strict: bool = False
     pvyai_report: bool = False
     cassandra_report: bool = False
+    inspect_log: bool = False
     json_output: bool = False
     isolation: IsolationMode = "auto"
     agent_network: bool = True
@@ -233,6 +236,7 @@ ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("pvyai_report", "--pvyai-report", "flag"),
     ("judge_prompt", "--judge-prompt", "choice"),
     ("cassandra_report", "--cassandra-report", "flag"),
+    ("inspect_log", "--inspect-log", "flag"),
     ("strict", "--strict", "flag"),
     ("isolation", "--isolation", "choice"),
     ("agent_network", "--agent-network", "on_off"),

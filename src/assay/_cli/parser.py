@@ -440,6 +440,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _history(p)
 
+    p = sub.add_parser("export", help="write a finished run in another tool's format")
+    formats = p.add_mutually_exclusive_group(required=True)
+    formats.add_argument(
+        "--inspect",
+        action="store_true",
+        help="as an inspect eval log, which `inspect view` opens (docs/inspect.md)",
+    )
+    p.add_argument(
+        "report_dir", type=_path, metavar="REPORT_DIR", help="the run's report directory"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        type=_path,
+        default=None,
+        metavar="FILE",
+        help="where to write it (default REPORT_DIR/inspect-log.json; a directory: under "
+        "the name `inspect view` lists; -: stdout)",
+    )
+
     p = sub.add_parser("view", help="open report.html in a browser")
     p.add_argument(
         "report_dir",
@@ -664,6 +684,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "--cassandra-report",
         action="store_true",
         help="also write rubric results as Cassandra's results JSON (cassandra-results.json)",
+    )
+    out.add_argument(
+        "--inspect-log",
+        action="store_true",
+        help="also write the run as an inspect eval log (inspect-log.json; docs/inspect.md)",
     )
     out.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     ci = p.add_argument_group(

@@ -147,6 +147,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         pvyai_report=switch(args.pvyai_report),
         judge_prompt=args.judge_prompt,
         cassandra_report=switch(args.cassandra_report),
+        inspect_log=switch(args.inspect_log),
         json_output=switch(args.json),
         isolation=getattr(args, "isolation", None),
         agent_network=_on_off(getattr(args, "agent_network", None)),

@@ -1,13 +1,13 @@
 """The renderer registry: every file written beside report.json, by `run` and `merge` alike.
 
 A renderer turns the finished report into the text of one file in the report directory
-(summary.md, junit.xml, report.html, PVYai's agent-eval-report.json, Cassandra's results JSON, or a
-plugin's own), or says there is nothing to write for this report (None). `assay run` and
-`assay merge` both write every registered renderer through `runner.writer`, so an output
-cannot be forgotten by one of them. Plugins add renderers through the `assay.renderers`
-entry point group, naming a `Renderer`, whose file must be its own: one that another
-renderer writes, or that the report directory keeps for itself, is refused before a run
-starts. Each renderer imports its formatting code only when it renders.
+(summary.md, junit.xml, report.html, PVYai's agent-eval-report.json, Cassandra's results JSON,
+the inspect eval log, or a plugin's own), or says there is nothing to write for this report
+(None). `assay run` and `assay merge` both write every registered renderer through
+`runner.writer`, so an output cannot be forgotten by one of them. Plugins add renderers
+through the `assay.renderers` entry point group, naming a `Renderer`, whose file must be its
+own: one that another renderer writes, or that the report directory keeps for itself, is
+refused before a run starts. Each renderer imports its formatting code only when it renders.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from assay.core.files import (
     CASES_DIR,
     CASSANDRA_FILE,
     HTML_FILE,
+    INSPECT_LOG_FILE,
     JUNIT_FILE,
     LOCK_FILE,
     PVYAI_FILE,
@@ -63,6 +64,8 @@ class RenderContext:
     """`--pvyai-report` was asked for."""
     cassandra: bool = False
     """`--cassandra-report` was asked for."""
+    inspect_log: bool = False
+    """`--inspect-log` was asked for."""
     history_dir: Path | None = None
     """The run history this run was recorded in (report.html draws its trend)."""
     baseline: Report | None = None
@@ -177,6 +180,14 @@ def _cassandra(ctx: RenderContext) -> str | None:
     return cassandra_json(to_cassandra_results(ctx.report, cassandra_names(ctx.cases)))
 
 
+def _inspect_log(ctx: RenderContext) -> Iterator[str] | None:
+    if not ctx.inspect_log:
+        return None
+    from assay.report.inspect_log import inspect_log_chunks
+
+    return inspect_log_chunks(ctx.report, ctx.report_dir)
+
+
 # The report first: a reader polling the directory sees report.json before its renderings.
 RENDERERS.register("report", Renderer("report", REPORT_FILE, _report_json))
 RENDERERS.register("summary", Renderer("summary", SUMMARY_FILE, _summary))
@@ -184,7 +195,8 @@ RENDERERS.register("junit", Renderer("junit", JUNIT_FILE, _junit))
 RENDERERS.register("html", Renderer("html", HTML_FILE, _html))
 RENDERERS.register("pvyai", Renderer("pvyai", PVYAI_FILE, _pvyai))
 RENDERERS.register("cassandra", Renderer("cassandra", CASSANDRA_FILE, _cassandra))
-_BUILTIN_ORDER = ("report", "summary", "junit", "html", "pvyai", "cassandra")
+RENDERERS.register("inspect", Renderer("inspect", INSPECT_LOG_FILE, _inspect_log))
+_BUILTIN_ORDER = ("report", "summary", "junit", "html", "pvyai", "cassandra", "inspect")
 
 
 BUILTIN_RENDERERS = _BUILTIN_ORDER

@@ -234,6 +234,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
                 cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
+                inspect_log=options.inspect_log,
                 history_dir=prepared.history_dir,
                 baseline=prepared.baseline,
             )

@@ -54,6 +54,7 @@ __all__ = [
     "remove_earlier_reports",
     "pvyai_reports",
     "refuse_foreign_files",
+    "write_rendering",
     "write_report_dir",
 ]
 
@@ -102,6 +103,7 @@ def write_report_dir(
     cases: Sequence[Case],
     pvyai: bool = False,
     cassandra: bool = False,
+    inspect_log: bool = False,
     history_dir: Path | None = None,
     baseline: Report | None = None,
 ) -> list[Path]:
@@ -126,6 +128,7 @@ def write_report_dir(
         path,
         pvyai=pvyai,
         cassandra=cassandra,
+        inspect_log=inspect_log,
         history_dir=history_dir,
         baseline=baseline,
     )
@@ -242,6 +245,12 @@ def _warn_broken(renderer: Renderer, failed: _RenderingFailed) -> None:
         f"{renderer.filename} was not written",
         file=sys.stderr,
     )
+
+
+def write_rendering(target: Path, text: str | Iterable[str]) -> Path:
+    """One rendering of a report written outside a run (`assay export`): as every report
+    file is, redacted, and whole or not at all."""
+    return _write(target, text)
 
 
 def _write(target: Path, text: str | Iterable[str]) -> Path:

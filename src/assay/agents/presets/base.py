@@ -213,7 +213,7 @@ class PresetAgent:
         workspace = Path(sandbox.path)
         files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
         prompt = preset_prompt(case, diff=sandbox.diff, diff_file=files.diff)
-        files.prompt.write_text(prompt, encoding="utf-8")
+        files.write_prompt(prompt)
         skill = _skill_text(ctx)
         cli_model = preset.cli_model(ctx.model) if ctx.model else None
         # The subject model when the CLI runs it; None: its own default (the plan said so).
