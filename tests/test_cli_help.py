@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.cli import build_parser, commands, main
+from assay._cli.parser import commands
+from assay.cli import build_parser, main
 
 RUN_GROUPS = (
     "selection",
