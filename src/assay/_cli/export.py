@@ -14,29 +14,28 @@ import os
 import sys
 from pathlib import Path
 
+from assay._util.secrets import redact_chunks
+from assay._util.textout import write_in_slices
 from assay.cli import EXIT_PASS
 from assay.core.files import INSPECT_LOG_FILE, REPORT_FILE
 from assay.errors import ConfigError, output_error
+from assay.report.inspect_log import inspect_log_chunks, inspect_log_name
 from assay.report.model import Report
 from assay.report.read import read_report
+from assay.runner.writer import write_rendering
 
 __all__ = ["command"]
 
 
 def command(args: argparse.Namespace) -> int:
-    from assay.report.inspect_log import inspect_log_chunks, inspect_log_name
 
     report_dir = _report_dir(Path(args.report_dir))
     report = read_report(report_dir)
     chunks = inspect_log_chunks(report, report_dir)
     if args.output == "-":
-        from assay._util.secrets import redact_chunks
-        from assay._util.textout import write_in_slices
-
         write_in_slices(sys.stdout, redact_chunks(chunks))
         return EXIT_PASS
     target = _target(args.output, report_dir, report, inspect_log_name(report))
-    from assay.runner.writer import write_rendering
 
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -440,7 +440,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _history(p)
 
-    p = sub.add_parser("export", help="write a finished run in another tool's format")
+    p = sub.add_parser(
+        "export",
+        help="write a finished run in another tool's format",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay export --inspect assay-report", "assay export --inspect assay-report -o logs/"
+        ),
+    )
     formats = p.add_mutually_exclusive_group(required=True)
     formats.add_argument(
         "--inspect",

@@ -11,6 +11,7 @@ attempt can be described by.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,6 +183,5 @@ def _stop_reason(reason: Any) -> str:
 
 
 def _json_text(value: Any) -> str:
-    import json
 
     return json.dumps(value, ensure_ascii=False, indent=2)

@@ -32,6 +32,7 @@ from assay.core.files import (
     SUMMARY_FILE,
 )
 from assay.errors import ConfigError
+from assay.report.inspect_log import inspect_log_chunks
 
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
@@ -183,7 +184,6 @@ def _cassandra(ctx: RenderContext) -> str | None:
 def _inspect_log(ctx: RenderContext) -> Iterator[str] | None:
     if not ctx.inspect_log:
         return None
-    from assay.report.inspect_log import inspect_log_chunks
 
     return inspect_log_chunks(ctx.report, ctx.report_dir)
 
