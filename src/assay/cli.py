@@ -200,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     _select(p)
     _run_options(p)
 
+    p = sub.add_parser("check", help="prove every selected case can pass and can fail")
+    _check_options(p)
+
     p = sub.add_parser(
         "score", help="score an already-changed workspace for one task (PVYai run mode)"
     )
@@ -561,6 +564,35 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _isolation_options(p)
+
+
+def _check_options(p: argparse.ArgumentParser) -> None:
+    """`assay check`'s options: a run's selection, judge, cache, concurrency and timeout."""
+    _paths(p)
+    _root(p)
+    _select(p)
+    p.add_argument(
+        "--judge-model", metavar="M", help="model for the judge (default: as `assay run` picks)"
+    )
+    p.add_argument("--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR")
+    p.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
+    p.add_argument(
+        "--concurrency",
+        type=_whole_number,
+        default=None,
+        metavar="N",
+        help="answers graded at once (default 8, task cases one at a time)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_number,
+        default=None,
+        metavar="SECONDS",
+        help="per-answer limit, as `assay run`'s --timeout",
+    )
+    _json(p, "the result (assay.check.v1)")
 
 
 def _isolation_options(p: argparse.ArgumentParser, *, agents: bool = True) -> None:

@@ -1,0 +1,79 @@
+"""`assay check`: one line per case (`ok`, `cannot pass`, `cannot fail`, `no reference`,
+`error`, `skipped`), then the totals and what the judge calls cost; `--json` prints
+`assay.check.v1` on stdout instead. Exit 0 when no case is broken, 1 when one is (or
+could not be checked: `error`), 2 for a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.options import RunOptions
+from assay.runner.check_report import CheckReport
+
+__all__ = ["command", "print_check"]
+
+
+def command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from assay.runner.check import check
+
+    options = RunOptions(
+        paths=tuple(args.paths),
+        root=Path(args.root) if args.root else None,
+        patterns=tuple(args.patterns),
+        judge_model=args.judge_model,
+        cache_dir=Path(args.cache) if args.cache else None,
+        offline=args.offline or None,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+    )
+    report = check(options)
+    out = sys.stderr if args.json else sys.stdout
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print_check(report, stream=out)
+    if args.json:
+        from assay._util.secrets import redact_json
+
+        sys.stdout.write(redact_json(report.model_dump_json(indent=2)) + "\n")
+        sys.stdout.flush()
+    return EXIT_GATE_FAILED if report.failed else EXIT_PASS
+
+
+def print_check(report: CheckReport, *, stream: TextIO) -> None:
+    """One line per case, then the totals and the cost."""
+    from assay._util.secrets import redact
+    from assay.core.text import defuse_workflow_commands
+
+    width = max((len(case.status) for case in report.cases), default=0)
+    for case in report.cases:
+        line = f"{case.status:<{width}}  {case.id}"
+        if case.reason:
+            line += f"  ({case.reason})"
+        stream.write(defuse_workflow_commands(redact(line)) + "\n")
+    stream.write(summary_line(report) + "\n")
+    stream.flush()
+
+
+def summary_line(report: CheckReport) -> str:
+    s = report.summary
+    counts = [f"{s.ok} ok"]
+    for number, name in (
+        (s.cannot_pass, "cannot pass"),
+        (s.cannot_fail, "cannot fail"),
+        (s.no_reference, "no reference"),
+        (s.errors, "error"),
+        (s.skipped, "skipped"),
+    ):
+        if number:
+            counts.append(f"{number} {name}")
+    cost = f"${s.cost_usd:.4f}" if s.cost_usd is not None else "cost unknown"
+    return (
+        f"{s.total} case(s): {', '.join(counts)}; judge tokens {s.tokens.input} in / "
+        f"{s.tokens.output} out, {cost}; {s.duration_s:.1f}s"
+    )
