@@ -49,31 +49,8 @@ def print_check(report: CheckReport, *, stream: TextIO) -> None:
     """One line per case, then the totals and the cost."""
     from assay._util.secrets import redact
     from assay.core.text import defuse_workflow_commands
+    from assay.runner.check_report import report_lines
 
-    width = max((len(case.status) for case in report.cases), default=0)
-    for case in report.cases:
-        line = f"{case.status:<{width}}  {case.id}"
-        if case.reason:
-            line += f"  ({case.reason})"
+    for line in report_lines(report):
         stream.write(defuse_workflow_commands(redact(line)) + "\n")
-    stream.write(summary_line(report) + "\n")
     stream.flush()
-
-
-def summary_line(report: CheckReport) -> str:
-    s = report.summary
-    counts = [f"{s.ok} ok"]
-    for number, name in (
-        (s.cannot_pass, "cannot pass"),
-        (s.cannot_fail, "cannot fail"),
-        (s.no_reference, "no reference"),
-        (s.errors, "error"),
-        (s.skipped, "skipped"),
-    ):
-        if number:
-            counts.append(f"{number} {name}")
-    cost = f"${s.cost_usd:.4f}" if s.cost_usd is not None else "cost unknown"
-    return (
-        f"{s.total} case(s): {', '.join(counts)}; judge tokens {s.tokens.input} in / "
-        f"{s.tokens.output} out, {cost}; {s.duration_s:.1f}s"
-    )

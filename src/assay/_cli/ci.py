@@ -14,6 +14,8 @@
    input `baseline-report`, the comparison with that baseline too (a baseline that
    cannot be had is a warning, never a failure). The step output `history-dir` names the
    history for action.yml to upload.
+5. With input `check` on a pull request: `assay check` on the same suites
+   (assay.action.eval_check); a broken case fails the job (exit 1) whatever the gate.
 
 Exit codes: 0 gate passed or evals skipped, 1 gate failed, 2 configuration error (bad
 input, invalid suite, missing model key, or a $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY that
@@ -242,7 +244,16 @@ def _run_and_publish(
             write_outputs(target.env.output, {"history-dir": str(history_dir)})
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
-    return _exit_code(report, runner_files_written=not broken)
+    check_failed = False
+    if inputs.check and target.pull_request is not None:
+        from assay.action.eval_check import check_suites
+
+        with report_and_continue(broken):
+            check_failed = check_suites(
+                options, step_summary=target.env.step_summary, workspace=target.env.workspace
+            )
+    code = _exit_code(report, runner_files_written=not broken)
+    return EXIT_GATE_FAILED if check_failed and code == EXIT_PASS else code
 
 
 def _threshold_gate_without_baseline(

@@ -29,6 +29,9 @@ __all__ = [
     "CheckReport",
     "CheckSummary",
     "ProbeResult",
+    "case_line",
+    "report_lines",
+    "summary_line",
 ]
 
 CHECK_CONTRACT: Literal["assay.check.v1"] = "assay.check.v1"
@@ -113,3 +116,35 @@ def summarize(cases: list[CaseCheck], *, duration_s: float) -> CheckSummary:
         cost_usd=usage.cost_usd if usage.input_tokens or usage.output_tokens else 0.0,
         duration_s=round(duration_s, 3),
     )
+
+
+def case_line(case: CaseCheck, *, width: int = 0) -> str:
+    """`<status>  <id>  (<reason>)`, the status padded to `width`."""
+    line = f"{case.status:<{width}}  {case.id}"
+    return f"{line}  ({case.reason})" if case.reason else line
+
+
+def summary_line(report: CheckReport) -> str:
+    """The totals, then the judge's tokens and cost, then the time taken."""
+    s = report.summary
+    counts = [f"{s.ok} ok"]
+    for number, name in (
+        (s.cannot_pass, "cannot pass"),
+        (s.cannot_fail, "cannot fail"),
+        (s.no_reference, "no reference"),
+        (s.errors, "error"),
+        (s.skipped, "skipped"),
+    ):
+        if number:
+            counts.append(f"{number} {name}")
+    cost = f"${s.cost_usd:.4f}" if s.cost_usd is not None else "cost unknown"
+    return (
+        f"{s.total} case(s): {', '.join(counts)}; judge tokens {s.tokens.input} in / "
+        f"{s.tokens.output} out, {cost}; {s.duration_s:.1f}s"
+    )
+
+
+def report_lines(report: CheckReport) -> list[str]:
+    """One line per case, then the summary line."""
+    width = max((len(case.status) for case in report.cases), default=0)
+    return [case_line(case, width=width) for case in report.cases] + [summary_line(report)]
