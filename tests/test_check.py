@@ -416,3 +416,36 @@ def test_usage_errors_exit_2(
     finally:
         os.chdir(ROOT)
     assert parsed.value.code == 2
+
+
+def test_task_references_run_in_the_os_sandbox_like_agents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay._util.isolation import probe_bwrap
+
+    bwrap, why_not = probe_bwrap()
+    if bwrap is None:
+        pytest.skip(f"no working bwrap: {why_not}")
+    monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
+    root = broken_project(tmp_path / "project")
+    done = check(None, capsys, str(root / "tasks"))
+    assert done.statuses() == {
+        "calc/fix-add": "ok",
+        "calc/wrong-fix": "cannot pass",
+        "calc/by-program": "ok",
+    }, done.out + done.err
+    assert "WITHOUT an OS sandbox" not in done.err
+
+
+def test_a_reference_leading_out_of_its_directory_is_an_error_not_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = broken_project(tmp_path / "project")
+    outside = tmp_path / "elsewhere" / "fix-add.patch"
+    outside.parent.mkdir()
+    (root / "tasks" / "reference" / "fix-add.patch").rename(outside)
+    (root / "tasks" / "reference" / "fix-add.patch").symlink_to(outside)
+    done = check(None, capsys, str(root / "tasks"), "-t", "fix-add")
+    assert done.statuses() == {"calc/fix-add": "error"}, done.out
+    assert "leads out of" in done.out
+    assert done.exit_code == 1

@@ -66,6 +66,7 @@ async def check_async(options: RunOptions) -> CheckReport:
     settings, cases, config, warnings = _selected(options)
     bridge_env()
     settings = _sandboxed(settings, cases, config)
+    _refuse_hidden_references(cases, settings=settings, config=config)
     started = time.monotonic()
     work_root = private_work_root(settings.work_root)
     scratch = Path(tempfile.mkdtemp(prefix="assay-check-"))
@@ -95,6 +96,24 @@ async def check_async(options: RunOptions) -> CheckReport:
         cases=list(checked),
         warnings=warnings,
     )
+
+
+def _refuse_hidden_references(
+    cases: Sequence[Case], *, settings: RunSettings, config: AssayConfig | None
+) -> None:
+    """An executable reference (or a verification command) the OS sandbox hides is exit 2
+    before anything runs, as an agent command is in `assay run`: else every answer of the
+    task would end in "No such file"."""
+    from assay.runner.hidden_starts import refuse_hidden_starts
+
+    runs = []
+    for case in cases:
+        if case.kind != "task":
+            continue
+        commands = [probe.command for probe in probes_for(case).probes if probe.command]
+        probe = Probe("reference", "pass", None, command=commands[0] if commands else None)
+        runs.append(_planned(case, probe, judge=None, settings=settings, config=config))
+    refuse_hidden_starts(settings.sandboxing, runs)
 
 
 def _selected(options: RunOptions) -> tuple[RunSettings, list[Case], AssayConfig | None, list[str]]:

@@ -181,6 +181,9 @@ def _task_probes(case: Case, spec: TaskSpec) -> Probes:
     found = reference_for(case)
     if found is None:
         return Probes((noop,), no_reference=True)
+    directory = case.source_path.parent / REFERENCE_DIR
+    if not is_inside(found, directory):
+        return Probes((noop,), problem=f"reference {found} leads out of {directory}")
     if found.suffix == ".patch":
         return Probes((Probe("reference", "pass", PatchReference(found, trace)), noop))
     if not os.access(found, os.X_OK):
@@ -193,12 +196,13 @@ def _task_probes(case: Case, spec: TaskSpec) -> Probes:
 
 def reference_for(case: Case) -> Path | None:
     """The reference solution of task `case`: `reference/<task id>.patch`, else the
-    executable `reference/<task id>`, beside its suite file; None when there is neither
-    (or the id would lead out of that directory)."""
+    executable `reference/<task id>`, beside its suite file; None when there is neither.
+    A task id with a `/` names a file in a subdirectory; one that would climb out of
+    `reference/` names none."""
     directory = case.source_path.parent / REFERENCE_DIR
     for name in (f"{case.local_id}.patch", case.local_id):
         candidate = directory / name
-        if candidate.is_file() and is_inside(candidate, directory):
+        if ".." not in Path(name).parts and candidate.is_file():
             return candidate.absolute()
     return None
 
