@@ -449,3 +449,15 @@ def test_a_reference_leading_out_of_its_directory_is_an_error_not_missing(
     assert done.statuses() == {"calc/fix-add": "error"}, done.out
     assert "leads out of" in done.out
     assert done.exit_code == 1
+
+
+def test_a_reference_patch_that_does_not_apply_cannot_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = broken_project(tmp_path / "project")
+    stale = _patch("a + b").replace("-    return a - b", "-    return a + 0")
+    (root / "tasks" / "reference" / "fix-add.patch").write_text(stale)
+    done = check(None, capsys, str(root / "tasks"), "-t", "fix-add")
+    assert done.statuses() == {"calc/fix-add": "cannot pass"}, done.out
+    assert "the reference answer could not run: reference fix-add.patch does not apply" in done.out
+    assert done.exit_code == 1
