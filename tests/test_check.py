@@ -461,3 +461,27 @@ def test_a_reference_patch_that_does_not_apply_cannot_pass(
     assert done.statuses() == {"calc/fix-add": "cannot pass"}, done.out
     assert "the reference answer could not run: reference fix-add.patch does not apply" in done.out
     assert done.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    ["slugify-unicode", "meeting-free-slots", "retry-decorator", "settings-env-overrides"],
+)
+def test_the_corpus_reference_patches_are_the_example_agents_solutions(
+    tmp_path: Path, task_id: str
+) -> None:
+    """One solution in two forms: the patch `assay check` applies writes exactly the files
+    `examples/reference_agent.py` copies from examples/solutions."""
+    import shutil
+    import subprocess
+
+    workspace = tmp_path / task_id
+    shutil.copytree(ROOT / "evals" / "tasks" / "fixtures" / task_id, workspace)
+    patch = ROOT / "evals" / "tasks" / "reference" / f"{task_id}.patch"
+    subprocess.run(["git", "apply", str(patch)], cwd=workspace, check=True)
+    solutions = ROOT / "examples" / "solutions" / task_id
+    for solution in (path for path in solutions.rglob("*") if path.is_file()):
+        if "__pycache__" in solution.parts:
+            continue
+        written = workspace / solution.relative_to(solutions)
+        assert written.read_text() == solution.read_text(), written

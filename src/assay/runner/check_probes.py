@@ -24,12 +24,15 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from assay.core.paths import is_inside
 from assay.errors import AgentError
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+
+if TYPE_CHECKING:
+    from assay.agents.base import Agent
 
 __all__ = [
     "GOLDEN_MIN_SCORE",
@@ -109,7 +112,7 @@ class Probe:
     answer: str
     """What the answer is, as the output names it (`golden`, `empty`, `reference`, ...)."""
     must: Literal["pass", "fail"]
-    agent: Any | None
+    agent: Agent | None
     """The agent giving the answer; None: the case's command runtime runs `command`."""
     command: tuple[str, ...] | None = None
     """An executable reference's argv (its absolute path), run as the agent command."""
