@@ -256,7 +256,18 @@ def test_json_output_carries_every_answer_and_its_grade(
     tmp_path: Path, fake: FakeAnthropic, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = broken_project(tmp_path / "project")
-    done = check(fake, capsys, str(root), "-t", "contradicts-itself", "-t", "wrong-fix", "--json")
+    done = check(
+        fake,
+        capsys,
+        str(root),
+        "-t",
+        "contradicts-itself",
+        "-t",
+        "wrong-fix",
+        "-t",
+        "anything-goes",
+        "--json",
+    )
     assert done.exit_code == 1
     report = done.report()
     assert report.contract == "assay.check.v1"
@@ -275,9 +286,14 @@ def test_json_output_carries_every_answer_and_its_grade(
         ("no-op", "fail", True),
     ]
     assert {c.id: c.status for c in task.probes[0].checks}["test"] == "fail"
+    rubric = by_id["rubric/anything-goes"]
+    assert [(p.answer, p.must, p.judge_score, p.score, p.held) for p in rubric.probes] == [
+        ("rubric's words", "pass", 5, 1.0, True),
+        ("empty review", "fail", 5, 1.0, False),
+    ]
     summary = report.summary
-    assert (summary.total, summary.cannot_pass, summary.broken) == (2, 2, 2)
-    assert summary.tokens.input == 360 and summary.cost_usd is not None
+    assert (summary.total, summary.cannot_pass, summary.cannot_fail, summary.broken) == (3, 2, 1, 3)
+    assert summary.tokens.input == 3 * 120 + 2 * 150 and summary.cost_usd is not None
     # The lines go to stderr with --json, stdout is the JSON alone.
     assert "cannot pass  review/contradicts-itself" in done.err
 

@@ -226,7 +226,8 @@ def _planned(
 
 def _probe_result(probe: Probe, outcome: AttemptOutcome) -> ProbeResult:
     attempt = outcome.attempt
-    score = _judge_score(outcome) if (probe.min_score or probe.max_score) else attempt.score
+    scored = probe.min_score is not None or probe.max_score is not None
+    score = _judge_score(outcome) if scored else None
     held: bool | None
     if attempt.status == "skipped":
         held = None
@@ -246,7 +247,8 @@ def _probe_result(probe: Probe, outcome: AttemptOutcome) -> ProbeResult:
         must=probe.must,
         status=attempt.status,
         held=held,
-        score=score,
+        score=attempt.score,
+        judge_score=score,
         reason=attempt.reason,
         checks=attempt.checks,
         usage=attempt.usage,
@@ -288,6 +290,6 @@ def _verdict(results: Sequence[ProbeResult], *, no_reference: bool) -> tuple[Cas
 
 def _grade(result: ProbeResult) -> str:
     """What the answer got, in words: `passes`, `fails`, `scores 3/5 (fail)`, ..."""
-    if result.score is not None and result.answer in ("rubric's words", "empty review"):
-        return f"scores {result.score:g}/5 ({result.status})"
+    if result.judge_score is not None:
+        return f"scores {result.judge_score:g}/5 ({result.status})"
     return {"pass": "passes", "fail": "fails"}.get(result.status, "could not run")

@@ -50,7 +50,9 @@ class ProbeResult(ContractModel):
     held: bool | None
     """Whether the grade is the one it must be; None when it could not be graded."""
     score: float | None = None
-    """The judge's 1-5 score (rubric), or the case score in [0, 1]."""
+    """The grade's score in [0, 1], as report.json's attempts carry it."""
+    judge_score: float | None = None
+    """A rubric judge's own 1-5 score, which the answer's bound is on."""
     reason: str = ""
     checks: list[Check] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
