@@ -14,6 +14,8 @@
    input `baseline-report`, the comparison with that baseline too (a baseline that
    cannot be had is a warning, never a failure). The step output `history-dir` names the
    history for action.yml to upload.
+5. With input `check` on a pull request: `assay check` on the same suites
+   (assay.action.eval_check); a broken case fails the job (exit 1) whatever the gate.
 
 Exit codes: 0 gate passed or evals skipped, 1 gate failed, 2 configuration error (bad
 input, invalid suite, missing model key, or a $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY that
@@ -40,6 +42,7 @@ from assay.action import commands
 from assay.action.changed_files import foreign_checkout
 from assay.action.decide import announce, decide_event
 from assay.action.environment import RunnerEnvironment
+from assay.action.eval_check import check_suites
 from assay.action.event import load_event
 from assay.action.github_api import github_client
 from assay.action.inputs import ActionInputs, raw_input, read_inputs, secret_inputs
@@ -258,7 +261,14 @@ def _run_and_publish(
             write_outputs(target.env.output, {"history-dir": str(history_dir)})
     if report.summary.verdict == "inconclusive" and report.run.inconclusive == "neutral":
         commands.notice(report.summary.gate_reason, title="assay: inconclusive")
-    return _exit_code(report, runner_files_written=not broken)
+    check_failed = False
+    if inputs.check and target.pull_request is not None:
+        with report_and_continue(broken):
+            check_failed = check_suites(
+                options, step_summary=target.env.step_summary, workspace=target.env.workspace
+            )
+    code = _exit_code(report, runner_files_written=not broken)
+    return EXIT_GATE_FAILED if check_failed and code == EXIT_PASS else code
 
 
 def _select_affected(

@@ -289,6 +289,16 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(p)
 
     p = sub.add_parser(
+        "check",
+        help="prove every selected case can pass and can fail",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay check evals", "assay check evals -t billing --cache .assay-cache --offline"
+        ),
+    )
+    _check_options(p)
+
+    p = sub.add_parser(
         "score",
         help="score an already-changed workspace for one task (PVYai run mode)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -713,6 +723,38 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     ci.add_argument(
         "--resume", type=_path, metavar="DIR", help="continue the run whose report dir is DIR"
     )
+
+
+def _check_options(p: argparse.ArgumentParser) -> None:
+    """`assay check`'s options: a run's selection, judge, cache, concurrency and timeout."""
+    _paths(p)
+    _root(p)
+    _select(p)
+    grading = p.add_argument_group("grading")
+    grading.add_argument(
+        "--judge-model", metavar="M", help="model for the judge (default: as `assay run` picks)"
+    )
+    grading.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
+    )
+    grading.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
+    grading.add_argument(
+        "--concurrency",
+        type=_whole_number,
+        default=None,
+        metavar="N",
+        help="answers graded at once (default 8, task cases one at a time)",
+    )
+    grading.add_argument(
+        "--timeout",
+        type=_number,
+        default=None,
+        metavar="SECONDS",
+        help="per-answer limit, as `assay run`'s --timeout",
+    )
+    _json(p, "the result (assay.check.v1)")
 
 
 def _isolation_options(p: argparse._ActionsContainer, *, agents: bool = True) -> None:

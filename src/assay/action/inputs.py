@@ -109,6 +109,9 @@ class ActionInputs(BaseModel):
     """Keep one sticky comment with the results on the pull request."""
     check_run: bool = False
     """Also publish an "Evaluation Results" check run (needs `checks: write`)."""
+    check: bool = False
+    """On a pull request that runs the evals, also `assay check` the suites: a case that
+    cannot pass or cannot fail fails the job (runner/check.py)."""
     max_annotations: int = Field(default=10, ge=0)
     """Failed cases annotated on their suite file; the rest are counted in one notice."""
     report_dir: str | None = None

@@ -50,6 +50,7 @@ from assay.suites.case import Case
 from assay.workspace import build_sandbox, remove_sandbox
 
 if TYPE_CHECKING:
+    from assay.agents.base import Agent
     from assay.options import RunSettings
     from assay.runner.plan import PlannedRun
     from assay.workspace import Sandbox
@@ -70,9 +71,18 @@ _RAW_JUDGE_CHARS = 4000
 
 
 async def run_attempt(
-    run: PlannedRun, index: int, *, options: RunSettings, work_root: Path, report_dir: Path
+    run: PlannedRun,
+    index: int,
+    *,
+    options: RunSettings,
+    work_root: Path,
+    report_dir: Path,
+    agent: Agent | None = None,
 ) -> AttemptOutcome:
-    """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
+    """Run attempt `index` (0-based) of `run`; never raises except on cancellation.
+
+    `agent` answers instead of the runtime's (`assay check`'s synthetic answers): the
+    sandbox and the grading are the run's own."""
 
     started = time.monotonic()
     artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
@@ -108,7 +118,8 @@ async def run_attempt(
             skill_override=options.skill,
             env=dict(options.extra_env),
         )
-        agent = agent_for(run.case, runtime=run.runtime, options=options)
+        if agent is None:
+            agent = agent_for(run.case, runtime=run.runtime, options=options)
         grader = grader_for(run.case, options=options)
         # --timeout bounds the agent, and the grading too where the kind says so (a judge
         # that never answers must not hold a case longer than an agent may); a task's
