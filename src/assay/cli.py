@@ -323,6 +323,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _history(p)
 
+    p = sub.add_parser(
+        "regrade", help="grade a run's saved answers again (judge, prompt, expectations)"
+    )
+    _regrade_options(p)
+
     p = sub.add_parser("view", help="open report.html in a browser")
     p.add_argument(
         "report_dir",
@@ -358,6 +363,54 @@ def build_parser() -> argparse.ArgumentParser:
 
     _apply_env_defaults(parser)
     return parser
+
+
+def _regrade_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "source",
+        type=_path,
+        metavar="REPORT_DIR",
+        help="the report directory of the run whose answers are graded again",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        type=_path,
+        metavar="PATH",
+        help="suite files or directories (default: the suite files the report names)",
+    )
+    _root(p)
+    _select(p)
+    p.add_argument(
+        "--judge-model",
+        metavar="M",
+        help="model for the judge (default: the model that judged each case)",
+    )
+    p.add_argument(
+        "--judge-prompt",
+        choices=("assay", "cassandra"),
+        default=None,
+        help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
+    )
+    p.add_argument(
+        "--report-dir",
+        default=None,
+        type=_path,
+        metavar="DIR",
+        help="where the new report goes (default: REPORT_DIR-regraded; never REPORT_DIR)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=_number,
+        default=None,
+        metavar="X",
+        help="gate score (default: the original run's)",
+    )
+    p.add_argument("--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR")
+    p.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
+    _json(p, "report.json")
 
 
 def _runtime_name(value: str) -> str:

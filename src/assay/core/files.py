@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Final
 
 __all__ = [
+    "ATTEMPT_ANSWER_FILE",
     "ATTEMPT_DIFF_FILE",
     "CASES_DIR",
     "CASSANDRA_FILE",
@@ -36,6 +37,8 @@ HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
+ATTEMPT_ANSWER_FILE: Final = "answer.json"
+"""In an attempt's artifacts: the agent's answer as the grader read it (`assay regrade`)."""
 CASES_DIR: Final = "cases"
 """Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"
