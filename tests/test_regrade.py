@@ -9,6 +9,7 @@ from the original only where the judge's answer changed.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,12 +166,15 @@ def run_original(project: Path, *extra: str) -> Path:
 
 
 def comparable(case: dict[str, Any]) -> dict[str, Any]:
-    """A case as two runs of it may differ only by clocks and token use."""
-    kept = {k: v for k, v in case.items() if k not in ("duration_s", "usage")}
-    kept["attempts"] = [
-        {k: v for k, v in a.items() if k not in ("duration_s", "usage")} for a in case["attempts"]
-    ]
-    return kept
+    """A case as two gradings of one answer may differ only by clocks and token use (a
+    task's command checks time themselves: `durationS`)."""
+
+    def timeless(item: dict[str, Any]) -> dict[str, Any]:
+        kept = {k: v for k, v in item.items() if k not in ("duration_s", "usage")}
+        kept["checks"] = [{k: v for k, v in c.items() if k != "durationS"} for c in item["checks"]]
+        return kept
+
+    return {**timeless(case), "attempts": [timeless(a) for a in case["attempts"]]}
 
 
 def cases_of(report_dir: Path) -> dict[str, dict[str, Any]]:
@@ -333,3 +337,38 @@ def test_a_directory_without_a_report_is_a_clear_error(
     assert main(["regrade", "nowhere"]) == 2
     err = capsys.readouterr().err
     assert "nowhere" in err and "Traceback" not in err
+
+
+def test_a_task_whose_workspace_was_kept_is_checked_again_there(
+    fake: Any, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_task_suite(project)
+    agent = f"{sys.executable} {project / 'agent.py'} {{workspace}}"
+    work = project / "work"
+    work.mkdir()
+    keep = ["--keep-workspaces", "--work-root", str(work), "-t", "calc"]
+    original_dir = run_original(project, "--agent-command", agent, *keep)
+    original = cases_of(original_dir)["calc/fix-add"]
+    assert original["status"] == "pass" and original["workspace"]
+
+    before = len(fake.bodies())
+    assert main(["regrade", "original"]) == 0
+    assert fake.bodies()[before:] == []  # task checks call no model
+    again = cases_of(project / "original-regraded")["calc/fix-add"]
+    assert comparable(again) == comparable(original)  # `workspace` too: checked where it was
+
+    # The suite now also expects a file the agent never wrote: the kept workspace says so.
+    suite = json.loads((project / "evals" / "calc.json").read_text())
+    suite["tasks"][0]["expectedChangedFiles"] = ["calc.py", "notes.md"]
+    (project / "evals" / "calc.json").write_text(json.dumps(suite))
+    assert main(["regrade", "original", "--report-dir", "stricter"]) == 1
+    stricter = cases_of(project / "stricter")["calc/fix-add"]
+    assert stricter["status"] == "fail"
+    changed = next(c for c in stricter["checks"] if c["id"] == "changed_files")
+    assert changed["missingFiles"] == ["notes.md"]
+
+    # Without the workspace there is nothing to check.
+    shutil.rmtree(original["workspace"])
+    assert main(["regrade", "original", "--report-dir", "gone"]) == 1  # nothing was scored
+    gone = cases_of(project / "gone")["calc/fix-add"]
+    assert gone["status"] == "skipped" and "is gone" in gone["reason"]

@@ -10,12 +10,14 @@ Like every report-directory file it is redacted (a secret the agent quoted is ma
 and stays masked when the answer is graded again) and bounded: an answer larger than
 `MAX_ANSWER_BYTES` is not kept at all, the file saying so, since a part of an answer
 graded again would not be the answer graded first. What an answer does not hold is the
-workspace the agent changed: task checks that read it cannot run again from this file.
+workspace the agent changed: a task's checks read it, so they run again only in a
+workspace the run kept (`--keep-workspaces`), whose path the answer records.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -27,7 +29,14 @@ from assay.core.files import ATTEMPT_ANSWER_FILE
 from assay.core.usage import Usage
 from assay.subject import AgentOutput
 
-__all__ = ["ANSWER_FORMAT", "MAX_ANSWER_BYTES", "AnswerUnavailable", "load_answer", "save_answer"]
+__all__ = [
+    "ANSWER_FORMAT",
+    "MAX_ANSWER_BYTES",
+    "AnswerUnavailable",
+    "KeptAnswer",
+    "load_answer",
+    "save_answer",
+]
 
 ANSWER_FORMAT: Final = "assay.answer.v1"
 MAX_ANSWER_BYTES: Final = 8 << 20
@@ -50,14 +59,31 @@ class SavedAnswer(BaseModel):
     exit_code: int | None = None
     usage: Usage = Field(default_factory=Usage)
     """The agent's own token use (not the judge's)."""
+    stdout: str | None = None
+    stderr: str | None = None
+    """The agent's saved streams, by their names in the attempt's directory (a command
+    agent's: a task blocked by its agent says what it printed on stderr)."""
+    workspace: str | None = None
+    """Where the workspace was kept (`--keep-workspaces`): a task's checks can run in it
+    again. None: it was removed after the attempt."""
 
 
 class AnswerUnavailable(Exception):
     """The attempt's answer cannot be graded again; the text says why and what to do."""
 
 
-def save_answer(artifacts: Path, output: AgentOutput) -> Path:
-    """Write `output` as the attempt's answer.json (redacted, bounded); its path."""
+@dataclass(frozen=True)
+class KeptAnswer:
+    """An attempt's answer as read back: what the grader reads, and the kept workspace."""
+
+    output: AgentOutput
+    workspace: Path | None
+
+
+def save_answer(artifacts: Path, output: AgentOutput, *, workspace: str | None = None) -> Path:
+    """Write `output` as the attempt's answer.json (redacted, bounded); its path.
+
+    `workspace`: the sandbox's path when the run keeps it (`--keep-workspaces`)."""
     answer = SavedAnswer(
         findings=output.findings,
         verdict=output.verdict,
@@ -66,11 +92,14 @@ def save_answer(artifacts: Path, output: AgentOutput) -> Path:
         trace_events=output.trace_events,
         exit_code=output.exit_code,
         usage=output.usage,
+        stdout=_name_in(artifacts, output.stdout_path),
+        stderr=_name_in(artifacts, output.stderr_path),
+        workspace=workspace,
     )
     text = _dump(answer)
     if len(text) > MAX_ANSWER_BYTES:  # ASCII: one byte a character
         why = f"the answer was larger than {MAX_ANSWER_BYTES:,} bytes and was not kept"
-        text = _dump(SavedAnswer(omitted=why, usage=output.usage))
+        text = _dump(SavedAnswer(omitted=why, usage=output.usage, workspace=workspace))
     path = artifacts / ATTEMPT_ANSWER_FILE
     artifacts.mkdir(parents=True, exist_ok=True)
     path.write_text(redact_json(text), encoding="utf-8")
@@ -84,11 +113,20 @@ def _dump(answer: SavedAnswer) -> str:
     return json.dumps(data, default=str)
 
 
-def load_answer(artifacts: Path) -> AgentOutput:
+def _name_in(artifacts: Path, path: Path | None) -> str | None:
+    """`path`'s name when it is a file directly in `artifacts` (copied with it), else None."""
+    if path is None or path.parent != artifacts:
+        return None
+    return path.name
+
+
+def load_answer(artifacts: Path, *, streams_in: Path | None = None) -> KeptAnswer:
     """The answer kept in `artifacts`, as the `AgentOutput` its grader read.
 
-    AnswerUnavailable when there is none (the attempt ended before its agent answered, or
-    an assay from before regrade ran it), it was not kept, or the file is not one."""
+    `streams_in`: where the attempt's files were copied (the agent's streams are read from
+    there); default `artifacts`. AnswerUnavailable when there is none (the attempt ended
+    before its agent answered, or an assay from before regrade ran it), it was not kept,
+    or the file is not one."""
     path = artifacts / ATTEMPT_ANSWER_FILE
     try:
         raw = read_untrusted(path, max_bytes=MAX_ANSWER_BYTES)
@@ -108,7 +146,8 @@ def load_answer(artifacts: Path) -> AgentOutput:
         ) from None
     if answer.omitted is not None:
         raise AnswerUnavailable(answer.omitted)
-    return AgentOutput(
+    folder = streams_in or artifacts
+    output = AgentOutput(
         findings=answer.findings,
         verdict=answer.verdict,
         verdict_reason=answer.verdict_reason,
@@ -116,4 +155,14 @@ def load_answer(artifacts: Path) -> AgentOutput:
         trace_events=answer.trace_events,
         usage=answer.usage,
         exit_code=answer.exit_code,
+        stdout_path=_stream(folder, answer.stdout),
+        stderr_path=_stream(folder, answer.stderr),
     )
+    return KeptAnswer(output, Path(answer.workspace) if answer.workspace else None)
+
+
+def _stream(folder: Path, name: str | None) -> Path | None:
+    # Only a plain name: a name with a separator would point out of the attempt's folder.
+    if not name or name != Path(name).name or name in (".", ".."):
+        return None
+    return folder / name

@@ -138,7 +138,8 @@ async def run_attempt(
                 output = await _agent_output(agent, ctx, runtime=run.runtime)
                 usage.append(output.usage)
                 findings = output.findings
-                save_answer(artifacts, output)  # for `assay regrade`: kept whatever grading says
+                # For `assay regrade`: kept whatever the grading says.
+                save_answer(artifacts, output, workspace=_kept(sandbox, options))
                 _in_time(deadline, began, since=attempt_began)
                 phase = grading_phase(run)
                 # The agent's own timer kills it at the timeout; grading gets what is left,

@@ -12,8 +12,9 @@ each attempt's transcript, diff and answer copied beside it for the viewer.
 
 What cannot be graded again is `skipped`, saying why: an attempt with no saved answer
 (its agent never answered, or an assay from before answers were kept ran it), a case no
-longer in the suites, and every task case (its checks run in the workspace the agent
-changed, which an answer does not hold).
+longer in the suites, and a task case whose workspace the run did not keep (its checks
+run in the workspace the agent changed: with `--keep-workspaces` they run there again,
+against the baseline of a sandbox built from today's fixture).
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ if TYPE_CHECKING:
 __all__ = ["TASK_NOT_REGRADED", "output_dir", "regrade", "regrade_async"]
 
 TASK_NOT_REGRADED = (
-    "not re-graded: a task case is graded by checks run in the workspace its agent changed, "
-    "which the saved answer does not hold; run it again with `assay run`"
+    "not re-graded: a task case's checks run in the workspace its agent changed, which the "
+    "run did not keep: run with --keep-workspaces to re-grade its tasks later, or run it "
+    "again with `assay run`"
 )
 
 
@@ -231,8 +233,6 @@ def _why_not(result: CaseResult, by_id: dict[str, Case], missing: set[str]) -> s
         )
     if case.kind != result.kind:
         return f"not re-graded: the case is a {case.kind} case now, and was a {result.kind} case"
-    if case.kind == "task":
-        return TASK_NOT_REGRADED
     if not result.attempts:
         told = f" ({result.reason})" if result.reason else ""
         return f"not re-graded: the original run has no attempt of it{told}"
@@ -309,13 +309,19 @@ async def _regrade_attempt(
     from assay.sandbox import build_sandbox, remove_sandbox
 
     started = time.monotonic()
-    try:
-        output = load_answer(source)
-    except AnswerUnavailable as exc:
-        return skipped_outcome(_no_answer(str(exc), original))
     artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
     await asyncio.to_thread(_copy_artifacts, source, artifacts)
+    try:
+        kept = load_answer(source, streams_in=artifacts)
+    except AnswerUnavailable as exc:
+        return skipped_outcome(_no_answer(str(exc), original))
+    output = kept.output
     kind = kind_of(run.case)
+    workspace = None
+    if run.case.kind == "task":
+        workspace, why_not = _kept_workspace(kept.workspace)
+        if why_not is not None:
+            return skipped_outcome(why_not)
     sandbox = None
     phase = "sandbox"
     try:
@@ -328,7 +334,9 @@ async def _regrade_attempt(
         )
         ctx = AttemptContext(
             case=run.case,
-            sandbox=sandbox,
+            # A task's checks read the workspace its agent changed, against the baseline
+            # of the sandbox just built from today's fixture.
+            sandbox=sandbox if workspace is None else dataclasses.replace(sandbox, path=workspace),
             model=run.model,
             judge_model=run.judge_model,
             timeout_s=run.timeout_s,
@@ -379,7 +387,20 @@ async def _regrade_attempt(
         usage=grade.usage,  # this run's cost: the judge's; the agent's was the original run's
         transcript=original.transcript,
     )
-    return AttemptOutcome(attempt, output.findings, grade.judge)
+    kept_at = str(workspace) if workspace is not None else None
+    return AttemptOutcome(attempt, output.findings, grade.judge, kept_at)
+
+
+def _kept_workspace(recorded: Path | None) -> tuple[Path | None, str | None]:
+    """The workspace a task's agent changed, kept by the run; else why there is none."""
+    if recorded is None:
+        return None, TASK_NOT_REGRADED
+    if recorded.is_symlink() or not recorded.is_dir():
+        return None, (
+            f"not re-graded: the workspace the run kept, {recorded}, is gone (or is not a "
+            "directory): run the task again with `assay run`"
+        )
+    return recorded, None
 
 
 def _no_answer(problem: str, original: Attempt) -> str:
