@@ -88,10 +88,19 @@ class Judge:
             return fakes.tool_use_reply(
                 "submit_verdict", {"verdict": "keep", "reason": "getUser returns null"}
             )
+        if "submit_findings" in tools and '"review"' in json.dumps(body["tools"]):
+            review = {"review": "prune() compares seconds with days.", "findings": [FINDING]}
+            return fakes.tool_use_reply("submit_findings", review)
         if "submit_findings" in tools:
             # The agent quotes the key: the saved answer must not.
             finding = {**FINDING, "description": f"getUser may return null ({API_KEY})"}
             return fakes.tool_use_reply("submit_findings", {"findings": [finding]})
+        if tools == {"submit_review"}:  # the rubric judge, in Cassandra's words
+            return fakes.tool_use_reply("submit_review", RUBRIC_VERDICT)
+        if tools == {"record_evaluation"}:  # the rubric judge, in assay's: stricter
+            return fakes.tool_use_reply(
+                "record_evaluation", {**RUBRIC_VERDICT, "score": 2, "met_rubric": False}
+            )
         text = json.dumps(body["messages"])
         met = "MISSED-CASE" not in text and not (self.flip and self.flip in text)
         expected = text.count("(required)") + text.count("(optional)")
@@ -120,8 +129,29 @@ def tool_names(body: dict[str, Any]) -> set[str]:
     return {tool["name"] for tool in body.get("tools", [])}
 
 
+JUDGE_TOOLS = ({"record_verdict"}, {"record_evaluation"}, {"submit_review"})
+
+
 def is_judge(body: dict[str, Any]) -> bool:
-    return tool_names(body) == {"record_verdict"}
+    return tool_names(body) in JUDGE_TOOLS
+
+
+RUBRIC_VERDICT = {
+    "score": 4,
+    "rationale": "names the unit mismatch",
+    "findings": ["seconds vs days"],
+    "met_rubric": True,
+}
+RUBRIC_DIFF = """\
+diff --git a/prune.py b/prune.py
+new file mode 100644
+index 0000000..1111111
+--- /dev/null
++++ b/prune.py
+@@ -0,0 +1,2 @@
++def old(age_seconds, keep_days):
++    return age_seconds > keep_days
+"""
 
 
 @pytest.fixture()
@@ -372,3 +402,47 @@ def test_a_task_whose_workspace_was_kept_is_checked_again_there(
     assert main(["regrade", "original", "--report-dir", "gone"]) == 1  # nothing was scored
     gone = cases_of(project / "gone")["calc/fix-add"]
     assert gone["status"] == "skipped" and "is gone" in gone["reason"]
+
+
+def add_rubric_suite(project: Path) -> None:
+    """A Cassandra rubric manifest with one case (judged by Cassandra's prompt by default)."""
+    rubric = project / "rubric"
+    (rubric / "cases" / "pruner").mkdir(parents=True)
+    (rubric / "cases" / "pruner" / "input.diff").write_text(RUBRIC_DIFF)
+    manifest = {
+        "name": "rubric",
+        "description": "rubric cases",
+        "cases": [
+            {
+                "id": "pruner",
+                "name": "Units",
+                "description": "a pruner compares seconds with days",
+                "rubric": "The review MUST say that seconds are compared with days.",
+                "fixture_path": "cases/pruner",
+            }
+        ],
+    }
+    (rubric / "rubric.json").write_text(json.dumps(manifest))
+
+
+def test_the_judge_prompt_asked_for_is_todays_and_the_rubric_judge_sees_the_diff_again(
+    fake: Any, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_rubric_suite(project)
+    assert main(["run", "rubric", "--model", MODEL, "--report-dir", "original"]) == 0
+    original = cases_of(project / "original")["rubric/pruner"]
+    assert original["status"] == "pass" and original["judge"]["prompt_version"].startswith(
+        "cassandra-judge"
+    )
+    saved = artifacts_dir(project / "original", "rubric/pruner", MODEL, 0) / ATTEMPT_ANSWER_FILE
+    assert json.loads(saved.read_text())["review_text"] == "prune() compares seconds with days."
+
+    before = len(fake.bodies())
+    assert main(["regrade", "original", "--judge-prompt", "assay"]) == 1
+    asked = fake.bodies()[before:]
+    assert [tool_names(body) for body in asked] == [{"record_evaluation"}]
+    prompt = json.dumps(asked[0]["messages"])
+    assert "prune() compares seconds with days." in prompt  # the saved review
+    assert "age_seconds > keep_days" in prompt  # the diff, from the fixture as it is now
+    again = cases_of(project / "original-regraded")["rubric/pruner"]
+    assert again["status"] == "fail" and again["judge"]["prompt_version"] == "rubric-judge.v1"
