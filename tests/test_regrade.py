@@ -446,3 +446,30 @@ def test_the_judge_prompt_asked_for_is_todays_and_the_rubric_judge_sees_the_diff
     assert "age_seconds > keep_days" in prompt  # the diff, from the fixture as it is now
     again = cases_of(project / "original-regraded")["rubric/pruner"]
     assert again["status"] == "fail" and again["judge"]["prompt_version"] == "rubric-judge.v1"
+
+
+def test_an_answer_is_kept_whole_or_not_at_all_and_read_back_only_as_a_regular_file(
+    tmp_path: Path,
+) -> None:
+    from assay.runner.answers import MAX_ANSWER_BYTES, AnswerUnavailable, load_answer, save_answer
+    from assay.subject import AgentOutput
+
+    odd = AgentOutput(findings=[{"title": "a\ud800b", "count": 3}], review_text="é ✓")
+    save_answer(tmp_path / "odd", odd)
+    back = load_answer(tmp_path / "odd").output
+    assert back.findings == [{"title": "a\ufffdb", "count": 3}] and back.review_text == "é ✓"
+
+    huge = AgentOutput(review_text="x" * (MAX_ANSWER_BYTES + 1))
+    path = save_answer(tmp_path / "huge", huge)
+    assert path.stat().st_size < 1000
+    with pytest.raises(AnswerUnavailable, match="larger than 8,388,608 bytes"):
+        load_answer(tmp_path / "huge")
+
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / ATTEMPT_ANSWER_FILE).symlink_to(tmp_path / "odd" / ATTEMPT_ANSWER_FILE)
+    with pytest.raises(AnswerUnavailable, match="symbolic link"):
+        load_answer(tmp_path / "linked")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / ATTEMPT_ANSWER_FILE).write_text('{"format": "assay.answer.v9"}')
+    with pytest.raises(AnswerUnavailable, match="not an assay.answer.v1 answer"):
+        load_answer(tmp_path / "broken")

@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay._util import json_text
 from assay._util.secrets import redact_json
 from assay._util.untrusted_files import UntrustedFileError, read_untrusted
 from assay.core.files import ATTEMPT_ANSWER_FILE
@@ -137,7 +138,11 @@ def load_answer(artifacts: Path, *, streams_in: Path | None = None) -> KeptAnswe
     except OSError as exc:
         raise AnswerUnavailable(f"cannot read the saved answer {path}: {exc}") from None
     try:
-        answer = SavedAnswer.model_validate_json(raw)
+        data = json_text.loads(raw)
+    except ValueError as exc:  # not JSON, nested too deeply, not UTF-8
+        raise AnswerUnavailable(f"the saved answer {path} is not JSON: {exc}") from None
+    try:
+        answer = SavedAnswer.model_validate(data)
     except ValidationError as exc:
         problem = exc.errors()[0]
         where = ".".join(map(str, problem["loc"])) or "the file"
