@@ -83,6 +83,7 @@ async def regrade_async(source: str | os.PathLike[str], options: RunOptions) -> 
     `timeout_s`, `isolation`. ConfigError for a report that cannot be read, suites that
     cannot be loaded, an empty selection or an output directory that is the original's.
     """
+    from assay.models.names import bridge_env
     from assay.report.read import read_report
     from assay.runner.lock import report_dir_lock
     from assay.runner.reporting import build_report, now
@@ -109,6 +110,7 @@ async def regrade_async(source: str | os.PathLike[str], options: RunOptions) -> 
     regradable = [by_id[r.id] for r in chosen if _why_not(r, by_id, missing) is None]
     settings = _sandboxed(settings, list({c.id: c for c in regradable}.values()), config)
     report_dir = prepare_report_dir(out)
+    bridge_env()  # the judge's key may be given as a run's is (ASSAY_/WARDEN_ prefixed)
     started_at, clock = now(), time.monotonic()
     with report_dir_lock(report_dir):
         remove_earlier_reports(report_dir)
@@ -162,9 +164,9 @@ async def regrade_async(source: str | os.PathLike[str], options: RunOptions) -> 
 
 
 def _selected(case_id: str, patterns: Sequence[str]) -> bool:
-    from fnmatch import fnmatchcase
+    from assay.suites.select import name_matches
 
-    return not patterns or any(p in case_id or fnmatchcase(case_id, p) for p in patterns)
+    return not patterns or any(name_matches(case_id, pattern) for pattern in patterns)
 
 
 def _suite_paths(original: Report, given: Sequence[str]) -> tuple[list[str], set[str]]:
