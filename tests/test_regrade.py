@@ -267,6 +267,10 @@ def test_regrade_calls_only_the_judge_and_changes_only_the_flipped_verdict(
     assert transcript and (regraded_dir / transcript).is_file()
 
     capsys.readouterr()
+    assert main(["compare", "original", "original-regraded"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("head re-grades base's saved answers (assay regrade)")
+    assert "newly failing  skill/caught" in text
     assert main(["compare", "original", "original-regraded", "--json"]) == 0
     comparison = json.loads(capsys.readouterr().out)
     changes = {c["id"]: c["change"] for c in comparison["changes"]}
