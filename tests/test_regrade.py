@@ -250,6 +250,8 @@ def test_regrade_calls_only_the_judge_and_changes_only_the_flipped_verdict(
     assert "regraded_from" not in json.loads((original_dir / "report.json").read_text())["run"]
     for name in ("summary.md", "junit.xml", "report.html"):
         assert (regraded_dir / name).is_file()
+    said = f"re-graded from run {original.run.id}: no agent ran"
+    assert said in (regraded_dir / "summary.md").read_text() and said in out
 
     before_cases, after_cases = cases_of(original_dir), cases_of(regraded_dir)
     assert before_cases.keys() == after_cases.keys()

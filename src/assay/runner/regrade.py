@@ -151,9 +151,14 @@ async def regrade_async(source: str | os.PathLike[str], options: RunOptions) -> 
             interrupted=False,
         )
         judges = {r.judge.get("model") for r in results if r.judge.get("model")}
+        note = (
+            f"re-graded from run {original.run.id}: no agent ran; each saved answer was "
+            "graded again with today's grader and suites (assay regrade)"
+        )
         info = report.run.model_copy(
             update={
                 "regraded_from": original.run.id,
+                "notes": [note, *report.run.notes],
                 "models": list(original.run.models),
                 "judge_model": settings.judge_model or (judges.pop() if len(judges) == 1 else None),
             }
