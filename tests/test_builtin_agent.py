@@ -487,6 +487,7 @@ def test_task_cases_are_not_for_the_builtin_runtime(tmp_path: Path) -> None:
         run_agent(ctx)
 
 
+@pytest.mark.slow
 def test_a_submission_holds_at_most_as_many_findings_as_a_command_agents_answer() -> None:
     from pydantic import ValidationError
 

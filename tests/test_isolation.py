@@ -23,9 +23,10 @@ import pytest
 from assay._util.isolation import probe_bwrap
 from assay.runner.results import read_results
 from assay.runner.signing import load_key
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 
 TOKEN = "ghs_" + "T0ken" * 8
 RUNTIME_TOKEN = "actions-runtime-" + "r" * 24
@@ -156,6 +157,7 @@ def hostile_environment(tmp_path: Path, victims: dict[str, Path], canary: str) -
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_sandbox_stops_every_attack_of_agent_and_verification_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -207,6 +209,7 @@ def test_the_sandbox_stops_every_attack_of_agent_and_verification_command(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_without_the_sandbox_the_same_attacks_get_through_which_is_why_it_warns(
     tmp_path: Path,
 ) -> None:
@@ -396,6 +399,7 @@ def test_a_sandboxed_review_agent_reads_its_diff_and_writes_its_findings(tmp_pat
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_timed_out_sandboxed_agent_leaves_no_survivor(tmp_path: Path) -> None:
     from assay.errors import AgentError
 

@@ -168,6 +168,7 @@ HIDING = {  # trick -> (the forbidden file it touches, the agent's code)
 
 
 @pytest.mark.parametrize("trick", sorted(HIDING))
+@pytest.mark.slow
 def test_nothing_under_git_hides_a_forbidden_change(tmp_path: Path, trick: str) -> None:
     """Skip-worktree, excludes, replace refs, another work tree or repository, a broken
     or missing `.git`: the forbidden change still fails the task (never `error`)."""
@@ -180,6 +181,7 @@ def test_nothing_under_git_hides_a_forbidden_change(tmp_path: Path, trick: str) 
     assert _check(grade, "forbidden_changed_files")["unexpectedFiles"] == [touched]
 
 
+@pytest.mark.slow
 def test_ignore_rules_hide_only_what_git_status_hides(tmp_path: Path) -> None:
     """PVYai's `git status`: a file the rules ignore is no change, even a forbidden one;
     the rules the agent edited are a change of their own, so hiding fails all the same."""
@@ -208,6 +210,7 @@ def test_a_removed_workspace_is_blocked(tmp_path: Path) -> None:
     assert {check.status for check in grade.checks} == {"blocked"}
 
 
+@pytest.mark.slow
 def test_git_in_a_repository_the_user_hands_over_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

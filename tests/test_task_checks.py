@@ -216,6 +216,7 @@ def test_command_failure_records_exit_code_and_output(tmp_path: Path) -> None:
     assert check["durationS"] >= 0
 
 
+@pytest.mark.slow
 def test_command_timeout_kills_its_process_group(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path)
     code = (

@@ -117,8 +117,11 @@ def _root(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _select(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+def _select(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The selection options `run` and `list` share: which cases, of which shard, against
+    which models. One definition, so `assay list` shows what the same `assay run` runs."""
+    g = p.add_argument_group("selection")
+    g.add_argument(
         "-t",
         "--test",
         dest="patterns",
@@ -127,9 +130,37 @@ def _select(p: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         help="only cases whose id contains PATTERN or matches it as a glob (repeatable)",
     )
+    g.add_argument(
+        "--affected-by",
+        default=None,
+        metavar="REF",
+        help="only the cases whose suite file, fixtures, skill or base changed since REF "
+        "(git diff REF...HEAD), or every case when a path matching --affects-all changed",
+    )
+    g.add_argument(
+        "--affects-all",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help="with --affected-by: a changed path matching GLOB selects every case (repeatable; "
+        "joined with [tool.assay] affects_all)",
+    )
+    g.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based)")
+    return g
 
 
-def _json(p: argparse.ArgumentParser, what: str) -> None:
+def _models(g: argparse._ActionsContainer) -> None:
+    g.add_argument(
+        "--model",
+        dest="models",
+        action="append",
+        default=[],
+        metavar="M",
+        help="model(s) for the agent; repeat or comma-separate for a matrix",
+    )
+
+
+def _json(p: argparse._ActionsContainer, what: str) -> None:
     p.add_argument("--json", action="store_true", help=f"print {what} as JSON on stdout")
 
 
@@ -157,7 +188,7 @@ def _path(text: str) -> str:
     """A path option or argument. Given empty (`--report-dir ""`, an unset shell variable
     in quotes), it would be read as the current directory or dropped for the default:
     either way not what was typed, so it is a usage error. An empty `ASSAY_*` variable is
-    unset instead (docs: README, "The commands")."""
+    unset instead (docs/reference.md, "Configuration and its precedence")."""
     if not text:
         raise argparse.ArgumentTypeError("empty path")
     return text
@@ -173,6 +204,25 @@ def _repeat(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"{text!r} is not auto and {exc}") from None
 
 
+_RUN_EXAMPLES = """\
+examples:
+  assay run evals                                  every suite under evals/
+  assay run evals -t null-access --repeat 3        one case, three attempts
+  assay run evals --model anthropic/claude-sonnet-4-6,openai/gpt-5
+  assay run evals --agent-command 'my-agent --cwd {workspace} {prompt}'
+  assay run evals --runtime claude-code --affected-by origin/main
+  assay run evals --keep-workspaces --report-dir /tmp/r   keep every sandbox to look at
+  assay doctor evals                               what a run here would do, and why
+
+Every option also reads ASSAY_<OPTION> (--max-errors: ASSAY_MAX_ERRORS); the command line
+wins.
+"""
+
+
+def _examples(*commands: str) -> str:
+    return "examples:\n" + "".join(f"  {command}\n" for command in commands)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="assay",
@@ -181,41 +231,86 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"assay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("validate", help="check suites without running anything")
+    p = sub.add_parser(
+        "validate",
+        help="check suites without running anything",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples("assay validate evals", "assay validate --strict --json evals"),
+    )
     _paths(p)
     _root(p)
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the result")
 
-    p = sub.add_parser("list", help="print the ids of the selected cases")
+    p = sub.add_parser(
+        "doctor",
+        help="say what a run here would do and why: sandbox, keys, git, skipped cases",
+        description="Check this machine for `assay run PATH...` without running anything:\n"
+        "the OS sandbox (bwrap, user namespaces, what --isolation auto picks), each\n"
+        "provider's credentials (variable names only), git, which cases would be skipped\n"
+        "and why, and the GitHub Actions environment when inside one.\n"
+        "Exit 0 when a run would score something, 1 when something blocks it.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  assay doctor evals\n  assay doctor --json evals | jq .blockers",
+    )
     _paths(p)
     _root(p)
-    _select(p)
+    _json(p, "the findings")
+
+    p = sub.add_parser(
+        "list",
+        help="print the ids of the selected cases",
+        description="Print the ids of the cases `assay run` would run with the same\n"
+        "selection options (with --model, one line per case and model).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+        "  assay list evals -t security\n"
+        "  assay list evals --affected-by origin/main\n"
+        "  assay list evals --shard 1/4 --model anthropic/claude-sonnet-4-6",
+    )
+    _paths(p)
+    _root(p)
+    _models(_select(p))
     p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
     _json(p, "the cases")
 
-    p = sub.add_parser("run", help="run the selected cases and gate on the score")
+    p = sub.add_parser(
+        "run",
+        help="run the selected cases and gate on the score",
+        description="Run the selected cases, write the report directory (report.json,\n"
+        "summary.md, junit.xml, report.html) and gate on the score.\n"
+        "Exit 0: the gate passed; 1: it failed; 2: a usage or configuration error (nothing\n"
+        "ran); 130: interrupted.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_RUN_EXAMPLES,
+    )
     _paths(p)
     _root(p)
     _select(p)
     _run_options(p)
 
     p = sub.add_parser(
-        "score", help="score an already-changed workspace for one task (PVYai run mode)"
+        "score",
+        help="score an already-changed workspace for one task (PVYai run mode)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay score --suite tasks.json --task fix-nil --workspace ./ws --trace trace.jsonl"
+        ),
     )
-    p.add_argument("--suite", required=True, type=_path, help="the task suite JSON file")
-    p.add_argument("--task", required=True, help="the task id")
-    p.add_argument(
+    task = p.add_argument_group("the task and what the agent did")
+    task.add_argument("--suite", required=True, type=_path, help="the task suite JSON file")
+    task.add_argument("--task", required=True, help="the task id")
+    task.add_argument(
         "--workspace", required=True, type=_path, help="the git workspace the agent changed"
     )
-    p.add_argument(
+    task.add_argument(
         "--trace", type=_path, help="a file of JSON-line trace events (the agent's stdout)"
     )
-    p.add_argument(
+    task.add_argument(
         "--baseline",
         help="the commit the agent started from (default: the repository's root commit)",
     )
-    p.add_argument(
+    task.add_argument(
         "--hidden-changes",
         choices=("warn", "fail"),
         default="warn",
@@ -223,46 +318,57 @@ def build_parser() -> argparse.ArgumentParser:
         ".git/info/exclude, skip-worktree or assume-unchanged entries): warn (default; "
         "PVYai's verdict) or fail the task",
     )
-    _isolation_options(p, agents=False)
+    _isolation_options(p.add_argument_group("isolation of the verification commands"), agents=False)
     _json(p, "PVYai's task report")
 
     p = sub.add_parser(
-        "scaffold", help="turn a PR (URL or two local refs) into fixtures and a stub case"
+        "scaffold",
+        help="turn a PR (URL or two local refs) into fixtures and a stub case",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay scaffold https://github.com/acme/app/pull/42 --root evals",
+            "assay scaffold --repo ../app --base main --head fix-auth --name missing-auth",
+            "assay scaffold https://github.com/acme/app/pull/42 --format rubric",
+        ),
     )
     p.add_argument(
         "pr_url", nargs="?", metavar="PR_URL", help="https://github.com/OWNER/REPO/pull/N"
     )
-    p.add_argument(
+    source = p.add_argument_group("a local pull request (instead of PR_URL)")
+    source.add_argument(
         "--repo", type=_path, help="a local clone (use with --base and --head instead of a URL)"
     )
-    p.add_argument("--base", help="base ref in --repo")
-    p.add_argument("--head", help="head ref in --repo")
-    p.add_argument("--category", default=None, help="scenario directory (default: security-review)")
-    p.add_argument(
+    source.add_argument("--base", help="base ref in --repo")
+    source.add_argument("--head", help="head ref in --repo")
+    written = p.add_argument_group("what is written")
+    written.add_argument(
+        "--category", default=None, help="scenario directory (default: security-review)"
+    )
+    written.add_argument(
         "--side", choices=["base", "head"], default="base", help="which side's files to capture"
     )
-    p.add_argument("--name", help="case name (default: the slugified PR title)")
-    p.add_argument(
+    written.add_argument("--name", help="case name (default: the slugified PR title)")
+    written.add_argument(
         "--root",
         default=None,
         type=_path,
         help="eval root to write into (default: configured root or .)",
     )
-    p.add_argument(
+    written.add_argument(
         "--format",
         choices=["review", "rubric"],
         default="review",
         dest="fmt",
         help="write a review JSON scenario (default) or a rubric manifest entry",
     )
-    p.add_argument(
+    written.add_argument(
         "--max-file-size",
         type=_whole_number,
         default=256 * 1024,
         help="skip files larger than this (bytes)",
     )
-    p.add_argument("--force", action="store_true", help="overwrite existing files")
-    p.add_argument(
+    written.add_argument("--force", action="store_true", help="overwrite existing files")
+    written.add_argument(
         "--no-license",
         action="store_true",
         help="copy no license: the code is your own and under none (a private repository);"
@@ -277,7 +383,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.epilog_factory = _ci_epilog  # type: ignore[attr-defined]
 
-    p = sub.add_parser("merge", help="combine shard reports and re-apply the gate")
+    p = sub.add_parser(
+        "merge",
+        help="combine shard reports and re-apply the gate",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples("assay merge shard-*/report.json -o assay-report/report.json"),
+    )
     p.add_argument(
         "reports",
         nargs="+",
@@ -304,7 +415,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _history(p)
 
-    p = sub.add_parser("compare", help="per-case deltas between two reports")
+    p = sub.add_parser(
+        "compare",
+        help="per-case deltas between two reports",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay compare @main assay-report", "assay compare base/ head/ --fail-on-regression"
+        ),
+    )
     p.add_argument(
         "base",
         type=_path,
@@ -324,7 +442,18 @@ def build_parser() -> argparse.ArgumentParser:
     _history(p)
 
     p = sub.add_parser(
-        "regrade", help="grade a run's saved answers again (judge, prompt, expectations)"
+        "regrade",
+        help="grade a run's saved answers again (judge, prompt, expectations), no agent run",
+        description="Grade the answers a run saved (cases/.../answer.json) again, with today's\n"
+        "judge prompt, the judge model asked for and the suites as they are now, without\n"
+        "running any agent; write a new report linked to the original (run.regraded_from).\n"
+        "Exit 0: the gate passed; 1: it failed; 2: a usage or configuration error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay regrade assay-report",
+            "assay regrade assay-report evals --judge-model openai/gpt-5 -t code-review",
+            "assay compare assay-report assay-report-regraded",
+        ),
     )
     _regrade_options(p)
 
@@ -338,7 +467,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="default assay-report",
     )
 
-    p = sub.add_parser("history", help="list the runs kept in the run history")
+    p = sub.add_parser(
+        "history",
+        help="list the runs kept in the run history",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples("assay history", "assay history --flaky --json"),
+    )
     p.add_argument(
         "--flaky", action="store_true", help="list the cases whose pass/fail flipped across runs"
     )
@@ -348,7 +482,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the JSON Schema of a suite format or the report")
     p.add_argument("format", nargs="?", metavar="FORMAT", help="omit to list the formats")
 
-    p = sub.add_parser("cache", help="inspect or prune a record/replay cache")
+    p = sub.add_parser(
+        "cache",
+        help="inspect or prune a record/replay cache",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay cache stats --cache .assay-cache",
+            "assay cache prune --cache .assay-cache --older-than 30",
+        ),
+    )
     p.add_argument(
         "action", choices=["stats", "prune"], help="stats: count and size; prune: remove entries"
     )
@@ -380,37 +522,50 @@ def _regrade_options(p: argparse.ArgumentParser) -> None:
         help="suite files or directories (default: the suite files the report names)",
     )
     _root(p)
-    _select(p)
     p.add_argument(
+        "-t",
+        "--test",
+        dest="patterns",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only the report's cases whose id contains PATTERN or matches it as a glob "
+        "(repeatable)",
+    )
+    judge = p.add_argument_group("the judge")
+    judge.add_argument(
         "--judge-model",
         metavar="M",
         help="model for the judge (default: the model that judged each case)",
     )
-    p.add_argument(
+    judge.add_argument(
         "--judge-prompt",
         choices=("assay", "cassandra"),
         default=None,
         help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
     )
-    p.add_argument(
+    judge.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
+    )
+    judge.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
+    out = p.add_argument_group("the new report")
+    out.add_argument(
         "--report-dir",
         default=None,
         type=_path,
         metavar="DIR",
         help="where the new report goes (default: REPORT_DIR-regraded; never REPORT_DIR)",
     )
-    p.add_argument(
+    out.add_argument(
         "--threshold",
         type=_number,
         default=None,
         metavar="X",
         help="gate score (default: the original run's)",
     )
-    p.add_argument("--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR")
-    p.add_argument(
-        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
-    )
-    _json(p, "report.json")
+    _json(out, "report.json")
 
 
 def _runtime_name(value: str) -> str:
@@ -425,18 +580,12 @@ def _runtime_name(value: str) -> str:
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--model",
-        dest="models",
-        action="append",
-        default=[],
-        metavar="M",
-        help="model(s) for the agent; repeat or comma-separate for a matrix",
-    )
-    p.add_argument(
+    agent = p.add_argument_group("agent and models")
+    _models(agent)
+    agent.add_argument(
         "--judge-model", metavar="M", help="model for the judge (default: the subject's model)"
     )
-    p.add_argument(
+    agent.add_argument(
         "--runtime",
         type=_runtime_name,
         metavar="RUNTIME",
@@ -444,16 +593,16 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "codex, gemini-cli, opencode, aider) or a plugin's "
         "(default: command with --agent-command, else builtin)",
     )
-    p.add_argument(
+    agent.add_argument(
         "--agent-command",
         metavar="CMD",
         help="argv template of the agent under test, e.g. 'my-agent --cwd {workspace} {prompt}'",
     )
-    p.add_argument(
+    agent.add_argument(
         "--skill", type=_path, metavar="PATH", help="skill file overriding the suites' skill"
     )
     # None = not given: the runner decides (ASSAY_*, [tool.assay], the suite, the default).
-    p.add_argument(
+    agent.add_argument(
         "--concurrency",
         type=_whole_number,
         default=None,
@@ -461,22 +610,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="attempts in flight (default 8, with task cases one at a time beside the "
         "others, as PVYai runs them; given, it applies to tasks too)",
     )
-    p.add_argument(
-        "--repeat",
-        type=_repeat,
-        default=None,
-        metavar="K|auto",
-        help="attempts per case; the case score is their mean, disagreement marks it flaky; "
-        "auto: once each, then more only where they can change the gate (up to --max-repeat)",
-    )
-    p.add_argument(
-        "--max-repeat",
-        type=_whole_number,
-        default=None,
-        metavar="K",
-        help="the most attempts --repeat auto gives a case (default 5)",
-    )
-    p.add_argument(
+    agent.add_argument(
         "--timeout",
         type=_number,
         default=None,
@@ -485,57 +619,64 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "its verification commands keeping their own limits (default: [tool.assay] timeout, "
         "else the suite's harness timeoutMs, else 600)",
     )
-    p.add_argument(
+    agent.add_argument(
+        "--judge-prompt",
+        choices=("assay", "cassandra"),
+        default=None,
+        help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
+    )
+    gate = p.add_argument_group("repeats and gate")
+    gate.add_argument(
+        "--repeat",
+        type=_repeat,
+        default=None,
+        metavar="K|auto",
+        help="attempts per case; the case score is their mean, disagreement marks it flaky; "
+        "auto: once each, then more only where they can change the gate (up to --max-repeat)",
+    )
+    gate.add_argument(
+        "--max-repeat",
+        type=_whole_number,
+        default=None,
+        metavar="K",
+        help="the most attempts --repeat auto gives a case (default 5)",
+    )
+    gate.add_argument(
         "--threshold", type=_number, default=None, metavar="X", help="gate score (default 0.75)"
     )
-    p.add_argument(
+    gate.add_argument(
         "--max-errors",
         type=_whole_number,
         default=None,
         metavar="N",
         help="errors the gate tolerates (default 0)",
     )
-    p.add_argument(
+    gate.add_argument(
         "--require-all",
         action="store_true",
         help="fail the gate when any case is skipped (no model key, an --offline cache miss)",
     )
-    p.add_argument(
+    gate.add_argument(
         "--gate",
         choices=("threshold", "regression"),
         default=None,
         help="threshold: the score against --threshold (default); regression: fail when "
         "significantly worse than --baseline on the paired cases, or below --floor",
     )
-    p.add_argument(
+    gate.add_argument(
         "--baseline", default=None, type=_path, metavar="REPORT", help="report.json to gate against"
     )
-    p.add_argument(
+    gate.add_argument(
         "--floor", type=_number, default=None, metavar="X", help="regression gate's lowest score"
     )
-    p.add_argument(
+    gate.add_argument(
         "--inconclusive",
         choices=("score", "fail", "pass", "neutral"),
         default=None,
         help="the gate when the 95%% interval straddles the threshold: score (the point "
         "score decides, default), fail, pass, or neutral (exit 0; the Action posts a notice)",
     )
-    p.add_argument(
-        "--affected-by",
-        default=None,
-        metavar="REF",
-        help="run only the cases whose suite file, fixtures, skill or base changed since REF "
-        "(git diff REF...HEAD), or every case when a path matching --affects-all changed",
-    )
-    p.add_argument(
-        "--affects-all",
-        action="append",
-        default=None,
-        metavar="GLOB",
-        help="with --affected-by: a changed path matching GLOB runs every case (repeatable; "
-        "joined with [tool.assay] affects_all)",
-    )
-    p.add_argument(
+    gate.add_argument(
         "--quarantine",
         action="append",
         default=None,
@@ -543,80 +684,83 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="keep CASE_ID out of the gate; it still runs and is reported (repeatable, or "
         "comma-separated; joined with ASSAY_QUARANTINE and [tool.assay] quarantine)",
     )
-    p.add_argument(
+    gate.add_argument(
         "--errors-count-as",
         choices=("skip", "fail"),
         default=None,
         help="skip: errors leave the score (default, bounded by --max-errors); fail: the "
         "gate's score counts them as misses",
     )
-    p.add_argument(
+    gate.add_argument(
         "--hidden-changes",
         choices=("warn", "fail"),
         default=None,
         help="a task whose agent hid changes from git status (its own ignore rules): warn "
         "(default; PVYai's verdict, with a warning in every output) or fail the task",
     )
-    p.add_argument(
+    gate.add_argument(
         "--max-cost",
         type=_number,
         default=None,
         metavar="USD",
         help="stop starting cases once the estimated spend reaches USD",
     )
-    p.add_argument(
-        "--report-dir",
-        default=None,
-        type=_path,
-        metavar="DIR",
-        help="where reports go (default assay-report)",
-    )
-    _history(p)
-    p.add_argument(
+    iso = p.add_argument_group("isolation and workspaces")
+    iso.add_argument(
         "--work-root",
         default=None,
         type=_path,
         metavar="DIR",
         help="where sandboxes are made (default: a temp dir)",
     )
-    p.add_argument(
+    iso.add_argument(
         "--keep-workspaces",
         action="store_true",
         help="keep each attempt's sandbox (its path is in report.json) instead of removing it",
     )
-    p.add_argument(
+    iso.add_argument(
         "--dry-run", action="store_true", help="build every sandbox and print it; run nothing"
     )
-    _json(p, "report.json")
-    p.add_argument("--shard", metavar="I/N", help="run only shard I of N (1-based)")
-    p.add_argument("--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR")
-    p.add_argument(
-        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    _isolation_options(iso)
+
+    out = p.add_argument_group("output")
+    out.add_argument(
+        "--report-dir",
+        default=None,
+        type=_path,
+        metavar="DIR",
+        help="where reports go (default assay-report)",
     )
-    p.add_argument(
-        "--resume", type=_path, metavar="DIR", help="continue the run whose report dir is DIR"
-    )
-    p.add_argument(
+    _json(out, "report.json")
+    out.add_argument(
         "--pvyai-report",
         action="store_true",
         help="also write task results as PVYai's benchmark report (agent-eval-report.json)",
     )
-    p.add_argument(
-        "--judge-prompt",
-        choices=("assay", "cassandra"),
-        default=None,
-        help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
-    )
-    p.add_argument(
+    out.add_argument(
         "--cassandra-report",
         action="store_true",
         help="also write rubric results as Cassandra's results JSON (cassandra-results.json)",
     )
-    p.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
-    _isolation_options(p)
+    out.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
+    ci = p.add_argument_group(
+        "Action / CI",
+        "In GitHub Actions the Action runs `assay ci`, which reads its inputs from the\n"
+        "environment. Every option also reads ASSAY_<OPTION> (--max-errors: ASSAY_MAX_ERRORS).",
+    )
+    _history(ci)
+    ci.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
+    )
+    ci.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
+    ci.add_argument(
+        "--resume", type=_path, metavar="DIR", help="continue the run whose report dir is DIR"
+    )
 
 
-def _isolation_options(p: argparse.ArgumentParser, *, agents: bool = True) -> None:
+def _isolation_options(p: argparse._ActionsContainer, *, agents: bool = True) -> None:
     """The sandbox's options; `assay score` runs no agent (`agents=False`)."""
     p.add_argument(
         "--isolation",
@@ -708,7 +852,7 @@ def _env_value(action: argparse.Action, name: str, value: str) -> object:
     return converted
 
 
-def _history(p: argparse.ArgumentParser) -> None:
+def _history(p: argparse._ActionsContainer) -> None:
     p.add_argument(
         "--history",
         default=None,

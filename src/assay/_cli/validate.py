@@ -29,12 +29,27 @@ def command(args: argparse.Namespace) -> int:
                 print(error, file=sys.stderr)
             print(f"assay: {_plural(len(exc.errors), 'error')}", file=sys.stderr)
         return EXIT_INVALID
+    readiness = run_warnings(loaded, args.paths)
     if args.json:
-        _print_json(ok=True, loaded=loaded, warnings=loaded.warnings, errors=())
+        _print_json(
+            ok=True, loaded=loaded, warnings=loaded.warnings, errors=(), run_warnings=readiness
+        )
     else:
-        print_warnings(loaded.warnings)
+        print_warnings((*loaded.warnings, *readiness))
         _print_table(loaded)
     return EXIT_OK
+
+
+def run_warnings(loaded: LoadedSuites, paths: list[str]) -> list[ConfigError]:
+    """What `assay run` would refuse or skip here (no agent command, no key), as warnings:
+    validate runs nothing, and the machine that runs the suites may have what this one lacks."""
+    from assay.runner.preflight import preflight
+
+    try:
+        planned = preflight(loaded.cases, paths=paths, config=loaded.config)
+    except ConfigError as exc:  # a malformed ASSAY_* value: `assay run` says it
+        return [ConfigError(f"assay run would stop: {exc.message}", exc.location)]
+    return [*planned.problems, *(ConfigError(w) for w in planned.warnings)]
 
 
 def print_warnings(warnings: tuple[ConfigError, ...] | list[ConfigError]) -> None:
@@ -132,6 +147,7 @@ def _print_json(
     loaded: LoadedSuites | None,
     warnings: tuple[ConfigError, ...],
     errors: tuple[ConfigError, ...] | list[ConfigError],
+    run_warnings: list[ConfigError] | None = None,
 ) -> None:
     files, by_format, by_kind = _counts(loaded) if loaded else (Counter(), Counter(), Counter())
     result = {
@@ -147,6 +163,9 @@ def _print_json(
         "categories": category_settings(loaded) if loaded else [],
         "warnings": [problem_json(w) for w in warnings],
         "errors": [problem_json(e) for e in errors],
+        # What `assay run` would refuse or skip on this machine (no agent command, no key):
+        # kept apart from `warnings`, which are the suites' own problems.
+        "run_warnings": [problem_json(w) for w in run_warnings or ()],
     }
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")

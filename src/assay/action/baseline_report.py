@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from assay.action import commands
 from assay.action.github_api import describe_error, github_errors, is_permission_error
+from assay.core.counting import count_of
 from assay.core.files import REPORT_FILE
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import ConfigError, ConfigErrors
@@ -108,7 +109,9 @@ def _read(path: Path, *, shown: str) -> Report:
         return read_report(path)
     except ConfigErrors as exc:
         first = exc.errors[0] if exc.errors else exc
-        more = f" (and {len(exc.errors) - 1} more problems)" if len(exc.errors) > 1 else ""
+        more = (
+            f" (and {count_of(len(exc.errors) - 1, 'more problem')})" if len(exc.errors) > 1 else ""
+        )
         raise BaselineUnavailable(f"not a valid report: {_located(shown, first)}{more}") from None
     except ConfigError as exc:
         raise BaselineUnavailable(_located(shown, exc)) from None

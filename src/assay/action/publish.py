@@ -213,6 +213,13 @@ def _publish_comment(
         )
         return
     commands.log(f"assay: {outcome.action} the results comment: {outcome.url}")
+    if outcome.unchecked is not None:
+        commands.warning(
+            f"created the results comment ({outcome.url}) but could not check the PR for a "
+            f"second copy from a concurrent run of this job: asking GitHub whom the token "
+            f"acts as failed ({describe_error(outcome.unchecked)}); if two copies show, "
+            "delete the newer"
+        )
 
 
 def _publish_check(

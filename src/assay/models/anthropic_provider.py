@@ -184,7 +184,7 @@ def client_options(policy: RetryPolicy | None) -> dict[str, Any]:
     The SDK's own retries are off: assay's retry layer owns retries and their limits. Its
     OpenTelemetry spans are off unless something would receive them: with no tracer
     provider registered they go nowhere, yet building each span's attributes cost about
-    6% of the SDK's CPU per call (docs/performance.md, "Ninth pass").
+    6% of the SDK's CPU per call (docs/performance.md, "Per-case cost").
     """
     timeout = (policy or RetryPolicy()).timeout_s
     options: dict[str, Any] = {

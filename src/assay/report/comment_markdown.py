@@ -10,7 +10,9 @@ size-fitting are summary.md's (one implementation).
 
 from __future__ import annotations
 
+from assay.core.counting import count_of
 from assay.report.compare import CaseChange, Comparison
+from assay.report.gate_why import gate_failed_without_failures
 from assay.report.markdown import (
     _STATUS_ICON,
     _code,
@@ -76,8 +78,8 @@ def _verdict(report: Report) -> str:
     if summary.gate_reason:
         gate += f": {escape_markdown(summary.gate_reason)}"
     counts = (
-        f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
-        f"{summary.errors} errors, {summary.skipped} skipped"
+        f"{count_of(summary.total, 'case')}: {summary.passed} passed, {summary.failed} "
+        f"failed, {count_of(summary.errors, 'error')}, {summary.skipped} skipped"
     ) + _facts(report)
     incomplete = incomplete_reason(report.cases)
     partial = f" ({escape_markdown(incomplete)})" if incomplete is not None else ""
@@ -90,10 +92,12 @@ def _verdict(report: Report) -> str:
     warning += "".join(
         f"> [!WARNING]\n> {escape_markdown(text)}\n\n" for text in report.run.warnings
     )
+    why = gate_failed_without_failures(report)
+    explained = f"\n{escape_markdown(why)}\n" if why else ""
     return (
         f"## {icon} Evaluation Results{partial}\n\n{warning}"
         f"**Score {_fmt_score(summary.score)}**{interval} · threshold "
-        f"{report.run.threshold:.2f} · {gate}\n\n{counts}\n"
+        f"{report.run.threshold:.2f} · {gate}\n\n{counts}\n{explained}"
     )
 
 

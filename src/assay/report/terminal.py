@@ -16,7 +16,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from assay._util.secrets import redact
+from assay.core.counting import count_of
 from assay.core.text import defuse_workflow_commands, one_line
+from assay.report.gate_why import gate_failed_without_failures
 
 if TYPE_CHECKING:
     from assay.report.model import CaseResult, Report
@@ -84,7 +86,7 @@ class PlainProgress:
         self._skip_reasons: set[str] = set()
 
     def run_started(self, total: int) -> None:
-        self._stream.write(f"running {total} case(s)\n")
+        self._stream.write(f"running {count_of(total, 'case')}\n")
         self._stream.flush()
 
     def case_started(self, case_id: str, model: str | None) -> None:
@@ -264,7 +266,8 @@ def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
             if len(marks) > len(shown):
                 lines.append(f"    ... and {len(marks) - len(shown)} more (see report.json)")
     if len(failed) > limit:
-        lines.append(f"... and {len(failed) - limit} more failed cases (see report.json)")
+        more = count_of(len(failed) - limit, "more failed case")
+        lines.append(f"... and {more} (see report.json)")
     return lines
 
 
@@ -288,6 +291,8 @@ def print_summary(
     lines += [f"WARNING: {clean(warning)}" for warning in report.run.warnings]
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
+    why = gate_failed_without_failures(report)
+    lines += [clean(why)] if why else []
     lines.append(f"report: {report_dir}")
     lines = redact("\n".join(lines)).split("\n")  # the terminal takes text through the one door
     if not (stream.isatty() if colour is None else colour):

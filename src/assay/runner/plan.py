@@ -10,6 +10,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.agents import RUNTIMES, known_runtimes, runtime_spec
@@ -18,6 +19,7 @@ from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
 from assay.options import DEFAULT_TIMEOUT_S
+from assay.runner.defaults import moved_notes, serve_defaults
 from assay.runner.resolve import (
     case_timeout,
     needs_judge,
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ModelCalls",
+    "agent_command_problems",
+    "commandless_suites",
     "PlannedRun",
     "format_shard",
     "model_calls",
@@ -62,6 +66,9 @@ class PlannedRun:
     """Set when the run cannot happen at all (missing credentials): no sandbox is built."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """Each attempt's limit (`runner.resolve.case_timeout`)."""
+    moved: tuple[tuple[str, str], ...] = ()
+    """(default model, the same model elsewhere): defaults served through another provider
+    because theirs has no key here (`runner.defaults.serve_defaults`)."""
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -131,14 +138,25 @@ def models_needed(case: Case, *, options: RunSettings, config: AssayConfig | Non
     needed: set[str] = set()
     for subject in subject_models(case, runtime=runtime, options=options, config=config):
         calls = model_calls(case, subject=subject, runtime=runtime, options=options, config=config)
+        if options.cache_dir is None:  # as `plan_runs` serves a keyless default elsewhere
+            _, calls, _ = serve_defaults(
+                case, subject, calls, runtime=runtime, options=options, config=config
+            )
         needed.update(m for m in (calls.subject, calls.judge) if m)
     return needed
 
 
 def plan_runs(
-    cases: Sequence[Case], *, options: RunSettings, config: AssayConfig | None
+    cases: Sequence[Case],
+    *,
+    options: RunSettings,
+    config: AssayConfig | None,
+    check_commands: bool = True,
 ) -> list[PlannedRun]:
-    """Expand the model matrix and decide runtime, command, judge and skips per case."""
+    """Expand the model matrix and decide runtime, command, judge and skips per case.
+
+    `check_commands=False` leaves the agent commands unchecked (`agent_command_problems`):
+    a preview that reports them instead of stopping."""
     # With a record/replay cache the provider decides per call (a hit needs no key).
     check_keys = options.cache_dir is None
     runs: list[PlannedRun] = []
@@ -161,16 +179,26 @@ def plan_runs(
             calls = model_calls(
                 case, subject=model, runtime=runtime, options=options, config=config
             )
+            moved: tuple[tuple[str, str], ...] = ()
+            if check_keys:
+                model, calls, moved = serve_defaults(
+                    case, model, calls, runtime=runtime, options=options, config=config
+                )
             reason = None
             if check_keys and calls.subject is not None:
                 reason = missing_credentials(calls.subject)
             if check_keys and reason is None and calls.judge is not None:
                 missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
-            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s))
+            runs.append(
+                PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s, moved)
+            )
     if unknown:
         raise ConfigErrors(unknown)
-    _check_agent_commands(runs, options=options)
+    if check_commands:
+        problems = agent_command_problems(runs, options=options)
+        if problems:
+            raise ConfigErrors(problems)
     return runs
 
 
@@ -179,7 +207,7 @@ def run_notes(runs: Sequence[PlannedRun], *, options: RunSettings) -> list[str]:
     (`model_notes`), and that its task cases run one at a time."""
     from assay.runner.settings import tasks_one_at_a_time
 
-    notes = model_notes(runs)
+    notes = model_notes(runs) + moved_notes(runs)
     tasks = sum(1 for run in runs if run.case.kind == "task" and run.skip_reason is None)
     if tasks * options.repeat > 1 and tasks_one_at_a_time(options):
         notes.append(TASKS_ONE_AT_A_TIME_NOTE.format(concurrency=options.concurrency))
@@ -214,23 +242,29 @@ def model_notes(runs: Sequence[PlannedRun]) -> list[str]:
     return list(notes)
 
 
-def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -> None:
-    """An agent command that no case will run, or whose program does not exist, is the
-    user's mistake: said now, before a sandbox is built, not once per case as `error`."""
+def agent_command_problems(
+    runs: Sequence[PlannedRun], *, options: RunSettings
+) -> list[ConfigError]:
+    """An agent command that no case will run, that is missing, or whose program does not
+    exist, is the user's mistake: said now, before a sandbox is built, not once per case
+    as `error`."""
     commands = [run for run in runs if _runs_command(run.runtime)]
     if options.agent_command and options.runtime and not commands:
         suites = _some(list(dict.fromkeys(run.case.suite for run in runs)))
-        raise ConfigError(
-            f"--agent-command is never used: --runtime {options.runtime} runs every selected "
-            f"case (suites {suites}) with assay's own agent; drop --runtime to run the agent "
-            "command, or drop --agent-command (or ASSAY_AGENT_COMMAND)"
-        )
+        return [
+            ConfigError(
+                f"--agent-command is never used: --runtime {options.runtime} runs every selected "
+                f"case (suites {suites}) with assay's own agent; drop --runtime to run the agent "
+                "command, or drop --agent-command (or ASSAY_AGENT_COMMAND)"
+            )
+        ]
+    problems: list[ConfigError] = []
     missing: dict[str, list[str]] = {}
     for run in commands:
         program = run.agent_command[0] if run.agent_command else None
         if program is not None and not _runnable(program):
             missing.setdefault(program, []).append(run.case.id)
-    problems = _missing_preset_programs(runs)
+    problems += _missing_preset_programs(runs)
     problems += [
         ConfigError(
             f"agent command {program!r} not found"
@@ -239,8 +273,32 @@ def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -
         )
         for program, ids in missing.items()
     ]
-    if problems:
-        raise ConfigErrors(problems)
+    return problems
+
+
+def commandless_suites(runs: Sequence[PlannedRun]) -> list[ConfigError]:
+    """A suite whose cases run an agent command and that has none (a task suite: PVYai's
+    format has no place for one): every case would be an `error`, so it is said once, now."""
+    from assay.agents import known_runtimes
+
+    suites: dict[Path, list[str]] = {}
+    for run in runs:
+        if _runs_command(run.runtime) and not run.agent_command:
+            suites.setdefault(run.case.source_path, []).append(run.case.id)
+    presets = [name for name in known_runtimes() if (spec := runtime_spec(name)) and spec.program]
+    return [
+        ConfigError(
+            f"no agent command for {_cases(len(ids))} of this suite ({_some(ids)}): pass "
+            "--agent-command, set agent_command in [tool.assay] (pyproject.toml or "
+            f"assay.toml), or run an agent CLI with --runtime <preset> ({', '.join(presets)})",
+            SourcePosition(path),
+        )
+        for path, ids in suites.items()
+    ]
+
+
+def _cases(count: int) -> str:
+    return f"{count} case{'' if count == 1 else 's'}"
 
 
 def _missing_preset_programs(runs: Sequence[PlannedRun]) -> list[ConfigError]:

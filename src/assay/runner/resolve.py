@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "case_timeout",
+    "default_judge",
+    "default_subject",
     "needs_judge",
     "parse_models",
     "resolve_agent_command",
@@ -100,6 +102,27 @@ def subject_models(
     if config is not None and config.model:
         return (config.model,)
     return (DEFAULT_MODEL,)
+
+
+def default_subject(case: Case, *, options: RunSettings, config: AssayConfig | None) -> bool:
+    """Whether `subject_models` answers a default nobody chose (the suite format's or
+    assay's), which the planner may serve through another provider (`models.fallback`)."""
+    if options.models:
+        return False
+    if case.model:
+        return case.model_is_default
+    return not (config is not None and config.model)
+
+
+def default_judge(
+    case: Case, *, subject: str | None, options: RunSettings, config: AssayConfig | None
+) -> bool:
+    """Whether `resolve_judge_model` answers a default nobody chose."""
+    if options.judge_model or (config is not None and config.judge_model):
+        return False
+    if subject is not None:
+        return default_subject(case, options=options, config=config)
+    return case.model_is_default if case.model else True
 
 
 def needs_judge(case: Case) -> bool:

@@ -16,14 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.errors import ConfigError, output_error
+from assay.errors import ConfigError, ConfigErrors, output_error
 from assay.models.names import bridge_env
 from assay.report.history import usable_history_dir
+from assay.runner.defaults import missing_key_warnings
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.hidden_starts import refuse_hidden_starts
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import PlannedRun, plan_runs, shard_cases, split_fingerprint
+from assay.runner.plan import (
+    PlannedRun,
+    commandless_suites,
+    plan_runs,
+    shard_cases,
+    split_fingerprint,
+)
 from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.settings import (
@@ -164,6 +171,9 @@ def prepare_run(
     split_cases = tuple(sorted(case.id for case in selected)) if settings.shard else None
     selected = shard_cases(selected, settings.shard)
     runs = plan_runs(selected, options=settings, config=config)
+    if not settings.dry_run and (commandless := commandless_suites(runs)):
+        raise ConfigErrors(commandless)
+    warnings += missing_key_warnings(runs, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
     history_dir = None
@@ -320,7 +330,7 @@ async def _run_planned(
 
     by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
     results = [resumed.get(run.key) or by_key[run.key] for run in runs]
-    return build_report(
+    report = build_report(
         options,
         runs,
         results,
@@ -331,6 +341,22 @@ async def _run_planned(
         split=split,
         split_cases=split_cases,
     )
+    from assay.grading.verdict_consistency import CONTRADICTION_KEY, contradiction_note
+
+    contradicted = contradiction_note(
+        [c.id for c in report.cases if c.judge.get(CONTRADICTION_KEY)]
+    )
+    if contradicted is not None:
+        report.run.notes.append(contradicted)
+    if options.keep_workspaces:  # said once, where the run ends: terminal, summary.md
+        report.run.notes.append(KEPT_WORKSPACES_NOTE.format(work_root=work_root))
+    return report
+
+
+KEPT_WORKSPACES_NOTE = (
+    "--keep-workspaces: every attempt's sandbox is kept under {work_root} (each case's "
+    "`workspace` in report.json names its own); remove the directory when done"
+)
 
 
 def _sandboxed(

@@ -42,6 +42,7 @@ __all__ = [
     "category_runs",
     "declarations_of",
     "declared_kind",
+    "is_default_source",
     "load_category_defaults",
     "yaml_suite_overrides",
 ]
@@ -208,6 +209,19 @@ def _from_declaration(
         harness=frozenset(harness & {"runtime", "model"}),
         call=declaration.call,
         sources=sources,
+    )
+
+
+def is_default_source(source: str | None) -> bool:
+    """Whether a model's source (`CategoryDefaults.sources`) is a default nobody chose:
+    Warden's own, or an eval.ts naming Warden's (`DEFAULT_EVAL_MODEL`, `defaultEvalModel()`
+    with WARDEN_MODEL unset)."""
+    if source is None:
+        return False
+    return (
+        source == "Warden default"
+        or source.endswith("(defaultEvalModel())")
+        or source.endswith("(DEFAULT_EVAL_MODEL)")
     )
 
 

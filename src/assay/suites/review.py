@@ -8,6 +8,7 @@ id of the cases a category declared twice would otherwise give one id.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, Verify
 from assay.suites.category import (
     category_runs,
     declarations_of,
+    is_default_source,
     load_category_defaults,
     yaml_suite_overrides,
 )
@@ -88,10 +90,14 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
         runtime: str | None = item.runtime or (suite.runtime if suite else None)
         # What Warden's meta carries (EvalFileSchema's defaults), for the full id.
         meta = (runtime or WARDEN_DEFAULT_RUNTIME, model or WARDEN_DEFAULT_MODEL)
+        default = False
         if warden is not None:  # Warden's e2e harness passes its own runtime and model
+            default = bool(warden.model) and is_default_source(warden.sources.get("model"))
             model = warden.model or model
             runtime = warden.runtime or runtime
+        named = model
         runtime, model = _yaml_defaults(runtime, model, ctx)
+        default = default or (named is None and model is not None)
         cases.append(
             Case(
                 id=f"{prefix}/{item.name}",
@@ -110,6 +116,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
                 graders=graders,
                 max_turns=warden.max_turns if warden else None,
                 timeout_s=_timeout_s(warden),
+                model_is_default=default,
             )
         )
     return cases
@@ -208,9 +215,12 @@ def _scenario_case(
     prefix = skill_name(defaults.skill) if defaults.skill is not None else category
     # The scenario's own runtime and model beat the category's, not the harness's.
     runtime = _first(defaults.runtime, scenario.runtime, harness="runtime" in defaults.harness)
-    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness) or (
-        _pi_default(runtime)
-    )
+    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness)
+    default = model is not None and model != scenario.model
+    default = default and is_default_source(defaults.sources.get("model"))
+    if model is None:
+        model = _pi_default(runtime)
+        default = model is not None and not os.environ.get("WARDEN_MODEL")
     meta_runtime = scenario.runtime or defaults.meta_runtime or runtime
     meta_model = scenario.model or defaults.meta_model or model
     full = f"{prefix}/{meta_runtime}/{meta_model}/{name}" if meta_runtime and meta_model else None
@@ -231,6 +241,7 @@ def _scenario_case(
         max_turns=defaults.max_turns,
         graders=defaults.graders,
         timeout_s=_timeout_s(defaults),
+        model_is_default=default,
     )
     return case, full
 
