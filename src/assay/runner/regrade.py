@@ -38,6 +38,7 @@ from assay.runner.combine import fold_attempts, graded_attempt
 from assay.runner.error_source import error_source
 from assay.runner.kinds import grader_for, kind_of
 from assay.runner.plan import PlannedRun
+from assay.runner.resolve import case_timeout
 from assay.subject import AttemptContext
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ async def _regrade_case(
         result.runtime or "",
         None,
         judge_model,
-        timeout_s=settings.timeout_s,
+        timeout_s=case_timeout(case, settings=settings),
     )
     outcomes = []
     for index, attempt in enumerate(result.attempts):
