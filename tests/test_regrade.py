@@ -403,6 +403,17 @@ def test_a_task_whose_workspace_was_kept_is_checked_again_there(
     changed = next(c for c in stricter["checks"] if c["id"] == "changed_files")
     assert changed["missingFiles"] == ["notes.md"]
 
+    # An answer edited to name another directory does not get the task's commands run there.
+    answer_file = artifacts_dir(original_dir, "calc/fix-add", MODEL, 0) / ATTEMPT_ANSWER_FILE
+    answer = json.loads(answer_file.read_text())
+    elsewhere = project / "mine"
+    shutil.copytree(original["workspace"], elsewhere)
+    answer_file.write_text(json.dumps({**answer, "workspace": str(elsewhere)}))
+    assert main(["regrade", "original", "--report-dir", "edited"]) == 1
+    edited = cases_of(project / "edited")["calc/fix-add"]
+    assert edited["status"] == "skipped" and "is not a sandbox assay built" in edited["reason"]
+    answer_file.write_text(json.dumps(answer))
+
     # Without the workspace there is nothing to check.
     shutil.rmtree(original["workspace"])
     assert main(["regrade", "original", "--report-dir", "gone"]) == 1  # nothing was scored

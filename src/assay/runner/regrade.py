@@ -408,6 +408,18 @@ def _kept_workspace(recorded: Path | None) -> tuple[Path | None, str | None]:
             f"not re-graded: the workspace the run kept, {recorded}, is gone (or is not a "
             "directory): run the task again with `assay run`"
         )
+    # The task's commands run in it: only in a sandbox's work tree as assay builds one
+    # (`<dir>/repo` beside `<dir>/scratch`), never a directory an edited answer names.
+    box = recorded.parent
+    if (
+        recorded.name != "repo"
+        or not box.name.startswith("assay-")
+        or not (box / "scratch").is_dir()
+    ):
+        return None, (
+            f"not re-graded: {recorded}, named as the kept workspace, is not a sandbox "
+            "assay built: run the task again with `assay run`"
+        )
     return recorded, None
 
 
