@@ -18,6 +18,7 @@ from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError
 from assay.report.compare import CaseChange, Change, Comparison, compare_reports
 from assay.report.gate.significance import explain
+from assay.report.model import Report
 from assay.report.read import read_reports
 from assay.report.terminal import clean
 
@@ -42,10 +43,23 @@ def command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(comparison.model_dump_json(indent=2) + "\n")
     else:
-        sys.stdout.write(render_text(comparison))
+        sys.stdout.write(_regrade_note(base, head) + render_text(comparison))
     if args.fail_on_regression and (nothing or comparison.of("newly_failing")):
         return EXIT_GATE_FAILED
     return EXIT_PASS
+
+
+def _regrade_note(base: Report, head: Report) -> str:
+    """A line saying that one report re-grades the other's answers (`assay regrade`): every
+    change is then the grading's, and the cost is only the judge's."""
+    if head.run.regraded_from == base.run.id:
+        return (
+            "head re-grades base's saved answers (assay regrade): every change below is "
+            "the grading's; head's cost and tokens are its judge calls alone\n"
+        )
+    if base.run.regraded_from == head.run.id:
+        return "base re-grades head's saved answers (assay regrade)\n"
+    return ""
 
 
 def _report_path(args: argparse.Namespace, ref: str) -> Path:

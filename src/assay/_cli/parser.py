@@ -477,6 +477,22 @@ def build_parser() -> argparse.ArgumentParser:
         "the name `inspect view` lists; -: stdout)",
     )
 
+    p = sub.add_parser(
+        "regrade",
+        help="grade a run's saved answers again (judge, prompt, expectations), no agent run",
+        description="Grade the answers a run saved (cases/.../answer.json) again, with today's\n"
+        "judge prompt, the judge model asked for and the suites as they are now, without\n"
+        "running any agent; write a new report linked to the original (run.regraded_from).\n"
+        "Exit 0: the gate passed; 1: it failed; 2: a usage or configuration error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_examples(
+            "assay regrade assay-report",
+            "assay regrade assay-report evals --judge-model openai/gpt-5 -t code-review",
+            "assay compare assay-report assay-report-regraded",
+        ),
+    )
+    _regrade_options(p)
+
     p = sub.add_parser("view", help="open report.html in a browser")
     p.add_argument(
         "report_dir",
@@ -525,6 +541,67 @@ def build_parser() -> argparse.ArgumentParser:
 
     _apply_env_defaults(parser)
     return parser
+
+
+def _regrade_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "source",
+        type=_path,
+        metavar="REPORT_DIR",
+        help="the report directory of the run whose answers are graded again",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        type=_path,
+        metavar="PATH",
+        help="suite files or directories (default: the suite files the report names)",
+    )
+    _root(p)
+    p.add_argument(
+        "-t",
+        "--test",
+        dest="patterns",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only the report's cases whose id contains PATTERN or matches it as a glob "
+        "(repeatable)",
+    )
+    judge = p.add_argument_group("the judge")
+    judge.add_argument(
+        "--judge-model",
+        metavar="M",
+        help="model for the judge (default: the model that judged each case)",
+    )
+    judge.add_argument(
+        "--judge-prompt",
+        choices=("assay", "cassandra"),
+        default=None,
+        help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
+    )
+    judge.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
+    )
+    judge.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
+    out = p.add_argument_group("the new report")
+    out.add_argument(
+        "--report-dir",
+        default=None,
+        type=_path,
+        metavar="DIR",
+        help="where the new report goes (default: REPORT_DIR-regraded; never REPORT_DIR)",
+    )
+    out.add_argument(
+        "--threshold",
+        type=_number,
+        default=None,
+        metavar="X",
+        help="gate score (default: the original run's)",
+    )
+    _json(out, "report.json")
 
 
 def _runtime_name(value: str) -> str:

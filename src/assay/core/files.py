@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Final
 
 __all__ = [
+    "ATTEMPT_ANSWER_FILE",
     "ATTEMPT_DIFF_FILE",
     "ATTEMPT_PROMPT_FILE",
     "CASES_DIR",
@@ -40,6 +41,8 @@ HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
+ATTEMPT_ANSWER_FILE: Final = "answer.json"
+"""In an attempt's artifacts: the agent's answer as the grader read it (`assay regrade`)."""
 ATTEMPT_PROMPT_FILE: Final = "prompt.txt"
 """In an attempt's artifacts: what a command agent or an agent CLI preset was asked (the
 builtin agent's transcript holds its own), for the inspect log's sample input."""

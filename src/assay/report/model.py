@@ -124,6 +124,14 @@ class IsolationInfo(_Model):
 
 
 class RunInfo(_Model):
+    @model_serializer(mode="wrap")
+    def _without_unset_regraded_from(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Written only for a re-graded run: every other report stays the text it was.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("regraded_from", "") is None:
+            del data["regraded_from"]
+        return data
+
     id: str
     started_at: str
     finished_at: str | None = None
@@ -169,6 +177,9 @@ class RunInfo(_Model):
     warnings: list[str] = Field(default_factory=list)
     """What every output shows as a warning: a task whose agent hid changes from git
     status, naming the files (`grading.hidden_changes`)."""
+    regraded_from: str | None = None
+    """`assay regrade`: the id of the run whose saved answers this run graded again (no
+    agent ran in it). Absent for a run that ran its agents."""
 
 
 class Tokens(_Model):

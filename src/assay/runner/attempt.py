@@ -41,6 +41,7 @@ from assay.errors import (
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 from assay.registry.runtimes import BUILTIN_RUNTIMES
 from assay.report.model import Attempt
+from assay.runner.answers import save_answer
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.error_source import error_source
 from assay.runner.kinds import grader_for, kind_of
@@ -135,6 +136,8 @@ async def run_attempt(
                 output = await _agent_output(agent, ctx, runtime=run.runtime)
                 usage.append(output.usage)
                 findings = output.findings
+                # For `assay regrade`: kept whatever the grading says.
+                save_answer(artifacts, output, workspace=_kept(sandbox, options))
                 _in_time(deadline, began, since=attempt_began)
                 phase = grading_phase(run)
                 # The agent's own timer kills it at the timeout; grading gets what is left,

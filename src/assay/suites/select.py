@@ -9,7 +9,7 @@ from assay._util.arguments import as_texts, expect, items
 from assay.errors import ConfigError
 from assay.suites.case import Case
 
-__all__ = ["nothing_selected", "select_cases"]
+__all__ = ["name_matches", "nothing_selected", "select_cases"]
 
 
 def select_cases(cases: Iterable[Case], patterns: str | Sequence[str]) -> list[Case]:
@@ -28,7 +28,12 @@ def select_cases(cases: Iterable[Case], patterns: str | Sequence[str]) -> list[C
 
 
 def _matches(case: Case, pattern: str) -> bool:
-    return any(pattern in name or fnmatchcase(name, pattern) for name in (case.id, *case.aliases))
+    return any(name_matches(name, pattern) for name in (case.id, *case.aliases))
+
+
+def name_matches(name: str, pattern: str) -> bool:
+    """`-t`'s rule for one case id: it contains `pattern`, or matches it as a glob."""
+    return pattern in name or fnmatchcase(name, pattern)
 
 
 def nothing_selected(patterns: Sequence[str]) -> ConfigError:
