@@ -416,6 +416,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="the most attempts --repeat auto gives a case (default 5)",
     )
     p.add_argument(
+        "--min-pass",
+        type=_whole_number,
+        default=None,
+        metavar="N",
+        help="with --repeat K: a case passes only when at least N of its K attempts pass "
+        "(default: all must; the score is then the fraction of cases that pass)",
+    )
+    p.add_argument(
         "--timeout",
         type=_number,
         default=None,

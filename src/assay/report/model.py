@@ -9,9 +9,9 @@ reports. Nothing outside `report/` and `_cli/` needs this module for those types
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from assay.core._contract import Amount, ContractModel, Count, UnitScore
 from assay.core.checks import Check
@@ -43,6 +43,23 @@ REPORT_CONTRACT: Final = "assay.report.v1"
 _Model = ContractModel
 
 
+class _OmitsUnset(_Model):
+    """A model whose fields named in `_omitted_when_unset` are written only when set: a
+    report that does not use them is the same text as before they were added (the golden
+    corpus compares it whole, and readers of older reports see nothing new)."""
+
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _without_unset_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self._omitted_when_unset:
+                if name in data and data[name] is None:
+                    del data[name]
+        return data
+
+
 class Attempt(_Model):
     """One run of the case (there are `repeat` of them)."""
 
@@ -62,8 +79,10 @@ class Source(_Model):
     line: int
 
 
-class CaseResult(_Model):
+class CaseResult(_OmitsUnset):
     """The outcome of one case for one model, over all its repeats."""
+
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"attempts_passed", "attempts_total"})
 
     id: str
     suite: str
@@ -73,8 +92,13 @@ class CaseResult(_Model):
     runtime: str | None = None
     status: CaseStatus
     score: UnitScore | None = None
-    """In [0, 1], the mean over scored attempts; None when nothing was scored."""
+    """In [0, 1], the mean over scored attempts; None when nothing was scored. Under
+    `--min-pass` 1 or 0: whether at least that many attempts passed."""
     reason: str = ""
+    attempts_passed: Count | None = None
+    """How many of the scored attempts passed; set when the case had more than one attempt."""
+    attempts_total: Count | None = None
+    """How many attempts were scored (pass or fail; errored and skipped ones are not)."""
     checks: list[Check] = Field(default_factory=list)
     findings: list[dict[str, Any]] = Field(default_factory=list)
     judge: dict[str, Any] = Field(default_factory=dict)
@@ -105,7 +129,9 @@ class IsolationInfo(_Model):
     """Set when nothing was sandboxed, saying why."""
 
 
-class RunInfo(_Model):
+class RunInfo(_OmitsUnset):
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"min_pass"})
+
     id: str
     started_at: str
     finished_at: str | None = None
@@ -116,6 +142,8 @@ class RunInfo(_Model):
     repeat: Annotated[int, Field(ge=1)] = 1
     repeat_auto: bool = False
     """`--repeat auto`: `repeat` is then the most attempts a case could get."""
+    min_pass: Annotated[int, Field(ge=1)] | None = None
+    """`--min-pass N`: a case passes only when at least N of its attempts passed."""
     shard: str | None = None
     """`I/N` when the run was a shard."""
     git_sha: str | None = None
@@ -150,7 +178,11 @@ class Tokens(_Model):
     output: Count = 0
 
 
-class Summary(_Model):
+class Summary(_OmitsUnset):
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset(
+        {"k", "pass_at_1", "pass_at_k", "pass_hat_k"}
+    )
+
     total: Count
     passed: Count
     failed: Count
@@ -172,6 +204,15 @@ class Summary(_Model):
     """Cases kept out of the gate."""
     regression: str | None = None
     """Regression mode: the paired comparison with the baseline, in one line."""
+    k: Annotated[int, Field(ge=2)] | None = None
+    """The k of `pass_at_k` and `pass_hat_k`: the run's `--repeat`; set when it is over 1."""
+    pass_at_1: UnitScore | None = None
+    """The mean per-attempt pass rate over the scored cases (with repeats)."""
+    pass_at_k: UnitScore | None = None
+    """The mean over cases of the chance that k attempts hold at least one pass (unbiased
+    estimator over the case's attempts; cases with fewer than k scored attempts left out)."""
+    pass_hat_k: UnitScore | None = None
+    """pass^k: the mean over cases of the chance that k attempts all pass (tau-bench's)."""
     tokens: Tokens = Field(default_factory=Tokens)
     cost_usd: Amount | None = None
     duration_s: Amount = 0.0

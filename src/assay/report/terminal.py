@@ -62,6 +62,8 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
     if result.status != "skipped":
         if result.score is not None:
             parts.append(f"{result.score:.2f}")
+        if result.attempts_total:  # with repeats, and something scored
+            parts.append(f"{result.attempts_passed}/{result.attempts_total} passed")
         parts.append(f"{result.duration_s:.1f}s")
     if reason and result.status != "pass" and result.reason:
         parts.append(clean(result.reason))
@@ -285,6 +287,10 @@ def print_summary(
     if report.run.isolation is not None and report.run.isolation.warning:
         lines.append(f"WARNING: {clean(report.run.isolation.warning)}")
     lines += [f"note: {clean(note)}" for note in report.run.notes]
+    from assay.report.gate.pass_k import pass_rates_note  # lazy: start-up (the models)
+
+    if rates := pass_rates_note(report):
+        lines.append(f"repeats: {rates}")
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     lines.append(f"report: {report_dir}")
     if not (stream.isatty() if colour is None else colour):

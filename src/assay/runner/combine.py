@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
 from assay.report.gate.interval import case_interval
+from assay.report.gate.pass_k import PassCounts, pass_counts
 from assay.report.gate.stats import combine_attempts
 from assay.report.model import Attempt, CaseResult, Source
 from assay.runner.outcome import AttemptOutcome
@@ -81,6 +82,7 @@ def case_result(
         runtime=run.runtime,
         outcomes=outcomes,
         forced_reason=forced_reason,
+        min_pass=run.min_pass,
     )
 
 
@@ -91,12 +93,15 @@ def fold_attempts(
     runtime: str | None,
     outcomes: Sequence[AttemptOutcome],
     forced_reason: str | None = None,
+    min_pass: int | None = None,
 ) -> CaseResult:
     """The one way attempts become a CaseResult (`assay run` and `assay score` alike).
 
     Checks, findings and the judge's verdict come from the last scored attempt, so the
     report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
     run itself cut short (interrupted, budget): it is `skipped` whatever ran before.
+    `min_pass` (`--min-pass N`): a scored case passes when at least N attempts passed
+    (an errored attempt is not a pass), and its score is that outcome, 1 or 0.
     """
 
     attempts = [outcome.attempt for outcome in outcomes]
@@ -110,6 +115,9 @@ def fold_attempts(
         reason = next(
             (o.attempt.reason for o in reversed(outcomes) if o.attempt.status == status), ""
         )
+    counts = pass_counts(attempts)
+    if forced_reason is None and min_pass is not None and status in ("pass", "fail"):
+        status, score, reason = _under_min_pass(counts, min_pass, outcomes, len(attempts))
     return CaseResult(
         id=case.id,
         suite=case.suite,
@@ -126,10 +134,24 @@ def fold_attempts(
         usage=total_usage(a.usage for a in attempts),
         duration_s=sum(a.duration_s for a in attempts),
         attempts=attempts,
+        attempts_passed=counts.passed if len(attempts) > 1 else None,
+        attempts_total=counts.total if len(attempts) > 1 else None,
         flaky=flaky,
         score_ci=_flaky_interval(attempts) if flaky else None,
         workspace=next((o.workspace for o in reversed(outcomes) if o.workspace), None),
     )
+
+
+def _under_min_pass(
+    counts: PassCounts, min_pass: int, outcomes: Sequence[AttemptOutcome], attempts: int
+) -> tuple[CaseStatus, float, str]:
+    """(status, score, reason) of a scored case under `--min-pass`: its one binary outcome."""
+    if counts.passed >= min_pass:
+        reason = next(o.attempt.reason for o in reversed(outcomes) if o.attempt.status == "pass")
+        return "pass", 1.0, reason
+    failed = next((o.attempt.reason for o in reversed(outcomes) if o.attempt.status == "fail"), "")
+    rule = f"{counts.passed} of {attempts} attempts passed, --min-pass {min_pass}"
+    return "fail", 0.0, f"{rule}: {failed}" if failed else rule
 
 
 def _flaky_interval(attempts: Sequence[Attempt]) -> list[float] | None:

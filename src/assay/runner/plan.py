@@ -63,6 +63,8 @@ class PlannedRun:
     """Set when the run cannot happen at all (missing credentials): no sandbox is built."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """Each attempt's limit (`runner.resolve.case_timeout`)."""
+    min_pass: int | None = None
+    """`--min-pass N`: the case passes when at least N of its attempts passed."""
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -162,7 +164,18 @@ def plan_runs(
             if check_keys and reason is None and calls.judge is not None:
                 missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
-            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s))
+            runs.append(
+                PlannedRun(
+                    case,
+                    model,
+                    runtime,
+                    command,
+                    calls.judge,
+                    reason,
+                    timeout_s,
+                    min_pass=options.min_pass,
+                )
+            )
     if unknown:
         raise ConfigErrors(unknown)
     _check_agent_commands(runs, options=options)
