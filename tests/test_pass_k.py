@@ -150,9 +150,10 @@ def test_repeat_5_with_min_pass_reports_pass_hat_k_and_gates_on_it(
     # summary.md keeps `@1` from reading as a mention with a zero-width joiner.
     md = (root / "report" / "summary.md").read_text().replace("\u200d", "")
     assert "pass@1 0.80 · pass@5 1.00 · pass^5 0.50 · min-pass 4 of 5" in md
-    assert 'id="pass-k">pass@1 0.80 · pass@5 1.00 · pass^5 0.50' in (
-        root / "report" / "report.html"
-    ).read_text()
+    assert (
+        'id="pass-k">pass@1 0.80 · pass@5 1.00 · pass^5 0.50'
+        in (root / "report" / "report.html").read_text()
+    )
 
     _clear_counters(root)
     assert main(run_args(root, "--repeat", "5", "--min-pass", "3", "--threshold", "0.75")) == 0
@@ -199,3 +200,20 @@ def test_min_pass_comes_from_the_environment_and_the_configuration(
     assert main(run_args(root, "--repeat", "5", "--threshold", "1")) == 1
     capsys.readouterr()
     assert load_report(root / "report" / "report.json").run.min_pass == 4
+
+
+def test_the_action_input_min_pass_reaches_the_run_like_repeat(tmp_path: Path) -> None:
+    from assay._cli.ci import _run_args
+    from assay._cli.run import build_options
+    from assay.action.environment import RunnerEnvironment
+    from assay.action.inputs import read_inputs
+    from assay.errors import ConfigErrors
+
+    inputs = read_inputs({"INPUT_REPEAT": "5", "INPUT_MIN_PASS": " 4 "})
+    assert (inputs.repeat, inputs.min_pass) == (5, 4)
+    environ = {"GITHUB_EVENT_NAME": "push", "RUNNER_TEMP": str(tmp_path)}
+    options = build_options(_run_args(inputs, RunnerEnvironment.from_environ(environ)))
+    assert (options.repeat, options.min_pass) == (5, 4)
+    assert read_inputs({"INPUT_MIN_PASS": ""}).min_pass is None
+    with pytest.raises(ConfigErrors, match="min-pass"):
+        read_inputs({"INPUT_MIN_PASS": "0"})
