@@ -217,3 +217,17 @@ def test_the_action_input_min_pass_reaches_the_run_like_repeat(tmp_path: Path) -
     assert read_inputs({"INPUT_MIN_PASS": ""}).min_pass is None
     with pytest.raises(ConfigErrors, match="min-pass"):
         read_inputs({"INPUT_MIN_PASS": "0"})
+
+
+def test_resume_runs_a_case_again_when_min_pass_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its result was folded under the old rule: reusing it would gate on the wrong outcome.
+    root = project(tmp_path, {"a": {}})
+    resume = ("--resume", str(root / "report"), "--repeat", "2")
+    assert main(run_args(root, "--repeat", "2")) == 0
+    assert main(run_args(root, *resume)) == 0
+    assert "runs again" not in capsys.readouterr().err  # nothing changed: reused
+    assert main(run_args(root, *resume, "--min-pass", "1")) == 0
+    assert "calc/a: the case or the settings that shape it changed" in capsys.readouterr().err
+    assert load_report(root / "report" / "report.json").run.min_pass == 1
