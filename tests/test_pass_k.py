@@ -231,3 +231,31 @@ def test_resume_runs_a_case_again_when_min_pass_changes(
     assert main(run_args(root, *resume, "--min-pass", "1")) == 0
     assert "calc/a: the case or the settings that shape it changed" in capsys.readouterr().err
     assert load_report(root / "report" / "report.json").run.min_pass == 1
+
+
+def test_merged_shards_keep_the_rule_and_give_the_same_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, {"a": {"solve_first": 3}, "b": {}})
+    rule = ("--repeat", "5", "--min-pass", "4", "--threshold", "0.75")
+    for index in (1, 2):
+        shard = ("--shard", f"{index}/2")
+        main(run_args(root, *rule, *shard, report=f"shard-{index}"))
+    merged = root / "merged.json"
+    args = ["merge", str(root / "shard-1"), str(root / "shard-2"), "-o", str(merged)]
+    assert main(args) == 1
+    assert "repeats: pass@1 0.80 · pass@5 1.00 · pass^5 0.50 · min-pass 4 of 5" in (
+        capsys.readouterr().out
+    )
+    report = load_report(merged)
+    assert report.run.min_pass == 4 and report.summary.score == 0.5
+    assert report.summary.score_ci == pytest.approx(list(confidence_interval([0.0, 1.0]) or ()))
+
+    # The rule is read from each report: a min_pass edited after the run contradicts the
+    # status its attempts were combined to, and the merge refuses it.
+    shard_1 = root / "shard-1" / "report.json"
+    raw = json.loads(shard_1.read_text())
+    raw["run"]["min_pass"] = 3
+    shard_1.write_text(json.dumps(raw))
+    assert main(args) == 2
+    assert "calc/a: it is fail but its attempts make it pass" in capsys.readouterr().err

@@ -190,7 +190,7 @@ def _check_cases(inputs: Sequence[_Input]) -> None:
         )
         for item in inputs
         for index, case in enumerate(item.report.cases)
-        if (found := case_contradictions(case))
+        if (found := case_contradictions(case, min_pass=item.report.run.min_pass))
     ]
     if problems:
         raise ConfigErrors(problems)

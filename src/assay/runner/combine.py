@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
 from assay.report.gate.interval import case_interval
-from assay.report.gate.pass_k import PassCounts, pass_counts
+from assay.report.gate.pass_k import pass_counts
 from assay.report.gate.stats import combine_attempts
 from assay.report.model import Attempt, CaseResult, Source
 from assay.runner.outcome import AttemptOutcome
@@ -100,8 +100,8 @@ def fold_attempts(
     Checks, findings and the judge's verdict come from the last scored attempt, so the
     report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
     run itself cut short (interrupted, budget): it is `skipped` whatever ran before.
-    `min_pass` (`--min-pass N`): a scored case passes when at least N attempts passed
-    (an errored attempt is not a pass), and its score is that outcome, 1 or 0.
+    `min_pass` (`--min-pass N`, `combine_attempts`'s rule): a failing case's reason says
+    how many attempts passed.
     """
 
     attempts = [outcome.attempt for outcome in outcomes]
@@ -111,13 +111,14 @@ def fold_attempts(
     if forced_reason is not None:
         status, score, flaky, reason = "skipped", None, False, forced_reason
     else:
-        status, score, flaky = combine_attempts(attempts)
+        status, score, flaky = combine_attempts(attempts, min_pass=min_pass)
         reason = next(
             (o.attempt.reason for o in reversed(outcomes) if o.attempt.status == status), ""
         )
     counts = pass_counts(attempts)
-    if forced_reason is None and min_pass is not None and status in ("pass", "fail"):
-        status, score, reason = _under_min_pass(counts, min_pass, outcomes, len(attempts))
+    if forced_reason is None and min_pass is not None and status == "fail":
+        rule = f"{counts.passed} of {len(attempts)} attempts passed, --min-pass {min_pass}"
+        reason = f"{rule}: {reason}" if reason else rule
     return CaseResult(
         id=case.id,
         suite=case.suite,
@@ -140,18 +141,6 @@ def fold_attempts(
         score_ci=_flaky_interval(attempts) if flaky else None,
         workspace=next((o.workspace for o in reversed(outcomes) if o.workspace), None),
     )
-
-
-def _under_min_pass(
-    counts: PassCounts, min_pass: int, outcomes: Sequence[AttemptOutcome], attempts: int
-) -> tuple[CaseStatus, float, str]:
-    """(status, score, reason) of a scored case under `--min-pass`: its one binary outcome."""
-    if counts.passed >= min_pass:
-        reason = next(o.attempt.reason for o in reversed(outcomes) if o.attempt.status == "pass")
-        return "pass", 1.0, reason
-    failed = next((o.attempt.reason for o in reversed(outcomes) if o.attempt.status == "fail"), "")
-    rule = f"{counts.passed} of {attempts} attempts passed, --min-pass {min_pass}"
-    return "fail", 0.0, f"{rule}: {failed}" if failed else rule
 
 
 def _flaky_interval(attempts: Sequence[Attempt]) -> list[float] | None:

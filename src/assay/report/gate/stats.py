@@ -29,12 +29,16 @@ INTERRUPTED = "interrupted"
 _BUDGET_REASON = re.compile(r"budget of \$\S+ reached")
 
 
-def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | None, bool]:
+def combine_attempts(
+    attempts: Sequence[Attempt], *, min_pass: int | None = None
+) -> tuple[CaseStatus, float | None, bool]:
     """(status, score, flaky) of a case from its repeats.
 
     Scored attempts (pass/fail) decide: the case passes only when every one passed, its
     score is their mean, and it is flaky when they disagree. Without any scored attempt
-    the case is `error` if one errored, else `skipped`.
+    the case is `error` if one errored, else `skipped`. Under `min_pass` (`--min-pass N`)
+    a scored case passes when at least N attempts passed (an errored one is not a pass),
+    and its score is that outcome, 1 or 0.
     """
     scored = [a for a in attempts if a.status in ("pass", "fail")]
     if not scored:
@@ -43,8 +47,12 @@ def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | N
         return "skipped", None, False
     scores = [a.score if a.score is not None else float(a.status == "pass") for a in scored]
     outcomes = {a.status for a in scored}
+    flaky = len(outcomes) > 1
+    if min_pass is not None:
+        passed = sum(1 for a in scored if a.status == "pass") >= min_pass
+        return ("pass" if passed else "fail"), float(passed), flaky
     status: CaseStatus = "pass" if outcomes == {"pass"} else "fail"
-    return status, sum(scores) / len(scores), len(outcomes) > 1
+    return status, sum(scores) / len(scores), flaky
 
 
 def gate_option_problems(*, threshold: float | None, max_errors: int | None) -> list[str]:
