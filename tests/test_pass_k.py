@@ -200,6 +200,10 @@ def test_min_pass_comes_from_the_environment_and_the_configuration(
     assert main(run_args(root, "--repeat", "5", "--threshold", "1")) == 1
     capsys.readouterr()
     assert load_report(root / "report" / "report.json").run.min_pass == 4
+    # Without --repeat the configured rule cannot be met: exit 2, saying where it came from.
+    assert main(run_args(root)) == 2
+    message = "--min-pass (from ASSAY_MIN_PASS) must be between 1 and --repeat (1), got 4"
+    assert message in capsys.readouterr().err
 
 
 def test_the_action_input_min_pass_reaches_the_run_like_repeat(tmp_path: Path) -> None:

@@ -287,8 +287,12 @@ def check_settings(settings: RunSettings) -> None:
     for flag, repeat in repeats.items():
         if repeat is not None and not 1 <= repeat <= MAX_REPEAT:
             problems.append(f"{flag} must be between 1 and {MAX_REPEAT}, got {repeat}")
+    source = settings.sources.get("min_pass", GIVEN)
     if problem := min_pass_problem(
-        settings.min_pass, repeat=settings.repeat, adaptive=settings.adaptive
+        settings.min_pass,
+        repeat=settings.repeat,
+        adaptive=settings.adaptive,
+        flag="--min-pass" if source == GIVEN else f"--min-pass (from {source})",
     ):
         problems.append(problem)
     if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):

@@ -122,18 +122,21 @@ def _shown(value: float | None) -> str:
     return f"{value:.2f}" if value is not None else "–"
 
 
-def min_pass_problem(min_pass: int | None, *, repeat: int, adaptive: bool) -> str | None:
-    """Why `--min-pass` cannot be used with this `--repeat`; None when it can (or is unset)."""
+def min_pass_problem(
+    min_pass: int | None, *, repeat: int, adaptive: bool, flag: str = "--min-pass"
+) -> str | None:
+    """Why `--min-pass` cannot be used with this `--repeat`; None when it can (or is unset).
+    `flag` names the option as the user set it (its variable, its configuration file)."""
     if min_pass is None:
         return None
     if adaptive:
         return (
-            "--min-pass needs a fixed --repeat K: with --repeat auto cases get different "
+            f"{flag} needs a fixed --repeat K: with --repeat auto cases get different "
             "numbers of attempts"
         )
     if not 1 <= min_pass <= repeat:
         return (
-            f"--min-pass must be between 1 and --repeat ({repeat}), got {min_pass}: a case "
+            f"{flag} must be between 1 and --repeat ({repeat}), got {min_pass}: a case "
             f"cannot pass more attempts than it has"
         )
     return None
