@@ -50,7 +50,7 @@ for event in plan.get("trace", [{"type": "tool", "name": "edit_file"}]):
 solve = plan.get("solve", True)
 if "solve_models" in plan:
     solve = model in plan["solve_models"]
-if plan.get("alternate"):
+if plan.get("alternate") or "solve_first" in plan:
     # Claim the next attempt number atomically: repeats may run side by side.
     n = 0
     while True:
@@ -59,7 +59,8 @@ if plan.get("alternate"):
             break
         except FileExistsError:
             n += 1
-    solve = n % 2 == 0
+    # alternate: every other attempt solves; solve_first N: the first N attempts do.
+    solve = n % 2 == 0 if plan.get("alternate") else n < plan["solve_first"]
 if plan.get("crash"):
     raise RuntimeError("the agent crashed")
 if solve:

@@ -86,6 +86,9 @@ class RunOptions:
     change the gate (runner/adaptive.py), up to `max_repeat`."""
     max_repeat: int | None = None
     """The most attempts `repeat="auto"` gives a case (default 5)."""
+    min_pass: int | None = None
+    """A case passes only when at least this many of its `repeat` attempts pass (default:
+    every scored attempt must pass, its score their mean)."""
     timeout_s: float | None = None
     """Per-attempt limit in seconds (default: the suite's harness timeout, else 600)."""
     threshold: float | None = None
@@ -209,6 +212,7 @@ ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("concurrency", "--concurrency", "int"),
     ("repeat", "--repeat", "repeat"),
     ("max_repeat", "--max-repeat", "int"),
+    ("min_pass", "--min-pass", "int"),
     ("timeout_s", "--timeout", "float"),
     ("threshold", "--threshold", "float"),
     ("max_errors", "--max-errors", "int"),

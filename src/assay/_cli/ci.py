@@ -152,7 +152,15 @@ def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespac
     args.threshold = inputs.threshold + 0.0
     args.models = list(inputs.model) or args.models
     args.judge_model = inputs.judge_model or args.judge_model
-    for name in ("concurrency", "repeat", "max_errors", "gate", "inconclusive", "hidden_changes"):
+    for name in (
+        "concurrency",
+        "repeat",
+        "min_pass",
+        "max_errors",
+        "gate",
+        "inconclusive",
+        "hidden_changes",
+    ):
         value = getattr(inputs, name)
         if value is not None:
             setattr(args, name, value)

@@ -679,6 +679,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="the most attempts --repeat auto gives a case (default 5)",
     )
     gate.add_argument(
+        "--min-pass",
+        type=_whole_number,
+        default=None,
+        metavar="N",
+        help="with --repeat K: a case passes only when at least N of its K attempts pass "
+        "(default: all must; the score is then the fraction of cases that pass)",
+    )
+    gate.add_argument(
         "--threshold", type=_number, default=None, metavar="X", help="gate score (default 0.75)"
     )
     gate.add_argument(

@@ -120,6 +120,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         concurrency=args.concurrency,
         repeat=args.repeat,
         max_repeat=args.max_repeat,
+        min_pass=args.min_pass,
         timeout_s=args.timeout,
         threshold=args.threshold,
         max_errors=args.max_errors,

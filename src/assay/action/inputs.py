@@ -90,6 +90,8 @@ class ActionInputs(BaseModel):
     cases one at a time; set, it applies to task cases too)."""
     repeat: int | Literal["auto"] | None = None
     """Attempts per case (the case score is their mean), or `auto`; empty = 1."""
+    min_pass: int | None = Field(default=None, ge=1)
+    """With `repeat: K`: a case passes only when at least this many of its attempts pass."""
     gate: Literal["threshold", "regression"] | None = None
     """`threshold` (default) or `regression`: significantly worse than `baseline-report`."""
     inconclusive: Literal["score", "fail", "pass", "neutral"] | None = None
@@ -156,6 +158,7 @@ class ActionInputs(BaseModel):
         "report_dir",
         "concurrency",
         "repeat",
+        "min_pass",
         "gate",
         "inconclusive",
         "hidden_changes",
@@ -168,7 +171,9 @@ class ActionInputs(BaseModel):
     def _blank_is_none(cls, value: Any) -> Any:
         return value.strip() or None if isinstance(value, str) else value
 
-    @field_validator("threshold", "concurrency", "max_errors", "max_annotations", mode="before")
+    @field_validator(
+        "threshold", "concurrency", "min_pass", "max_errors", "max_annotations", mode="before"
+    )
     @classmethod
     def _typed_number(cls, value: Any, info: ValidationInfo) -> Any:
         # pydantic reads `1_0` as 10, as Python does; in a workflow file it is a typo.

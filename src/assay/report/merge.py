@@ -103,6 +103,8 @@ def merge_reports(
         models=models,
         judge_model=_common([r.judge_model for r in runs]),
         repeat=max(r.repeat for r in runs),
+        repeat_auto=any(r.repeat_auto for r in runs),
+        min_pass=runs[0].min_pass,
         shard=None,
         git_sha=_common([r.git_sha for r in runs]),
         max_errors=max_errors if max_errors is not None else min(r.max_errors for r in runs),
@@ -128,8 +130,10 @@ def merge_reports(
             inconclusive=info.inconclusive,
             errors_count_as=info.errors_count_as,
             quarantine=frozenset(info.quarantine),
+            min_pass=info.min_pass,
         ),
         nothing_selected=info.selection if not cases else None,
+        pass_k=None if info.repeat_auto else info.repeat,
     )
     return Report(run=info, summary=summary, cases=cases)
 
@@ -189,7 +193,7 @@ def _check_cases(inputs: Sequence[_Input]) -> None:
         )
         for item in inputs
         for index, case in enumerate(item.report.cases)
-        if (found := case_contradictions(case))
+        if (found := case_contradictions(case, min_pass=item.report.run.min_pass))
     ]
     if problems:
         raise ConfigErrors(problems)
@@ -293,6 +297,7 @@ def _warn_about_differences(
     settings: dict[str, Callable[[RunInfo], object]] = {
         "models": lambda run: run.models,
         "repeat": lambda run: run.repeat,
+        "min-pass": lambda run: run.min_pass,
         "judge model": lambda run: run.judge_model,
         "git commit": lambda run: run.git_sha,
         "assay version": lambda run: run.assay_version,

@@ -11,8 +11,9 @@ for a run that failed. Each rule below holds for every case `runner/combine.py` 
   (`grading.base.Grade.score`), so such a case passes only with score 1 and fails below
   it; a rubric's score is the judge's `(score-1)/4` whatever `met_rubric` says, so any
   score goes with either status there;
-- status and score are what the case's attempts combine to (`combine_attempts`), unless
-  the run stopped before it (interrupted, `--max-cost`: `skipped` whatever had run);
+- status and score are what the case's attempts combine to (`combine_attempts`, under the
+  report's `--min-pass` when it has one), unless the run stopped before it (interrupted,
+  `--max-cost`: `skipped` whatever had run);
 - a passing attempt, and so a passing case, holds no failed, errored or blocked check
   but an optional one (`required: false`: an optional should_find or its severity).
 
@@ -39,8 +40,9 @@ SCORED_BY_STATUS: Final[frozenset[CaseKind]] = frozenset({"review", "verify", "t
 _OPTIONAL_KINDS: Final = frozenset({"should_find", "severity"})
 
 
-def case_contradictions(case: CaseResult) -> list[str]:
-    """What in `case` contradicts its status by assay's own rules; [] for a case a run made."""
+def case_contradictions(case: CaseResult, *, min_pass: int | None = None) -> list[str]:
+    """What in `case` contradicts its status by assay's own rules; [] for a case a run made.
+    `min_pass`: the report's `run.min_pass`, the rule its attempts were combined by."""
     attempts = list(enumerate(case.attempts, start=1))
     problems = _score_presence(case)
     if case.kind in SCORED_BY_STATUS:
@@ -51,7 +53,7 @@ def case_contradictions(case: CaseResult) -> list[str]:
                 for n, a in attempts
             ),
         )
-    problems += _attempts_disagree(case)
+    problems += _attempts_disagree(case, min_pass)
     problems += _first(
         _failed_checks(case, case.checks, what="it") if case.status == "pass" else [],
         *(
@@ -87,10 +89,10 @@ def _status_scores(kind: CaseKind, status: str, score: float | None, *, what: st
     return []
 
 
-def _attempts_disagree(case: CaseResult) -> list[str]:
+def _attempts_disagree(case: CaseResult, min_pass: int | None) -> list[str]:
     if not case.attempts:
         return []
-    status, score, _ = combine_attempts(case.attempts)
+    status, score, _ = combine_attempts(case.attempts, min_pass=min_pass)
     if case.status == "skipped":
         if status in ("pass", "fail") and not not_run_counts([case]):
             return [f"it is skipped ({case.reason or 'no reason'}) but its attempts were scored"]

@@ -9,7 +9,7 @@ reports. Nothing outside `report/` and `_cli/` needs this module for those types
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -43,20 +43,27 @@ REPORT_CONTRACT: Final = "assay.report.v1"
 _Model = ContractModel
 
 
-class _WithErrorSource(_Model):
-    """A model whose `error_source` is written only when set: a report without errors is
-    the same text as before the field was added (the golden corpus compares it whole)."""
+class _OmitsUnset(_Model):
+    """A model whose fields named in `_omitted_when_unset` are written only when set: a
+    report that does not use them is the same text as before they were added (the golden
+    corpus compares it whole, and readers of older reports see nothing new)."""
+
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset()
 
     @model_serializer(mode="wrap")
-    def _without_unset_error_source(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _without_unset_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("error_source", "") is None:
-            del data["error_source"]
+        if isinstance(data, dict):
+            for name in self._omitted_when_unset:
+                if name in data and data[name] is None:
+                    del data[name]
         return data
 
 
-class Attempt(_WithErrorSource):
+class Attempt(_OmitsUnset):
     """One run of the case (there are `repeat` of them)."""
+
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"error_source"})
 
     status: CaseStatus
     score: UnitScore | None = None
@@ -76,8 +83,12 @@ class Source(_Model):
     line: int
 
 
-class CaseResult(_WithErrorSource):
+class CaseResult(_OmitsUnset):
     """The outcome of one case for one model, over all its repeats."""
+
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset(
+        {"error_source", "attempts_passed", "attempts_total"}
+    )
 
     id: str
     suite: str
@@ -87,12 +98,17 @@ class CaseResult(_WithErrorSource):
     runtime: str | None = None
     status: CaseStatus
     score: UnitScore | None = None
-    """In [0, 1], the mean over scored attempts; None when nothing was scored."""
+    """In [0, 1], the mean over scored attempts; None when nothing was scored. Under
+    `--min-pass` 1 or 0: whether at least that many attempts passed."""
     reason: str = ""
     error_source: ErrorSource | None = None
     """For an `error`: whose call failed, of the attempt `reason` is from: the agent under
     test, the judge model, the grader (verification commands, user graders), the sandbox,
     or the harness (assay itself)."""
+    attempts_passed: Count | None = None
+    """How many of the scored attempts passed; set when the case had more than one attempt."""
+    attempts_total: Count | None = None
+    """How many attempts were scored (pass or fail; errored and skipped ones are not)."""
     checks: list[Check] = Field(default_factory=list)
     findings: list[dict[str, Any]] = Field(default_factory=list)
     judge: dict[str, Any] = Field(default_factory=dict)
@@ -123,14 +139,8 @@ class IsolationInfo(_Model):
     """Set when nothing was sandboxed, saying why."""
 
 
-class RunInfo(_Model):
-    @model_serializer(mode="wrap")
-    def _without_unset_regraded_from(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # Written only for a re-graded run: every other report stays the text it was.
-        data = handler(self)
-        if isinstance(data, dict) and data.get("regraded_from", "") is None:
-            del data["regraded_from"]
-        return data
+class RunInfo(_OmitsUnset):
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"min_pass", "regraded_from"})
 
     id: str
     started_at: str
@@ -142,6 +152,8 @@ class RunInfo(_Model):
     repeat: Annotated[int, Field(ge=1)] = 1
     repeat_auto: bool = False
     """`--repeat auto`: `repeat` is then the most attempts a case could get."""
+    min_pass: Annotated[int, Field(ge=1)] | None = None
+    """`--min-pass N`: a case passes only when at least N of its attempts passed."""
     shard: str | None = None
     """`I/N` when the run was a shard."""
     git_sha: str | None = None
@@ -187,7 +199,11 @@ class Tokens(_Model):
     output: Count = 0
 
 
-class Summary(_Model):
+class Summary(_OmitsUnset):
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset(
+        {"k", "pass_at_1", "pass_at_k", "pass_hat_k"}
+    )
+
     total: Count
     passed: Count
     failed: Count
@@ -209,6 +225,15 @@ class Summary(_Model):
     """Cases kept out of the gate."""
     regression: str | None = None
     """Regression mode: the paired comparison with the baseline, in one line."""
+    k: Annotated[int, Field(ge=2)] | None = None
+    """The k of `pass_at_k` and `pass_hat_k`: the run's `--repeat`; set when it is over 1."""
+    pass_at_1: UnitScore | None = None
+    """The mean per-attempt pass rate over the scored cases (with repeats)."""
+    pass_at_k: UnitScore | None = None
+    """The mean over cases of the chance that k attempts hold at least one pass (unbiased
+    estimator over the case's attempts; cases with fewer than k scored attempts left out)."""
+    pass_hat_k: UnitScore | None = None
+    """pass^k: the mean over cases of the chance that k attempts all pass (tau-bench's)."""
     tokens: Tokens = Field(default_factory=Tokens)
     cost_usd: Amount | None = None
     duration_s: Amount = 0.0

@@ -65,6 +65,8 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
     if result.status != "skipped":
         if result.score is not None:
             parts.append(f"{result.score:.2f}")
+        if result.attempts_total:  # with repeats, and something scored
+            parts.append(f"{result.attempts_passed}/{result.attempts_total} passed")
         parts.append(f"{result.duration_s:.1f}s")
     if reason and result.status != "pass" and result.reason:
         # Masked before it is cut to its first line: a key with a CR inside was cut in two,
@@ -293,6 +295,10 @@ def print_summary(
         lines.append(f"WARNING: {clean(report.run.isolation.warning)}")
     lines += [f"WARNING: {clean(warning)}" for warning in report.run.warnings]
     lines += [f"note: {clean(note)}" for note in report.run.notes]
+    from assay.report.gate.pass_k import pass_rates_note  # lazy: start-up (the models)
+
+    if rates := pass_rates_note(report):
+        lines.append(f"repeats: {rates}")
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
     why = gate_failed_without_failures(report)
     lines += [clean(why)] if why else []

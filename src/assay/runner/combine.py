@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
 from assay.report.gate.interval import case_interval
+from assay.report.gate.pass_k import pass_counts
 from assay.report.gate.stats import combine_attempts
 from assay.report.model import Attempt, CaseResult, Source
 from assay.runner.outcome import AttemptOutcome
@@ -82,6 +83,7 @@ def case_result(
         runtime=run.runtime,
         outcomes=outcomes,
         forced_reason=forced_reason,
+        min_pass=run.min_pass,
     )
 
 
@@ -92,12 +94,15 @@ def fold_attempts(
     runtime: str | None,
     outcomes: Sequence[AttemptOutcome],
     forced_reason: str | None = None,
+    min_pass: int | None = None,
 ) -> CaseResult:
     """The one way attempts become a CaseResult (`assay run` and `assay score` alike).
 
     Checks, findings and the judge's verdict come from the last scored attempt, so the
     report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
     run itself cut short (interrupted, budget): it is `skipped` whatever ran before.
+    `min_pass` (`--min-pass N`, `combine_attempts`'s rule): a failing case's reason says
+    how many attempts passed.
     """
 
     attempts = [outcome.attempt for outcome in outcomes]
@@ -108,10 +113,14 @@ def fold_attempts(
         status, score, flaky, reason = "skipped", None, False, forced_reason
         error_source = None
     else:
-        status, score, flaky = combine_attempts(attempts)
+        status, score, flaky = combine_attempts(attempts, min_pass=min_pass)
         told = next((o.attempt for o in reversed(outcomes) if o.attempt.status == status), None)
         reason = told.reason if told else ""
         error_source = told.error_source if told and status == "error" else None
+    counts = pass_counts(attempts)
+    if forced_reason is None and min_pass is not None and status == "fail":
+        rule = f"{counts.passed} of {len(attempts)} attempts passed, --min-pass {min_pass}"
+        reason = f"{rule}: {reason}" if reason else rule
     return CaseResult(
         id=case.id,
         suite=case.suite,
@@ -129,6 +138,8 @@ def fold_attempts(
         usage=total_usage(a.usage for a in attempts),
         duration_s=sum(a.duration_s for a in attempts),
         attempts=attempts,
+        attempts_passed=counts.passed if len(attempts) > 1 else None,
+        attempts_total=counts.total if len(attempts) > 1 else None,
         flaky=flaky,
         score_ci=_flaky_interval(attempts) if flaky else None,
         workspace=next((o.workspace for o in reversed(outcomes) if o.workspace), None),

@@ -3,7 +3,7 @@
 A result may be reused only for the same question asked the same way: the case as it is
 now (its spec: prompt, assertions, rubric, commands, fixture paths), its model, judge,
 runtime and agent command, and the run settings that change what an attempt does
-(repeats, timeout, skill, network inside the sandbox). Its line number is left out:
+(repeats, `--min-pass`, timeout, skill, network inside the sandbox). Its line number is left out:
 moving a case in its file changes nothing. What the files it names hold counts too: the
 contents of its skill, fixtures, supporting files, diff, base tree or tarball and
 workspace (`runner/input_digest.py`, each path read once per run), and the judge's and
@@ -58,5 +58,7 @@ def fingerprint(
     shape["prompts"] = [options.judge_prompt, packaged_prompts_digest()]
     if case.graders:  # only when named, so a run without user graders keeps its digests
         shape["graders"] = list(case.graders)
+    if options.min_pass is not None:  # the case's outcome is folded by it; only when set, as above
+        shape["min_pass"] = options.min_pass
     text = json.dumps(shape, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]

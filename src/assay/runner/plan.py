@@ -127,7 +127,17 @@ def plan_runs(
                 missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
             runs.append(
-                PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s, moved)
+                PlannedRun(
+                    case,
+                    model,
+                    runtime,
+                    command,
+                    calls.judge,
+                    reason,
+                    timeout_s,
+                    moved,
+                    min_pass=options.min_pass,
+                )
             )
     if unknown:
         raise ConfigErrors(unknown)

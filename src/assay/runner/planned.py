@@ -39,6 +39,9 @@ class PlannedRun:
     """(default model, the same model elsewhere): defaults served through another provider
     because theirs has no key here (`runner.defaults.serve_defaults`)."""
 
+    min_pass: int | None = None
+    """`--min-pass N`: the case passes when at least N of its attempts passed."""
+
     @property
     def key(self) -> tuple[str, str | None]:
         """Identity in results.jsonl, used by --resume."""

@@ -35,11 +35,12 @@ from assay.models.names import bridge_env
 from assay.report.model import Attempt, CaseResult
 from assay.report.read import read_report
 from assay.runner.answers import AnswerUnavailable, load_answer
-from assay.runner.attempt import AttemptOutcome, _judge_failure, skipped_outcome
+from assay.runner.attempt import _judge_failure
 from assay.runner.combine import fold_attempts, graded_attempt
 from assay.runner.error_source import error_source
 from assay.runner.kinds import grader_for, kind_of
 from assay.runner.lock import report_dir_lock
+from assay.runner.outcome import AttemptOutcome, skipped_outcome
 from assay.runner.plan import PlannedRun
 from assay.runner.reporting import build_report, now
 from assay.runner.resolve import case_timeout

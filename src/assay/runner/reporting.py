@@ -63,6 +63,7 @@ def build_report(
         require_all=options.require_all,
         policy=gate_policy(options, baseline),
         nothing_selected=options.selection if not runs else None,
+        pass_k=None if options.adaptive else options.repeat,
     )
     judges = {run.judge_model for run in runs if run.judge_model}
     info = RunInfo(
@@ -75,6 +76,7 @@ def build_report(
         judge_model=options.judge_model or (judges.pop() if len(judges) == 1 else None),
         repeat=options.repeat,
         repeat_auto=options.adaptive,
+        min_pass=options.min_pass,
         shard=format_shard(options.shard),
         git_sha=_git_sha(),
         max_errors=options.max_errors,

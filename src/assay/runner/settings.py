@@ -24,6 +24,7 @@ from assay.errors import ConfigError
 from assay.options import ENV_OPTIONS, OPTION_CHOICES, RunOptions, RunSettings, options_from_environ
 from assay.registry.runtimes import unknown_runtime
 from assay.report import read
+from assay.report.gate.pass_k import min_pass_problem
 from assay.report.gate.stats import gate_option_problems
 from assay.runner.arguments import parse_models, parse_shard
 from assay.runner.kinds import kind_of
@@ -55,6 +56,7 @@ _CONFIG_KEYS = {
     "timeout_s": "timeout",
     "threshold": "threshold",
     "max_errors": "max_errors",
+    "min_pass": "min_pass",
     "require_all": "require_all",
     "gate": "gate",
     "inconclusive": "inconclusive",
@@ -286,6 +288,14 @@ def check_settings(settings: RunSettings) -> None:
     for flag, repeat in repeats.items():
         if repeat is not None and not 1 <= repeat <= MAX_REPEAT:
             problems.append(f"{flag} must be between 1 and {MAX_REPEAT}, got {repeat}")
+    source = settings.sources.get("min_pass", GIVEN)
+    if problem := min_pass_problem(
+        settings.min_pass,
+        repeat=settings.repeat,
+        adaptive=settings.adaptive,
+        flag="--min-pass" if source == GIVEN else f"--min-pass (from {source})",
+    ):
+        problems.append(problem)
     if not settings.timeout_s > 0 or math.isinf(settings.timeout_s):
         problems.append(
             f"--timeout must be a positive number of seconds, got {settings.timeout_s:g}"

@@ -49,6 +49,8 @@ class ConfigFile(BaseModel):
     """Cases run at once."""
     max_errors: Annotated[int, Field(ge=0)] | None = None
     """Errored cases tolerated before the gate fails."""
+    min_pass: Annotated[int, Field(ge=1)] | None = None
+    """With repeats: a case passes only when at least this many of its attempts pass."""
     timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
     """Per-attempt limit in seconds (agent, judge and checks); beats a suite's `timeoutMs`."""
     require_all: bool | None = None
@@ -106,6 +108,7 @@ class AssayConfig:
     threshold: float | None = None
     concurrency: int | None = None
     max_errors: int | None = None
+    min_pass: int | None = None
     timeout: float | None = None
     require_all: bool | None = None
     gate: str | None = None
@@ -232,6 +235,7 @@ def _resolve(
         threshold=model.threshold,
         concurrency=model.concurrency,
         max_errors=model.max_errors,
+        min_pass=model.min_pass,
         timeout=model.timeout,
         require_all=model.require_all,
         gate=model.gate,

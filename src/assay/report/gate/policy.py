@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Literal
 
+from assay.report.gate.pass_k import pass_rates_note
 from assay.report.model import CaseResult, Report
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ class GatePolicy:
     """The baseline report's cases (regression mode)."""
     quarantine: frozenset[str] = field(default_factory=frozenset)
     """Case ids run and reported but kept out of the gate (`[tool.assay] quarantine`)."""
+    min_pass: int | None = None
+    """`--min-pass N`: each case's score is its one pass/fail outcome under the rule, so
+    the interval is over cases (Wilson), not over their attempts."""
 
 
 def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
@@ -79,6 +83,7 @@ def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
         floor=options.floor,
         baseline=tuple(baseline.cases) if baseline is not None else None,
         quarantine=frozenset(options.quarantine),
+        min_pass=options.min_pass,
     )
 
 
@@ -103,11 +108,19 @@ def gated_cases(cases: Sequence[CaseResult], policy: GatePolicy) -> list[CaseRes
     return [c for c in cases if not (c.quarantined or c.id in policy.quarantine)]
 
 
-def attempt_scores(case: CaseResult, errors_count_as: ErrorsCountAs) -> list[float]:
+def attempt_scores(
+    case: CaseResult, errors_count_as: ErrorsCountAs, *, min_pass: int | None = None
+) -> list[float]:
     """The case's attempt scores the interval resamples; [] when the case is not scored.
 
-    Under `fail` an errored attempt is a 0, and a case that only errored is one 0.
+    Under `fail` an errored attempt is a 0, and a case that only errored is one 0. Under
+    `min_pass` the case is one Bernoulli outcome, its score (an errored attempt already
+    counted as not passing): the interval is then Wilson's over the cases.
     """
+    if min_pass is not None:
+        if case.status in ("pass", "fail") and case.score is not None:
+            return [case.score]
+        return [0.0] if case.status == "error" and errors_count_as == "fail" else []
     scores: list[float] = []
     for attempt in case.attempts:
         if attempt.status in ("pass", "fail"):
@@ -159,6 +172,8 @@ def gate_facts_note(report: Report) -> str:
         parts.append(summary.regression)
     if summary.score_if_errors_failed is not None:
         parts.append(f"score if errors failed {summary.score_if_errors_failed:.2f}")
+    if rates := pass_rates_note(report):
+        parts.append(rates)
     if summary.quarantined:
         parts.append(f"{summary.quarantined} quarantined")
     if report.run.selection:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from assay.errors import ConfigError
 from assay.report.gate.decide import decide, is_unit_score
 from assay.report.gate.interval import clustered_interval
+from assay.report.gate.pass_k import case_pass_counts, pass_rates
 from assay.report.gate.policy import GatePolicy, attempt_scores, gated_cases
 from assay.report.model import Attempt, CaseResult, CaseStatus, Summary, Tokens
 
@@ -28,12 +29,16 @@ INTERRUPTED = "interrupted"
 _BUDGET_REASON = re.compile(r"budget of \$\S+ reached")
 
 
-def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | None, bool]:
+def combine_attempts(
+    attempts: Sequence[Attempt], *, min_pass: int | None = None
+) -> tuple[CaseStatus, float | None, bool]:
     """(status, score, flaky) of a case from its repeats.
 
     Scored attempts (pass/fail) decide: the case passes only when every one passed, its
     score is their mean, and it is flaky when they disagree. Without any scored attempt
-    the case is `error` if one errored, else `skipped`.
+    the case is `error` if one errored, else `skipped`. Under `min_pass` (`--min-pass N`)
+    a scored case passes when at least N attempts passed (an errored one is not a pass),
+    and its score is that outcome, 1 or 0.
     """
     scored = [a for a in attempts if a.status in ("pass", "fail")]
     if not scored:
@@ -42,8 +47,12 @@ def combine_attempts(attempts: Sequence[Attempt]) -> tuple[CaseStatus, float | N
         return "skipped", None, False
     scores = [a.score if a.score is not None else float(a.status == "pass") for a in scored]
     outcomes = {a.status for a in scored}
+    flaky = len(outcomes) > 1
+    if min_pass is not None:
+        passed = sum(1 for a in scored if a.status == "pass") >= min_pass
+        return ("pass" if passed else "fail"), float(passed), flaky
     status: CaseStatus = "pass" if outcomes == {"pass"} else "fail"
-    return status, sum(scores) / len(scores), len(outcomes) > 1
+    return status, sum(scores) / len(scores), flaky
 
 
 def gate_option_problems(*, threshold: float | None, max_errors: int | None) -> list[str]:
@@ -115,6 +124,7 @@ def summarize(
     require_all: bool = False,
     policy: GatePolicy | None = None,
     nothing_selected: str | None = None,
+    pass_k: int | None = None,
 ) -> Summary:
     """The report summary: counts, aggregate score and interval, gate, tokens and cost.
 
@@ -124,7 +134,8 @@ def summarize(
     selection's reason: `--affected-by` with no case affected).
     `require_all` makes any skipped case a gate failure (`--require-all`). `policy` is
     the gate's mode, its inconclusive rule, how errors count and the quarantine
-    (report/gate/policy.py; default: the threshold gate as it always was).
+    (report/gate/policy.py; default: the threshold gate as it always was). `pass_k`: the
+    k of pass@k and pass^k (the run's `--repeat`); None (or 1) reports neither, nor pass@1.
     """
     policy = policy or GatePolicy()
     counts = {status: 0 for status in ("pass", "fail", "error", "skipped")}
@@ -134,13 +145,20 @@ def summarize(
     scored = [c for c in gated if _is_scored(c)]
     scores = [c.score for c in scored if c.score is not None]
     score = sum(scores) / len(scores) if scores else None
-    interval = clustered_interval([attempt_scores(c, "skip") for c in scored])
+    min_pass = policy.min_pass
+    interval = clustered_interval([attempt_scores(c, "skip", min_pass=min_pass) for c in scored])
     errored = [
         c for c in gated if c.status == "error" or any(a.status == "error" for a in c.attempts)
     ]
-    if_failed = [s for c in gated if (s := attempt_scores(c, "fail"))]
+    if_failed = [s for c in gated if (s := attempt_scores(c, "fail", min_pass=min_pass))]
     score_if_errors_failed = (
-        _mean([_score_if_errors_failed(c) for c in gated if _is_scored(c) or c.status == "error"])
+        _mean(
+            [
+                _score_if_errors_failed(c, min_pass=min_pass)
+                for c in gated
+                if _is_scored(c) or c.status == "error"
+            ]
+        )
         if errored
         else None
     )
@@ -195,6 +213,11 @@ def summarize(
     cost = sum(known_costs) if known_costs else None
     if cost is not None and not math.isfinite(cost):  # only reports edited by hand get here
         raise ConfigError(f"the cases' cost_usd add up to {cost}, past any real cost")
+    rates = (
+        pass_rates([case_pass_counts(c) for c in scored], pass_k)
+        if pass_k is not None and pass_k > 1
+        else None
+    )
     return Summary(
         total=len(cases),
         passed=counts["pass"],
@@ -210,6 +233,10 @@ def summarize(
         score_if_errors_failed=score_if_errors_failed,
         quarantined=len(cases) - len(gated),
         regression=regression,
+        k=rates.k if rates else None,
+        pass_at_1=rates.pass_at_1 if rates else None,
+        pass_at_k=rates.pass_at_k if rates else None,
+        pass_hat_k=rates.pass_hat_k if rates else None,
         tokens=Tokens(
             input=sum(c.usage.input_tokens for c in cases),
             output=sum(c.usage.output_tokens for c in cases),
@@ -229,10 +256,13 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _score_if_errors_failed(case: CaseResult) -> float:
-    """The case's score with its errored attempts as misses (an errored case: 0)."""
+def _score_if_errors_failed(case: CaseResult, *, min_pass: int | None) -> float:
+    """The case's score with its errored attempts as misses (an errored case: 0). Under
+    `min_pass` an errored attempt already did not pass: the score is the outcome."""
     if case.status == "error" or case.score is None:
         return 0.0
+    if min_pass is not None:
+        return case.score
     scored = sum(1 for a in case.attempts if a.status in ("pass", "fail"))
     errors = sum(1 for a in case.attempts if a.status == "error")
     return case.score * scored / (scored + errors) if scored else case.score
