@@ -10,7 +10,7 @@
 
 Both are resolved for every platform and Python >= 3.11 (`--universal`), with the hash of
 every file of every pin. The first line records a digest of the requirements they were
-made from; tests/test_action_lock.py fails when pyproject.toml's requirements change and
+made from; tests/action/test_lock.py fails when pyproject.toml's requirements change and
 this script was not run again. Needs uv (in the dev extra) and PyPI.
 """
 
@@ -32,7 +32,7 @@ DIGEST_PREFIX = "# requirements-sha256: "
 COMMAND = "python .ci/lock.py"
 ACTION_EXTRAS = ("openai", "bedrock", "vertex", "gemini")
 """The extras the Action installs: every extra a built-in provider's `ProviderSpec.extra`
-names (tests/test_action_lock.py checks that). One lock for all of them rather than one
+names (tests/action/test_lock.py checks that). One lock for all of them rather than one
 per extra the run would pick: the cloud SDKs add a few seconds to a cached uv install
 (docs/performance.md, "The Action's install"), and the models a run calls are known only
 once its suites are loaded, which is after the install."""

@@ -48,7 +48,7 @@ def _offline_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
     for name in ("CLOUD_ML_REGION", "GCLOUD_PROJECT"):
         monkeypatch.delenv(name, raising=False)
     # Most tests' agents talk to the test through files beside the suite, which the OS
-    # sandbox hides by design; tests/test_isolation.py runs the sandbox itself.
+    # sandbox hides by design; tests/isolation/test_isolation.py runs the sandbox itself.
     monkeypatch.setenv("ASSAY_ISOLATION", "none")
 
 

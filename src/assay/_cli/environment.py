@@ -20,7 +20,7 @@ for this:
   (action/input_text.py), and the decision step's ASSAY_RUN_REASON (`_cli/ci.py`);
 - assay's own test suite and CI (the browser test's switches, the live tests' model).
 
-tests/test_cli_environment.py checks that every `ASSAY_` name in src/, action.yml, the
+tests/cli/test_environment.py checks that every `ASSAY_` name in src/, action.yml, the
 workflows and the tests' reads is known here.
 """
 
@@ -37,7 +37,7 @@ __all__ = ["known_variables", "unknown_variable_warnings", "unknown_variables"]
 PREFIX = "ASSAY_"
 
 _TEST_SUITE = ("ASSAY_REQUIRE_BROWSER", "ASSAY_UPDATE_SCREENSHOT", "ASSAY_LIVE_MODEL")
-"""Read by tests/test_report_html_browser.py (CI sets the first) and tests/test_live.py,
+"""Read by tests/report/test_html_browser.py (CI sets the first) and tests/project/test_live.py,
 whose runs of assay must not warn about them."""
 
 

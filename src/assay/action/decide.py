@@ -7,7 +7,7 @@ action.yml runs this file with the runner's bare Python before it installs anyth
 so a skipped event finishes in seconds. It writes the step outputs `ran` and `reason`;
 the later steps (install, sandbox, evals) run only when `ran` is `true`. `assay ci` uses
 the same `decide_event` when it runs on its own (outside the Action), so there is one
-decision. Everything this imports is standard library (tests/test_action_decide.py keeps it
+decision. Everything this imports is standard library (tests/action/test_decide.py keeps it
 so): the payload is read as plain JSON, the PR's files through urllib (rest.py).
 
 `-P` matters: the working directory is the checkout of a possibly hostile PR, and `-m`

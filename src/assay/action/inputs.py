@@ -1,6 +1,6 @@
 """The Action's inputs, read from the environment (input_text.py) and validated.
 
-The defaults here are the defaults in action.yml; tests/test_action_yml.py keeps them equal.
+The defaults here are the defaults in action.yml; tests/action/test_yml.py keeps them equal.
 """
 
 from __future__ import annotations

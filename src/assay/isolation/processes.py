@@ -1,6 +1,6 @@
 """The one module that starts processes: agents, verification commands, git (through
 `isolation/git.py`, its one environment recipe), the bubblewrap probe and the search worker.
-tests/test_import_rules.py fails when any other module of assay starts one.
+tests/project/test_import_rules.py fails when any other module of assay starts one.
 
 `run_command` runs the commands assay does not trust: agents, verification commands, and
 git on a workspace someone else controls (`isolation/git.run_git_bounded`). `run_sync` runs

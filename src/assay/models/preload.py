@@ -35,7 +35,7 @@ On CPython 3.11 two threads in `ast` at once corrupt its shared recursion counte
 ("SystemError: AST constructor recursion depth mismatch"), and the main thread parses too
 (assay reads its models' attribute docstrings with `ast` as it builds their schemas). So the
 thread imports only third-party packages that parse nothing, and never assay's own
-modules. `tests/test_models_preload.py` holds every built-in provider's modules to it, by
+modules. `tests/models/test_preload.py` holds every built-in provider's modules to it, by
 hooking `compile(..., PyCF_ONLY_AST)` while they import in the thread.
 """
 

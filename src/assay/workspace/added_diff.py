@@ -6,7 +6,7 @@ such a change git's output follows from each new file's bytes alone (one hunk fr
 written here, byte for byte as git writes it, instead of starting a git process per
 sandbox. Anything else (a modified or deleted file, a `.gitattributes` anywhere, a path
 git would quote or pad, an object id whose short form is ambiguous) returns None and
-the caller asks git. tests/test_sandbox_added_diff.py checks the output against git's.
+the caller asks git. tests/workspace/test_added_diff.py checks the output against git's.
 """
 
 from __future__ import annotations
