@@ -268,6 +268,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="copy no license: the code is your own and under none (a private repository);"
         " recorded in the case's notes ([tool.assay] scaffold_without_license = true)",
     )
+    p.add_argument(
+        "--draft",
+        action="store_true",
+        help="have a model draft should_find/should_not_find (or the rubric) from the fix,"
+        " marked as a draft until you edit it",
+    )
+    p.add_argument(
+        "--model",
+        metavar="M",
+        help="the model that drafts (default: the configured judge model, else assay's default)",
+    )
+    p.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay the drafting call under DIR"
+    )
+    p.add_argument("--offline", action="store_true", help="replay the draft from --cache only")
 
     p = sub.add_parser(
         "ci",
