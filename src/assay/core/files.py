@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Final
 
 __all__ = [
+    "AGENT_TRANSCRIPT_FILE",
     "ATTEMPT_DIFF_FILE",
     "CASES_DIR",
     "CASSANDRA_FILE",
@@ -36,6 +37,9 @@ HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
+AGENT_TRANSCRIPT_FILE: Final = "agent-transcript.json"
+"""In an attempt's artifacts: what a command agent or preset CLI did (its tool calls,
+messages, turns, usage, final message), in the builtin agent's transcript format."""
 CASES_DIR: Final = "cases"
 """Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"

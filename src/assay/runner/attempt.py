@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from assay._util.secrets import redact
 from assay.agents import agent_for, runtime_spec
 from assay.core.checks import Check
-from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir, safe_segment
+from assay.core.files import (
+    AGENT_TRANSCRIPT_FILE,
+    ATTEMPT_DIFF_FILE,
+    artifacts_dir,
+    safe_segment,
+)
 from assay.core.statuses import ErrorSource
 from assay.core.usage import Usage
 from assay.errors import (
@@ -222,6 +227,7 @@ async def run_attempt(
         duration_s=time.monotonic() - started,
         usage=total_usage(usage),
         checks=checks,
+        transcript=_agent_transcript_left(artifacts, report_dir) if phase != "sandbox" else None,
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
 
@@ -367,6 +373,13 @@ def _judge_failure(exc: JudgeError, artifacts: Path, report_dir: Path) -> dict[s
         "raw": raw[:_RAW_JUDGE_CHARS],
         "raw_file": _relative(raw_file, report_dir),
     }
+
+
+def _agent_transcript_left(artifacts: Path, report_dir: Path) -> str | None:
+    """What a command agent or preset CLI did in an attempt that failed: its transcript,
+    written whatever became of its answer (None when it never ran)."""
+    path = artifacts / AGENT_TRANSCRIPT_FILE
+    return _relative(path, report_dir) if path.is_file() else None
 
 
 def _relative(path: Path, root: Path) -> str:
