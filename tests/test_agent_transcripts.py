@@ -83,9 +83,14 @@ def test_a_claude_code_review_case_keeps_its_tool_calls_turns_tokens_and_final_m
     assert saved["usage"]["cost_usd"] == 0.0123
     assert (report_dir / attempt.transcript).parent.joinpath("agent.stdout").is_file()
 
-    # --json names the same record.
-    printed = json.loads(capsys.readouterr().out)
-    assert printed["cases"][0]["attempts"][0]["transcript"] == attempt.transcript
+    # report.json (and --json) name the record and say what the agent did.
+    assert attempt.activity is not None
+    assert (attempt.activity.runtime, attempt.activity.turns) == ("claude-code", 2)
+    assert attempt.activity.tool_calls == 1
+    assert attempt.activity.final_message == final["content"][0]["text"][:500]
+    printed = json.loads(capsys.readouterr().out)["cases"][0]["attempts"][0]
+    assert printed["transcript"] == attempt.transcript
+    assert printed["activity"] == attempt.activity.model_dump(mode="json")
 
     # report.html's transcript view shows it as a conversation, with its summary.
     data = viewer_data(
@@ -116,6 +121,8 @@ def test_a_failing_cli_keeps_what_it_did_in_the_errored_attempt(
     saved = json.loads((tmp_path / "report" / attempt.transcript).read_text())
     assert saved["error"] == "API Error: 529 overloaded"
     assert [b["name"] for b in _blocks(saved, "tool_use")] == ["read_file"]
+    assert attempt.activity is not None
+    assert (attempt.activity.runtime, attempt.activity.tool_calls) == ("claude-code", 1)
 
 
 def test_a_command_agent_keeps_its_prose_trace_events_usage_and_answer(tmp_path: Path) -> None:
@@ -139,6 +146,9 @@ def test_a_command_agent_keeps_its_prose_trace_events_usage_and_answer(tmp_path:
     assert json.loads(texts[-1])["findings"][0]["title"] == "SQL injection"
     assert saved["result"]["activity"]["printed_usage"] == {"input_tokens": 12, "output_tokens": 3}
     assert saved["result"]["activity"]["tool_calls"] == 2 and saved["error"] is None
+    assert output.activity is not None
+    assert (output.activity["runtime"], output.activity["tool_calls"]) == ("command", 2)
+    assert json.loads(output.activity["final_message"]) == json.loads(texts[-1])
 
 
 def test_a_command_agent_without_an_answer_still_leaves_its_transcript(tmp_path: Path) -> None:

@@ -21,11 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from assay._util.secrets import redact
 from assay.agents.transcript import Transcript
 from assay.core.files import AGENT_TRANSCRIPT_FILE
 from assay.core.usage import Usage
 
-__all__ = ["AGENT_TRANSCRIPT_NAME", "CliTranscript"]
+__all__ = ["AGENT_TRANSCRIPT_NAME", "CliTranscript", "read_activity"]
 
 AGENT_TRANSCRIPT_NAME = AGENT_TRANSCRIPT_FILE
 MAX_ITEMS = 1000
@@ -33,6 +34,8 @@ MAX_ITEMS = 1000
 MAX_TEXT_CHARS = 8000
 MAX_INPUT_CHARS = 1000
 MAX_PROMPT_CHARS = 20_000
+REPORTED_MESSAGE_CHARS = 500
+"""How much of the final message report.json's `activity` holds (the transcript has more)."""
 
 
 class CliTranscript:
@@ -50,6 +53,8 @@ class CliTranscript:
         self._ids = 0
         self._prose: list[str] = []
         self._prose_chars = 0
+        self.reported: dict[str, Any] | None = None
+        """What report.json says of the attempt (`AgentActivity`), once written."""
 
     def command_line(self, line: str, event: dict[str, Any] | None, key: str | None) -> None:
         """One line of a command agent's stdout (`event`: its JSON object, `key`: its trace
@@ -144,6 +149,14 @@ class CliTranscript:
             "printed_usage": self.printed_usage,
             "stdout": "agent.stdout",
         }
+        # report.json is masked again as a whole; the attempt's own environment only here.
+        shown = None if final_message is None else final_message[:REPORTED_MESSAGE_CHARS]
+        self.reported = {
+            "runtime": runtime,
+            "turns": self.turns,
+            "tool_calls": self.tool_calls,
+            "final_message": None if shown is None else redact(shown, environment),
+        }
         return transcript.write(
             path,
             usage=usage.model_dump(mode="json"),
@@ -151,6 +164,26 @@ class CliTranscript:
             error=error,
             environments=[environment],
         )
+
+
+def read_activity(path: Path) -> dict[str, Any] | None:
+    """What report.json says of an attempt whose agent left `path` and then failed (the
+    agent's AgentOutput, which carries it otherwise, never reached the runner)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    result = document.get("result") if isinstance(document, dict) else None
+    activity = result.get("activity") if isinstance(result, dict) else None
+    if not isinstance(activity, dict):
+        return None
+    message = activity.get("final_message")
+    return {
+        "runtime": activity.get("runtime"),
+        "turns": activity.get("turns"),
+        "tool_calls": activity.get("tool_calls"),
+        "final_message": message[:REPORTED_MESSAGE_CHARS] if isinstance(message, str) else None,
+    }
 
 
 def _text_block(text: str, limit: int) -> dict[str, Any]:

@@ -196,6 +196,7 @@ class CommandAgent:
                 error=failure,
                 environment=env,
             )
+            output.activity = record.reported
 
 
 def _final_message(output: AgentOutput) -> str | None:

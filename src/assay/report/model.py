@@ -22,6 +22,7 @@ from assay.core.usage import Usage
 
 __all__ = [
     "REPORT_CONTRACT",
+    "AgentActivity",
     "Attempt",
     "CaseResult",
     "CaseStatus",
@@ -43,16 +44,36 @@ REPORT_CONTRACT: Final = "assay.report.v1"
 _Model = ContractModel
 
 
+_WRITTEN_WHEN_SET = ("error_source", "activity")
+
+
 class _WithErrorSource(_Model):
-    """A model whose `error_source` is written only when set: a report without errors is
-    the same text as before the field was added (the golden corpus compares it whole)."""
+    """A model whose `error_source` (and an attempt's `activity`) is written only when set:
+    a report without them is the same text as before the fields were added (the golden
+    corpus compares it whole)."""
 
     @model_serializer(mode="wrap")
     def _without_unset_error_source(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("error_source", "") is None:
-            del data["error_source"]
+        if isinstance(data, dict):
+            for key in _WRITTEN_WHEN_SET:
+                if data.get(key, "") is None:
+                    del data[key]
         return data
+
+
+class AgentActivity(_Model):
+    """What a command agent or preset CLI did in the attempt, read from its stream; the
+    whole record (messages, tool calls and results) is the attempt's `transcript`."""
+
+    runtime: str
+    """The runtime that ran it: `command`, or a preset (`claude-code`, ...)."""
+    turns: Count | None = None
+    """The model turns it took, when the CLI counts them."""
+    tool_calls: Count = 0
+    """The tool calls it made (for a command agent: its trace events)."""
+    final_message: str | None = None
+    """The start of its final message (its answer), at most 500 characters."""
 
 
 class Attempt(_WithErrorSource):
@@ -68,6 +89,9 @@ class Attempt(_WithErrorSource):
     checks: list[Check] = Field(default_factory=list)
     transcript: str | None = None
     """Path of the transcript file of this attempt, relative to the report directory."""
+    activity: AgentActivity | None = None
+    """A command agent's or preset CLI's tool calls, turns and final message (absent for
+    the builtin agent, whose transcript is the whole conversation)."""
 
 
 class Source(_Model):

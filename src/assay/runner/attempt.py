@@ -45,7 +45,7 @@ from assay.errors import (
     output_error,
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
-from assay.report.model import Attempt
+from assay.report.model import AgentActivity, Attempt
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.error_source import error_source
 from assay.runner.kinds import grader_for, kind_of
@@ -168,6 +168,7 @@ async def run_attempt(
             duration_s=time.monotonic() - started,
             usage=total_usage(usage),
             transcript=_relative(transcript, report_dir) if transcript else None,
+            activity=output.activity,
         )
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
     except ModelUnavailable as exc:
@@ -220,6 +221,7 @@ async def run_attempt(
                 remove_sandbox(sandbox)  # as small as it was built: nothing else wrote in it
             else:
                 await asyncio.to_thread(remove_sandbox, sandbox)
+    left = _agent_transcript_left(artifacts) if phase != "sandbox" else None
     attempt = Attempt(
         status=status,
         reason=reason,
@@ -227,7 +229,8 @@ async def run_attempt(
         duration_s=time.monotonic() - started,
         usage=total_usage(usage),
         checks=checks,
-        transcript=_agent_transcript_left(artifacts, report_dir) if phase != "sandbox" else None,
+        transcript=_relative(left, report_dir) if left else None,
+        activity=_left_activity(left),
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
 
@@ -375,11 +378,21 @@ def _judge_failure(exc: JudgeError, artifacts: Path, report_dir: Path) -> dict[s
     }
 
 
-def _agent_transcript_left(artifacts: Path, report_dir: Path) -> str | None:
+def _agent_transcript_left(artifacts: Path) -> Path | None:
     """What a command agent or preset CLI did in an attempt that failed: its transcript,
     written whatever became of its answer (None when it never ran)."""
     path = artifacts / AGENT_TRANSCRIPT_FILE
-    return _relative(path, report_dir) if path.is_file() else None
+    return path if path.is_file() else None
+
+
+def _left_activity(transcript: Path | None) -> AgentActivity | None:
+    from assay.agents.cli_transcript import read_activity
+
+    activity = read_activity(transcript) if transcript is not None else None
+    try:
+        return AgentActivity.model_validate(activity) if activity else None
+    except ValueError:  # a summary that does not read as one is left out, not the attempt
+        return None
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -6,11 +6,11 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
-from assay.report.model import Attempt, CaseResult, Source
+from assay.report.model import AgentActivity, Attempt, CaseResult, Source
 
 if TYPE_CHECKING:
     from assay.grading.base import Grade
@@ -55,7 +55,12 @@ def _shown_path(path: Path, cwd: str) -> str:
 
 
 def graded_attempt(
-    grade: Grade, *, duration_s: float, usage: Usage, transcript: str | None = None
+    grade: Grade,
+    *,
+    duration_s: float,
+    usage: Usage,
+    transcript: str | None = None,
+    activity: dict[str, Any] | None = None,
 ) -> Attempt:
     """An attempt that ran to grading, as the report records it (an `error` has no score)."""
     return Attempt(
@@ -67,6 +72,7 @@ def graded_attempt(
         usage=usage,
         checks=grade.checks,
         transcript=transcript,
+        activity=AgentActivity.model_validate(activity) if activity else None,
     )
 
 

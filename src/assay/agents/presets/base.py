@@ -278,6 +278,7 @@ class PresetAgent:
             stdout_path=files.stdout,
             stderr_path=files.stderr,
             transcript=transcript,
+            activity=stream.transcript.reported,
         )
         if isinstance(case.spec, TaskSpec):
             return output  # the checks decide, as for any command agent
