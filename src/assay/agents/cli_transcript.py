@@ -60,7 +60,7 @@ class CliTranscript:
         """One line of a command agent's stdout (`event`: its JSON object, `key`: its trace
         key): prose is its messages, each trace event a tool call, its answer left to the end."""
         if event is None:
-            if self._prose_chars < MAX_TEXT_CHARS:
+            if self._prose_chars < MAX_TEXT_CHARS and len(self.messages) < MAX_ITEMS:
                 self._prose.append(line.rstrip("\r\n"))
                 self._prose_chars += len(line)
             return
@@ -72,7 +72,9 @@ class CliTranscript:
             if len(_encoded(usage)) <= MAX_INPUT_CHARS:
                 self.printed_usage = usage
             return
-        if key is not None:
+        if key is not None and self._full():
+            self.tool_calls += 1
+        elif key is not None:
             name = event.get("name") if event.get("type") == "tool" else None
             shown = {k: v for k, v in event.items() if k not in ("type", "event", "name")}
             self.tool_call(name.strip() if isinstance(name, str) else key, shown or None)
@@ -92,6 +94,8 @@ class CliTranscript:
     def tool_call(self, name: str, tool_input: Any = None, *, call_id: object = None) -> None:
         self.tool_calls += 1
         self._ids += 1
+        if self._full():  # counted, and not summarised: the input may be large
+            return
         block = {
             "type": "tool_use",
             "id": call_id if isinstance(call_id, str) else f"call_{self._ids}",
@@ -101,6 +105,8 @@ class CliTranscript:
         self._add({"role": "assistant", "content": [block]})
 
     def tool_result(self, content: Any, *, call_id: object = None, is_error: bool = False) -> None:
+        if self._full():
+            return
         text = content if isinstance(content, str) else _encoded(content)
         block = {
             "type": "tool_result",
@@ -109,6 +115,12 @@ class CliTranscript:
             "is_error": bool(is_error),
         }
         self._add({"role": "user", "content": [block]})
+
+    def _full(self) -> bool:
+        if len(self.messages) < MAX_ITEMS:
+            return False
+        self.left_out += 1
+        return True
 
     def _add(self, message: dict[str, Any]) -> None:
         if len(self.messages) < MAX_ITEMS:
