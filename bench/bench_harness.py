@@ -146,14 +146,22 @@ class PartClocks:
 
     @contextlib.contextmanager
     def timing(self) -> Iterator[None]:
-        import assay.sandbox
+        import assay.workspace
         from assay.agents.command import CommandAgent
         from assay.grading.task_checks import TaskGrader
 
         # The runner imports these at call time, so patching their homes reaches it.
         patches = [
-            (assay.sandbox, "build_sandbox", self._sync("sandbox", assay.sandbox.build_sandbox)),
-            (assay.sandbox, "remove_sandbox", self._sync("sandbox", assay.sandbox.remove_sandbox)),
+            (
+                assay.workspace,
+                "build_sandbox",
+                self._sync("sandbox", assay.workspace.build_sandbox),
+            ),
+            (
+                assay.workspace,
+                "remove_sandbox",
+                self._sync("sandbox", assay.workspace.remove_sandbox),
+            ),
             (CommandAgent, "run", self._async("agent", CommandAgent.run)),
             (TaskGrader, "grade", self._async("checks", TaskGrader.grade)),
         ]
@@ -257,7 +265,7 @@ def machine() -> str:
 
 def import_cost() -> Clock:
     """Starting Python and importing what `assay run` needs before any case runs."""
-    code = "import assay.cli, assay._cli.run, assay.runner, assay.suites, assay.sandbox"
+    code = "import assay.cli, assay._cli.run, assay.runner, assay.suites, assay.workspace"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,11 +2,11 @@
 
 A benchmark, not a test. Three measurements:
 
-1. **One confined process**: `/bin/true` through `assay._util.proc.run_command`, with and
+1. **One confined process**: `/bin/true` through `assay.isolation.processes.run_command`, with and
    without the bwrap confinement an agent gets, interleaved (`--processes` of each), so
    both see the same machine load. The difference is bwrap's setup (namespaces, mounts)
    and teardown per process. The confinement starts `prlimit` (the resource limits) and
-   then the exec shim (`assay._util.exec_shim`: starts the program as Go does, reports how
+   then the exec shim (`assay.isolation.exec_shim`: starts the program as Go does, reports how
    it ended), one interpreter start: each measured on its own too, in front of an
    unconfined `/bin/true` (the shim as it runs where prlimit is missing: setting the
    limits itself).
@@ -37,10 +37,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _machine import describe_machine  # noqa: E402
-from assay._util.exec_shim import shim_source  # noqa: E402
-from assay._util.isolation import probe_bwrap, resolve_sandboxing  # noqa: E402
-from assay._util.limits import limit_argv, limit_word  # noqa: E402
-from assay._util.proc import run_command  # noqa: E402
+from assay.isolation.bwrap import probe_bwrap, resolve_sandboxing  # noqa: E402
+from assay.isolation.exec_shim import shim_source  # noqa: E402
+from assay.isolation.limits import limit_argv, limit_word  # noqa: E402
+from assay.isolation.processes import run_command  # noqa: E402
 
 
 def one_process(work: Path, count: int) -> dict[str, list[float]]:

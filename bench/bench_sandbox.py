@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from assay.sandbox import Sandbox, build_sandbox, remove_sandbox
-from assay.sandbox.gitenv import git_environment
+from assay.isolation.git import git_environment
 from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec, TaskSpec
+from assay.workspace import Sandbox, build_sandbox, remove_sandbox
 
 TYPES = ("string", "number", "boolean", "User", "Order")
 

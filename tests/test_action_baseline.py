@@ -113,6 +113,7 @@ def _pull_request(ci: Ci) -> None:
 # -- shard -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_shard_input_runs_one_shard(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -138,6 +139,7 @@ def test_bad_shard_input_is_a_config_error(shard: str) -> None:
 # -- baseline from a path ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_path_baseline_goes_to_the_summary_comment_and_outputs(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -179,6 +181,7 @@ def test_path_baseline_goes_to_the_summary_comment_and_outputs(
     assert "<code>demo/broken</code> ✅ → ❌ — " in body
 
 
+@pytest.mark.slow
 def test_unreadable_path_baseline_warns_and_the_run_goes_on(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -205,6 +208,7 @@ def _artifact(ci: Ci, report: Report, *, created_at: str, **run: object) -> dict
     return add_artifact(ci.fake, REPO, run=workflow_run, data=data, created_at=created_at)
 
 
+@pytest.mark.slow
 def test_auto_baseline_is_the_newest_trusted_artifact_of_the_default_branch(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -254,6 +258,7 @@ def test_auto_without_an_artifact_warns_and_the_run_goes_on(
     assert "Evaluation Results" in ci.summary and "Compared with" not in ci.summary
 
 
+@pytest.mark.slow
 def test_the_regression_gate_without_a_baseline_yet_gates_on_the_threshold(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -408,6 +413,7 @@ def test_auto_without_a_token_warns(capsys: pytest.CaptureFixture[str]) -> None:
 # -- the comment keeps to GitHub's limit ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_comment_with_a_large_comparison_stays_under_the_limit() -> None:
     many = [f"suite/case-{i:04d}-{'long-name-' * 8}" for i in range(3000)]
     base = report_of(dict.fromkeys(many, "pass"))

@@ -22,6 +22,7 @@ from assay.action import github_api
 from assay.action.input_text import DEFAULT_TRIGGER_PATHS
 from assay.action.inputs import MODEL_KEY_VARIABLES
 from assay.cli import main
+from assay.isolation.bwrap import probe_bwrap
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_publish import BOT_LOGIN, add_publish_routes, check_runs, comments
 from tests.test_action_publish import parse_outputs
@@ -240,6 +241,7 @@ def _commands(out: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_a_run_without_the_os_sandbox_warns_in_the_log_and_the_summary(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -249,6 +251,7 @@ def test_a_run_without_the_os_sandbox_warns_in_the_log_and_the_summary(
     assert f"{SANDBOX_WARNING}agents and verification commands run WITHOUT an OS sandbox" in out
 
 
+@pytest.mark.slow
 def test_a_preset_that_cannot_run_the_model_says_so_once_as_a_notice_and_in_the_summary(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -270,6 +273,7 @@ def test_a_preset_that_cannot_run_the_model_says_so_once_as_a_notice_and_in_the_
     assert ci.summary.count(note) == 1 and ci.summary.count("> [!NOTE]") == 2
 
 
+@pytest.mark.slow
 def test_push_runs_the_suite_and_publishes(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -302,6 +306,7 @@ def test_push_runs_the_suite_and_publishes(
     assert comments(ci.fake, REPO) == []
 
 
+@pytest.mark.slow
 def test_pr_changing_evals_comments_once_and_edits_on_rerun(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -345,6 +350,7 @@ def test_pr_without_eval_changes_is_skipped(
     assert not (ci.root / "runner-temp" / "assay-report").exists()
 
 
+@pytest.mark.slow
 def test_every_model_key_input_is_masked_first_and_not_left_behind(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -374,6 +380,7 @@ def test_every_model_key_input_is_masked_first_and_not_left_behind(
         assert not any(value in text for value in keys.values()), path
 
 
+@pytest.mark.slow
 def test_files_the_results_depend_on_outside_trigger_paths_get_one_warning(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -390,6 +397,7 @@ def test_files_the_results_depend_on_outside_trigger_paths_get_one_warning(
     )
 
 
+@pytest.mark.slow
 def test_the_projects_own_agent_command_counts_for_trigger_paths_too(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -431,6 +439,7 @@ def test_labeled_with_another_label_does_nothing(
     assert ci.outputs == {"ran": "false", "reason": "labeled with 'documentation', not 'run-evals'"}
 
 
+@pytest.mark.slow
 def test_pr_over_the_file_cap_warns_and_runs(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -487,6 +496,7 @@ def test_a_missing_openai_key_names_the_openai_input(
     assert "secrets.OPENAI_API_KEY" in error and "anthropic-api-key" not in error
 
 
+@pytest.mark.slow
 def test_forbidden_check_run_only_warns(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -602,6 +612,7 @@ def test_hostile_text_cannot_forge_workflow_commands_or_leak_the_key(
     assert os.environ.get("ANTHROPIC_API_KEY") is None  # bridged for the run only
 
 
+@pytest.mark.slow
 def test_subprocess_run(ci: Ci, tmp_path: Path) -> None:
     ci.use_event("push", "push.json")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ASSAY_"))}
@@ -620,12 +631,27 @@ def test_subprocess_run(ci: Ci, tmp_path: Path) -> None:
     assert ci.outputs["ran"] == "true" and ci.outputs["score"] == "0.5000"
     assert [line for line in done.stdout.splitlines() if line.startswith("::")] == [
         f"::add-mask::{TOKEN}",
+        *_no_sandbox_warning(),
         f"::error file=evals/tasks.json,line={line},title=demo/broken::never: exit code 1; "
         "changed_files: missing: greet.py",
     ]
     assert "gate: FAIL" in done.stdout and "Traceback" not in done.stderr
 
 
+def _no_sandbox_warning() -> list[str]:
+    """The one warning `isolation: auto` gives where bwrap cannot sandbox (a machine without
+    bubblewrap), none where it can: the test holds on both."""
+    _, why_not = probe_bwrap()
+    if not why_not:
+        return []
+    return [
+        "::warning title=assay%3A no OS sandbox::agents and verification commands run WITHOUT "
+        "an OS sandbox: they can read this process's files and the host as assay's own user "
+        f"({why_not})"
+    ]
+
+
+@pytest.mark.slow
 def test_assay_dry_run_and_json_variables_cannot_stop_ci_from_running_and_publishing(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -70,6 +70,7 @@ def test_unwritable_outputs_on_a_skipped_event_are_a_usage_error(
     assert "Traceback" not in out + err
 
 
+@pytest.mark.slow
 def test_unwritable_outputs_on_a_run_are_one_error_and_everything_else_is_published(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -91,6 +92,7 @@ def test_unwritable_outputs_on_a_run_are_one_error_and_everything_else_is_publis
     assert "Traceback" not in out + err
 
 
+@pytest.mark.slow
 def test_unwritable_summary_still_publishes_everything_else(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -139,6 +141,7 @@ def test_a_bracket_in_a_class_is_a_literal_without_a_warning(
 
 
 @pytest.mark.parametrize("label", ["run-evals\n", " run-evals ", "Run-Evals"])
+@pytest.mark.slow
 def test_the_label_matches_whatever_its_spacing_and_case(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], label: str
 ) -> None:
@@ -151,6 +154,7 @@ def test_the_label_matches_whatever_its_spacing_and_case(
     assert ci.fake.count(PR_FILES) == 0  # the label alone decided
 
 
+@pytest.mark.slow
 def test_workflows_whose_names_differ_in_punctuation_keep_a_comment_each(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

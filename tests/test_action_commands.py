@@ -53,6 +53,7 @@ def test_neutralise_changes_only_what_it_must() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list(":#[]%\r\n aZ")), max_size=60))
+@pytest.mark.slow
 def test_neutralise_never_leaves_a_command_and_is_idempotent(text: str) -> None:
     once = commands.neutralise(text)
     assert _command_lines(once) == []

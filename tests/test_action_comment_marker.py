@@ -53,6 +53,7 @@ def test_a_name_with_only_harmless_characters_keeps_its_marker(
     workflow=st.text(alphabet=st.sampled_from(SAFE_CHARS), max_size=100),
     job=st.text(alphabet=st.sampled_from(SAFE_CHARS), max_size=100),
 )
+@pytest.mark.slow
 def test_every_marker_an_earlier_version_wrote_unchanged_is_still_written(
     workflow: str, job: str
 ) -> None:
@@ -77,6 +78,7 @@ def test_names_that_differ_only_in_what_is_cleaned_get_their_own_markers() -> No
     first=st.text(alphabet=st.sampled_from(ANY_CHARS), min_size=1, max_size=120),
     second=st.text(alphabet=st.sampled_from(ANY_CHARS), min_size=1, max_size=120),
 )
+@pytest.mark.slow
 def test_distinct_names_get_distinct_harmless_markers(first: str, second: str) -> None:
     first_marker = comment_marker(workflow=first, job=second)
     second_marker = comment_marker(workflow=second, job=first)

@@ -135,6 +135,7 @@ def test_an_invalid_trigger_path_is_a_located_usage_error(tmp_path: Path, fake: 
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_assay_ci_takes_the_steps_decision_instead_of_deciding_again(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -133,6 +133,7 @@ names = st.lists(st.text(alphabet=st.sampled_from(NAME_CHARS), max_size=10), max
 @pytest.mark.parametrize("memory", [4096, 3], ids=["remembered", "mostly-worked-out-again"])
 @settings(max_examples=600, deadline=None)
 @given(pattern=patterns, paths=names)
+@pytest.mark.slow
 def test_the_automaton_means_what_the_regex_meant(
     memory: int, pattern: str, paths: list[str]
 ) -> None:

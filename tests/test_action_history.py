@@ -75,6 +75,7 @@ def _publish(fake: FakeGitHub, data: bytes, *, created_at: str, **run: object) -
     return int(workflow_run["id"])
 
 
+@pytest.mark.slow
 def test_a_push_run_continues_the_default_branchs_history(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -92,7 +93,7 @@ def test_a_push_run_continues_the_default_branchs_history(
     assert code == 0
     assert _commands(out, "::warning") == [] and _commands(out, "::notice") == []
     origin = f"the `{NAME}` artifact of run {good} on main"
-    assert f"assay: restored 3 earlier run(s) from {origin}" in out
+    assert f"assay: restored 3 earlier runs from {origin}" in out
     assert blob_downloads(ci.fake) == 1
     history = Path(ci.outputs["history-dir"])
     assert history == ci.root / "runner-temp" / ".assay-history"
@@ -106,6 +107,7 @@ def test_a_push_run_continues_the_default_branchs_history(
     assert 'id="trend"' in html and html.count("<circle") == 4
 
 
+@pytest.mark.slow
 def test_what_one_run_uploads_the_next_restores(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -125,12 +127,13 @@ def test_what_one_run_uploads_the_next_restores(
     (ci.root / "github_output").unlink()
     code, out, _ = ci.run(monkeypatch, capsys)
     assert code == 0
-    assert "assay: restored 1 earlier run(s)" in out
+    assert "assay: restored 1 earlier run from " in out
     runs = read_history(Path(ci.outputs["history-dir"]))
     assert [e.run_id for e in runs][:1] == first and len(runs) == 2
     assert "last 2 runs" in ci.summary
 
 
+@pytest.mark.slow
 def test_the_history_keeps_its_bound(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -140,13 +143,14 @@ def test_the_history_keeps_its_bound(
     ci.use_event("push", "push.json")
     ci.environ.update(INPUT_THRESHOLD="0.5", ASSAY_HISTORY_KEEP="3")
     code, out, _ = ci.run(monkeypatch, capsys)
-    assert code == 0 and "assay: restored 3 earlier run(s)" in out
+    assert code == 0 and "assay: restored 3 earlier runs" in out
     history = Path(ci.outputs["history-dir"])
     runs = read_history(history)
     assert [e.run_id for e in runs[:2]] == [_run(5).run.id, _run(6).run.id] and len(runs) == 3
     assert len(list((history / "reports").iterdir())) == 3
 
 
+@pytest.mark.slow
 def test_keep_history_false_and_shards_keep_the_history_in_the_job(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -164,6 +168,7 @@ def test_keep_history_false_and_shards_keep_the_history_in_the_job(
     assert blob_downloads(ci.fake) == 0
 
 
+@pytest.mark.slow
 def test_missing_permission_is_a_notice_and_the_run_goes_on(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -333,7 +338,7 @@ def test_a_bad_run_is_left_out_and_the_rest_restored(
     where = tmp_path / "history"
     assert _restore(github, archive, where) == 1
     (warning,) = _commands(capsys.readouterr().out, "::warning")
-    assert "3 run(s) of the `assay-history` artifact of run" in warning
+    assert "3 runs of the `assay-history` artifact of run" in warning
     assert f"{first_report}:" in warning and "cases[0].status" in warning
     kept = read_history(where)
     assert [e.run_id for e in kept] == [runs[1]["run_id"]]
@@ -350,4 +355,4 @@ def test_restored_runs_go_before_the_ones_already_here(
     runs = read_history(where)
     assert [e.run_id for e in runs] == [_run(n).run.id for n in (1, 3, 9, 2)]
     assert runs[-1].branch == "feature"
-    assert "assay: restored 2 earlier run(s)" in capsys.readouterr().out
+    assert "assay: restored 2 earlier runs" in capsys.readouterr().out

@@ -332,6 +332,25 @@ def test_check_run_sends_annotations_in_batches_of_50(tmp_path: Path, fake: Fake
     assert run["details_url"] == "https://github.com/acme/widgets/actions/runs/99"
 
 
+def test_a_failed_duplicate_check_after_creating_the_comment_names_that_cause(
+    tmp_path: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The comment was created; only GraphQL (whom the token acts as, asked to find a
+    concurrent run's copy) refused. Blaming `pull-requests: write` would send the user to
+    fix a permission the job has."""
+    fake.graphql_refusal = Reply(403, {"message": "Resource not accessible by integration"})
+    publish_report(
+        make_report([make_case(1)]), report_dir=tmp_path, target=make_target(tmp_path, fake)
+    )
+    (comment,) = comments(fake, REPO)
+    warnings = [w for w in _commands(capsys.readouterr().out) if w.startswith("::warning")]
+    (warning,) = warnings
+    assert "created the results comment" in warning and comment["html_url"] in warning
+    assert "403 Resource not accessible by integration" in warning
+    assert "whom the token acts as" in warning
+    assert "pull-requests" not in warning
+
+
 def test_check_run_on_push_uses_the_pushed_commit(tmp_path: Path, fake: FakeGitHub) -> None:
     target = make_target(tmp_path, fake, pull=False, check_run="true")
     publish_report(make_report([make_case(1, "pass")]), report_dir=tmp_path, target=target)

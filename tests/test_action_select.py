@@ -43,6 +43,7 @@ def _pull_request_from(ci: Ci, base_sha: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_select_affected_runs_every_case_when_an_affects_all_path_changed(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -81,6 +82,7 @@ def test_select_affected_with_nothing_affected_passes_with_nothing_run(
     assert f"selected: {reason}" in comment["body"]
 
 
+@pytest.mark.slow
 def test_select_affected_on_a_push_runs_every_case(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -98,6 +100,7 @@ def test_select_affected_on_a_push_runs_every_case(
 
 
 @pytest.mark.parametrize("event", ["pull_request_target", "pull_request"])
+@pytest.mark.slow
 def test_select_affected_runs_every_case_when_the_checkout_is_not_the_prs_code(
     ci: Ci, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], event: str
 ) -> None:

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from assay.action.inputs import ACTION_ONLY_INPUTS, input_names, read_inputs
+from tests.requires import INSTALL_BUBBLEWRAP
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = {
@@ -110,7 +111,7 @@ def test_assay_keeps_its_bytecode_in_the_install_cache_when_uv_installed_it(
     assert 'pycache-prefix=$RUNNER_TEMP/assay-install-cache/pycache" >> "$GITHUB_OUTPUT"' in (
         uv_branch
     )
-    (cache,) = [s for s in _steps(action) if "actions/cache" in s.get("uses", "")]
+    (cache,) = [s for s in _steps(action) if "actions/cache/restore" in s.get("uses", "")]
     assert cache["with"]["path"] == "${{ runner.temp }}/assay-install-cache"
     assay = str(tmp_path / "assay-venv" / "bin" / "assay")
     argv = _run_the_evals_step(action, tmp_path, "/cache/pycache")
@@ -143,7 +144,7 @@ def test_python_is_private_and_assay_is_installed_from_the_lock(action: dict[str
     assert len(own) == 2 and all("--no-deps --no-build-isolation" in line for line in own)
     assert "requirements-uv.lock" in script and "--require-hashes" in script
     assert install["env"]["UV_NO_CONFIG"] == "1"  # a uv.toml in the PR cannot steer it
-    (cache,) = [s for s in _steps(action) if "actions/cache" in s.get("uses", "")]
+    (cache,) = [s for s in _steps(action) if "actions/cache/restore" in s.get("uses", "")]
     assert "steps.deps.outputs.hash" in cache["with"]["key"]
     (key,) = [s for s in _steps(action) if s.get("id") == "deps"]
     assert "requirements.lock" in key["run"] and "requirements-uv.lock" in key["run"]
@@ -259,7 +260,9 @@ _PROBE = [
 
 def test_a_working_bwrap_is_left_alone(action: dict[str, Any], tmp_path: Path) -> None:
     bwrap = shutil.which("bwrap")
-    if bwrap is None or subprocess.run([bwrap, *_PROBE], capture_output=True).returncode != 0:
+    if bwrap is None:
+        pytest.skip(f"bwrap is not installed ({INSTALL_BUBBLEWRAP})")
+    if subprocess.run([bwrap, *_PROBE], capture_output=True).returncode != 0:
         pytest.skip("bwrap cannot build a sandbox here")
     # PATH holds bwrap alone: reaching for apt-get, sudo or apparmor_parser would fail.
     (tmp_path / "bwrap").symlink_to(bwrap)
@@ -350,6 +353,7 @@ def test_evals_workflow_dogfoods_the_action_with_least_privilege() -> None:
     assert job["environment"] == "evals"
 
 
+@pytest.mark.slow
 def test_no_source_file_hands_text_to_a_shell() -> None:
     """PR-controlled strings must never reach a shell: no shell=True, os.system, popen."""
     shell_calls = {"system", "popen", "create_subprocess_shell", "getoutput", "getstatusoutput"}
@@ -367,3 +371,26 @@ def test_no_source_file_hands_text_to_a_shell() -> None:
             if shell or name in shell_calls:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+def test_the_install_cache_is_saved_after_the_evals_whatever_the_gate_said(
+    action: dict[str, Any],
+) -> None:
+    """actions/cache saves only when the job succeeds: a PR failing the gate would reinstall
+    and recompile on every push. Restore before the install, save after the evals."""
+    steps = _steps(action)
+    uses = [s.get("uses", "").partition("@") for s in steps]
+    names = [s.get("id") or s.get("name") for s in steps]
+    assert not any(name == "actions/cache" for name, _, _ in uses)  # not the saving-on-success one
+    (restore,) = [i for i, (name, _, _) in enumerate(uses) if name == "actions/cache/restore"]
+    (save,) = [i for i, (name, _, _) in enumerate(uses) if name == "actions/cache/save"]
+    assert uses[restore][2] == uses[save][2]  # one pinned commit of actions/cache
+    assert restore < names.index("install") < names.index("assay") < save
+    assert steps[restore]["id"] == "cache"
+    assert steps[save]["with"]["path"] == steps[restore]["with"]["path"]
+    assert steps[save]["with"]["key"] == "${{ steps.cache.outputs.cache-primary-key }}"
+    condition = steps[save]["if"]
+    # A status function anywhere in `if:` replaces the implicit success().
+    assert " && always() && " in condition
+    assert "steps.install.outcome == 'success'" in condition
+    assert "steps.cache.outputs.cache-hit != 'true'" in condition

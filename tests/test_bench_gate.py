@@ -17,6 +17,7 @@ import bench_gate  # noqa: E402
 
 
 @pytest.mark.parametrize("scale", [1, 5])
+@pytest.mark.slow
 def test_repeat_auto_is_stable_and_costs_at_most_half_of_repeat_five(scale: int) -> None:
     runs = 100
     probabilities = bench_gate.BLOCK * scale
@@ -35,6 +36,7 @@ def test_repeat_auto_is_stable_and_costs_at_most_half_of_repeat_five(scale: int)
     ("suite", "with_baseline"),
     [("all 0.8", False), ("half 0.95, half 0.6", False), ("60% 0.98, 20% 0.02, 20% 0.5", True)],
 )
+@pytest.mark.slow
 def test_repeat_auto_decides_as_repeat_five_does_at_the_documented_margin(
     suite: str, with_baseline: bool
 ) -> None:

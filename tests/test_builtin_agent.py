@@ -15,7 +15,6 @@ from assay.agents.skill import load_skill
 from assay.errors import AgentError
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions
-from assay.sandbox.build import build_sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import (
     Case,
@@ -26,6 +25,7 @@ from assay.suites.case import (
     TaskSpec,
     VerifySpec,
 )
+from assay.workspace.build import build_sandbox
 from tests.fakes.scripted_provider import (
     ScriptedProvider,
     reply,
@@ -487,6 +487,7 @@ def test_task_cases_are_not_for_the_builtin_runtime(tmp_path: Path) -> None:
         run_agent(ctx)
 
 
+@pytest.mark.slow
 def test_a_submission_holds_at_most_as_many_findings_as_a_command_agents_answer() -> None:
     from pydantic import ValidationError
 

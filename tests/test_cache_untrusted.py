@@ -188,6 +188,7 @@ def write_review_suite(root: Path) -> Path:
     return evals
 
 
+@pytest.mark.slow
 def test_a_run_replaying_fifo_entries_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,10 +19,10 @@ from assay.agents.presets.base import preset_prompt
 from assay.core.kinds import CASE_KINDS
 from assay.options import RunOptions
 from assay.runner.kinds import KINDS, grader_for, kind_of
-from assay.sandbox import build_sandbox
-from assay.sandbox.build import SANDBOX_BUILDERS
 from assay.suites import load_suites
 from assay.suites.case import Case, Spec
+from assay.workspace import build_sandbox
+from assay.workspace.build import SANDBOX_BUILDERS
 
 ROOT = Path(__file__).resolve().parents[1]
 

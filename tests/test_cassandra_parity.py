@@ -14,17 +14,17 @@ import pytest
 
 from assay.errors import ConfigErrors, JudgeError, SandboxError
 from assay.grading.base import Grade
-from assay.grading.cassandra_verdict import read_cassandra_verdict
 from assay.grading.rubric_judge import RubricJudge, judge_prompt_for
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions
 from assay.report.cassandra import to_cassandra_results
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Summary, Usage
-from assay.sandbox import build_sandbox, remove_sandbox
-from assay.sandbox.built_sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, RubricSpec
 from assay.suites.load import load_suites
+from assay.upstream.cassandra.verdict import read_cassandra_verdict
+from assay.workspace import build_sandbox, remove_sandbox
+from assay.workspace.built_sandbox import Sandbox
 from tests.fakes.scripted_provider import (
     ScriptedProvider,
     reply,

@@ -28,11 +28,11 @@ from assay.options import RunOptions
 from assay.report.cassandra import cassandra_json, to_cassandra_results
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Summary
 from assay.report.renderers import RENDERERS, RenderContext
-from assay.sandbox import build_sandbox, remove_sandbox
-from assay.sandbox.built_sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case
 from assay.suites.load import load_suites
+from assay.workspace import build_sandbox, remove_sandbox
+from assay.workspace.built_sandbox import Sandbox
 from tests.fakes.scripted_provider import reply, scripted_provider, sequence, tool_call
 from tests.fakes.scripted_provider import text as text_block
 

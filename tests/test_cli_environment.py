@@ -24,6 +24,7 @@ _NAME = re.compile(r"\bASSAY_[A-Z0-9_]*[A-Z0-9]\b")
 _READ_IN_TESTS = re.compile(r"""environ(?:\.get\(|\[)\s*["'](ASSAY_[A-Z0-9_]+)["']""")
 
 
+@pytest.mark.slow
 def test_a_mistyped_variable_is_warned_about_once_with_the_name_it_means(
     tmp_path: Path,
 ) -> None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 _PROGRAM = """
 import atexit, sys, tempfile
 atexit.register(lambda: print("exit function ran", file=sys.stderr))
@@ -33,6 +35,7 @@ def test_the_output_is_flushed_and_the_exit_functions_run() -> None:
     assert not Path(scratch).exists()
 
 
+@pytest.mark.slow
 def test_the_exit_code_is_the_commands(tmp_path: Path) -> None:
     done = _assay("validate", str(tmp_path / "no-such-suite"))
     assert done.returncode == 2

@@ -12,6 +12,7 @@ from tests.test_cli_run import load_report, project, run_args
 from tests.test_runner_e2e import set_plans
 
 
+@pytest.mark.slow
 def test_regression_gate_fails_a_head_worse_than_its_baseline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -40,6 +41,7 @@ def test_regression_gate_fails_a_head_worse_than_its_baseline(
     assert code == 0
 
 
+@pytest.mark.slow
 def test_the_baseline_is_read_once_for_the_gate_and_repeat_auto(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,6 +64,7 @@ def test_the_baseline_is_read_once_for_the_gate_and_repeat_auto(
     assert reads == [baseline]
 
 
+@pytest.mark.slow
 def test_quarantine_from_the_command_line_adds_to_the_environment_and_configuration(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,6 +83,7 @@ def test_quarantine_from_the_command_line_adds_to_the_environment_and_configurat
     assert report.summary.quarantined == 3 and report.summary.score == 1.0
 
 
+@pytest.mark.slow
 def test_inconclusive_fail_and_neutral_through_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,6 +102,7 @@ def test_inconclusive_fail_and_neutral_through_the_environment(
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_quarantine_from_the_configuration(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -88,6 +88,7 @@ def kill_leftovers(root: Path) -> None:
 # -- end to end ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pvyai_suite_end_to_end_gate_fails_and_reports_validate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -127,6 +128,7 @@ def test_pvyai_suite_end_to_end_gate_fails_and_reports_validate(
     }
 
 
+@pytest.mark.slow
 def test_gate_passes_with_exit_0_and_json_prints_only_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -138,6 +140,7 @@ def test_gate_passes_with_exit_0_and_json_prints_only_the_report(
     assert "PASS  calc/a" in captured.err and "gate: PASS" in captured.err
 
 
+@pytest.mark.slow
 def test_selection_and_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     names = ["alpha", "beta", "gamma", "delta", "epsilon"]
     root = project(tmp_path, {name: {} for name in names})
@@ -169,6 +172,7 @@ def test_selection_and_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_matrix_and_repeats_from_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -183,6 +187,7 @@ def test_matrix_and_repeats_from_the_command_line(
     assert "PASS  calc/t [good]" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_config_values_apply_unless_given_on_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -293,6 +298,7 @@ def test_digit_separators_in_a_number_are_a_usage_error(
     assert started_pids(root) == [] and not (root / "report").exists()
 
 
+@pytest.mark.slow
 def test_a_threshold_of_minus_zero_is_zero(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -433,6 +439,7 @@ def test_an_unwritable_report_dir_exits_2_before_running(
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.slow
 def test_a_signal_stops_the_run_writes_a_partial_report_and_exits_130(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
@@ -482,6 +489,7 @@ def test_a_signal_stops_the_run_writes_a_partial_report_and_exits_130(
     assert not any((root / "work").iterdir())
 
 
+@pytest.mark.slow
 def test_results_survive_sigkill_and_resume_matches_an_uninterrupted_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

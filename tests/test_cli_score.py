@@ -90,6 +90,7 @@ def _trace(tmp_path: Path) -> Path:
     return trace
 
 
+@pytest.mark.slow
 def test_a_solved_task_exits_0_with_a_check_table(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -119,6 +120,7 @@ def test_file_names_the_agent_chose_print_no_workflow_command(
     assert 'unexpected: "evil/n##\\[error]forged/r  ##\\[warning]x"' in out
 
 
+@pytest.mark.slow
 def test_the_required_event_counts_after_a_flood_of_others(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -135,6 +137,7 @@ def test_the_required_event_counts_after_a_flood_of_others(
     )
 
 
+@pytest.mark.slow
 def test_an_unsolved_task_exits_1_and_json_is_pvyais_task_report(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -212,6 +215,7 @@ def test_missing_suite_or_trace_file_exits_2(
     assert "cannot read trace file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_score_in_a_subprocess_has_no_traceback(suite: Path, tmp_path: Path) -> None:
     workspace = _workspace(suite, tmp_path, solve=True)
     argv = ["--suite", str(suite), "--task", "nope", "--workspace", str(workspace)]
@@ -245,10 +249,10 @@ def _probe_output(out: str) -> dict[str, Any]:
 
 
 def _skip_without_bwrap() -> None:
-    from assay._util.isolation import probe_bwrap
+    from tests.requires import bwrap_missing_reason
 
-    if probe_bwrap()[0] is None:
-        pytest.skip("no working bwrap")
+    if (reason := bwrap_missing_reason()) is not None:
+        pytest.skip(reason)
 
 
 PROBE = """
@@ -266,6 +270,7 @@ except OSError:
 """
 
 
+@pytest.mark.slow
 def test_score_runs_verification_commands_in_the_sandbox_with_the_workspace_writable(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -298,6 +303,7 @@ def test_score_says_loudly_when_its_commands_run_unconfined(
     assert probe["stdout"].startswith("suite-visible")  # what the sandbox takes away
 
 
+@pytest.mark.slow
 def test_score_from_inside_the_workspace_keeps_it_writable(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -358,6 +364,7 @@ def _planted_score(
 
 
 @pytest.mark.parametrize("isolation", ["bwrap", "none"])
+@pytest.mark.slow
 def test_a_filter_a_verification_command_plants_never_runs(
     suite: Path,
     tmp_path: Path,
@@ -375,6 +382,7 @@ def test_a_filter_a_verification_command_plants_never_runs(
 
 
 @pytest.mark.parametrize("isolation", ["bwrap", "none"])
+@pytest.mark.slow
 def test_a_program_git_did_start_would_have_no_secret_and_no_host(
     suite: Path,
     tmp_path: Path,
@@ -385,7 +393,7 @@ def test_a_program_git_did_start_would_have_no_secret_and_no_host(
     """The layer under the one above, for a program it does not know of: with the filter
     let through (the overrides switched off here), it runs without the job's secrets, and
     with bwrap inside the commands' sandbox (its write outside lands in a private /tmp)."""
-    from assay.sandbox import gitenv
+    from assay.isolation import git as gitenv
 
     monkeypatch.setattr(gitenv, "_no_program_config", lambda names: [])
     code, workspace, marker = _planted_score(suite, tmp_path, monkeypatch, isolation)
@@ -398,6 +406,7 @@ def test_a_program_git_did_start_would_have_no_secret_and_no_host(
     assert code == 0
 
 
+@pytest.mark.slow
 def test_a_linked_worktree_whose_repository_the_sandbox_hides_is_refused_clearly(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -415,6 +424,7 @@ def test_a_linked_worktree_whose_repository_the_sandbox_hides_is_refused_clearly
     )
 
 
+@pytest.mark.slow
 def test_a_command_may_run_a_tracked_tool_of_the_suites_checkout_never_an_untracked_file(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

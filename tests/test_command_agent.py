@@ -16,16 +16,17 @@ from typing import Any
 
 import pytest
 
-from assay._util.isolation import Sandboxing, probe_bwrap, resolve_sandboxing
-from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact, scrubbed_environ
 from assay.agents.command import CommandAgent, render_argv
 from assay.agents.trace import StdoutReader, read_trace_file, trace_key
 from assay.errors import AgentError, ConfigError
+from assay.isolation.bwrap import Sandboxing, resolve_sandboxing
+from assay.isolation.processes import LaunchError, run_command
 from assay.options import RunOptions
-from assay.sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.workspace import Sandbox
+from tests.requires import bwrap_missing_reason
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -384,8 +385,8 @@ def test_a_findings_file_that_is_not_a_plain_file_is_refused_unread(
     every timeout, or hand the agent a host file; each is one clear agent error instead."""
     sandboxing = None
     if isolation == "bwrap":
-        if probe_bwrap()[0] is None:
-            pytest.skip("no working bwrap")
+        if (reason := bwrap_missing_reason()) is not None:
+            pytest.skip(reason)
         # tmp_path stands for the suite's checkout: masked, the agent's script shown from it.
         sandboxing = resolve_sandboxing("bwrap", masked=[tmp_path])
     host = tmp_path / "host" / "findings.json"  # with bwrap, the agent cannot see it
@@ -474,6 +475,7 @@ def test_trace_keys() -> None:
     assert trace_key(["type", "tool"]) is None
 
 
+@pytest.mark.slow
 def test_a_flood_of_trace_events_is_bounded_and_the_required_ones_are_still_seen() -> None:
     # Millions of different events, or one with a megabyte name, must not grow memory or
     # the report; what the case requires is kept whatever came before it.
@@ -541,6 +543,7 @@ SPAWN_CHILD = """
 """
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     body = SPAWN_CHILD + "    print('working', flush=True)\n    time.sleep(60)\n"
     started = time.monotonic()
@@ -557,6 +560,7 @@ def test_children_left_behind_are_killed_when_the_agent_exits(tmp_path: Path) ->
     assert _gone(int((ctx.sandbox.path / "child.pid").read_text()))
 
 
+@pytest.mark.slow
 def test_cancelling_the_run_kills_the_process_group(tmp_path: Path) -> None:
     """The runner cancels attempts on Ctrl-C or at its backstop timeout."""
     script = _agent(tmp_path, SPAWN_CHILD + "    time.sleep(60)\n")
@@ -712,8 +716,8 @@ def test_a_secret_cut_by_the_output_tail_is_masked_whole(
 
 
 def test_the_stderr_quoted_in_an_agent_error_is_masked_before_it_is_cut() -> None:
-    from assay._util.proc import CommandResult
     from assay.agents.command import _with_stderr
+    from assay.isolation.processes import CommandResult
 
     # The message keeps the last 2,000 characters, which start inside the key.
     stderr = "auth failed: " + SECRET + "y" * (2000 - (len(SECRET) - 6))
@@ -729,6 +733,7 @@ def test_the_stderr_quoted_in_an_agent_error_is_masked_before_it_is_cut() -> Non
     assert message.endswith("y" * 100) and "SUPERSECRET" not in message
 
 
+@pytest.mark.slow
 def test_a_daemon_holding_the_pipes_leaves_no_traceback(tmp_path: Path) -> None:
     # `setsid` takes a grandchild out of the process group, so it survives the group
     # kill and keeps the output pipes open; the run must still end cleanly.
@@ -736,7 +741,7 @@ def test_a_daemon_holding_the_pipes_leaves_no_traceback(tmp_path: Path) -> None:
         f"""
         import asyncio, os, sys
         from pathlib import Path
-        from assay._util import proc
+        from assay.isolation import processes as proc
         proc._DRAIN_AFTER_EXIT_S = 0.5
         script = "(setsid sleep 30 & echo $! > {tmp_path}/daemon.pid)"
         result = asyncio.run(proc.run_command(

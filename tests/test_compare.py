@@ -14,8 +14,8 @@ from assay._util.docstrings import DocumentedJsonSchema
 from assay.cli import main
 from assay.report.compare import CHANGE_ORDER, Comparison, compare_reports
 from assay.report.compare_markdown import render_comparison
+from assay.report.gate.significance import mcnemar_exact_p, paired_bootstrap
 from assay.report.model import Attempt, CaseResult, Report
-from assay.report.significance import mcnemar_exact_p, paired_bootstrap
 from tests.test_merge import make_case, make_report, write, write_tampered
 
 

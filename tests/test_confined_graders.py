@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
+from assay.isolation.bwrap import probe_bwrap
 from tests.test_action_ci import MODEL_KEY, TOKEN, ci_environment
 
 BWRAP, WHY_NOT = probe_bwrap()
@@ -326,7 +326,6 @@ def test_validate_imports_a_project_grader_confined(tmp_path: Path) -> None:
 def _contexts(tmp_path: Path) -> list[Any]:
     from assay.core.usage import Usage
     from assay.grading import GraderContext
-    from assay.sandbox import Sandbox
     from assay.subject import AgentOutput
     from assay.suites.case import (
         Case,
@@ -339,6 +338,7 @@ def _contexts(tmp_path: Path) -> list[Any]:
         VerificationCommand,
         VerifySpec,
     )
+    from assay.workspace import Sandbox
 
     files = (FixtureFile(tmp_path / "a.py", "src/a.py"),)
     specs = [

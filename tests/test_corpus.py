@@ -361,12 +361,14 @@ def test_task_suite_shape() -> None:
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t["id"] for t in TASKS])
+@pytest.mark.slow
 def test_task_fails_before_it_is_solved(task: dict[str, Any], tmp_path: Path) -> None:
     workspace = prepare_workspace(task, tmp_path)
     assert any(code != 0 for code in run_verification(task, workspace))
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t["id"] for t in TASKS])
+@pytest.mark.slow
 def test_reference_agent_solves_task(task: dict[str, Any], tmp_path: Path) -> None:
     workspace = prepare_workspace(task, tmp_path)
     agent = subprocess.run(

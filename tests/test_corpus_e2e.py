@@ -46,6 +46,9 @@ from tests.fakes.corpus_responder import (
     corpus_responder,
 )
 
+# The whole corpus through the CLI, once per module, and again with faults.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 API_KEY = "sk-ant-test-SECRET-1234567890"
 MODEL = "anthropic/claude-sonnet-4-6"

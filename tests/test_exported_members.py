@@ -118,3 +118,65 @@ def test_the_runner_loads_no_model_sdk_until_a_model_case_runs() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+PLUGIN_API = {
+    "Agent": "assay.agents.base",
+    "AgentError": "assay.errors",
+    "AgentOutput": "assay.subject",
+    "AttemptContext": "assay.subject",
+    "Case": "assay.suites.case",
+    "CaseResult": "assay.report.model",
+    "Check": "assay.core.checks",
+    "ConfigError": "assay.errors",
+    "FORMATS": "assay.formats",
+    "GRADERS": "assay.graders",
+    "GraderContext": "assay.grading.user_graders",
+    "Message": "assay.models.base",
+    "ModelRequest": "assay.models.base",
+    "ModelResponse": "assay.models.base",
+    "ModelUnavailable": "assay.errors",
+    "PROVIDERS": "assay.providers",
+    "Provider": "assay.models.base",
+    "ProviderSpec": "assay.models.provider_spec",
+    "RENDERERS": "assay.renderers",
+    "RUNTIMES": "assay.runtimes",
+    "RenderContext": "assay.report.renderers",
+    "Renderer": "assay.report.renderers",
+    "Report": "assay.report.model",
+    "ReviewSpec": "assay.suites.case",
+    "RubricSpec": "assay.suites.case",
+    "RunOptions": "assay.options",
+    "RuntimeSpec": "assay.registry.runtimes",
+    "SuiteFormat": "assay.suites.formats",
+    "TaskSpec": "assay.suites.case",
+    "ToolSpec": "assay.models.base",
+    "Usage": "assay.core.usage",
+    "VerifySpec": "assay.suites.case",
+    "generate": "assay.models.api",
+    "register_agent": "assay.agents",
+    "register_grader": "assay.registry.graders",
+    "register_provider": "assay.models.registry",
+}
+"""The extension surface (`assay.plugins`): each name and where it is defined; for a
+registry, the entry point group it reads."""
+
+
+def test_the_plugin_surface_is_pinned_and_each_name_is_its_home_s() -> None:
+    import assay.plugins
+    from assay._util.entrypoints import Registry
+
+    assert assay.plugins.__all__ == sorted(PLUGIN_API)
+    for name, home in PLUGIN_API.items():
+        value = getattr(assay.plugins, name)
+        if isinstance(value, Registry):
+            assert value.group == home, name
+        else:
+            assert value.__module__ == home, name
+
+
+def test_importing_the_plugin_surface_loads_no_sdk() -> None:
+    heavy = ["anthropic", "openai", "github", "rich", "aiohttp", "google.genai"]
+    code = f"import sys, assay.plugins; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

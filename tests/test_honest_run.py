@@ -227,6 +227,7 @@ def test_skips_are_one_gate_line_and_require_all_fails_the_gate(
 # -- (4) --timeout bounds the whole attempt and says which part ran out ----------------------
 
 
+@pytest.mark.slow
 def test_a_judge_that_never_answers_is_bounded_by_timeout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -272,6 +273,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_a_write_failure_is_one_line_exit_4_and_the_run_resumes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -532,6 +534,7 @@ def test_live_progress_lines_do_not_wrap_at_80_columns() -> None:
     assert running and all(line.rstrip().endswith("…") and len(line) <= 80 for line in running)
 
 
+@pytest.mark.slow
 def test_a_tasks_verification_commands_keep_their_own_limit_past_the_timeout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,6 +8,7 @@ to follow, and mypy would follow it into a cycle). See docs/architecture.md, "Im
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,7 +30,28 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "_util": frozenset({"report"}),
     "errors": frozenset({"report"}),
     "report": frozenset({"runner"}),
-    "sandbox": frozenset({"models"}),
+    "workspace": frozenset({"models"}),
+    # The OS sandbox and the process door sit below everything that runs a case.
+    "isolation": frozenset(
+        {"agents", "grading", "models", "report", "runner", "suites", "workspace", "action"}
+    ),
+    # The upstream rules are leaves: ordinary modules call them, never the other way.
+    "upstream": frozenset(
+        {
+            "agents",
+            "grading",
+            "models",
+            "report",
+            "runner",
+            "suites",
+            "workspace",
+            "action",
+            "isolation",
+            "scaffold",
+            "options",
+            "_util",
+        }
+    ),
 }
 """Package -> the packages it must never import (beyond the rules for core and the CLI)."""
 
@@ -246,3 +268,206 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     edge = Import("assay.a.x", "assay.b.y", "src/assay/a/x.py:1", type_only=False)
     graph = {"a": {"b": edge}, "b": {"c": edge}, "c": {"a": edge}, "d": {"a": edge}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+PROCESS_DOOR = "assay.isolation.processes"
+"""The one module that starts a process (agents, commands, git, the bwrap probe, workers)."""
+
+SANDBOX_PROGRAM = "assay.isolation.exec_shim"
+"""Not run in assay's process: its source is the first program inside every bwrap sandbox,
+which forks and execs the confined command there (`isolation/bwrap.py: Confinement.wrap`)."""
+
+_PROCESS_MODULES = frozenset({"subprocess", "multiprocessing", "pty", "asyncio.subprocess"})
+_PROCESS_CALLS = re.compile(
+    r"^(?:os|posix)\.(?:exec\w*|fork\w*|spawn\w*|posix_spawn\w*|system|popen)$"
+    r"|\.create_subprocess_(?:exec|shell)$|^pty\.(?:fork|spawn)$"
+)
+_PROCESS_NAMES = re.compile(r"^(?:exec\w*|fork\w*|spawn\w*|posix_spawn\w*|system|popen)$")
+
+
+def process_starts(source: str, where: str) -> list[str]:
+    """Each place in `source` that starts a process or imports what starts one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        line = f"{where}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _PROCESS_MODULES or alias.name.startswith("multiprocessing."):
+                    found.append(f"{line}: import {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = [alias.name for alias in node.names]
+            if module in _PROCESS_MODULES or module.startswith("multiprocessing."):
+                found.append(f"{line}: from {module} import {', '.join(names)}")
+            elif module == "asyncio" and "subprocess" in names:
+                found.append(f"{line}: from asyncio import subprocess")
+            elif module in ("os", "posix") and any(_PROCESS_NAMES.match(n) for n in names):
+                found.append(f"{line}: from {module} import {', '.join(names)}")
+        elif isinstance(node, ast.Attribute):
+            dotted = ast.unparse(node)
+            if _PROCESS_CALLS.search(dotted):
+                found.append(f"{line}: {dotted}")
+    return found
+
+
+def test_only_the_process_module_starts_a_process() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _module_name(path) in (PROCESS_DOOR, SANDBOX_PROGRAM):
+            continue
+        where = path.relative_to(SRC.parent).as_posix()
+        found += process_starts(path.read_text(encoding="utf-8"), where)
+    assert not found, f"start processes through {PROCESS_DOOR}:\n" + "\n".join(found)
+
+
+def test_the_process_scan_finds_every_way_to_start_one() -> None:
+    source = (
+        "import subprocess\nfrom asyncio import subprocess as sp\nimport os, asyncio\n"
+        "os.execv('a', [])\nos.posix_spawn('a', [], {})\nasyncio.create_subprocess_exec('a')\n"
+        "from os import fork\nimport multiprocessing.pool\n"
+    )
+    assert len(process_starts(source, "x.py")) == 7
+    assert process_starts("import os\nos.path.join('a')\nos.environ.copy()\n", "x.py") == []
+    door = (PACKAGE / "isolation" / "processes.py").read_text(encoding="utf-8")
+    assert process_starts(door, "processes.py")  # the door itself is seen to start them
+
+
+def _module_graph() -> dict[str, dict[str, Import]]:
+    """Module -> {module it imports: the first import that makes the edge}: every import,
+    at module level, inside functions and under TYPE_CHECKING alike."""
+    modules = {_module_name(path) for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, dict[str, Import]] = {name: {} for name in modules}
+    for i in ASSAY_IMPORTS:
+        target = i.target
+        while target not in modules and "." in target:
+            target = target.rsplit(".", 1)[0]  # `from assay.x import name` -> assay.x
+        if target != i.importer and target in modules:
+            graph[i.importer].setdefault(target, i)
+    return graph
+
+
+def test_no_module_cycles() -> None:
+    graph = _module_graph()
+    cycles = _cycles(graph)
+    lines = []
+    for component in cycles:
+        lines.append(" <-> ".join(component))
+        for source in component:
+            for target, first in sorted(graph[source].items()):
+                if target in component:
+                    lines.append(f"    {first.edge}")
+    assert not cycles, (
+        "modules import each other in a cycle (move the shared fact down into a module of "
+        "its own; an import inside a function still counts):\n" + "\n".join(lines)
+    )
+
+
+LAZY_REASON = "# lazy:"
+"""An import inside a function says why it is there: an optional SDK or start-up cost."""
+
+
+def lazy_imports_without_reason(source: str, where: str) -> list[str]:
+    """The imports inside functions of `source` whose block has no `# lazy: <reason>`.
+
+    A block is a run of import statements one after another in one body; the reason is a
+    comment on the line above it or on any of its lines (import sorting may move it).
+    """
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for inner in ast.walk(node):
+            for body in (getattr(inner, name, None) for name in ("body", "orelse", "finalbody")):
+                if not isinstance(body, list):
+                    continue
+                block: list[ast.stmt] = []
+                for statement in [*body, None]:
+                    if isinstance(statement, ast.Import | ast.ImportFrom):
+                        block.append(statement)
+                        continue
+                    if block:
+                        first, last = block[0].lineno, block[-1].end_lineno or block[-1].lineno
+                        text = "\n".join(lines[max(first - 2, 0) : last])
+                        if LAZY_REASON not in text:
+                            found += [f"{where}:{s.lineno}: {ast.unparse(s)}" for s in block]
+                    block = []
+    return sorted(set(found))
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(SRC.parent).as_posix()
+        found += lazy_imports_without_reason(path.read_text(encoding="utf-8"), where)
+    assert not found, (
+        "an import inside a function is for an optional SDK or start-up cost only, and says "
+        f"so (`{LAZY_REASON} <reason>` above it); otherwise import at the top:\n" + "\n".join(found)
+    )
+
+
+def test_the_lazy_import_check_finds_one_without_a_reason() -> None:
+    source = (
+        "def f():\n    import json\n    return json\n\n"
+        "def g():\n    # lazy: optional SDK\n    import openai\n    import google\n"
+        "    return openai, google\n\n"
+        "def h():\n    if True:\n        from os import path  # lazy: start-up\n"
+    )
+    assert lazy_imports_without_reason(source, "x.py") == ["x.py:2: import json"]
+
+
+def test_the_module_graph_counts_imports_inside_functions() -> None:
+    # `assay ci` imports the runner only inside `run_ci` (start-up): still an edge.
+    assert "assay.runner.session" in _module_graph()["assay._cli.ci"]
+
+
+AGENT_COMMAND_DOOR = "assay.suites.command"
+"""The one reading of an agent command (`read_agent_command`): argv and placeholder typos."""
+
+
+def test_the_agent_command_is_read_in_one_place() -> None:
+    readers = {"parse_agent_command", "placeholder_typos", "split"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _module_name(path) == AGENT_COMMAND_DOOR:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+            if name in readers and (name != "split" or ast.unparse(node) == "shlex.split"):
+                where = f"{path.relative_to(SRC.parent).as_posix()}:{node.lineno}"  # type: ignore[attr-defined]
+                found.append(f"{where}: {ast.unparse(node)}")
+    assert not found, f"read agent commands through {AGENT_COMMAND_DOOR}:\n" + "\n".join(found)
+
+
+def test_the_runner_dispatches_on_the_kind_registry_not_on_kind_names() -> None:
+    # runner/kinds.py holds what differs by kind (CaseKindSpec); the executor and the
+    # planner ask it (`kind_of(case).one_at_a_time`), never `case.kind == "task"`.
+    found = []
+    for name in ("execute.py", "plan.py"):
+        path = PACKAGE / "runner" / name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "kind":
+                found.append(f"src/assay/runner/{name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "dispatch through runner/kinds.py:\n" + "\n".join(found)
+
+
+EXIT_CODES = "assay.core.exit_codes"
+
+
+def test_exit_codes_are_defined_once() -> None:
+    # Every EXIT_* elsewhere is a name for one of them (`EXIT_DECIDED = EXIT_PASS`), never
+    # a number written again.
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _module_name(path) == EXIT_CODES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Assign):
+                continue
+            names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            numbers = [n for n in ast.walk(node.value) if isinstance(n, ast.Constant)]
+            if any(name.startswith("EXIT_") for name in names) and any(
+                isinstance(n.value, int) for n in numbers
+            ):
+                found.append(f"{path.relative_to(SRC.parent).as_posix()}:{node.lineno}")
+    assert not found, f"exit codes come from {EXIT_CODES}:\n" + "\n".join(found)

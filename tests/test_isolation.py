@@ -20,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
+from assay.isolation.bwrap import probe_bwrap
 from assay.runner.results import read_results
 from assay.runner.signing import load_key
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 
 TOKEN = "ghs_" + "T0ken" * 8
 RUNTIME_TOKEN = "actions-runtime-" + "r" * 24
@@ -156,6 +157,7 @@ def hostile_environment(tmp_path: Path, victims: dict[str, Path], canary: str) -
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_sandbox_stops_every_attack_of_agent_and_verification_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -207,6 +209,7 @@ def test_the_sandbox_stops_every_attack_of_agent_and_verification_command(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_without_the_sandbox_the_same_attacks_get_through_which_is_why_it_warns(
     tmp_path: Path,
 ) -> None:
@@ -257,7 +260,7 @@ def test_bwrap_asked_for_but_missing_is_exit_2(tmp_path: Path) -> None:
 
 
 def test_auto_without_bwrap_falls_back_to_none_with_the_warning(tmp_path: Path) -> None:
-    from assay._util.isolation import resolve_sandboxing
+    from assay.isolation.bwrap import resolve_sandboxing
 
     saved = os.environ["PATH"]
     os.environ["PATH"] = str(tmp_path)
@@ -275,8 +278,8 @@ def test_auto_without_bwrap_falls_back_to_none_with_the_warning(tmp_path: Path) 
 def test_network_off_leaves_only_loopback(tmp_path: Path) -> None:
     import asyncio
 
-    from assay._util.isolation import resolve_sandboxing
-    from assay._util.proc import run_command
+    from assay.isolation.bwrap import resolve_sandboxing
+    from assay.isolation.processes import run_command
 
     sandboxing = resolve_sandboxing("bwrap", masked=[], command_network=False)
     confinement = sandboxing.for_command(tmp_path)
@@ -299,7 +302,7 @@ def test_network_off_leaves_only_loopback(tmp_path: Path) -> None:
 
 def test_assay_makes_itself_undumpable() -> None:
     script = (
-        "import ctypes; from assay._util.isolation import harden_process\n"
+        "import ctypes; from assay.isolation.bwrap import harden_process\n"
         "assert harden_process()\n"
         "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"  # PR_GET_DUMPABLE
     )
@@ -360,8 +363,8 @@ def test_bwrap_is_on_the_ci_apt_line() -> None:
 def _sandboxed_agent_run(tmp_path: Path, kind: str, body: str, *, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
     import asyncio
 
-    from assay._util.isolation import resolve_sandboxing
     from assay.agents.command import CommandAgent
+    from assay.isolation.bwrap import resolve_sandboxing
     from assay.options import RunOptions
     from assay.subject import AttemptContext
     from tests.test_command_agent import _agent, _case, _sandbox
@@ -396,6 +399,7 @@ def test_a_sandboxed_review_agent_reads_its_diff_and_writes_its_findings(tmp_pat
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_timed_out_sandboxed_agent_leaves_no_survivor(tmp_path: Path) -> None:
     from assay.errors import AgentError
 
@@ -415,8 +419,8 @@ def test_a_timed_out_sandboxed_agent_leaves_no_survivor(tmp_path: Path) -> None:
 def test_a_case_sees_its_own_sandbox_not_the_others_beside_it(tmp_path: Path) -> None:
     import asyncio
 
-    from assay._util.isolation import resolve_sandboxing
-    from assay._util.proc import run_command
+    from assay.isolation.bwrap import resolve_sandboxing
+    from assay.isolation.processes import run_command
 
     work_root = tmp_path / "work-root"
     mine, theirs = work_root / "case-a", work_root / "case-b"

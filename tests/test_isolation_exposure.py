@@ -21,12 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap
+from assay.isolation.bwrap import probe_bwrap
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(
-    BWRAP is None, reason=f"no working bwrap: {WHY_NOT} (sudo apt-get install bubblewrap)"
-)
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 
 READER = """
 import os, sys
@@ -128,6 +127,7 @@ def outside_tmp() -> Iterator[Path]:
 
 @needs_bwrap
 @pytest.mark.parametrize("isolation", ["bwrap", "none"])
+@pytest.mark.slow
 def test_an_argument_shows_a_tracked_file_of_the_checkout_and_nothing_else(
     tmp_path: Path, isolation: str
 ) -> None:
@@ -175,6 +175,7 @@ def test_an_argument_shows_a_tracked_file_of_the_checkout_and_nothing_else(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_an_agent_beside_its_suite_file_sees_itself_and_one_elsewhere_its_tracked_helpers(
     tmp_path: Path,
 ) -> None:
@@ -226,6 +227,7 @@ def test_an_agent_beside_its_suite_file_sees_itself_and_one_elsewhere_its_tracke
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_an_agent_cli_installed_under_home_keeps_its_own_directory(tmp_path: Path) -> None:
     # As the presets' CLIs are: ~/.local/bin/<cli> links into ~/.local/share/<cli>/<version>.
     home = tmp_path / "home"
@@ -248,6 +250,7 @@ def test_an_agent_cli_installed_under_home_keeps_its_own_directory(tmp_path: Pat
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_history_and_the_baseline_report_are_not_mounted(
     tmp_path: Path, outside_tmp: Path
 ) -> None:
@@ -290,6 +293,7 @@ def test_the_history_and_the_baseline_report_are_not_mounted(
 
 
 @pytest.mark.parametrize("with_exec", [True, False])
+@pytest.mark.slow
 def test_the_evals_step_leaves_no_shell_holding_the_inputs_as_assays_parent(
     tmp_path: Path, with_exec: bool
 ) -> None:
@@ -341,6 +345,7 @@ print("PARENT-HOLDS-INPUT" if b"INPUT_GITHUB_TOKEN=" in environ else "parent cle
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_project_without_git_runs_its_agent_but_never_shows_the_suite(tmp_path: Path) -> None:
     """No git repository: the working directory holding the suites is the checkout, so the
     agent script at its root starts (alone: its directory holds the suites) and the suite
@@ -363,6 +368,7 @@ def test_a_project_without_git_runs_its_agent_but_never_shows_the_suite(tmp_path
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_tracked_file_a_later_step_filled_in_is_not_shown(tmp_path: Path) -> None:
     """A pull request checks in a placeholder where a CI step later writes a credential:
     a file whose content is not what the checkout tracks is no file of the checkout."""
@@ -381,6 +387,7 @@ def test_a_tracked_file_a_later_step_filled_in_is_not_shown(tmp_path: Path) -> N
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_relative_program_shows_nothing_of_the_host_whatever_link_the_checkout_holds(
     tmp_path: Path,
 ) -> None:
@@ -435,6 +442,7 @@ def test_score_never_asks_git_what_the_agents_own_repository_tracks(
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_built_program_the_checkout_does_not_track_starts_alone(tmp_path: Path) -> None:
     """`go build -o bin/agent` then `--agent-command ./bin/agent`: the binary is the build's
     output, untracked (often ignored), and is executed, not read: it starts, shown alone, and
@@ -456,139 +464,3 @@ def test_a_built_program_the_checkout_does_not_track_starts_alone(tmp_path: Path
     )
     assert "BUILD-SECRET" not in stdout
     assert f"refused {secret}" in stdout  # it ran, and could not read what lies beside it
-
-
-def _touch_everything(root: Path) -> None:
-    """New stat data for every file outside .git, contents unchanged (a copied tree,
-    `touch`, `chown -R`, a build step)."""
-    later = os.stat(root).st_mtime + 100
-    for path in root.rglob("*"):
-        if ".git" not in path.relative_to(root).parts and not path.is_symlink():
-            os.utime(path, (later, later))
-
-
-def test_tracked_files_read_content_not_stat_data_and_write_no_index(tmp_path: Path) -> None:
-    from assay.sandbox.gitenv import tracked_files
-
-    checkout = _checkout(tmp_path / "checkout", {"agents/main.py": "x = 1\n", "key.json": "{}\n"})
-    _touch_everything(checkout)
-    (checkout / "key.json").write_text('{"private_key": "filled in later"}\n')
-    index = checkout / ".git" / "index"
-    before = (index.read_bytes(), index.stat().st_mtime_ns)
-    tracked = tracked_files(checkout)
-    assert tracked is not None
-    assert "agents/main.py" in tracked and "calc.json" in tracked  # touched, still tracked
-    assert "key.json" not in tracked  # its content changed: not the checkout's file
-    assert (index.read_bytes(), index.stat().st_mtime_ns) == before  # the user's index
-    assert sorted(p.name for p in (checkout / ".git").iterdir() if "index" in p.name) == ["index"]
-
-
-@needs_bwrap
-def test_an_agent_in_a_touched_checkout_keeps_its_directory(tmp_path: Path) -> None:
-    """Every file of the checkout has new stat data: its agent's directory is still shown
-    (it was hidden, the agent shown alone without its helper module, and every case
-    errored with a bare FileNotFoundError)."""
-    helper_agent = (
-        f"#!{sys.executable}\nimport helper, sys\nprint('HELPER', helper.VALUE, flush=True)\n"
-    )
-    checkout = _checkout(
-        tmp_path / "checkout", {"agents/main.py": helper_agent, "agents/helper.py": "VALUE = 42\n"}
-    )
-    _touch_everything(checkout)
-    stdout = _assay_run(
-        checkout,
-        str(checkout / "agents" / "main.py"),
-        "--isolation",
-        "bwrap",
-        report_dir=tmp_path / "out" / "report",
-        env=_environment(tmp_path / "home"),
-    )
-    assert "HELPER 42" in stdout
-
-
-def _assay_refused(checkout: Path, agent: str, *extra: str, tmp_path: Path) -> str:
-    """assay's stderr for a run that must stop before any case runs (exit 2)."""
-    report_dir = tmp_path / "out" / "report"
-    command = [
-        sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())",
-        "run", "calc.json", "--agent-command", agent, "--report-dir", str(report_dir),
-        "--work-root", str(tmp_path / "out" / "work"), "--isolation", "bwrap", *extra,
-    ]  # fmt: skip
-    done = subprocess.run(
-        command,
-        cwd=checkout,
-        env=_environment(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr
-    assert not list(report_dir.rglob("agent.stdout"))  # no case ran
-    return done.stderr
-
-
-@needs_bwrap
-def test_an_agent_script_outside_the_project_is_refused_before_any_case_runs(
-    tmp_path: Path,
-) -> None:
-    """`python /tmp/.../agent.py`: /tmp is an empty tmpfs in the sandbox, so each case
-    ended in python's "can't open file ... No such file or directory"."""
-    checkout = _checkout(tmp_path / "checkout", {})
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    script = elsewhere / "agent.py"
-    script.write_text("print('ran')\n")
-    stderr = _assay_refused(checkout, f"{sys.executable} {script}", tmp_path=tmp_path)
-    assert f"the agent command starts {script}, which confined programs cannot see" in stderr
-    assert "not inside a suite's checkout" in stderr
-    assert "put it in the project (the suite's git checkout) and commit it" in stderr
-    assert "--isolation none" in stderr
-    assert "No such file" not in stderr
-
-
-@needs_bwrap
-def test_an_untracked_agent_script_and_a_verification_script_outside_are_refused(
-    tmp_path: Path,
-) -> None:
-    checkout = _checkout(tmp_path / "checkout", {})
-    (checkout / "agents").mkdir()
-    (checkout / "agents" / "new.py").write_text("print('ran')\n")  # not yet `git add`ed
-    stderr = _assay_refused(
-        checkout, f"{sys.executable} {checkout / 'agents' / 'new.py'}", tmp_path=tmp_path
-    )
-    assert "not tracked by git" in stderr and "show it); or run with --isolation none" in stderr
-
-    check = tmp_path / "elsewhere" / "check.py"
-    check.parent.mkdir()
-    check.write_text("pass\n")
-    suite = json.loads((checkout / "calc.json").read_text())
-    suite["tasks"][0]["verificationCommands"][0]["command"] = [sys.executable, str(check)]
-    (checkout / "calc.json").write_text(json.dumps(suite))
-    _git(checkout, "add", "calc.json")
-    _git(checkout, "commit", "-q", "-m", "check outside")
-    agent = f"{sys.executable} -c pass"
-    stderr = _assay_refused(checkout, agent, tmp_path=tmp_path)
-    refused = f"{checkout / 'calc.json'}: task 'probe': verification command 'noop' starts {check}"
-    assert refused in stderr
-
-
-@needs_bwrap
-def test_a_script_in_a_toolchain_under_home_is_not_refused(tmp_path: Path) -> None:
-    """HOME is masked, but the PATH entries under it are shown read-only: a script there
-    runs, and the check before the cases must not refuse it."""
-    home = tmp_path / "home"
-    tools = home / ".local" / "bin"
-    tools.mkdir(parents=True)
-    (tools / "agent.py").write_text("print('TOOL RAN', flush=True)\n")
-    checkout = _checkout(tmp_path / "checkout", {})
-    env = _environment(home, PATH=f"{tools}:{os.environ['PATH']}")
-    stdout = _assay_run(
-        checkout,
-        f"{sys.executable} {tools / 'agent.py'}",
-        "--isolation",
-        "bwrap",
-        report_dir=tmp_path / "out" / "report",
-        env=env,
-    )
-    assert "TOOL RAN" in stdout

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from assay._util.isolation import probe_bwrap, resolve_sandboxing
-from assay._util.proc import run_command
-from assay._util.toolchains import home_toolchains
+from assay.isolation.bwrap import probe_bwrap, resolve_sandboxing
+from assay.isolation.processes import run_command
+from assay.isolation.toolchains import home_toolchains
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 
 
 def executable(path: Path, text: str) -> Path:

@@ -16,9 +16,9 @@ from assay.grading.findings_judge import FindingsJudge
 from assay.grading.rubric_judge import RubricJudge
 from assay.models.base import ModelRequest, ModelResponse
 from assay.options import RunOptions
-from assay.sandbox.built_sandbox import Sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, ReviewSpec, RubricSpec
+from assay.workspace.built_sandbox import Sandbox
 from tests.fakes.scripted_provider import reply, scripted_provider, sequence, text, tool_call
 
 JUDGE = "fake/judge"

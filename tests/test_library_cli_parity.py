@@ -118,6 +118,7 @@ def check_settings_in_play(report: dict[str, Any]) -> None:
     assert report["run"]["isolation"]["requested"] == "none"  # ASSAY_ISOLATION
 
 
+@pytest.mark.slow
 def test_without_a_key_the_library_and_the_cli_write_the_same_report(project: Path) -> None:
     from_cli, from_library = both_ways(project)
     assert differences(from_cli, from_library) == []
@@ -127,6 +128,7 @@ def test_without_a_key_the_library_and_the_cli_write_the_same_report(project: Pa
     assert not (project / "configured-report").exists()  # the given report dir won
 
 
+@pytest.mark.slow
 def test_against_the_fake_model_the_library_and_the_cli_write_the_same_report(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

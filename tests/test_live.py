@@ -20,9 +20,9 @@ from assay.grading.findings_judge import FindingsJudge
 from assay.grading.rubric_judge import RubricJudge
 from assay.models.names import DEFAULT_MODEL, bridge_env
 from assay.options import RunOptions
-from assay.sandbox.build import build_sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, RubricSpec
+from assay.workspace.build import build_sandbox
 
 pytestmark = [pytest.mark.live, pytest.mark.timeout(600)]
 

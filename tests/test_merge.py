@@ -12,10 +12,10 @@ import pytest
 
 from assay.cli import main
 from assay.errors import ConfigError
+from assay.report.gate.stats import summarize
 from assay.report.merge import merge_reports
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Usage
 from assay.report.read import find_reports, read_report
-from assay.report.stats import summarize
 
 # -- building reports by hand ----------------------------------------------------------------
 
@@ -479,6 +479,7 @@ def test_cli_missing_shard_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
 # -- a real sharded run ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_real_sharded_run_merges_into_the_unsharded_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -516,6 +517,7 @@ def test_a_real_sharded_run_merges_into_the_unsharded_report(
             assert attempt.transcript and (out.parent / attempt.transcript).is_file()
 
 
+@pytest.mark.slow
 def test_a_shard_without_cases_passes_and_still_merges(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -609,6 +611,7 @@ def test_shards_cut_from_different_selections_are_refused(tmp_path: Path) -> Non
         merge_reports(mixed)
 
 
+@pytest.mark.slow
 def test_a_sharded_run_records_its_split(tmp_path: Path) -> None:
     from tests.test_cli_run import project, run_args
 
@@ -685,6 +688,7 @@ def _edited(report: Path, edit: dict[str, Any]) -> None:
     report.write_text(json.dumps(data, indent=2))
 
 
+@pytest.mark.slow
 def test_cli_refuses_a_case_whose_status_contradicts_its_score_attempts_or_checks(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -718,7 +722,7 @@ def test_cli_merges_what_assay_itself_writes_though_it_looks_odd(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from assay.core.checks import Check
-    from assay.report.stats import INTERRUPTED
+    from assay.report.gate.stats import INTERRUPTED
 
     # A rubric's score is the judge's (score 1 of 5 is 0) whatever met_rubric says.
     rubric = make_case("style/a", "pass", score=0.0, kind="rubric")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
+from assay.report.gate.stats import summarize
 from assay.report.model import Report
 from assay.report.read import read_report
-from assay.report.stats import summarize
 from tests.test_cli_run import project, run_args
 
 NAMES = ["a", "b", "c", "d", "e"]

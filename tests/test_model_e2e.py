@@ -25,9 +25,9 @@ from assay.grading.rubric_judge import RubricJudge
 from assay.grading.verify_grader import VerdictGrader
 from assay.models import retry
 from assay.options import RunOptions
-from assay.sandbox.build import build_sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, RubricSpec, VerifySpec
+from assay.workspace.build import build_sandbox
 from tests.fakes.anthropic_api import (
     FakeAnthropic,
     dropped,

@@ -69,6 +69,7 @@ def price_name(cloud: CloudSetup) -> str:
     return "gemini-2.5-flash" if cloud.provider == "gemini" else CLAUDE_PRICE
 
 
+@pytest.mark.slow
 def test_a_text_answer_with_usage_and_cost(
     cloud: CloudSetup, monkeypatch: pytest.MonkeyPatch
 ) -> None:

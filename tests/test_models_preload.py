@@ -54,6 +54,7 @@ def test_a_plugin_provider_declares_its_own_and_an_undeclared_one_imports_nothin
         ("bedrock/anthropic.claude-haiku-4-5-v1:0", ["anthropic", "boto3"], ["google.genai"]),
     ],
 )
+@pytest.mark.slow
 def test_the_thread_imports_them_in_a_fresh_interpreter(
     model: str, wanted: list[str], not_wanted: list[str]
 ) -> None:
@@ -72,6 +73,7 @@ def test_the_thread_imports_them_in_a_fresh_interpreter(
     assert {m: loaded[m] for m in not_wanted} == dict.fromkeys(not_wanted, False)
 
 
+@pytest.mark.slow
 def test_the_thread_parses_no_source_for_any_built_in_provider() -> None:
     # On CPython 3.11 two threads in `ast` at once corrupt its recursion counter, and the
     # main thread parses (docstrings for schemas) while the thread imports: an SDK release

@@ -90,6 +90,7 @@ def test_public_names_are_pinned() -> None:
         assert getattr(assay.models, name) is not None, name
 
 
+@pytest.mark.slow
 def test_no_sdk_is_imported_until_a_call_is_made() -> None:
     probe = (
         "import sys\n"

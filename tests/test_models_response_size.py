@@ -123,6 +123,7 @@ def assert_refused_as_too_large(
 
 
 @pytest.mark.parametrize("setup", EVERY_PROVIDER, ids=str)
+@pytest.mark.slow
 def test_a_gzip_bomb_stops_at_the_bound_and_is_not_retried(
     monkeypatch: pytest.MonkeyPatch, setup: CloudSetup, gzip_bomb: bytes, no_backoff: list[float]
 ) -> None:
@@ -136,6 +137,7 @@ def test_a_gzip_bomb_stops_at_the_bound_and_is_not_retried(
 
 
 @pytest.mark.parametrize("setup", ONE_PER_SDK, ids=str)
+@pytest.mark.slow
 def test_a_plain_body_past_the_bound_stops_there(
     monkeypatch: pytest.MonkeyPatch, setup: CloudSetup, oversized_body: bytes
 ) -> None:

@@ -94,6 +94,7 @@ def test_redact_masks_every_credential_variable() -> None:
     assert secret_values(env)[0] == "ghp_bbbbbbbbbbbbbbbb"  # longest first
 
 
+@pytest.mark.slow
 def test_a_transcript_file_is_masked_in_pieces_as_whole_text_would_be(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

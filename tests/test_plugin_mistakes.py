@@ -198,6 +198,7 @@ def _cases(report_dir: Path) -> dict[str, dict[str, Any]]:
         ("cases", "a name the report directory keeps for itself"),
     ],
 )
+@pytest.mark.slow
 def test_a_renderer_may_not_write_a_file_the_report_directory_has_already(
     tmp_path: Path, filename: str, taken: str
 ) -> None:
@@ -218,6 +219,7 @@ def test_a_renderer_may_not_write_a_file_the_report_directory_has_already(
     assert not (project / "out/results.jsonl").exists()  # refused before anything ran
 
 
+@pytest.mark.slow
 def test_two_plugins_writing_one_file_are_refused_naming_both(tmp_path: Path) -> None:
     site = tmp_path / "site"
     renderer = """
@@ -237,6 +239,7 @@ def test_two_plugins_writing_one_file_are_refused_naming_both(tmp_path: Path) ->
     ]
 
 
+@pytest.mark.slow
 def test_a_broken_renderer_is_a_warning_and_the_gate_still_decides(tmp_path: Path) -> None:
     site = tmp_path / "site"
     renderers = """
@@ -288,6 +291,7 @@ def test_a_broken_renderer_is_a_warning_and_the_gate_still_decides(tmp_path: Pat
 # --- runtimes and graders ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sys_exit_in_an_agent_or_a_grader_is_that_cases_error(tmp_path: Path) -> None:
     site = tmp_path / "site"
     _careless(site)
@@ -308,6 +312,7 @@ def test_sys_exit_in_an_agent_or_a_grader_is_that_cases_error(tmp_path: Path) ->
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_an_agent_still_interrupts_the_run(tmp_path: Path) -> None:
     site = tmp_path / "site"
     _careless(site)
@@ -317,6 +322,7 @@ def test_ctrl_c_in_an_agent_still_interrupts_the_run(tmp_path: Path) -> None:
     assert "continue with: " in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 def test_an_agent_or_grader_that_blocks_the_loop_past_the_timeout_is_a_timeout(
     tmp_path: Path,
 ) -> None:
@@ -357,6 +363,7 @@ def test_an_agent_or_grader_that_blocks_the_loop_past_the_timeout_is_a_timeout(
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_runtime_whose_agent_is_not_one_is_that_cases_error(
     tmp_path: Path, runtime: str, reason: str
 ) -> None:
@@ -401,6 +408,7 @@ FORMAT = SuiteFormat("toy", _load, _recognises)
         ("not-cases", "load(doc) gave a str among its cases: expected a list of "),
     ],
 )
+@pytest.mark.slow
 def test_a_format_plugins_mistake_is_an_error_at_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mistake: str, said: str
 ) -> None:
@@ -418,6 +426,7 @@ def test_a_format_plugins_mistake_is_an_error_at_the_file(
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_grader_module_that_breaks_on_import_is_named_by_validate_and_run(
     tmp_path: Path,
 ) -> None:
@@ -436,6 +445,7 @@ def test_a_grader_module_that_breaks_on_import_is_named_by_validate_and_run(
         assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_grader_that_could_not_look_keeps_the_case_from_passing_and_merge_agrees(
     tmp_path: Path,
 ) -> None:

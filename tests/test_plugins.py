@@ -69,6 +69,7 @@ def _assay(project: Path, *args: str, key: bool = True) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 def test_one_run_uses_a_plugins_provider_runtime_graders_and_renderer(tmp_path: Path) -> None:
     project = _project(tmp_path)
     result = _assay(project, "run", "--report-dir", "out")
@@ -106,6 +107,7 @@ def test_one_run_uses_a_plugins_provider_runtime_graders_and_renderer(tmp_path: 
     assert (project / "merged/summary.md").is_file()
 
 
+@pytest.mark.slow
 def test_without_the_plugin_providers_key_its_cases_are_skipped_naming_the_variable(
     tmp_path: Path,
 ) -> None:
@@ -118,6 +120,7 @@ def test_without_the_plugin_providers_key_its_cases_are_skipped_naming_the_varia
     }
 
 
+@pytest.mark.slow
 def test_the_plugins_names_are_checked_like_assays_own(tmp_path: Path) -> None:
     project = _project(tmp_path)
     assert _assay(project, "validate").returncode == 0

@@ -209,6 +209,7 @@ def test_each_preset_sees_only_its_own_model_key_and_gets_the_skill(
         ("aider", "openrouter/openai/gpt-5", "openrouter/openai/gpt-5", ["OPENROUTER_API_KEY"]),
     ],
 )
+@pytest.mark.slow
 def test_the_model_given_on_the_command_line_reaches_the_cli_in_its_own_names(
     preset: str,
     model: str,
@@ -286,6 +287,7 @@ def test_a_preset_given_another_providers_model_runs_its_own_default_and_says_so
         ("prose", "error", "holds no JSON block"),
     ],
 )
+@pytest.mark.slow
 def test_malformed_truncated_and_failing_streams(
     preset: str,
     mode: str,

@@ -485,6 +485,7 @@ def _cases(mode: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("rule", _cases("score"))
+@pytest.mark.slow
 def test_score_gives_pvyais_verdict(
     rule: Rule, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -498,6 +499,7 @@ def test_score_gives_pvyais_verdict(
 
 
 @pytest.mark.parametrize("rule", _cases("run"))
+@pytest.mark.slow
 def test_run_gives_pvyais_verdict(rule: Rule, tmp_path: Path) -> None:
     task, case = _run_report(tmp_path, rule)
     _assert_pvyai(task["report"], rule)
@@ -547,6 +549,7 @@ def test_an_agent_a_relative_path_entry_finds_is_not_run_in_gos_words(
     assert case["status"] == "error"
 
 
+@pytest.mark.slow
 def test_an_agent_that_runs_out_of_time_blocks_every_check(tmp_path: Path) -> None:
     """PVYai: the task's deadline cancels the agent and the task is blocked; in assay
     `--timeout` is the agent's deadline (docs/pvyai.md, Timeouts)."""

@@ -21,14 +21,15 @@ from typing import Any
 
 import pytest
 
-from assay._util.isolation import probe_bwrap, resolve_sandboxing
-from assay._util.launch import LaunchError, StartFailed, shim_outcome
-from assay._util.limits import DEFAULT_LIMITS, limit_reason
-from assay._util.proc import CommandResult, run_command
 from assay.cli import main
+from assay.isolation.bwrap import probe_bwrap, resolve_sandboxing
+from assay.isolation.launch import LaunchError, StartFailed, shim_outcome
+from assay.isolation.limits import DEFAULT_LIMITS, limit_reason
+from assay.isolation.processes import CommandResult, run_command
+from tests.requires import no_bwrap_reason
 
 BWRAP, WHY_NOT = probe_bwrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap: {WHY_NOT}")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=no_bwrap_reason(WHY_NOT))
 MODES = [pytest.param("none", id="none"), pytest.param("bwrap", id="bwrap", marks=needs_bwrap)]
 PATH = "/usr/bin:/bin"
 ECHO = shutil.which("echo", path=PATH)
@@ -287,6 +288,7 @@ def _pvyai_run(tmp_path: Path, mode: str, tasks: list[dict[str, Any]], agent: st
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.slow
 def test_verification_commands_start_and_end_as_in_pvyai(mode: str, tmp_path: Path) -> None:
     commands = {
         "noshebang": _command("c", "./noshebang.sh"),

@@ -61,6 +61,7 @@ def test_the_sample_suite_validates(capsys: pytest.CaptureFixture[str]) -> None:
     assert "8 cases" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_an_agent_that_leaves_a_scratch_file_fails_every_task(tmp_path: Path) -> None:
     code, benchmark, report = _run(tmp_path, "scratch")
     assert code == 1
@@ -86,6 +87,7 @@ def test_an_agent_that_leaves_a_scratch_file_fails_every_task(tmp_path: Path) ->
     assert {case["status"] for case in report["cases"]} == {"fail"}
 
 
+@pytest.mark.slow
 def test_an_agent_that_exits_1_blocks_every_task(tmp_path: Path) -> None:
     code, benchmark, report = _run(tmp_path, "exit-1")
     assert code == 1
@@ -105,6 +107,7 @@ def test_an_agent_that_exits_1_blocks_every_task(tmp_path: Path) -> None:
     assert report["summary"]["gate"] == "fail"
 
 
+@pytest.mark.slow
 def test_an_agent_that_does_only_the_work_passes_every_task(tmp_path: Path) -> None:
     code, benchmark, _ = _run(tmp_path, "clean")
     assert code == 0

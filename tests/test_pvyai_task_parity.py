@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from assay._util.go_format import go_abs, go_quote
 from assay.cli import main
 from assay.options import RunOptions
 from assay.runner.kinds import KINDS
 from assay.runner.settings import resolve_settings, tasks_one_at_a_time
-from assay.sandbox import Sandbox, build_sandbox
-from assay.sandbox.task_setup import git_refuses
 from assay.suites.case import TaskSpec, VerificationCommand
 from assay.suites.config import AssayConfig
+from assay.upstream.go.fmt import go_abs, go_quote
+from assay.workspace import Sandbox, build_sandbox
+from assay.workspace.task_setup import git_refuses
 from tests.test_sandbox_changes import changes_of
 from tests.test_sandbox_helpers import git, make_case, write
 
@@ -99,6 +99,7 @@ def _in_work_root(workspace: str, root: Path) -> bool:
 # --- 1. --timeout bounds a task's agent; its checks keep their own limit ---------------------
 
 
+@pytest.mark.slow
 def test_an_agent_that_runs_out_of_time_blocks_every_check_and_keeps_its_workspace(
     tmp_path: Path,
 ) -> None:
@@ -144,6 +145,7 @@ def test_an_agent_that_cannot_start_still_names_its_workspace(tmp_path: Path) ->
     assert _in_work_root(task["workspacePath"], tmp_path)
 
 
+@pytest.mark.slow
 def test_the_checks_run_past_the_agents_timeout_under_their_own_limit(tmp_path: Path) -> None:
     slow_check = {
         "id": "slow",
@@ -206,6 +208,7 @@ def _spans(benchmark: dict[str, Any]) -> list[tuple[float, float]]:
     return sorted(spans)
 
 
+@pytest.mark.slow
 def test_task_cases_run_one_at_a_time_and_the_run_says_so(tmp_path: Path) -> None:
     code, benchmark, report = _run(tmp_path, _timed_suite(tmp_path))
     spans = _spans(benchmark)
@@ -222,6 +225,7 @@ def test_task_cases_run_one_at_a_time_and_the_run_says_so(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("how", ["option", "environment"])
+@pytest.mark.slow
 def test_a_concurrency_the_user_chose_applies_to_tasks(
     tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -441,6 +445,7 @@ def test_the_work_tree_is_read_as_git_status_reads_it(case: str, tmp_path: Path)
     assert changes_of(sandbox.path, sandbox.base_commit).porcelain == expected  # git's
 
 
+@pytest.mark.slow
 def test_a_nested_repository_is_one_changed_file_in_pvyais_report(tmp_path: Path) -> None:
     prompt = WRITE_A + "\nsubprocess.run(['git', 'init', '-q', 'vendor/lib'], check=True)"
     prompt += "\npathlib.Path('vendor/lib/x.py').write_text('x')"
@@ -498,6 +503,7 @@ def test_an_agents_own_commit_works_with_no_identity_anywhere_else(
     ("required", "quoted"),
     [("café/x", '"café/x"'), ("\x1f/x", '"\\x1f/x"'), ("a\u00a0b/x", '"a\\u00a0b/x"')],
 )
+@pytest.mark.slow
 def test_a_context_path_that_cannot_be_looked_up_is_reported_as_pvyai_words_it(
     required: str,
     quoted: str,

@@ -5,13 +5,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from io import StringIO
 
+import pytest
+
 from assay.core.checks import FindingRef
 from assay.grading.findings_judge import assertion_checks
 from assay.grading.judge_verdicts import FindingsVerdict
+from assay.report.gate.stats import summarize
 from assay.report.junit import render_junit
 from assay.report.markdown import render_summary
 from assay.report.model import CaseResult, Report, RunInfo, Source
-from assay.report.stats import summarize
 from assay.report.terminal import print_summary
 from assay.suites.case import Expectation, ReviewSpec
 
@@ -202,6 +204,7 @@ def test_comment_order_and_each_failing_case_once() -> None:
     assert len(body) < COMMENT_LIMIT
 
 
+@pytest.mark.slow
 def test_a_huge_comment_is_cut_with_a_link_to_the_full_report() -> None:
     from assay.action.comment import COMMENT_LIMIT, comment_body
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from assay.report.gate_policy import GatePolicy, straddles
-from assay.report.interval import clustered_interval
+from assay.report.gate.interval import clustered_interval
+from assay.report.gate.policy import GatePolicy, straddles
+from assay.report.gate.stats import summarize
 from assay.report.model import Attempt, CaseResult, Source
-from assay.report.stats import summarize
 
 
 def _attempts(*outcomes: int | str) -> list[Attempt]:

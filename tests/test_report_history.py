@@ -31,6 +31,7 @@ def _run(run_id: str, *, flip: bool = False) -> Report:
     return report
 
 
+@pytest.mark.slow
 def test_runs_are_kept_newest_last_and_bounded(tmp_path: Path) -> None:
     where = tmp_path / ".assay-history"
     for n in range(5):

@@ -85,6 +85,7 @@ def test_the_page_spells_out_the_bidirectional_characters_assay_strips_elsewhere
     assert f"const BIDI = /[{shown_in_js}]/g;" in template
 
 
+@pytest.mark.slow
 def test_a_huge_artifact_is_read_no_further_than_the_page_shows(tmp_path: Path) -> None:
     # An agent's stdout is kept up to 64 MiB; the page embeds 100,000 characters of it.
     report = viewer_report(3, tmp_path)

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from assay.report.gate.stats import summarize
 from assay.report.junit import render_junit, stack_frame
 from assay.report.model import CaseResult, Report, RunInfo, Source
-from assay.report.stats import summarize
 from assay.suites import load_suites
 
 _FRAME = re.compile(r"^\s*at (.*)\((.*):(\d+)\)$")

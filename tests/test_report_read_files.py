@@ -35,6 +35,7 @@ def compare_with(good: Path, other: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_fifo_or_a_device_is_refused_not_read(good: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "report.fifo"
     os.mkfifo(fifo)

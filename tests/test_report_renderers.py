@@ -7,11 +7,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from assay.report.gate.stats import summarize
 from assay.report.junit import render_junit
 from assay.report.markdown import escape_markdown, neutralise_mentions, render_summary
 from assay.report.model import Attempt, CaseResult, Check, Report, RunInfo, Source, Usage
 from assay.report.pvyai import benchmark_report
-from assay.report.stats import summarize
 from assay.suites.case import Case, TaskSpec, VerificationCommand
 
 
@@ -107,13 +109,13 @@ def test_markdown_summary_has_headline_table_and_sections() -> None:
         "**Score 0.33** (threshold 0.75) · gate **fail**: "
         "score 0.33 &lt; threshold 0.75; errors 1 &gt; max-errors 0"
     ) in text
-    assert "6 cases: 1 passed, 2 failed, 1 errors, 2 skipped" in text
+    assert "6 cases: 1 passed, 2 failed, 1 error, 2 skipped" in text
     assert "| `review` | 3 | 0 | 1 | 0 | 2 | 0.00 |" in text
     assert "| `tasks` | 3 | 1 | 1 | 1 | 0 | 0.50 |" in text
     assert "### Flaky cases" in text and "✅ ❌" in text
     assert "### Failures" in text and "### Errors" in text
     assert text.count("<details>") == len(re.findall("^</details>$", text, re.M)) == 3
-    assert "- no ANTHROPIC\\_API\\_KEY: 2 case(s) (`review/sqli`, `review/xss`)" in text
+    assert "- no ANTHROPIC\\_API\\_KEY: 2 cases (`review/sqli`, `review/xss`)" in text
     assert "tokens 1,200 in / 300 out · cost $0.0123 · 12.0s" in text
     assert "- ❌ `test` (command)\n  - result: exit code 1" in text
 
@@ -234,6 +236,7 @@ def _suites_report(count: int, name_chars: int) -> Report:
     return _report(cases)
 
 
+@pytest.mark.slow
 def test_the_verdict_survives_a_suite_table_of_any_size() -> None:
     from assay.action.comment import COMMENT_LIMIT, comment_body
 

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from assay.report.gate.interval import confidence_interval
+from assay.report.gate.stats import combine_attempts, summarize
 from assay.report.model import Attempt, CaseResult, RunInfo, Source, Summary, Usage
-from assay.report.stats import combine_attempts, confidence_interval, summarize
 
 
 def _attempt(status: str, score: float | None = None) -> Attempt:

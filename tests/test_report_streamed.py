@@ -43,6 +43,7 @@ def test_the_page_carries_the_same_data_as_the_document_built_whole(tmp_path: Pa
     assert json.loads(match.group(1))["cases"][3]["id"] == report.cases[3].id
 
 
+@pytest.mark.slow
 def test_redacting_in_pieces_is_redacting_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """Secrets that straddle pieces, overlap each other or contain one another."""
     rng = random.Random(20261201)

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from assay.report.compare import compare_reports
 from assay.report.summary_compared import render_compared_summary
 from assay.runner.writer import write_report_dir
@@ -50,6 +52,7 @@ def test_the_verdict_and_the_comparison_lead_and_each_failure_is_listed_once() -
     assert re.search(r"- `tasks/case-0001` \\\[model-b\\\]: ❌ → ✅ newly passing", text)
 
 
+@pytest.mark.slow
 def test_it_keeps_to_its_size_with_the_headline_first() -> None:
     head = viewer_report(400)
     text = render_compared_summary(head, compare_reports(baseline_of(head), head), max_bytes=6000)
@@ -58,6 +61,7 @@ def test_it_keeps_to_its_size_with_the_headline_first() -> None:
     assert "Truncated:" in text
 
 
+@pytest.mark.slow
 def test_a_run_with_a_baseline_writes_both_led_by_the_comparison(tmp_path: Path) -> None:
     head = viewer_report(10, tmp_path)
     write_report_dir(head, tmp_path, cases=(), baseline=baseline_of(head))

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
+from assay.report.gate.stats import summarize
 from assay.report.model import CaseResult, Check, IsolationInfo, Report, RunInfo, Source
-from assay.report.stats import summarize
 from assay.report.terminal import clean, print_summary, printable
 
 HOSTILE_OUTPUT = (

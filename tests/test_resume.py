@@ -47,6 +47,7 @@ def run_args(root: Path, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_line_appended_by_the_agent_is_refused_on_resume_and_its_case_runs_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -68,6 +69,7 @@ def test_a_line_appended_by_the_agent_is_refused_on_resume_and_its_case_runs_aga
     }
 
 
+@pytest.mark.slow
 def test_an_unsigned_line_is_refused_and_runs_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -83,6 +85,7 @@ def test_an_unsigned_line_is_refused_and_runs_again(
     assert "calc/only: the line's signature does not verify" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_report_dir_without_its_key_runs_every_case_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -107,6 +110,7 @@ def test_the_key_file_is_private_and_outside_the_report_dir(tmp_path: Path) -> N
     assert load_key(report) is None
 
 
+@pytest.mark.slow
 def test_a_changed_case_or_setting_runs_again_saying_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -124,6 +128,7 @@ def test_a_changed_case_or_setting_runs_again_saying_so(
     assert "calc/only: the case or the settings that shape it changed" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resuming_another_suites_directory_warns_and_keeps_its_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -143,6 +148,7 @@ def test_resuming_another_suites_directory_warns_and_keeps_its_lines(
     assert [c["id"] for c in report["cases"]] == ["second/other"]
 
 
+@pytest.mark.slow
 def test_a_score_out_of_range_is_refused_on_resume(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -167,6 +167,7 @@ def test_a_warden_harness_timeout_is_the_cases_timeout_unless_one_is_set(
         ),
     ],
 )
+@pytest.mark.slow
 def test_the_library_refuses_what_the_cli_refuses(
     tmp_path: Path, capsys: Any, given: dict[str, Any], flags: list[str], message: str
 ) -> None:

@@ -60,6 +60,7 @@ def test_bounds_are_look_corrected_and_narrow_with_attempts() -> None:
     assert max_looks(5) == 9
 
 
+@pytest.mark.slow
 def test_stopping_keeps_its_error_rate_under_optional_stopping() -> None:
     # A suite whose true score sits 0.05 above the threshold: stopping at the first
     # look that excludes the threshold must rarely stop on the wrong side.
@@ -160,6 +161,7 @@ def test_a_case_with_two_agreeing_attempts_joins_the_pool_and_is_no_longer_open(
     assert chosen == ["x", "y"]
 
 
+@pytest.mark.slow
 def test_stopping_early_agrees_with_what_repeat_k_would_decide() -> None:
     # Stochastic curtailment: the run's decision is the one finishing every case to K
     # would give (from the same first attempts) in all but a few runs.
@@ -185,6 +187,7 @@ def test_stopping_early_agrees_with_what_repeat_k_would_decide() -> None:
     assert disagree / runs < 0.05
 
 
+@pytest.mark.slow
 def test_repeat_auto_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     names = [f"t{i}" for i in range(4)]
     root = project(tmp_path, {**{n: {} for n in names}, "flaky": {"alternate": True}})
@@ -207,6 +210,7 @@ def test_repeat_auto_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert sum(len(c.attempts) for c in clear.cases) < 3 * len(clear.cases)
 
 
+@pytest.mark.slow
 def test_repeat_auto_from_the_environment_and_bad_values(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -180,6 +180,7 @@ def test_a_bad_ref_is_a_config_error(repo: Path) -> None:
         select_affected(cases(repo), root=repo, ref="--output=x", affects_all=())
 
 
+@pytest.mark.slow
 def test_affected_by_end_to_end_records_the_selection(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -163,6 +163,7 @@ def lines(path: Path) -> list[CaseResult]:
 # -- tests -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_task_cases_pass_and_fail_per_check_and_the_report_dir_is_complete(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +202,7 @@ def test_task_cases_pass_and_fail_per_check_and_the_report_dir_is_complete(
     assert not any((root / "work").iterdir())  # every sandbox removed
 
 
+@pytest.mark.slow
 def test_repeats_mark_disagreeing_cases_flaky(tmp_path: Path) -> None:
     root = write_project(tmp_path, {"coin": {"alternate": True}, "steady": {}})
     report = assay.run(options(root, repeat=4), cases=task_cases(root, ["coin", "steady"]))
@@ -215,6 +217,7 @@ def test_repeats_mark_disagreeing_cases_flaky(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_the_model_matrix_runs_each_case_per_model(tmp_path: Path) -> None:
     root = write_project(tmp_path, {"t": {"solve_models": ["good"]}})
     run_options = options(root, models=assay.runner.parse_models(["good", "bad,good"]))
@@ -224,6 +227,7 @@ def test_the_model_matrix_runs_each_case_per_model(tmp_path: Path) -> None:
     assert (root / "report/cases/calc/t/good/attempt-1").is_dir()
 
 
+@pytest.mark.slow
 def test_attempts_run_concurrently(tmp_path: Path) -> None:
     names = [f"sleep{i}" for i in range(4)]
     sleep_s = 1.5
@@ -235,6 +239,7 @@ def test_attempts_run_concurrently(tmp_path: Path) -> None:
     assert elapsed < 0.6 * len(names) * sleep_s, elapsed
 
 
+@pytest.mark.slow
 def test_a_timed_out_agent_is_an_error_and_the_others_go_on(tmp_path: Path) -> None:
     root = write_project(tmp_path, {"slow": {"sleep": 30}, "fine": {}, "crash": {"crash": True}})
     started = time.monotonic()

@@ -11,9 +11,9 @@ import pytest
 from assay.errors import ConfigError, ConfigErrors
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunSettings
-from assay.runner.plan import parse_shard, plan_runs, shard_cases
+from assay.runner.arguments import parse_models, parse_shard
+from assay.runner.plan import plan_runs, shard_cases
 from assay.runner.resolve import (
-    parse_models,
     resolve_agent_command,
     resolve_judge_model,
     resolve_runtime,

@@ -36,6 +36,7 @@ def test_the_lock_names_its_holder_and_is_free_again_once_released(tmp_path: Pat
         assert (tmp_path / LOCK_FILE).read_text() == f"{os.getpid()}\n"
 
 
+@pytest.mark.slow
 def test_a_second_run_or_resume_of_a_report_dir_in_use_exits_2_at_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -73,6 +74,7 @@ def test_a_second_run_or_resume_of_a_report_dir_in_use_exits_2_at_once(
     assert sorted(r.id for r in result_lines(results)) == ["calc/quick", "calc/slow"]
 
 
+@pytest.mark.slow
 def test_an_empty_report_dir_is_refused_and_an_empty_variable_is_unset_never_the_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -98,6 +100,7 @@ def test_an_empty_report_dir_is_refused_and_an_empty_variable_is_unset_never_the
     assert sorted(p.name for p in cwd.iterdir()) == [".assay-history", "assay-report"]
 
 
+@pytest.mark.slow
 def test_a_directory_holding_someone_elses_summary_is_refused_before_anything_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -121,6 +124,7 @@ def test_a_directory_holding_someone_elses_summary_is_refused_before_anything_ru
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_merge_never_replaces_files_beside_its_output_that_are_not_assays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -137,6 +141,7 @@ def test_merge_never_replaces_files_beside_its_output_that_are_not_assays(
     assert sorted(p.name for p in mine.iterdir()) == ["notes.json", "report.html"]
 
 
+@pytest.mark.slow
 def test_the_history_is_checked_before_any_case_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,6 +165,7 @@ def test_the_history_is_checked_before_any_case_runs(
     assert (root / "report" / "report.json").is_file()
 
 
+@pytest.mark.slow
 def test_a_linked_results_file_or_cases_dir_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -176,6 +182,7 @@ def test_a_linked_results_file_or_cases_dir_is_refused(
     assert victim.read_text() == "keep me"
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_report_is_written_prints_the_resume_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

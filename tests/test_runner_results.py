@@ -12,7 +12,8 @@ import pytest
 from assay.errors import ConfigError
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source, Summary, Usage
 from assay.report.terminal import PlainProgress, case_line, clean, print_summary, summary_table
-from assay.runner.attempt import AttemptOutcome, artifacts_dir, safe_segment
+from assay.runner.attempt import artifacts_dir, safe_segment
+from assay.runner.outcome import AttemptOutcome
 from assay.runner.plan import PlannedRun
 from assay.runner.results import ResultsStream, read_results
 from assay.suites.case import Case, CaseKind, TaskSpec

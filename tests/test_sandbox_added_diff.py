@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from assay.sandbox import build_sandbox, review
-from assay.sandbox.added_diff import added_files_diff
-from assay.sandbox.objects import FILE_MODE, SYMLINK_MODE, Entry
-from assay.sandbox.repo import branch_diff
 from assay.suites.case import FixtureFile, ReviewSpec
+from assay.workspace import build_sandbox, review
+from assay.workspace.added_diff import added_files_diff
+from assay.workspace.objects import FILE_MODE, SYMLINK_MODE, Entry
+from assay.workspace.repo import branch_diff
 from tests.test_sandbox_helpers import make_case, write
 
 CONTENTS: dict[str, bytes] = {

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, SandboxError
-from assay.sandbox import Baseline, Sandbox, WorkspaceChanges, build_sandbox, workspace_changes
 from assay.suites.case import TaskSpec
+from assay.workspace import Baseline, Sandbox, WorkspaceChanges, build_sandbox, workspace_changes
 from tests.test_sandbox_helpers import git, make_case, write
 
 NAMES = {
@@ -104,6 +104,7 @@ def test_unstaged_move_is_a_delete_and_an_add_to_git_status(sandbox: Sandbox) ->
 
 
 @READERS
+@pytest.mark.slow
 def test_commits_made_by_the_agent_are_still_changes(sandbox: Sandbox, reader: str) -> None:
     repo = sandbox.path
     _agent_edits(repo)

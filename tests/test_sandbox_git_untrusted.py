@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SandboxError
-from assay.sandbox import WorkspaceChanges, workspace_changes
-from assay.sandbox.gitenv import git_environment
+from assay.isolation.git import git_environment
+from assay.workspace import WorkspaceChanges, workspace_changes
 from tests.test_sandbox_helpers import write
 
 PLAIN_GIT = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 from typing import TypeAlias
 
-from assay.sandbox.gitenv import git_environment
+from assay.isolation.git import git_environment
 from assay.suites.case import Case, CaseKind, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
 Spec: TypeAlias = ReviewSpec | VerifySpec | RubricSpec | TaskSpec

@@ -21,10 +21,11 @@ from assay.agents.command import CommandAgent
 from assay.errors import ConfigError
 from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader
+from assay.isolation import git as gitenv
 from assay.options import RunOptions
-from assay.sandbox import build_sandbox, gitenv, remove_sandbox, workspace_changes
 from assay.subject import AttemptContext
 from assay.suites.case import TaskSpec, VerificationCommand
+from assay.workspace import build_sandbox, remove_sandbox, workspace_changes
 from tests.test_sandbox_helpers import make_case, write
 
 TEST, CONFTEST, LOG = "tests/test_calc.py", "tests/conftest.py", "debug.log"
@@ -168,6 +169,7 @@ HIDING = {  # trick -> (the forbidden file it touches, the agent's code)
 
 
 @pytest.mark.parametrize("trick", sorted(HIDING))
+@pytest.mark.slow
 def test_nothing_under_git_hides_a_forbidden_change(tmp_path: Path, trick: str) -> None:
     """Skip-worktree, excludes, replace refs, another work tree or repository, a broken
     or missing `.git`: the forbidden change still fails the task (never `error`)."""
@@ -180,6 +182,7 @@ def test_nothing_under_git_hides_a_forbidden_change(tmp_path: Path, trick: str) 
     assert _check(grade, "forbidden_changed_files")["unexpectedFiles"] == [touched]
 
 
+@pytest.mark.slow
 def test_ignore_rules_hide_only_what_git_status_hides(tmp_path: Path) -> None:
     """PVYai's `git status`: a file the rules ignore is no change, even a forbidden one;
     the rules the agent edited are a change of their own, so hiding fails all the same."""
@@ -208,6 +211,7 @@ def test_a_removed_workspace_is_blocked(tmp_path: Path) -> None:
     assert {check.status for check in grade.checks} == {"blocked"}
 
 
+@pytest.mark.slow
 def test_git_in_a_repository_the_user_hands_over_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.sandbox import Sandbox, build_sandbox, private_work_root
 from assay.suites.case import Case, FixtureFile, ReviewSpec, RubricSpec, TaskSpec
+from assay.workspace import Sandbox, build_sandbox, private_work_root
 from tests.test_sandbox_changes import changes_of
 from tests.test_sandbox_helpers import assert_healthy, git, make_case, source_lines, write
 

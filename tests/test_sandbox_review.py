@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SandboxError
-from assay.sandbox import SKILL_DIR, Sandbox, build_sandbox, remove_sandbox
-from assay.sandbox.gitenv import git_environment
+from assay.isolation.git import git_environment
 from assay.suites.case import FixtureFile, ReviewSpec, VerifySpec
+from assay.workspace import SKILL_DIR, Sandbox, build_sandbox, remove_sandbox
 from tests.test_sandbox_helpers import assert_healthy, git, make_case, source_lines, write
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SandboxError
-from assay.sandbox import Sandbox, build_sandbox
 from assay.suites.case import RubricSpec
+from assay.workspace import Sandbox, build_sandbox
 from tests.test_sandbox_helpers import assert_healthy, git, make_case, source_lines, write
 
 PNG = bytes(range(256)) * 4  # not text: git needs a binary patch for it

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from assay.sandbox.review import (
+from assay.suites.case import FixtureFile, ReviewSpec
+from assay.workspace.review import (
     SMALL_SANDBOX_BYTES,
     SMALL_SANDBOX_FILES,
     build_review_sandbox,
     is_small_review_sandbox,
 )
-from assay.suites.case import FixtureFile, ReviewSpec
 
 
 def _spec(tmp_path: Path, sizes: list[int], *, supporting: int = 0) -> ReviewSpec:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import SandboxError
-from assay.sandbox import Sandbox, build_sandbox
 from assay.suites.case import TaskSpec, VerificationCommand
+from assay.workspace import Sandbox, build_sandbox
 from tests.test_sandbox_changes import changes_of
 from tests.test_sandbox_helpers import assert_healthy, git, make_case, write
 

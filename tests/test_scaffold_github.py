@@ -241,6 +241,7 @@ def test_a_truncated_file_list_is_a_warning(
     assert len(_scenario(tmp_path)["files"]) == 3
 
 
+@pytest.mark.slow
 def test_files_are_listed_across_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -652,6 +653,7 @@ def test_control_characters_in_an_error_are_taken_out(
     )
 
 
+@pytest.mark.slow
 def test_a_slow_server_is_one_timeout_not_retried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from assay.cli import main
-from assay.sandbox.gitenv import git_environment
+from assay.isolation.git import git_environment
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_contents import Symlink, add_contents_routes, add_tree, pr_file
 

@@ -63,6 +63,7 @@ def test_local_refs_and_the_pull_request_give_the_same_case(
     assert local["notes"]["source_ref"] == (base if side == "base" else head)
 
 
+@pytest.mark.slow
 def test_rubric_cases_from_local_refs_match_the_pull_request_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -121,7 +121,7 @@ def test_yaml_suites_are_read_as_yaml_1_2_like_wardens_parser(tmp_path: Path) ->
 
 
 def test_yaml_1_2_numbers_and_nulls() -> None:
-    from assay.suites.yaml12 import load
+    from assay.upstream.warden.yaml12 import load
 
     data = load("a: 010\nb: 0o17\nc: 0x1F\nd: 1_000\ne: 1:30\nf: 1e3\ng: Null\nh: y\ni: TRUE")
     assert data == {
@@ -187,6 +187,25 @@ def test_suite_yaml_gives_json_scenarios_their_defaults(tmp_path: Path) -> None:
     assert case.spec.skill == root / "skills/custom.md"
     assert (case.runtime, case.model) == ("command", "openai/gpt-4o")
     assert case.agent_command == (str(root / "security-review/agent.sh"), "--cwd", "{workspace}")
+
+
+def test_a_mistyped_placeholder_in_a_category_agent_command_warns_as_everywhere(
+    tmp_path: Path,
+) -> None:
+    # The one reading of an agent command (suites/command.py) warns in `_suite.yaml` too,
+    # as it does in a suite, `[tool.assay]` and `--agent-command`.
+    root = copy_seed("warden", tmp_path)
+    write(root / "security-review/_suite.yaml", "agent_command: ./agent.sh --cwd {workspce}\n")
+    loaded = load_suites([root])
+    warned = [str(w) for w in loaded.warnings if "{workspce}" in str(w)]
+    assert len(warned) == 1
+    assert "did you mean {workspace}?" in warned[0]
+    assert "_suite.yaml" in warned[0]
+    assert loaded.cases[1].agent_command == (
+        str(root / "security-review/agent.sh"),
+        "--cwd",
+        "{workspce}",
+    )
 
 
 def test_scenario_overrides_beat_category_defaults(tmp_path: Path) -> None:

@@ -84,6 +84,7 @@ def _mutate_tree(data: Any, draw: Any) -> Any:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
+@pytest.mark.slow
 def test_mutated_suites_raise_only_config_errors(trees: Path, data: st.DataObject) -> None:
     seed, relative = data.draw(st.sampled_from(TARGETS))
     path = trees / seed / relative

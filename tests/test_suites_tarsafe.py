@@ -137,6 +137,7 @@ def test_a_decompression_bomb_is_refused_before_extraction(
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_two_million_members_in_a_small_gzip_are_refused_fast_with_bounded_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -80,6 +81,7 @@ def _paths(value: object, prefix: tuple = ()) -> set[tuple]:
 
 @settings(max_examples=100, deadline=None)
 @given(document=json_documents, indent=st.sampled_from([None, 0, 2]))
+@pytest.mark.slow
 def test_every_json_path_is_found(document: object, indent: int | None) -> None:
     text = json.dumps(document, indent=indent)
     assert set(json_positions(text).by_path) == _paths(document)

@@ -21,9 +21,9 @@ from assay.grading.base import Grade
 from assay.grading.task_checks import TaskGrader, score_workspace
 from assay.grading.verify_grader import VerdictGrader
 from assay.options import RunOptions
-from assay.sandbox import build_sandbox, remove_sandbox
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ContextChecks, TaskSpec, VerificationCommand, VerifySpec
+from assay.workspace import build_sandbox, remove_sandbox
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -216,6 +216,7 @@ def test_command_failure_records_exit_code_and_output(tmp_path: Path) -> None:
     assert check["durationS"] >= 0
 
 
+@pytest.mark.slow
 def test_command_timeout_kills_its_process_group(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path)
     code = (
@@ -534,7 +535,7 @@ def test_verdict_grader(tmp_path: Path) -> None:
 def test_names_are_quoted_as_git_status_prints_them(tmp_path: Path) -> None:
     """PVYai reads `git status --porcelain` without -z: what it sees of a name is git's
     quoted form, which assay computes itself (the sandbox never asks the agent's git)."""
-    from assay.sandbox.workspace_changes import porcelain_quoted
+    from assay.workspace.workspace_changes import porcelain_quoted
 
     names = [bytes([byte]) + b"x" for byte in range(1, 256) if byte != ord("/")]
     names += [b"a b", "caf\u00e9".encode(), b"p -> q", b"\xff\xfe"]

@@ -207,6 +207,7 @@ def test_grep_skips_files_over_the_size_cap(repo: Path) -> None:
     assert "not searched" in result.content
 
 
+@pytest.mark.slow
 def test_grep_with_catastrophic_backtracking_is_stopped_at_its_budget(repo: Path) -> None:
     (repo / "evil.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
     tools = SandboxTools(repo, limits=ToolLimits(search_time_budget_s=0.5))
@@ -232,6 +233,7 @@ def test_glob_matches_across_directories(tools: SandboxTools) -> None:
     assert call(tools, "glob", pattern="../*").is_error
 
 
+@pytest.mark.slow
 def test_a_glob_that_backtracks_for_ever_is_stopped_at_its_budget(repo: Path) -> None:
     # The model writes the pattern; a glob is matched as a regex, which cannot be interrupted.
     deep = repo.joinpath(*["a"] * 30)

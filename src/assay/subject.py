@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.core.usage import Usage
-from assay.suites.go_json import go_text
+from assay.upstream.go.json import go_text
 
 if TYPE_CHECKING:
-    from assay.sandbox import Sandbox
     from assay.suites.case import Case
+    from assay.workspace import Sandbox
 
 __all__ = ["AGENT_STREAM_BYTES", "AgentOutput", "AttemptContext", "read_agent_stream"]
 

@@ -53,6 +53,8 @@ class FakeGitHub(LoopbackServer):
         self.login = login
         """Who the token acts as: the author of the comments it creates, the GraphQL viewer."""
         self.repos: dict[str, FakeRepo] = {}
+        self.graphql_refusal: Reply | None = None
+        """When set, GraphQL answers every query with it (a GraphQL outage, a token refused)."""
         self.route("POST", r"/graphql", self._graphql)
         self.route("GET", r"/user", self._get_user)
         self.route("GET", REPO, self._get_repo)
@@ -165,6 +167,8 @@ class FakeGitHub(LoopbackServer):
         refused = self._authenticated(request)
         if refused:
             return refused
+        if self.graphql_refusal is not None:
+            return self.graphql_refusal
         query = (request.json() or {}).get("query", "")
         if not _VIEWER_QUERY.fullmatch(query):
             # GitHub answers a query it cannot run with 200 and `errors`.

@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from assay.core.exit_codes import EXIT_PASS
 from assay.errors import ConfigError
 from assay.models.cache import PURPOSES, ResponseCache, cache_dir_problem
 
@@ -21,7 +22,7 @@ def command(args: argparse.Namespace) -> int:
     cache = ResponseCache(root)
     if args.action == "stats":
         print(_stats(cache))
-        return 0
+        return EXIT_PASS
     older_than = args.older_than
     # Written so NaN fails too: `nan < 0` is False, and a NaN cutoff would remove nothing.
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
@@ -35,7 +36,7 @@ def command(args: argparse.Namespace) -> int:
     print(
         f"removed {len(removed)} entr{'y' if len(removed) == 1 else 'ies'}{which} ({_bytes(size)})"
     )
-    return 0
+    return EXIT_PASS
 
 
 def _stats(cache: ResponseCache) -> str:

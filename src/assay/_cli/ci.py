@@ -25,8 +25,11 @@ untrusted text cannot forge a workflow command.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import dataclasses
 import os
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,9 +37,11 @@ from typing import TYPE_CHECKING
 
 from assay._util.secrets import remember_secret, secret_values
 from assay.action import commands
+from assay.action.changed_files import foreign_checkout
 from assay.action.decide import announce, decide_event
 from assay.action.environment import RunnerEnvironment
 from assay.action.event import load_event
+from assay.action.github_api import github_client
 from assay.action.inputs import ActionInputs, raw_input, read_inputs, secret_inputs
 from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
 from assay.action.problems import (
@@ -45,8 +50,9 @@ from assay.action.problems import (
     report_unexpected_error,
 )
 from assay.action.publish import PublishTarget, publish_report
-from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
+from assay.options import options_from_environ
 
 if TYPE_CHECKING:
     from assay.action.baseline_report import BaselineReport
@@ -78,8 +84,6 @@ def run_ci(environ: Mapping[str, str]) -> int:
     inputs = read_inputs(environ, workflow_file=env.workflow_file)
     client = None
     if inputs.token:
-        from assay.action.github_api import github_client
-
         client = github_client(api_url=env.api_url, token=inputs.token)
 
     decided = environ.get(RUN_REASON_VARIABLE, "").strip()
@@ -134,8 +138,7 @@ def _model_environment(values: Mapping[str, str]) -> Iterator[None]:
 def _run_args(inputs: ActionInputs, env: RunnerEnvironment) -> argparse.Namespace:
     """`assay run`'s arguments from the action's inputs (the runner adds ASSAY_* variables
     under them, as for `assay run`)."""
-    from assay.cli import build_parser
-    from assay.options import options_from_environ
+    from assay._cli.parser import build_parser  # lazy: start-up (a command loads only what it runs)
 
     try:
         args = build_parser().parse_args(["run"])
@@ -163,10 +166,10 @@ def _run_and_publish(
     inputs: ActionInputs, target: PublishTarget, *, broken: list[RunnerFileError]
 ) -> int:
     """Run and publish; `broken` holds the runner files already found unwritable."""
-    import asyncio
-    import dataclasses
 
+    # lazy: start-up (a command loads only what it runs)
     from assay._cli.run import build_options
+    from assay.report.gate.policy import gate_mode_without_baseline
     from assay.report.terminal import make_listener, print_summary
     from assay.runner.session import prepare_run, run_prepared
     from assay.runner.settings import check_settings, resolve_settings
@@ -187,8 +190,19 @@ def _run_and_publish(
     # Loaded here for the warnings' annotations and the trigger-paths check, which look
     # at every case; the run itself decides and checks its options as `assay run` does.
     early = resolve_settings(options, config=None)
-    if early.gate == "regression" and early.baseline is None and early.floor is None:
-        options = _threshold_gate_without_baseline(options, inputs, threshold=early.threshold)
+    mode = gate_mode_without_baseline(
+        early.gate,
+        baseline=early.baseline,
+        floor=early.floor,
+        baseline_asked=bool(inputs.baseline_report),
+    )
+    if mode != early.gate:
+        commands.warning(
+            f"gate: regression has no baseline to compare with; gating on the threshold "
+            f"({early.threshold:g}) instead",
+            title="assay: regression gate",
+        )
+        options = dataclasses.replace(options, gate=mode)
         early = resolve_settings(options, config=None)
     check_settings(early)
     loaded = load_suites(list(early.paths), strict=early.strict, root=early.root)
@@ -209,6 +223,7 @@ def _run_and_publish(
     )
     _warn_about_trigger_paths(loaded.cases, inputs, agent_command, target.env.workspace)
 
+    # lazy: start-up (a command loads only what it runs)
     from assay.action.preflight import find_missing_model_key
 
     missing = find_missing_model_key(selected, options=settings, config=loaded.config)
@@ -224,6 +239,7 @@ def _run_and_publish(
         commands.warning(report.run.isolation.warning, title="assay: no OS sandbox")
     for warning in report.run.warnings:
         commands.warning(warning, title="assay: hidden changes")
+    # lazy: start-up (a command loads only what it runs)
     from assay.runner.plan import TASKS_ONE_AT_A_TIME_NOTE
 
     # That tasks ran one at a time is said in the summary, not as an annotation on every run.
@@ -245,32 +261,11 @@ def _run_and_publish(
     return _exit_code(report, runner_files_written=not broken)
 
 
-def _threshold_gate_without_baseline(
-    options: RunOptions, inputs: ActionInputs, *, threshold: float
-) -> RunOptions:
-    """`gate: regression` when `baseline-report` gave no baseline (the first run, an expired
-    artifact): the threshold gate, so the run is still made and published, and on the
-    default branch uploads the report that becomes the next run's baseline."""
-    import dataclasses
-
-    if not inputs.baseline_report:
-        return options  # no baseline asked for: a configuration error, as for `assay run`
-    commands.warning(
-        f"gate: regression has no baseline to compare with; gating on the threshold "
-        f"({threshold:g}) instead",
-        title="assay: regression gate",
-    )
-    return dataclasses.replace(options, gate="threshold")
-
-
 def _select_affected(
     options: RunOptions, inputs: ActionInputs, target: PublishTarget
 ) -> RunOptions:
     """Select the cases the PR affects, by diffing the checkout against the PR's base;
     every case when the checkout is not the PR's code (that diff would show nothing)."""
-    import dataclasses
-
-    from assay.action.changed_files import foreign_checkout
 
     pull = target.pull_request
     assert pull is not None
@@ -296,6 +291,7 @@ def _restore_history(
     partial report would read as a run of its own)."""
     if not inputs.keep_history or settings.shard is not None:
         return None
+    # lazy: start-up (a command loads only what it runs)
     from assay.action.history_artifact import restore_history
     from assay.report.history import history_dir_for, history_keep
 
@@ -314,7 +310,6 @@ def _restore_history(
 
 def _kept_baseline(baseline: BaselineReport, env: RunnerEnvironment) -> Path:
     """The baseline report as a file the run reads (an artifact exists only in memory)."""
-    import tempfile
 
     where = Path(tempfile.mkdtemp(prefix="assay-baseline-", dir=env.runner_temp))
     path = where / "report.json"
@@ -328,6 +323,7 @@ def _warn_about_trigger_paths(
     agent_command: tuple[str, ...] | None,
     workspace: Path,
 ) -> None:
+    # lazy: start-up (a command loads only what it runs)
     from assay.action.coverage import uncovered_inputs, uncovered_warning
 
     uncovered = uncovered_inputs(
@@ -351,6 +347,7 @@ def _exit_code(report: Report, *, runner_files_written: bool) -> int:
 def _baseline(inputs: ActionInputs, target: PublishTarget) -> BaselineReport | None:
     if not inputs.baseline_report:
         return None
+    # lazy: start-up (a command loads only what it runs)
     from assay.action.baseline_report import load_baseline_report
 
     env = target.env

@@ -14,11 +14,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError
 from assay.report.compare import CaseChange, Change, Comparison, compare_reports
+from assay.report.gate.significance import explain
 from assay.report.read import read_reports
-from assay.report.significance import explain
 from assay.report.terminal import clean
 
 __all__ = ["command", "render_text"]
@@ -50,6 +50,7 @@ def command(args: argparse.Namespace) -> int:
 
 def _report_path(args: argparse.Namespace, ref: str) -> Path:
     """A report file or directory, or a run of the history (`@last`, `@BRANCH`, a run id)."""
+    # lazy: start-up (a command loads only what it runs)
     from assay._cli.history import history_dir_of
     from assay.report.history import resolve_ref
 

@@ -13,8 +13,8 @@ from assay.core.text import defuse_workflow_commands
 from assay.errors import SandboxError
 from assay.report.terminal import printable
 from assay.runner.dry_run import DryRun, build_dry_run
-from assay.sandbox import Sandbox
 from assay.suites.case import Case
+from assay.workspace import Sandbox
 
 __all__ = ["DiffStat", "diff_stat", "dry_run", "print_dry_run"]
 

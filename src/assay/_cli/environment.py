@@ -14,7 +14,7 @@ for this:
   and the run options `assay.run()` reads (`options.run_option_variables`);
 - what a command agent is given (each `{placeholder}`, and `AGENT_FILE_VARIABLES`:
   core/placeholders.py) and the history's size (`options.HISTORY_KEEP_VARIABLE`);
-- the OS sandbox's limits (`_util/limits.py: LIMIT_VARIABLES`);
+- the OS sandbox's limits (`isolation/limits.py: LIMIT_VARIABLES`);
 - the providers' key variables (ASSAY_ANTHROPIC_API_KEY, bridged: `models/providers.py`);
 - the Action: every input, which `assay ci` also reads as `ASSAY_<INPUT>`
   (action/input_text.py), and the decision step's ASSAY_RUN_REASON (`_cli/ci.py`);
@@ -30,7 +30,7 @@ import argparse
 import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from assay.options import HISTORY_KEEP_VARIABLE, env_name
+from assay.options import HISTORY_KEEP_VARIABLE, env_name, run_option_variables
 
 __all__ = ["known_variables", "unknown_variable_warnings", "unknown_variables"]
 
@@ -70,6 +70,7 @@ def known_variables(parser: argparse.ArgumentParser) -> frozenset[str]:
 
 
 def _warning(name: str, known: list[str]) -> str:
+    # lazy: start-up (a command loads only what it runs)
     from assay.report.terminal import printable
 
     # Compared without the prefix, which every name shares and would make any two alike.
@@ -93,8 +94,8 @@ def _sources(parser: argparse.ArgumentParser) -> Iterator[Callable[[], Iterable[
 
 
 def _options(parser: argparse.ArgumentParser) -> Iterator[str]:
-    from assay.cli import commands, option_variable
-    from assay.options import run_option_variables
+    # lazy: start-up (a command loads only what it runs)
+    from assay._cli.parser import commands, option_variable
 
     for command in commands(parser).values():
         for action in command._actions:
@@ -105,6 +106,7 @@ def _options(parser: argparse.ArgumentParser) -> Iterator[str]:
 
 
 def _agent_and_history() -> Iterator[str]:
+    # lazy: start-up (a command loads only what it runs)
     from assay.core.placeholders import AGENT_FILE_VARIABLES, PLACEHOLDERS
 
     yield from (env_name(name) for name in PLACEHOLDERS)
@@ -113,12 +115,14 @@ def _agent_and_history() -> Iterator[str]:
 
 
 def _sandbox_limits() -> Iterable[str]:
-    from assay._util.limits import LIMIT_VARIABLES
+    # lazy: start-up (a command loads only what it runs)
+    from assay.isolation.limits import LIMIT_VARIABLES
 
     return LIMIT_VARIABLES.values()
 
 
 def _provider_variables() -> Iterator[str]:
+    # lazy: start-up (a command loads only what it runs)
     from assay.errors import ConfigError
     from assay.models.providers import PROVIDERS
 
@@ -132,6 +136,7 @@ def _provider_variables() -> Iterator[str]:
 
 
 def _action_variables() -> Iterator[str]:
+    # lazy: start-up (a command loads only what it runs)
     from assay._cli.ci import RUN_REASON_VARIABLE
     from assay.action.inputs import ACTION_ONLY_INPUTS, ActionInputs
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from assay.cli import EXIT_PASS
+from assay.core.exit_codes import EXIT_PASS
 from assay.options import DEFAULT_REPORT_DIR
 from assay.report.history import (
     flaky_cases,

@@ -25,12 +25,13 @@ from pathlib import Path
 
 from assay._util.display import display_path
 from assay._util.paths import resolve_inside
-from assay.cli import EXIT_GATE_FAILED, EXIT_PASS
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_PASS
 from assay.errors import ConfigError, output_error
 from assay.report.history import usable_history_dir
 from assay.report.merge import merge_reports
 from assay.report.model import Report
 from assay.report.read import find_reports, read_reports
+from assay.runner.attempt import artifacts_dir
 from assay.runner.lock import report_dir_lock
 from assay.runner.writer import REPORT_FILE, refuse_foreign_files, write_report_dir
 
@@ -52,6 +53,7 @@ def command(args: argparse.Namespace) -> int:
     _write_merged_report(merged, output, history=args.history)
     _copy_case_artifacts(merged, sources=list(zip(paths, reports, strict=True)), output=output)
 
+    # lazy: start-up (a command loads only what it runs)
     from assay.report.terminal import print_summary
 
     print(f"merged {len(reports)} report(s): {', '.join(labels)}")
@@ -107,7 +109,6 @@ def _copy_case_artifacts(
     this keeps them valid. Symlinks are not followed: an artifact downloaded from elsewhere
     must not pull files from outside it into the merged report.
     """
-    from assay.runner.attempt import artifacts_dir
 
     target_root = Path(os.path.realpath(output.parent))
     origin: dict[tuple[str, str | None], Path] = {}

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay.cli import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+from assay.core.exit_codes import EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
 from assay.core.files import RESULTS_FILE
 from assay.errors import OutputError
 from assay.options import RunOptions
@@ -22,6 +22,7 @@ __all__ = ["build_options", "command", "resume_command"]
 
 
 def command(args: argparse.Namespace) -> int:
+    # lazy: start-up (a command loads only what it runs)
     import asyncio
 
     from assay.runner.session import prepare_run, run_prepared
@@ -32,6 +33,7 @@ def command(args: argparse.Namespace) -> int:
     settings = prepared.settings
 
     if settings.dry_run:
+        # lazy: start-up (a command loads only what it runs)
         from assay._cli.dry_run import print_dry_run
         from assay.runner.dry_run import build_dry_run
 
@@ -40,6 +42,7 @@ def command(args: argparse.Namespace) -> int:
         )
         return print_dry_run(built, keep=settings.keep_workspaces, out=sys.stdout)
 
+    # lazy: start-up (a command loads only what it runs)
     from assay.report.terminal import make_listener, print_summary
 
     out = sys.stderr if settings.json_output else sys.stdout
@@ -61,6 +64,7 @@ def command(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     print_summary(report, report_dir=str(report_dir), stream=out)
     if settings.json_output:
+        # lazy: start-up (a command loads only what it runs)
         from assay._util.textout import write_in_slices
         from assay.report.json_stream import report_json_chunks
 
@@ -75,7 +79,7 @@ def command(args: argparse.Namespace) -> int:
 
 def resume_command(args: argparse.Namespace, report_dir: Path | str) -> str:
     """The command line that continues this run: the same arguments, `--resume DIR`."""
-    import shlex
+    import shlex  # lazy: start-up (shlex only on this path)
 
     given: list[str] = list(getattr(args, "argv", None) or ["run", *args.paths])
     kept: list[str] = []
@@ -143,6 +147,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         pvyai_report=switch(args.pvyai_report),
         judge_prompt=args.judge_prompt,
         cassandra_report=switch(args.cassandra_report),
+        inspect_log=switch(args.inspect_log),
         json_output=switch(args.json),
         isolation=getattr(args, "isolation", None),
         agent_network=_on_off(getattr(args, "agent_network", None)),

@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS
 from assay.core.paths import is_inside
 from assay.errors import ConfigError
+from assay.models.names import DEFAULT_MODEL
+from assay.options import RunOptions
 from assay.report.terminal import printable
 from assay.scaffold import (
     GitHubPullRequest,
@@ -75,13 +78,13 @@ def command(args: argparse.Namespace) -> int:
             LocalRefs(Path(args.repo), base=args.base, head=args.head), options=options
         )
     _print_result(result, options)
-    return 0
+    return EXIT_PASS
 
 
 def _draft_options(args: argparse.Namespace) -> DraftOptions:
     """The drafting model: --model, else the configured judge model, else assay's default."""
-    from assay.models.names import DEFAULT_MODEL
-    from assay.options import RunOptions
+    # The drafting module brings the judge's tool machinery (jsonschema, the model layer).
+    # lazy: start-up cost a scaffold without --draft never pays
     from assay.scaffold.draft import DraftOptions
 
     if args.offline and not args.cache:

@@ -28,22 +28,26 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, SourcePosition
 from assay.grading.base import Grade
+from assay.isolation.git import tracked_files
 from assay.report.model import CaseResult, Check
 from assay.report.terminal import printable
 from assay.runner.combine import fold_attempts, graded_attempt
+from assay.runner.outcome import AttemptOutcome
+from assay.suites import load_suites
 from assay.suites.case import Case, TaskSpec
+from assay.upstream.go.fmt import go_json_indent
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay.isolation.bwrap import Sandboxing
 
 __all__ = ["command"]
 
 
 def command(args: argparse.Namespace) -> int:
+    # lazy: start-up (a command loads only what it runs)
     from assay.agents.trace import read_trace_file
     from assay.grading.hidden_changes import hidden_change_warning
     from assay.grading.task_checks import score_workspace
-    from assay.suites import load_suites
 
     suite = Path(args.suite)
     if not suite.is_file():
@@ -77,7 +81,7 @@ def command(args: argparse.Namespace) -> int:
     if warning is not None:
         print(f"assay: WARNING: {printable(warning)}", file=sys.stderr)
     if args.json:
-        from assay._util.go_format import go_json_indent
+        # lazy: start-up (a command loads only what it runs)
         from assay.report.pvyai import task_report
 
         print(go_json_indent(task_report(case.suite, case.local_id, grade.checks)))
@@ -92,15 +96,15 @@ def _sandboxing(
     """The verification commands' sandbox: what `assay run` hides, but the workspace is the
     user's own checkout (bound writable on top of whatever hides it). A command may name a
     tracked file of the suite's checkout (a test helper), never the suite or its fixture."""
-    from assay._util.isolation import (
+    # lazy: start-up (a command loads only what it runs)
+    from assay.isolation.bwrap import (
         checkout_root,
         harden_process,
         project_checkouts,
         resolve_sandboxing,
     )
-    from assay._util.limits import limits_from_environ
+    from assay.isolation.limits import limits_from_environ
     from assay.runner.affected import case_inputs
-    from assay.sandbox.gitenv import tracked_files
 
     harden_process()
     masked = project_checkouts([case.source_path], Path.cwd())
@@ -140,8 +144,6 @@ def _find_task(cases: Sequence[Case], task: str, suite: Path) -> Case:
 
 
 def _case_result(case: Case, grade: Grade, *, duration_s: float) -> CaseResult:
-    from assay.runner.attempt import AttemptOutcome
-
     attempt = graded_attempt(grade, duration_s=duration_s, usage=grade.usage)
     outcome = AttemptOutcome(attempt, judge=grade.judge)
     return fold_attempts(case, model=None, runtime=None, outcomes=[outcome])
@@ -160,6 +162,7 @@ def _print_table(result: CaseResult) -> None:
 
 
 def _row(check: Check) -> tuple[str, str, str, str]:
+    # lazy: start-up (a command loads only what it runs)
     from assay.grading.task_results import check_summary
 
     message = printable(check.message if check.status == "pass" else check_summary(check))

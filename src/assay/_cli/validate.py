@@ -9,12 +9,15 @@ from collections import Counter
 from typing import Any
 
 from assay._util.display import display_path
+from assay.core.exit_codes import EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
+from assay.runner.preflight import preflight
 from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
+from assay.upstream.warden.evalts import warden_model
 
 __all__ = ["command", "print_warnings", "problem_json"]
 
-EXIT_OK, EXIT_INVALID = 0, 2
+EXIT_OK, EXIT_INVALID = EXIT_PASS, EXIT_USAGE
 
 
 def command(args: argparse.Namespace) -> int:
@@ -29,12 +32,26 @@ def command(args: argparse.Namespace) -> int:
                 print(error, file=sys.stderr)
             print(f"assay: {_plural(len(exc.errors), 'error')}", file=sys.stderr)
         return EXIT_INVALID
+    readiness = run_warnings(loaded, args.paths)
     if args.json:
-        _print_json(ok=True, loaded=loaded, warnings=loaded.warnings, errors=())
+        _print_json(
+            ok=True, loaded=loaded, warnings=loaded.warnings, errors=(), run_warnings=readiness
+        )
     else:
-        print_warnings(loaded.warnings)
+        print_warnings((*loaded.warnings, *readiness))
         _print_table(loaded)
     return EXIT_OK
+
+
+def run_warnings(loaded: LoadedSuites, paths: list[str]) -> list[ConfigError]:
+    """What `assay run` would refuse or skip here (no agent command, no key), as warnings:
+    validate runs nothing, and the machine that runs the suites may have what this one lacks."""
+
+    try:
+        planned = preflight(loaded.cases, paths=paths, config=loaded.config)
+    except ConfigError as exc:  # a malformed ASSAY_* value: `assay run` says it
+        return [ConfigError(f"assay run would stop: {exc.message}", exc.location)]
+    return [*planned.problems, *(ConfigError(w) for w in planned.warnings)]
 
 
 def print_warnings(warnings: tuple[ConfigError, ...] | list[ConfigError]) -> None:
@@ -84,8 +101,8 @@ def category_settings(loaded: LoadedSuites) -> list[dict[str, Any]]:
     conventional `skills/<category>.md`), or `unset`. The command line (`--skill`,
     `--runtime`, `--model`) beats all of them when the cases run.
     """
+    # lazy: start-up (a command loads only what it runs)
     from assay.models.names import DEFAULT_MODEL
-    from assay.suites.warden_evalts import warden_model
 
     rows = []
     for directory, defaults in loaded.categories:
@@ -132,6 +149,7 @@ def _print_json(
     loaded: LoadedSuites | None,
     warnings: tuple[ConfigError, ...],
     errors: tuple[ConfigError, ...] | list[ConfigError],
+    run_warnings: list[ConfigError] | None = None,
 ) -> None:
     files, by_format, by_kind = _counts(loaded) if loaded else (Counter(), Counter(), Counter())
     result = {
@@ -147,6 +165,9 @@ def _print_json(
         "categories": category_settings(loaded) if loaded else [],
         "warnings": [problem_json(w) for w in warnings],
         "errors": [problem_json(e) for e in errors],
+        # What `assay run` would refuse or skip on this machine (no agent command, no key):
+        # kept apart from `warnings`, which are the suites' own problems.
+        "run_warnings": [problem_json(w) for w in run_warnings or ()],
     }
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")

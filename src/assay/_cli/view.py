@@ -11,7 +11,7 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from assay.cli import EXIT_PASS
+from assay.core.exit_codes import EXIT_PASS
 from assay.core.files import HTML_FILE
 from assay.errors import ConfigError
 from assay.options import DEFAULT_REPORT_DIR

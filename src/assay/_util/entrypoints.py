@@ -54,6 +54,7 @@ def _group(group: str) -> list[EntryPoint]:
     """
     global _scanned_groups
     if _scanned_groups is None:
+        # lazy: start-up (importlib.metadata only on this path)
         from importlib.metadata import distributions  # ~20 ms: only when a name is missing
 
         found: dict[str, list[EntryPoint]] = {}

@@ -1,6 +1,6 @@
 """The one walk over a fixture directory: what a sandbox copies, and what it refuses.
 
-Copying a fixture (`sandbox/worktree.py`) and checking it while suites load share it,
+Copying a fixture (`workspace/worktree.py`) and checking it while suites load share it,
 so `assay validate` refuses exactly what a sandbox build would, without importing the
 sandbox machinery.
 """

@@ -134,6 +134,7 @@ def json_positions(text: str) -> Positions:
 
 def yaml_positions(root: yaml.Node | None) -> Positions:
     """Positions of every key path under a composed YAML node (keys use their text)."""
+    # lazy: start-up (yaml only when used)
     import yaml  # imported by whoever composed `root`; only YAML users pay for it
 
     by_path: dict[KeyPath, tuple[int, int]] = {}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.action import commands
+from assay.report.explain import reason_with_source
 from assay.report.model import CaseResult, Report
 
 __all__ = ["CaseAnnotation", "annotate_failures", "case_annotations"]
@@ -42,7 +43,6 @@ def _workspace_relative(raw: str, workspace: Path) -> str | None:
 
 
 def _message(case: CaseResult) -> str:
-    from assay.report.explain import reason_with_source
 
     text = reason_with_source(case).strip()
     if not text:

@@ -103,7 +103,7 @@ def download_artifact(client: Github, url: str, *, allow_http: bool, max_bytes: 
 
 
 def _fetch_capped(url: str, max_bytes: int) -> bytes:
-    import requests
+    import requests  # lazy: start-up (requests only when used)
 
     with requests.get(url, stream=True, timeout=TIMEOUT_S) as response:
         if response.status_code != 200:

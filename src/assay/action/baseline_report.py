@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from assay.action import commands
 from assay.action.github_api import describe_error, github_errors, is_permission_error
+from assay.core.counting import count_of
 from assay.core.files import REPORT_FILE
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import ConfigError, ConfigErrors
@@ -102,13 +103,15 @@ def _from_path(raw: str, *, workspace: Path) -> BaselineReport:
 
 
 def _read(path: Path, *, shown: str) -> Report:
-    from assay.report.read import read_report
+    from assay.report.read import read_report  # lazy: start-up (not loaded with this module)
 
     try:
         return read_report(path)
     except ConfigErrors as exc:
         first = exc.errors[0] if exc.errors else exc
-        more = f" (and {len(exc.errors) - 1} more problems)" if len(exc.errors) > 1 else ""
+        more = (
+            f" (and {count_of(len(exc.errors) - 1, 'more problem')})" if len(exc.errors) > 1 else ""
+        )
         raise BaselineUnavailable(f"not a valid report: {_located(shown, first)}{more}") from None
     except ConfigError as exc:
         raise BaselineUnavailable(_located(shown, exc)) from None
@@ -129,6 +132,7 @@ def _located(shown: str, problem: ConfigError) -> str:
 def _latest_artifact(
     client: Github | None, *, repository: str, artifact_name: str, allow_http: bool
 ) -> BaselineReport:
+    # lazy: start-up (not loaded with this module)
     from assay.action.artifacts import ArtifactUnavailable, download_artifact, trusted_artifacts
 
     if client is None:
@@ -162,7 +166,7 @@ def _latest_artifact(
 
 
 def _too_big(what: str) -> str:
-    from assay.action.artifacts import too_big
+    from assay.action.artifacts import too_big  # lazy: start-up (not loaded with this module)
 
     return too_big(what, MAX_BYTES)
 

@@ -14,16 +14,15 @@ installed (decide.py).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 from urllib.parse import quote
 
-from assay.action.event import PullRequestRef
+from assay.action.event import ChangedFiles, PullRequestRef
 from assay.action.rest import RestError, RestReader
+from assay.errors import SandboxError
+from assay.isolation.git import repository_fact, run_git
 
 __all__ = ["MAX_PR_FILES", "ChangedFiles", "foreign_checkout", "list_changed_files"]
 
@@ -31,17 +30,6 @@ MAX_PR_FILES = 3000
 """GitHub's cap on the files API of one pull request."""
 GIT_TIMEOUT_S = 60
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class ChangedFiles:
-    paths: tuple[str, ...]
-    """Repo-relative paths (a rename contributes both names)."""
-    complete: bool
-    """False when `paths` may miss files: a capped API listing, or no source answered."""
-    source: str
-    problems: tuple[str, ...] = ()
-    """What went wrong on the way (printed as warnings)."""
 
 
 class _Unavailable(Exception):
@@ -131,14 +119,6 @@ def _field_of(data: object, key: str) -> object:
     return data.get(key) if isinstance(data, dict) else None
 
 
-def _git_env() -> dict[str, str]:
-    # Only what git needs to find itself: the checkout's own config still applies, the
-    # runner's user config and any GIT_* redirection do not.
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0")
-    return env
-
-
 def foreign_checkout(
     event_name: str, pull: PullRequestRef, *, workspace: Path, merge_sha: str
 ) -> str | None:
@@ -156,30 +136,16 @@ def foreign_checkout(
 
 
 def _git_head(workspace: Path) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "rev-parse", "--verify", "-q", "HEAD"],
-            cwd=workspace,
-            env=_git_env(),
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    head = done.stdout.decode("ascii", "replace").strip()
-    return head if done.returncode == 0 and _SHA.fullmatch(head) else None
+    head = repository_fact(["rev-parse", "--verify", "-q", "HEAD"], cwd=workspace)
+    return head if head is not None and _SHA.fullmatch(head) else None
 
 
 def _from_git(workspace: Path, base_sha: str) -> tuple[str, ...]:
     if not _SHA.fullmatch(base_sha):
         raise _Unavailable(f"the event names no usable base commit ({base_sha[:64]!r})")
     argv = [
-        "git",
         "-c",
         "core.quotePath=false",
-        "-c",
-        "core.fsmonitor=false",
         "diff",
         "--name-only",
         "-z",
@@ -188,15 +154,8 @@ def _from_git(workspace: Path, base_sha: str) -> tuple[str, ...]:
         "--",
     ]
     try:
-        done = subprocess.run(
-            argv,
-            cwd=workspace,
-            env=_git_env(),
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        done = run_git(argv, cwd=workspace, timeout_s=GIT_TIMEOUT_S, search_up=True)
+    except SandboxError as exc:
         raise _Unavailable(f"git diff failed in {workspace}: {exc}") from None
     if done.returncode != 0:
         first = done.stderr.decode("utf-8", "replace").strip().splitlines()

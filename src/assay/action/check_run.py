@@ -61,7 +61,7 @@ def publish_check_run(
     details_url: str | None,
 ) -> str:
     """Create the completed check run; returns its URL. GitHub errors propagate."""
-    from assay.report.markdown import render_summary
+    from assay.report.markdown import render_summary  # lazy: start-up (not loaded with this module)
 
     # Every text GitHub is sent goes through `redact` (annotations in `_api_annotation`).
     summary = render_summary(report, max_bytes=_SUMMARY_BUDGET_BYTES, title=CHECK_NAME)

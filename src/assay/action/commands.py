@@ -56,7 +56,7 @@ neutralise = defuse_workflow_commands
 
 
 def _redact(text: str) -> str:
-    from assay._util.secrets import redact
+    from assay._util.secrets import redact  # lazy: start-up (not loaded with this module)
 
     return redact(text)
 
@@ -235,7 +235,7 @@ def add_mask(value: str) -> None:
     the command, and the line itself would print the secret. assay's own redaction covers
     the value from now on either way (`remember_secret`).
     """
-    from assay._util.secrets import remember_secret
+    from assay._util.secrets import remember_secret  # lazy: start-up (not loaded with this module)
 
     remember_secret(value)
     if value.strip():

@@ -70,6 +70,7 @@ def comment_body(
 ) -> str:
     """The marker, then what this PR changed and why cases failed (report/comment_markdown.py),
     and a link to the run's full report; under COMMENT_LIMIT."""
+    # lazy: start-up (not loaded with this module)
     from assay.report.comment_markdown import render_comment
 
     body = render_comment(
@@ -89,6 +90,9 @@ def comment_body(
 class CommentOutcome:
     action: Literal["created", "updated"]
     url: str
+    unchecked: BaseException | None = None
+    """Why the check for a second copy after creating the comment failed (the comment was
+    created: a permission hint about writing it would be wrong); None when it ran."""
 
 
 def upsert_comment(
@@ -104,7 +108,10 @@ def upsert_comment(
     # Two runs of this job at once (a label and a push) both found none and both created
     # one. The oldest stays the sticky one: a run whose comment is not it moves its body
     # there and deletes its own, so the PR keeps one and no stale copy.
-    oldest = _own_comments(client, issue, marker)[:1]
+    try:
+        oldest = _own_comments(client, issue, marker)[:1]
+    except Exception as exc:  # the comment exists: say this, not that writing it failed
+        return CommentOutcome("created", created.html_url, unchecked=exc)
     if oldest and oldest[0].id != created.id:
         oldest[0].edit(body)
         created.delete()

@@ -40,13 +40,13 @@ from assay.action.input_text import (
 from assay.action.outputs import RunnerFileError, report_and_continue, write_outputs
 from assay.action.problems import report_config_error, report_unexpected_error
 from assay.action.rest import RestReader
+from assay.core.exit_codes import EXIT_PASS, EXIT_USAGE
 from assay.errors import ConfigError
 
 __all__ = ["DecisionInputs", "announce", "decide_event", "main", "read_decision_inputs"]
 
-EXIT_DECIDED = 0
-EXIT_USAGE = 2
-"""As assay.cli's EXIT_USAGE (importing assay.cli would pull in more than the stdlib)."""
+EXIT_DECIDED = EXIT_PASS
+"""Decided (run or skip, said in the step's outputs)."""
 
 
 @dataclass(frozen=True)

@@ -24,14 +24,11 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from assay.errors import ConfigError, SourcePosition
 
-if TYPE_CHECKING:
-    from assay.action.changed_files import ChangedFiles
-
-__all__ = ["Decision", "GitHubEvent", "PullRequestRef", "decide", "load_event"]
+__all__ = ["ChangedFiles", "Decision", "GitHubEvent", "PullRequestRef", "decide", "load_event"]
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 RUN_ACTIONS = ("opened", "synchronize", "reopened", "labeled")
@@ -84,6 +81,19 @@ def _repo_name(ref: Mapping[str, Any], where: str) -> str | None:
     """None when the repository (a fork) has been deleted."""
     repo = _object(ref, where, "repo")
     return None if repo is None else _field(repo, f"{where}repo.", "full_name", str)
+
+
+@dataclass(frozen=True)
+class ChangedFiles:
+    """The files a pull request changes, as far as a source could list them (changed_files.py)."""
+
+    paths: tuple[str, ...]
+    """Repo-relative paths (a rename contributes both names)."""
+    complete: bool
+    """False when `paths` may miss files: a capped API listing, or no source answered."""
+    source: str
+    problems: tuple[str, ...] = ()
+    """What went wrong on the way (printed as warnings)."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +233,7 @@ def _decide_fork(event: GitHubEvent, pull: PullRequestRef, *, label: str) -> Dec
 def _decide_by_files(
     pull: PullRequestRef, files: ChangedFiles, *, label: str, trigger_paths: tuple[str, ...]
 ) -> Decision:
-    from assay.action.globs import first_match
+    from assay.action.globs import first_match  # lazy: start-up (not loaded with this module)
 
     warnings = files.problems
     hit = first_match(files.paths, trigger_paths)

@@ -34,7 +34,7 @@ signed storage URL's is its credential (`sig=...`)."""
 
 
 def github_client(*, api_url: str, token: str | None) -> Github:
-    from github import Auth, Github, GithubRetry
+    from github import Auth, Github, GithubRetry  # lazy: start-up (github only when used)
 
     return Github(
         base_url=api_url,
@@ -56,7 +56,7 @@ def acting_login(client: Github) -> str:
     Asked through GraphQL because `GET /user` refuses installation tokens (403), the
     GITHUB_TOKEN among them; GraphQL's `viewer` answers for every kind of token.
     """
-    from github import GithubException
+    from github import GithubException  # lazy: start-up (github only when used)
 
     _, data = client.requester.graphql_query("query { viewer { login } }", {})
     viewer = (data.get("data") or {}).get("viewer") or {}
@@ -68,6 +68,7 @@ def acting_login(client: Github) -> str:
 
 def github_errors() -> tuple[type[BaseException], ...]:
     """Exceptions a GitHub call can end in that mean "GitHub said no or could not be reached"."""
+    # lazy: start-up (requests, urllib3 and github only when used)
     import requests
     import urllib3
     from github import GithubException

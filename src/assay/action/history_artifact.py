@@ -34,6 +34,7 @@ from assay.action.artifacts import (
     trusted_artifacts,
 )
 from assay.action.github_api import describe_error, github_errors, is_permission_error
+from assay.core.counting import count_of
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import ConfigError, ConfigErrors
 
@@ -103,7 +104,8 @@ def restore_history(
     except Exception as exc:  # history is optional; the eval run is not
         commands.warning(f"no run history restored: {type(exc).__name__}: {exc}", title=_TITLE)
         return 0
-    commands.log(f"assay: restored {added} earlier run(s) from {_origin(found, artifact_name)}")
+    restored = count_of(added, "earlier run")
+    commands.log(f"assay: restored {restored} from {_origin(found, artifact_name)}")
     return added
 
 
@@ -127,6 +129,7 @@ def _unreachable(exc: BaseException) -> None:
 
 
 def _restore(data: bytes, *, history_dir: Path, keep: int, origin: str) -> int:
+    # lazy: start-up (not loaded with this module)
     from assay.report.history import INDEX_FILE, adopt_runs, read_history
 
     try:
@@ -164,7 +167,8 @@ def _restore(data: bytes, *, history_dir: Path, keep: int, origin: str) -> int:
     if skipped:
         more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
         commands.warning(
-            f"{len(skipped)} run(s) of {origin} left out: {skipped[0]}{more}", title=_TITLE
+            f"{count_of(len(skipped), 'run')} of {origin} left out: {skipped[0]}{more}",
+            title=_TITLE,
         )
     restored = {report.run.id for report, _ in runs}
     held = {entry.run_id for entry in read_history(history_dir)}
@@ -223,7 +227,7 @@ def _report(
     budget: _Budget,
 ) -> Report | str:
     """The run's report, or why it was left out."""
-    from assay.report.read import read_report
+    from assay.report.read import read_report  # lazy: start-up (not loaded with this module)
 
     try:
         info = members.get(safe_relative(name))

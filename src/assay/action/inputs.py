@@ -135,6 +135,7 @@ class ActionInputs(BaseModel):
     @classmethod
     def _valid_globs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         # Checked here, so a bad glob is an input error even on events that never match.
+        # lazy: start-up (not loaded with this module)
         from assay.action.globs import check_patterns
 
         check_patterns(value)
@@ -193,6 +194,7 @@ class ActionInputs(BaseModel):
     def _valid_shard(cls, value: str | None) -> str | None:
         if value is None:
             return None
+        # lazy: start-up (not loaded with this module)
         from assay.core.shards import ShardSyntaxError, format_shard, parse_shard
 
         try:

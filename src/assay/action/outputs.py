@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from assay._util.secrets import redact
 from assay.action import commands
 
 __all__ = [
@@ -108,7 +109,6 @@ def append_step_summary(path: Path | None, markdown: str) -> None:
     secret assay knows masked (the job summary takes text through this door only)."""
     if path is None:
         return
-    from assay._util.secrets import redact
 
     markdown = redact(markdown)
     budget = max(SUMMARY_LIMIT_BYTES - step_summary_size(path) - 1, 0)

@@ -61,7 +61,7 @@ def find_missing_model_key(
     environ: Mapping[str, str] | None = None,
 ) -> MissingModelKey | None:
     """None when every model the cases need can be called; else what is missing, for whom."""
-    from assay.runner.plan import models_needed
+    from assay.runner.plan import models_needed  # lazy: start-up (not loaded with this module)
 
     first_reason: str | None = None
     first_model = ""

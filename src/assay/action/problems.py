@@ -50,7 +50,7 @@ def report_unexpected_error(exc: Exception) -> None:
     Called inside `commands.guarded_output()`, so the traceback (which may quote an
     attacker's text or a secret) is neutralised and redacted like any other output.
     """
-    from assay._util.secrets import redact
+    from assay._util.secrets import redact  # lazy: start-up (not loaded with this module)
 
     traceback.print_exception(exc, file=sys.stderr)
     message = commands.neutralise(redact(f"{type(exc).__name__}: {exc}"))

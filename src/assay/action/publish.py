@@ -36,6 +36,7 @@ from assay.action.outputs import (
     write_outputs,
 )
 from assay.core.files import REPORT_FILE, SUMMARY_FILE
+from assay.errors import ConfigError
 from assay.report.model import Report
 from assay.report.redacted import redacted_report
 
@@ -79,6 +80,7 @@ def _summary_markdown(report: Report, report_dir: Path) -> str:
     try:
         return written.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
+        # lazy: start-up (not loaded with this module)
         from assay.report.markdown import render_summary
 
         return render_summary(report)
@@ -133,6 +135,7 @@ def _write_step_summary(
     else:
         # What changed leads, as in the PR comment; summary.md's own comparison is titled
         # against a file, this one against the branch.
+        # lazy: start-up (not loaded with this module)
         from assay.report.summary_compared import render_compared_summary
 
         room = SUMMARY_LIMIT_BYTES - step_summary_size(path) if path is not None else 0
@@ -148,7 +151,7 @@ def _write_step_summary(
 
 def _append_trend(path: Path | None, report_dir: Path) -> None:
     """The score trend of the run history this run was recorded in, when it has one."""
-    from assay.errors import ConfigError
+    # lazy: start-up (not loaded with this module)
     from assay.report.history import history_dir_for, read_history, trend_mermaid
 
     try:
@@ -161,7 +164,7 @@ def _append_trend(path: Path | None, report_dir: Path) -> None:
 
 
 def _compare(baseline: BaselineReport, report: Report) -> _Compared:
-    from assay.report.compare import compare_reports
+    from assay.report.compare import compare_reports  # lazy: start-up (not loaded with this module)
 
     comparison = compare_reports(baseline.report, report)
     counts = comparison.counts
@@ -213,6 +216,13 @@ def _publish_comment(
         )
         return
     commands.log(f"assay: {outcome.action} the results comment: {outcome.url}")
+    if outcome.unchecked is not None:
+        commands.warning(
+            f"created the results comment ({outcome.url}) but could not check the PR for a "
+            f"second copy from a concurrent run of this job: asking GitHub whom the token "
+            f"acts as failed ({describe_error(outcome.unchecked)}); if two copies show, "
+            "delete the newer"
+        )
 
 
 def _publish_check(

@@ -144,15 +144,12 @@ async def run_search_process(request: dict[str, Any], budget_s: float) -> Search
     `-I -S`: no user site, no site-packages, and an empty environment: the worker needs
     only the standard library, starts fast, and sees no credentials.
     """
-    import asyncio  # here, not at the top: the worker process itself never needs it
+    import asyncio  # lazy: the worker process (this file under -I -S) never needs it
 
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-S", os.path.abspath(__file__),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={},
-    )  # fmt: skip
+    # lazy: the worker runs this file with -I -S, where assay cannot be imported
+    from assay.isolation.processes import start_piped
+
+    process = await start_piped([sys.executable, "-I", "-S", os.path.abspath(__file__)], env={})
     assert process.stdin and process.stdout and process.stderr
     process.stdin.write(json.dumps(request).encode())
     process.stdin.close()

@@ -26,23 +26,24 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 from pydantic import ValidationError
 
 from assay._util import json_text
-from assay._util.proc import CommandResult, LaunchError, run_command
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay._util.untrusted_files import UntrustedFileError, open_untrusted, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
 from assay.agents.cli_transcript import AGENT_TRANSCRIPT_NAME, CliTranscript
 from assay.agents.submissions import MAX_FINDINGS
 from assay.agents.trace import StdoutReader, parse_json_object, trace_events_of
+from assay.core.files import ATTEMPT_PROMPT_FILE
 from assay.core.findings import Finding
 from assay.core.placeholders import AGENT_FILE_VARIABLES, PLACEHOLDERS
 from assay.core.severities import normalise_severity
 from assay.errors import AgentError
+from assay.isolation.processes import CommandResult, LaunchError, run_command
 from assay.subject import AgentOutput, AttemptContext, read_agent_stream
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay.isolation.bwrap import Sandboxing
     from assay.options import RunOptions
 
 __all__ = [
@@ -93,6 +94,8 @@ class _AttemptFiles:
     tmp: Path
     stdout: Path
     stderr: Path
+    asked: Path
+    """The prompt's copy in the artifacts, redacted (the agent reads the scratch one)."""
 
     @classmethod
     def create(cls, scratch: Path, artifacts: Path, *, diff: str) -> _AttemptFiles:
@@ -104,11 +107,17 @@ class _AttemptFiles:
             tmp=scratch / "tmp",
             stdout=artifacts / "agent.stdout",
             stderr=artifacts / "agent.stderr",
+            asked=artifacts / ATTEMPT_PROMPT_FILE,
         )
         files.diff.write_text(diff, encoding="utf-8")
         files.findings.unlink(missing_ok=True)  # never read a previous attempt's answer
         files.tmp.mkdir(mode=0o700, exist_ok=True)
         return files
+
+    def write_prompt(self, prompt: str) -> None:
+        """The prompt for the agent, and its copy kept with the attempt's artifacts."""
+        self.prompt.write_text(prompt, encoding="utf-8")
+        self.asked.write_text(redact(prompt), encoding="utf-8")
 
 
 class CommandAgent:
@@ -131,7 +140,7 @@ class CommandAgent:
             )
         files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
         prompt = build_prompt(case, diff=sandbox.diff, diff_file=files.diff)
-        files.prompt.write_text(prompt, encoding="utf-8")
+        files.write_prompt(prompt)
         values = template_values(ctx, prompt=prompt, files=files)
         argv = render_argv(template, values)
         env = {**agent_environ(), **ctx.env, **_assay_env(values, case, files)}

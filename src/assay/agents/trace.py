@@ -24,7 +24,7 @@ from typing import Any
 from assay._util import json_text
 from assay.errors import ConfigError, SourcePosition
 from assay.subject import read_agent_stream
-from assay.suites.pvyai_paths import go_trim_space
+from assay.upstream.pvyai.paths import go_trim_space
 
 __all__ = [
     "StdoutReader",

@@ -10,9 +10,11 @@ from typing import Final
 __all__ = [
     "AGENT_TRANSCRIPT_FILE",
     "ATTEMPT_DIFF_FILE",
+    "ATTEMPT_PROMPT_FILE",
     "CASES_DIR",
     "CASSANDRA_FILE",
     "HTML_FILE",
+    "INSPECT_LOG_FILE",
     "JUNIT_FILE",
     "LOCK_FILE",
     "PVYAI_FILE",
@@ -33,6 +35,8 @@ PVYAI_FILE: Final = "agent-eval-report.json"
 """PVYai's own report (`--pvyai-report`)."""
 CASSANDRA_FILE: Final = "cassandra-results.json"
 """Cassandra's results JSON (`--cassandra-report`)."""
+INSPECT_LOG_FILE: Final = "inspect-log.json"
+"""The run as an inspect eval log (`--inspect-log`, report/inspect_log.py)."""
 HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
@@ -40,6 +44,9 @@ ATTEMPT_DIFF_FILE: Final = "diff.patch"
 AGENT_TRANSCRIPT_FILE: Final = "agent-transcript.json"
 """In an attempt's artifacts: what a command agent or preset CLI did (its tool calls,
 messages, turns, usage, final message), in the builtin agent's transcript format."""
+ATTEMPT_PROMPT_FILE: Final = "prompt.txt"
+"""In an attempt's artifacts: what a command agent or an agent CLI preset was asked (the
+builtin agent's transcript holds its own), for the inspect log's sample input."""
 CASES_DIR: Final = "cases"
 """Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"

@@ -7,6 +7,8 @@ only when a case of that kind runs. The user graders a case names (`Case.graders
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.core.checks import Check
@@ -22,6 +24,7 @@ from assay.grading.user_graders import (
 )
 
 if TYPE_CHECKING:
+    from assay.isolation.bwrap import Sandboxing
     from assay.options import RunOptions
     from assay.subject import AgentOutput, AttemptContext
 
@@ -67,13 +70,16 @@ class _WithUserGraders:
             artifacts_dir=ctx.artifacts_dir,
         )
         options = self._options
-        added = await run_user_graders(
-            self._names,
-            context,
-            sandboxing=options.sandboxing if options is not None else None,
-            timeout_s=ctx.timeout_s,
-            pass_env=options.pass_env if options is not None else (),
-        )
+        sandboxing = options.sandboxing if options is not None else None
+        confined = None
+        if options is not None and sandboxing is not None and sandboxing.mode == "bwrap":
+            confined = functools.partial(
+                _grade_confined,
+                sandboxing=sandboxing,
+                timeout_s=ctx.timeout_s,
+                pass_env=tuple(options.pass_env),
+            )
+        added = await run_user_graders(self._names, context, confined=confined)
         grade.checks = [*grade.checks, *added]
         failed = [check for check in added if check.status in FAILING_CHECKS]
         if failed and grade.status == "pass":
@@ -84,3 +90,20 @@ class _WithUserGraders:
                 f": {first.message}" if first.message else ""
             )
         return grade
+
+
+async def _grade_confined(
+    reference: str,
+    project_dir: Path,
+    ctx: GraderContext,
+    *,
+    sandboxing: Sandboxing,
+    timeout_s: float,
+    pass_env: tuple[str, ...],
+) -> list[Check]:
+    # lazy: start-up (the sandboxed child's protocol, only for a project's own graders)
+    from assay.grading.confined_graders import grade_confined
+
+    return await grade_confined(
+        reference, project_dir, ctx, sandboxing=sandboxing, timeout_s=timeout_s, pass_env=pass_env
+    )

@@ -19,12 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay._util.secrets import scrubbed_environ
 from assay.errors import JudgeError
+from assay.grading.grader_child import context_to_json
+from assay.registry.project_graders import child_argv, run_grader_child
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
     from assay.core.checks import Check
     from assay.grading.user_graders import GraderContext
+    from assay.isolation.bwrap import Sandboxing
 
 __all__ = ["GRADER_FILES_DIR", "grade_confined"]
 
@@ -43,9 +46,6 @@ async def grade_confined(
 ) -> list[Check]:
     """The checks of the project's grader `reference` on `ctx`, from its confined child.
     JudgeError (the case's `error`, naming the grader) when it gives none."""
-    from assay._util.secrets import scrubbed_environ
-    from assay.grading.grader_child import context_to_json
-    from assay.registry.project_graders import child_argv, run_grader_child
 
     workspace = ctx.sandbox.path
     own_files = ctx.artifacts_dir / GRADER_FILES_DIR

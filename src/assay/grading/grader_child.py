@@ -27,6 +27,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
+from assay.errors import JudgeError
+from assay.grading.user_graders import GraderContext, run_user_graders
+from assay.registry.graders import imported_grader_problem
+from assay.subject import AgentOutput
+from assay.suites import case as cases
+from assay.suites.case import Case
+from assay.workspace import Sandbox
+
 __all__ = ["context_from_json", "context_to_json", "main"]
 
 _SPEC_TYPES = ("ReviewSpec", "VerifySpec", "RubricSpec", "TaskSpec")
@@ -34,11 +44,6 @@ _SPEC_TYPES = ("ReviewSpec", "VerifySpec", "RubricSpec", "TaskSpec")
 
 def context_to_json(ctx: Any) -> dict[str, Any]:
     """A `GraderContext` as plain JSON (its sandbox's in-memory baseline left out)."""
-    from pydantic import TypeAdapter
-
-    from assay.sandbox import Sandbox
-    from assay.subject import AgentOutput
-    from assay.suites.case import Case
 
     sandbox = TypeAdapter(Sandbox).dump_python(ctx.sandbox, mode="json", exclude={"baseline"})
     return {
@@ -54,12 +59,6 @@ def context_to_json(ctx: Any) -> dict[str, Any]:
 
 def context_from_json(data: dict[str, Any]) -> Any:
     """The `GraderContext` `context_to_json` wrote."""
-    from pydantic import TypeAdapter
-
-    from assay.grading.user_graders import GraderContext
-    from assay.sandbox import Sandbox
-    from assay.subject import AgentOutput
-    from assay.suites import case as cases
 
     spec_type = data["spec_type"]
     if spec_type not in _SPEC_TYPES:
@@ -81,9 +80,6 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
     for entry in reversed(request["sys_path"]):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    from assay.errors import JudgeError
-    from assay.grading.user_graders import run_user_graders
-    from assay.registry.graders import imported_grader_problem
 
     reference = request["reference"]
     problem = imported_grader_problem(reference, project_dir=Path(request["project_dir"]))

@@ -30,14 +30,15 @@ from assay._util.prompt_text import cap_diff, fenced
 from assay.core.checks import Check
 from assay.errors import JudgeError, ModelError
 from assay.grading.base import Grade
-from assay.grading.cassandra_verdict import CassandraVerdict, read_cassandra_verdict
 from assay.grading.judge_verdicts import RubricVerdict
 from assay.grading.judging import JudgeAnswer, JudgeCall, load_judge_prompt
+from assay.grading.verdict_consistency import CONTRADICTION_KEY, contradiction
 from assay.models.base import ToolSpec
 from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, RubricSpec
+from assay.upstream.cassandra.verdict import CassandraVerdict, read_cassandra_verdict
 
 __all__ = [
     "CASSANDRA_PROMPT_VERSION",
@@ -111,10 +112,12 @@ class RubricJudge:
         verdict = answer.verdict
         status: Literal["pass", "fail"] = "pass" if verdict.met_rubric else "fail"
         met = "met" if verdict.met_rubric else "not met"
+        reason = f"judge score {verdict.score}/5, rubric {met}"
+        flag = contradiction(verdict.score, verdict.met_rubric)
         return Grade(
             status=status,
             score=(min(max(verdict.score, 1), 5) - 1) / 4,
-            reason=f"judge score {verdict.score}/5, rubric {met}",
+            reason=f"{reason}; {flag} (met_rubric decides)" if flag else reason,
             checks=[
                 Check(
                     id="rubric",
@@ -130,6 +133,7 @@ class RubricJudge:
                 "attempts": answer.attempts,
                 "verdict": verdict.model_dump(),
                 "usage": answer.usage.model_dump(),
+                **({CONTRADICTION_KEY: flag} if flag else {}),
             },
             usage=answer.usage,
         )

@@ -32,7 +32,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._util.limits import limit_reason
 from assay._util.secrets import scrubbed_environ
 from assay.core.checks import Check
 from assay.errors import SandboxError
@@ -43,9 +42,10 @@ from assay.grading.task_context import context_check
 from assay.grading.task_record import record_agent_exit
 from assay.grading.task_results import blocked_checks, check_summary, go_exit_code, pvyai_status
 from assay.grading.task_results import task_check as _check
+from assay.isolation.limits import limit_reason
 from assay.subject import read_agent_stream
 from assay.suites.case import TaskSpec
-from assay.suites.pvyai_paths import (
+from assay.upstream.pvyai.paths import (
     changed_files,
     go_trim_space,
     normalize_files,
@@ -54,10 +54,10 @@ from assay.suites.pvyai_paths import (
 )
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Confinement, Sandboxing
+    from assay.isolation.bwrap import Confinement, Sandboxing
     from assay.options import RunOptions
-    from assay.sandbox import Baseline
     from assay.subject import AgentOutput, AttemptContext
+    from assay.workspace import Baseline
 
 __all__ = ["TaskGrader", "score_workspace"]
 
@@ -85,7 +85,7 @@ async def score_workspace(
     (`grading.hidden_changes`). Raises ConfigError when a commit baseline is asked
     of a workspace that is not a git repository.
     """
-    from assay.sandbox import workspace_changes
+    from assay.workspace import workspace_changes  # lazy: start-up (not loaded with this module)
 
     if not workspace.is_dir() or workspace.is_symlink():
         # PVYai's runner blocks a task whose workspace is not a directory: nothing to score.

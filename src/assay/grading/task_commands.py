@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay._util.limits import limit_reason
-from assay._util.proc import LaunchError, run_command
 from assay._util.secrets import redact_file
 from assay.core.checks import Check
 from assay.grading.task_results import task_check as _check
+from assay.isolation.limits import limit_reason
+from assay.isolation.processes import LaunchError, run_command
 from assay.suites.case import VerificationCommand
-from assay.suites.pvyai_paths import go_trim_space
+from assay.upstream.pvyai.paths import go_trim_space
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay.isolation.bwrap import Sandboxing
 
 __all__ = ["COMMAND_LOG_CAP_BYTES", "CommandLaunch", "command_checks"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from assay._util.go_format import go_abs, go_errno_text, go_quote
 from assay.core.checks import Check
 from assay.grading.task_results import task_check
 from assay.suites.case import TaskSpec
-from assay.suites.pvyai_paths import normalize_files
+from assay.upstream.go.fmt import go_abs, go_errno_text, go_quote
+from assay.upstream.pvyai.paths import normalize_files
 
 __all__ = ["context_check"]
 

@@ -25,7 +25,7 @@ from assay._util.secrets import redact_json
 from assay.errors import SandboxError
 
 if TYPE_CHECKING:
-    from assay.sandbox import Sandbox
+    from assay.workspace import Sandbox
 
 __all__ = [
     "AGENT_RESULT_FILE",

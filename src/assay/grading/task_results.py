@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from assay.core.checks import Check, check_summary
 from assay.suites.case import TaskSpec
-from assay.suites.pvyai_paths import normalize_files, normalize_strings
+from assay.upstream.pvyai.paths import normalize_files, normalize_strings
 
 __all__ = [
     "PvyaiStatus",

@@ -22,7 +22,7 @@ confined child (`confined_graders.py`), unless the run has no OS sandbox.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,10 +41,9 @@ from assay.registry.graders import (
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
-    from assay.sandbox import Sandbox
     from assay.subject import AgentOutput
     from assay.suites.case import Case
+    from assay.workspace import Sandbox
 
 __all__ = [
     "GRADERS",
@@ -79,35 +78,27 @@ class GraderContext:
 GraderResult = Check | Iterable[Check] | bool
 """What a grader's `evaluate` returns."""
 
+RunConfined = Callable[[str, Path, GraderContext], Awaitable[list[Check]]]
+"""Runs the project's grader (reference, project directory) on a context, confined."""
+
 
 async def run_user_graders(
     names: Iterable[str],
     ctx: GraderContext,
     *,
-    sandboxing: Sandboxing | None = None,
-    timeout_s: float = 600.0,
-    pass_env: Iterable[str] = (),
+    confined: RunConfined | None = None,
 ) -> list[Check]:
     """Every named grader's checks, in the order named.
 
-    One of the project's own (a `module:attribute` its configuration or a suite named)
-    runs confined in `sandboxing` when that is an OS sandbox, within `timeout_s`
-    (`confined_graders.py`); an installed or registered one, or any under
-    `--isolation none`, runs here."""
+    One of the project's own (a `module:attribute` its configuration or a suite named) is
+    handed to `confined` when given (the caller's OS sandbox: `confined_graders.py`); an
+    installed or registered one, or any when `confined` is None (`--isolation none`),
+    runs here."""
     checks: list[Check] = []
     for name in names:
         project_dir = project_dir_of(name)
-        if project_dir is not None and sandboxing is not None and sandboxing.mode == "bwrap":
-            from assay.grading.confined_graders import grade_confined
-
-            checks += await grade_confined(
-                name,
-                project_dir,
-                ctx,
-                sandboxing=sandboxing,
-                timeout_s=timeout_s,
-                pass_env=tuple(pass_env),
-            )
+        if project_dir is not None and confined is not None:
+            checks += await confined(name, project_dir, ctx)
             continue
         if project_dir is None:
             grader = resolve_grader(name)

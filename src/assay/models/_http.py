@@ -78,6 +78,7 @@ def shared_ssl_context() -> ssl.SSLContext:
     Each SDK client otherwise loads the CA bundle again (about 0.1 s of CPU), and a
     client is built per event loop. The context is the SDKs' own default, built once.
     """
+    # lazy: optional SDK
     import httpx2  # the HTTP library both SDKs are built on
 
     return httpx2.create_ssl_context()
@@ -172,6 +173,7 @@ token count no float holds): the provider's answer is unusable, not a bug of ass
 
 def unusable_answer(where: str, exc: Exception) -> ModelError:
     """The ModelError for an answer of the wrong shape, in one line."""
+    # lazy: start-up (not loaded with this module)
     from pydantic import ValidationError
 
     from assay._util.json_schema import describe_validation_error

@@ -23,7 +23,7 @@ from assay.models._http import (
     unusable_answer,
 )
 from assay.models.base import ModelRequest, ModelResponse, ToolSpec
-from assay.models.names import bridge_env, missing_credentials
+from assay.models.provider_spec import bridge_env, missing_provider_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
 
 __all__ = [
@@ -167,7 +167,7 @@ def _status_failure(exc: anthropic.APIStatusError) -> ApiCallFailure:
 def anthropic_from_env(*, policy: RetryPolicy | None = None) -> AnthropicProvider:
     """An adapter whose client reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL."""
     bridge_env()
-    reason = missing_credentials("anthropic/*")
+    reason = missing_provider_credentials("anthropic")
     if reason:
         raise ModelUnavailable(reason)
     client = anthropic.AsyncAnthropic(
@@ -184,7 +184,7 @@ def client_options(policy: RetryPolicy | None) -> dict[str, Any]:
     The SDK's own retries are off: assay's retry layer owns retries and their limits. Its
     OpenTelemetry spans are off unless something would receive them: with no tracer
     provider registered they go nowhere, yet building each span's attributes cost about
-    6% of the SDK's CPU per call (docs/performance.md, "Ninth pass").
+    6% of the SDK's CPU per call (docs/performance.md, "Per-case cost").
     """
     timeout = (policy or RetryPolicy()).timeout_s
     options: dict[str, Any] = {
@@ -210,7 +210,7 @@ def spans_have_a_receiver() -> bool:
     ):
         return True
     try:
-        from opentelemetry import trace
+        from opentelemetry import trace  # lazy: optional, may be missing here
     except ImportError:  # the SDK's dependency; without it there are no spans either
         return False
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 
+from anthropic import AsyncAnthropicBedrock
+
 from assay.errors import ModelUnavailable
 from assay.models.anthropic_provider import AnthropicProvider, client_options
-from assay.models.names import missing_credentials
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import RetryPolicy
 
 __all__ = ["BedrockProvider", "bedrock_from_env", "bedrock_region"]
@@ -35,19 +37,19 @@ def bedrock_from_env(*, policy: RetryPolicy | None = None) -> BedrockProvider:
     The region is required here rather than looked up in the profile: the SDK's own
     fallback asks boto3, which reads config files the run should not depend on silently.
     """
-    reason = missing_credentials("bedrock/*")
+    reason = missing_provider_credentials("bedrock")
     if reason:
         raise ModelUnavailable(reason)
     region = bedrock_region()
     if region is None:
         raise ModelUnavailable("no AWS region for bedrock/*: set AWS_REGION")
     try:
+        # lazy: optional SDK
         import boto3  # noqa: F401  # the SDK signs with it; fail here, not mid-run
     except ImportError:  # pragma: no cover - depends on the installed extras
         raise ModelUnavailable(
             "bedrock/* needs the bedrock extra: pip install 'assay[bedrock]'"
         ) from None
-    from anthropic import AsyncAnthropicBedrock
 
     bearer = os.environ.get("AWS_BEARER_TOKEN_BEDROCK")
     client = AsyncAnthropicBedrock(

@@ -365,6 +365,7 @@ def _problem(exc: Exception) -> str:
     if isinstance(exc, UntrustedFileError):
         return f"the file {exc.problem}" + (f"; {_NO_LINKS}" if exc.reason == "link" else "")
     if isinstance(exc, ValidationError):
+        # lazy: start-up (not loaded with this module)
         from assay._util.json_schema import describe_validation_error
 
         return describe_validation_error(exc, limit=1)

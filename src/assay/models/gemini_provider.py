@@ -15,7 +15,7 @@ from assay.errors import ModelUnavailable
 from assay.models._http import UNUSABLE_ANSWER, http_client_options, unusable_answer
 from assay.models.base import ModelRequest, ModelResponse
 from assay.models.gemini_wire import from_gemini, gemini_config, gemini_contents
-from assay.models.names import missing_credentials
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
 
 __all__ = ["GeminiProvider", "gemini_from_env"]
@@ -34,7 +34,7 @@ class GeminiProvider:
         self.client = client
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        from google.genai import errors
+        from google.genai import errors  # lazy: optional SDK
 
         try:
             answer = await self.client.aio.models.generate_content(
@@ -73,7 +73,7 @@ def _is_connection_error(exc: Exception) -> bool:
         return True
     module = type(exc).__module__.split(".")[0]
     if module == "aiohttp":
-        import aiohttp
+        import aiohttp  # lazy: optional SDK
 
         return isinstance(exc, aiohttp.ClientError)
     if module in {"httpx", "httpx2"}:
@@ -96,11 +96,11 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
 
     The SDK's own retries stay off (its default): assay's retry layer owns retries.
     """
-    reason = missing_credentials("gemini/*")
+    reason = missing_provider_credentials("gemini")
     if reason:
         raise ModelUnavailable(reason)
     try:
-        from google import genai
+        from google import genai  # lazy: optional SDK
     except ImportError:  # pragma: no cover - depends on the installed extras
         raise ModelUnavailable(
             "gemini/* needs the gemini extra: pip install 'assay[gemini]'"
@@ -110,6 +110,7 @@ def gemini_from_env(*, policy: RetryPolicy | None = None) -> GeminiProvider:
     # The SDK's aiohttp transport subclasses aiohttp's ClientSession, which aiohttp warns
     # against on every new session; its httpx transport is the supported alternative.
     # httpx2 is the SDK's other transport, and the one the anthropic SDK already brings.
+    # lazy: optional SDK
     import httpx2
     from google.genai import types
 

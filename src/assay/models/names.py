@@ -7,17 +7,17 @@ anything heavy is loaded. What each provider needs comes from its `ProviderSpec`
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from assay.models.providers import (
+from assay.models.provider_spec import (
     BARE_FALLBACK,
-    PROVIDERS,
     ProviderSpec,
+    bridge_env,
+    credentials_problem,
     warden_key_variables,
 )
+from assay.models.providers import PROVIDERS
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -30,9 +30,6 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-6"
-
-# Warden's `WARDEN_<PROVIDER>_API_KEY`, for every provider, registered or not.
-_WARDEN_KEY = re.compile(r"WARDEN_([A-Z0-9_]+_API_KEY)")
 
 
 @dataclass(frozen=True)
@@ -66,34 +63,10 @@ def provider_of(model: str) -> ProviderSpec:
     return spec
 
 
-def bridge_env(environ: Mapping[str, str] | None = None) -> None:
-    """Copy prefixed keys (ASSAY_ANTHROPIC_API_KEY, WARDEN_<P>_API_KEY) into the standard
-    variable when it is unset."""
-    env = os.environ if environ is None else environ
-    pairs: dict[str, str] = {}
-    for name in PROVIDERS.names():
-        spec = PROVIDERS.get(name)
-        if spec is not None:
-            pairs.update(spec.bridged)
-    pairs.update({name: match[1] for name in env if (match := _WARDEN_KEY.fullmatch(name))})
-    for source, target in pairs.items():
-        if env.get(source) and not env.get(target):
-            os.environ[target] = env[source]
-
-
 def missing_credentials(model: str, environ: Mapping[str, str] | None = None) -> str | None:
     """None when `model` can be called; otherwise the reason, naming the variable to set.
 
     A provider may need no key at all, or none when a variable says where a keyless server
     is (an OpenAI-compatible server on a custom base URL: Ollama, llama.cpp).
     """
-    env = os.environ if environ is None else environ
-    parsed = parse_model(model)
-    spec = provider_of(model)
-    if not spec.keys:
-        return None
-    if any(env.get(v) for v in spec.credential_variables()):
-        return None
-    if any(env.get(v) for v in spec.keyless_when):
-        return None
-    return f"no credentials for {parsed}: set {spec.keys[0]}"
+    return credentials_problem(provider_of(model), str(parse_model(model)), environ)

@@ -21,13 +21,13 @@ from assay.models._http import (
     unusable_answer,
 )
 from assay.models.base import ModelRequest, ModelResponse
-from assay.models.names import missing_credentials
 from assay.models.openai_wire import (
     chat_messages,
     chat_tool_choice,
     chat_tools,
     from_chat_completion,
 )
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import ApiCallFailure, RetryPolicy, parse_retry_after
 
 __all__ = ["OpenAIProvider", "openai_from_env", "openrouter_from_env"]
@@ -118,7 +118,7 @@ def _client(api_key: str, base_url: str | None, policy: RetryPolicy | None) -> o
 
 def openai_from_env(*, policy: RetryPolicy | None = None) -> OpenAIProvider:
     """OPENAI_API_KEY / OPENAI_BASE_URL: OpenAI, or any OpenAI-compatible server."""
-    reason = missing_credentials("openai/*")
+    reason = missing_provider_credentials("openai")
     if reason:
         raise ModelUnavailable(reason)
     base_url = os.environ.get("OPENAI_BASE_URL") or None
@@ -132,7 +132,7 @@ def openrouter_from_env(*, policy: RetryPolicy | None = None) -> OpenAIProvider:
 
     OPENROUTER_BASE_URL overrides the endpoint (a proxy, or a test server).
     """
-    reason = missing_credentials("openrouter/*")
+    reason = missing_provider_credentials("openrouter")
     if reason:
         raise ModelUnavailable(reason)
     key = os.environ["OPENROUTER_API_KEY"]

@@ -16,12 +16,16 @@ Kept free of SDK imports: each factory imports its SDK when it is called.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay._util.entrypoints import Registry, spec_or_factory
-from assay._util.secrets import declare_provider_variables
+from assay.models.provider_spec import (
+    PROVIDERS,
+    ProviderFactory,
+    ProviderSpec,
+    list_price,
+    provider_spec,
+    warden_key_variables,
+)
 
 if TYPE_CHECKING:
     from assay.core.usage import Usage
@@ -35,95 +39,6 @@ __all__ = [
     "warden_key_variables",
 ]
 
-ProviderFactory = Callable[[], "Provider"]
-Pricer = Callable[[str, "Usage"], "float | None"]
-
-
-def warden_key_variables(provider: str) -> tuple[str, str]:
-    """Warden's key variables for a provider prefix: `WARDEN_<P>_API_KEY`, `<P>_API_KEY`.
-
-    `<P>` is the prefix upper-cased with `-` as `_` (Warden's `providerEnvPrefix`).
-    """
-    prefix = provider.upper().replace("-", "_")
-    return f"WARDEN_{prefix}_API_KEY", f"{prefix}_API_KEY"
-
-
-def _list_price(model: str, usage: Usage) -> float | None:
-    from assay.models.pricing import cost_usd
-
-    return cost_usd(model, usage)
-
-
-@dataclass(frozen=True)
-class ProviderSpec:
-    """Everything assay knows about one model provider."""
-
-    name: str
-    """The prefix of `name/<model>` strings."""
-    factory: ProviderFactory
-    """Builds the adapter with an authenticated client (raises ModelUnavailable when it cannot)."""
-    key_variables: tuple[str, ...] | None = None
-    """Variables any one of which holds a usable key; None means Warden's `<NAME>_API_KEY`;
-    empty means the provider needs no key at all (a local server, an in-process fake)."""
-    bridged: tuple[tuple[str, str], ...] = ()
-    """(source, target): a prefixed key another tool sets, copied into `target` when unset."""
-    keyless_when: tuple[str, ...] = ()
-    """Variables whose presence makes a key unnecessary (a custom base URL: Ollama, vLLM)."""
-    companions: tuple[str, ...] = ()
-    """Credentials that go with a key rather than being one (AWS_SECRET_ACCESS_KEY beside
-    AWS_ACCESS_KEY_ID): an agent CLI running this provider's model sees them with the key."""
-    claims_bare: Callable[[str], bool] | None = None
-    """Which bare model names (no `provider/`) mean this provider."""
-    action_input: str | None = None
-    """The Action input that carries the key (`anthropic-api-key`), if the Action has one."""
-    sdk_modules: tuple[str, ...] = ()
-    """The third-party modules its adapter imports, which a run starts importing in the
-    background before the first call (`preload.py`); each must parse no Python source
-    with `ast` as it is imported (see `preload._PARSES_SOURCE`). Empty: imported at the
-    first call."""
-    extra: str | None = None
-    """The pyproject extra that installs those modules (`assay[bedrock]`); None when they
-    are core dependencies. The Action's lock holds every built-in provider's extra."""
-    price: Pricer = _list_price
-    """USD cost of one call's usage of a model, or None when unknown."""
-
-    def __post_init__(self) -> None:
-        if not self.name or "/" in self.name:
-            raise ValueError(f"invalid provider name {self.name!r}")
-        # Redacted, masked in CI and kept from verification commands from now on.
-        declare_provider_variables(
-            (*self.credential_variables(), *self.companions), self.keyless_when
-        )
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """The key variables, Warden's `<NAME>_API_KEY` when none were declared."""
-        if self.key_variables is None:
-            return (warden_key_variables(self.name)[1],)
-        return self.key_variables
-
-    def credential_variables(self) -> tuple[str, ...]:
-        """Every variable that can carry this provider's key (secrets, masks, messages)."""
-        sources = tuple(source for source, target in self.bridged if target in self.keys)
-        warden = (warden_key_variables(self.name)[0],) if self.keys else ()
-        return tuple(dict.fromkeys((*self.keys, *sources, *warden)))
-
-    def agent_variables(self) -> tuple[str, ...]:
-        """The credentials an agent CLI running this provider's model needs: its key
-        variables and their companions."""
-        return tuple(dict.fromkeys((*self.credential_variables(), *self.companions)))
-
-
-PROVIDERS: Registry[ProviderSpec] = Registry(
-    "assay.providers",
-    what="model provider",
-    adapt=spec_or_factory(ProviderSpec, factory_is="a factory"),
-)
-
-
-def provider_spec(name: str) -> ProviderSpec | None:
-    return PROVIDERS.get(name)
-
 
 _BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(?P<name>.+?)(?:-v\d+(?::\d+)?)?$")
 """A Bedrock model id (`anthropic.claude-x-20250929-v1:0`) or inference profile id
@@ -132,27 +47,30 @@ _BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(?P<name>.+?)(?:-v\d+(?:
 
 def _bedrock_price(model: str, usage: Usage) -> float | None:
     match = _BEDROCK_ID.match(model.strip())
-    return _list_price(match["name"] if match else model, usage)
+    return list_price(match["name"] if match else model, usage)
 
 
 def _vertex_price(model: str, usage: Usage) -> float | None:
     # Vertex writes a snapshot with `@` (`claude-sonnet-4-5@20250929`).
-    return _list_price(model.strip().replace("@", "-"), usage)
+    return list_price(model.strip().replace("@", "-"), usage)
 
 
 def _build_anthropic() -> Provider:
+    # lazy: start-up (not loaded with this module)
     from assay.models.anthropic_provider import anthropic_from_env
 
     return anthropic_from_env()
 
 
 def _build_openai() -> Provider:
+    # lazy: start-up (not loaded with this module)
     from assay.models.openai_provider import openai_from_env
 
     return openai_from_env()
 
 
 def _build_openrouter() -> Provider:
+    # lazy: start-up (not loaded with this module)
     from assay.models.openai_provider import openrouter_from_env
 
     return openrouter_from_env()
@@ -199,18 +117,21 @@ PROVIDERS.register(
 
 
 def _build_bedrock() -> Provider:
+    # lazy: start-up (not loaded with this module)
     from assay.models.bedrock_provider import bedrock_from_env
 
     return bedrock_from_env()
 
 
 def _build_vertex() -> Provider:
+    # lazy: start-up (not loaded with this module)
     from assay.models.vertex_provider import vertex_from_env
 
     return vertex_from_env()
 
 
 def _build_gemini() -> Provider:
+    # lazy: start-up (not loaded with this module)
     from assay.models.gemini_provider import gemini_from_env
 
     return gemini_from_env()
@@ -265,5 +186,3 @@ PROVIDERS.register(
         extra="gemini",
     ),
 )
-BARE_FALLBACK = "openai"
-"""A bare model name no provider claims is an OpenAI-compatible model (a local vLLM model)."""

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 
+from anthropic import AsyncAnthropicVertex
+
 from assay.errors import ModelUnavailable
 from assay.models.anthropic_provider import AnthropicProvider, client_options
-from assay.models.names import missing_credentials
+from assay.models.provider_spec import missing_provider_credentials
 from assay.models.retry import RetryPolicy
 
 __all__ = ["VertexProvider", "vertex_from_env", "vertex_project"]
@@ -40,7 +42,7 @@ def vertex_from_env(*, policy: RetryPolicy | None = None) -> VertexProvider:
     Both are required up front: without them the SDK would find out only at the first
     call (the project from the credentials file, which a token alone does not name).
     """
-    reason = missing_credentials("vertex/*")
+    reason = missing_provider_credentials("vertex")
     if reason:
         raise ModelUnavailable(reason)
     project = vertex_project()
@@ -52,12 +54,12 @@ def vertex_from_env(*, policy: RetryPolicy | None = None) -> VertexProvider:
     token = os.environ.get(ACCESS_TOKEN_VARIABLE) or None
     if token is None:
         try:
+            # lazy: optional SDK
             import google.auth  # noqa: F401  # the SDK loads ADC with it
         except ImportError:  # pragma: no cover - depends on the installed extras
             raise ModelUnavailable(
                 "vertex/* needs the vertex extra: pip install 'assay[vertex]'"
             ) from None
-    from anthropic import AsyncAnthropicVertex
 
     client = AsyncAnthropicVertex(
         project_id=project,

@@ -18,6 +18,7 @@ from typing import Any
 from assay._util.entrypoints import Registry
 from assay.errors import ConfigError
 from assay.registry.plugin_calls import what_it_raised
+from assay.registry.project_graders import project_grader_problem
 
 __all__ = [
     "GRADERS",
@@ -129,8 +130,6 @@ def grader_problem(reference: object, *, project_dir: Path | None = None) -> str
     if not isinstance(reference, str) or not reference.strip():
         return f"a grader is a non-empty string (a name or module:function), got {reference!r}"
     if project_dir is not None and ":" in reference:
-        from assay.registry.project_graders import project_grader_problem
-
         _project_dirs[reference] = project_dir
         return project_grader_problem(reference, project_dir)
     return imported_grader_problem(reference)

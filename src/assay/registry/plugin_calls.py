@@ -23,6 +23,7 @@ def plugin_origin(registry: Registry[Any], name: str) -> str:
     Looked up again in the installed metadata (only when a message needs it): the registry
     keeps the values it loaded, not where they came from.
     """
+    # lazy: start-up (importlib.metadata only on this path)
     from importlib.metadata import entry_points
 
     for entry_point in entry_points(group=registry.group, name=name):

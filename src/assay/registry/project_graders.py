@@ -33,11 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from assay._util.secrets import scrubbed_environ
 from assay.core.checks import Check
+from assay.isolation.bwrap import Confinement, _python_paths, checkout_root, probe_bwrap
+from assay.isolation.limits import find_prlimit
+from assay.isolation.processes import LaunchError, run_command
 
 if TYPE_CHECKING:
-    from assay._util.exposure import Exposure
-    from assay._util.isolation import Confinement
+    from assay.isolation.bwrap import Confinement
+    from assay.isolation.exposure import Exposure
 
 __all__ = [
     "ANSWER_CAP_BYTES",
@@ -171,7 +175,6 @@ async def run_grader_child(
 ) -> ChildOutcome:
     """The child's answer for `reference` (`context` None: only check it), or why there is
     none (a crash, a timeout, an answer over the cap or not valid)."""
-    from assay._util.proc import LaunchError, run_command
 
     argv = child_argv()
     if confinement is not None:
@@ -214,12 +217,6 @@ async def run_grader_child(
 def _bwrap_confinement(project_dir: Path) -> Confinement | None:
     """A sandbox for checking a grader while suites load (no run's sandbox exists yet): the
     project's checkout and HOME masked, nothing writable, no network."""
-    from assay._util.isolation import (
-        Confinement,
-        _python_paths,
-        checkout_root,
-    )
-    from assay._util.limits import find_prlimit
 
     bwrap = _working_bwrap()
     if bwrap is None:
@@ -243,7 +240,6 @@ def _bwrap_confinement(project_dir: Path) -> Confinement | None:
 
 @functools.cache
 def _working_bwrap() -> str | None:
-    from assay._util.isolation import probe_bwrap
 
     return probe_bwrap()[0]
 
@@ -252,7 +248,6 @@ def _working_bwrap() -> str | None:
 def project_grader_problem(reference: str, project_dir: Path) -> str | None:
     """Why the project's grader `reference` names no usable grader, or None: imported and
     checked in a confined child, never in this process."""
-    from assay._util.secrets import scrubbed_environ
 
     confinement = _bwrap_confinement(project_dir)
     run = run_grader_child(

@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from assay._util.go_format import go_json_indent
 from assay.core.files import CASSANDRA_FILE
 from assay.report.model import CaseResult, Report
-from assay.sandbox.rubric import SANDBOX_FAILURE
 from assay.suites.case import Case, RubricSpec
+from assay.upstream.go.fmt import go_json_indent
+from assay.workspace.rubric import SANDBOX_FAILURE
 
 __all__ = ["CASSANDRA_FILE", "cassandra_json", "cassandra_names", "to_cassandra_results"]
 

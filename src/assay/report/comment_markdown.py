@@ -10,7 +10,12 @@ size-fitting are summary.md's (one implementation).
 
 from __future__ import annotations
 
+from assay.core.counting import count_of
 from assay.report.compare import CaseChange, Comparison
+from assay.report.explain import reason_with_source
+from assay.report.gate.significance import explain
+from assay.report.gate.stats import incomplete_reason
+from assay.report.gate_why import gate_failed_without_failures
 from assay.report.markdown import (
     _STATUS_ICON,
     _code,
@@ -25,8 +30,6 @@ from assay.report.markdown import (
     suite_table_budget,
 )
 from assay.report.model import CaseResult, Report
-from assay.report.significance import explain
-from assay.report.stats import incomplete_reason
 
 __all__ = ["render_comment"]
 
@@ -76,8 +79,8 @@ def _verdict(report: Report) -> str:
     if summary.gate_reason:
         gate += f": {escape_markdown(summary.gate_reason)}"
     counts = (
-        f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
-        f"{summary.errors} errors, {summary.skipped} skipped"
+        f"{count_of(summary.total, 'case')}: {summary.passed} passed, {summary.failed} "
+        f"failed, {count_of(summary.errors, 'error')}, {summary.skipped} skipped"
     ) + _facts(report)
     incomplete = incomplete_reason(report.cases)
     partial = f" ({escape_markdown(incomplete)})" if incomplete is not None else ""
@@ -90,10 +93,12 @@ def _verdict(report: Report) -> str:
     warning += "".join(
         f"> [!WARNING]\n> {escape_markdown(text)}\n\n" for text in report.run.warnings
     )
+    why = gate_failed_without_failures(report)
+    explained = f"\n{escape_markdown(why)}\n" if why else ""
     return (
         f"## {icon} Evaluation Results{partial}\n\n{warning}"
         f"**Score {_fmt_score(summary.score)}**{interval} · threshold "
-        f"{report.run.threshold:.2f} · {gate}\n\n{counts}\n"
+        f"{report.run.threshold:.2f} · {gate}\n\n{counts}\n{explained}"
     )
 
 
@@ -124,7 +129,6 @@ def _passing_line(change: CaseChange) -> str:
 
 
 def _short_reason(case: CaseResult) -> str:
-    from assay.report.explain import reason_with_source
 
     lines = reason_with_source(case).strip().splitlines()
     reason = lines[0] if lines else case.status

@@ -1,7 +1,7 @@
 """Comparing two reports: what changed per case, the totals, and whether it is more than noise.
 
 Cases pair up by (case id, model). Each pair gets one `change` label; newly failing ones
-are what a reviewer looks at first. `assay.report.significance` judges the pairs.
+are what a reviewer looks at first. `assay.report.gate.significance` judges the pairs.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Final, Literal, get_args
 from pydantic import BaseModel, ConfigDict
 
 from assay._util.arguments import expect
+from assay.report.gate.significance import Significance, score_deltas, significance_of
 from assay.report.model import CaseResult, CaseStatus, Report, Summary
-from assay.report.significance import Significance, score_deltas, significance_of
 
 __all__ = [
     "COMPARED",

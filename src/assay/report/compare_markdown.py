@@ -9,10 +9,10 @@ Markdown, code spans, neutralised @mentions).
 from __future__ import annotations
 
 from assay.report.compare import CaseChange, Change, Comparison
+from assay.report.gate.significance import explain
 
 # The escaping and size-fitting helpers of summary.md: one implementation for both.
 from assay.report.markdown import _code, _Entry, _fit, escape_markdown
-from assay.report.significance import explain
 
 __all__ = ["render_comparison"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -27,6 +26,7 @@ from assay._util.textout import write_in_slices
 from assay.core.files import safe_segment
 from assay.core.numbers import read_number
 from assay.errors import ConfigError
+from assay.isolation.git import repository_fact
 from assay.options import HISTORY_KEEP_VARIABLE
 from assay.report.json_stream import report_json_chunks
 from assay.report.model import Report
@@ -126,18 +126,8 @@ def current_branch() -> str | None:
     for name in ("GITHUB_HEAD_REF", "GITHUB_REF_NAME"):
         if os.environ.get(name):
             return os.environ[name]
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--abbrev-ref", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    branch = done.stdout.strip()
-    return branch if done.returncode == 0 and branch and branch != "HEAD" else None
+    branch = repository_fact(["rev-parse", "--abbrev-ref", "HEAD"])
+    return branch if branch != "HEAD" else None
 
 
 def read_history(history_dir: Path) -> list[HistoryEntry]:

@@ -96,6 +96,7 @@ def html_chunks(
 ) -> Iterator[str]:
     """The page in pieces, a case at a time: the cases' data, and each one's diff and
     transcripts read from `report_dir`, are never all in memory at once."""
+    # lazy: start-up (jinja2 only when used)
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(

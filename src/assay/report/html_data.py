@@ -14,8 +14,8 @@ from assay._util import json_text
 from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
 from assay.core.paths import is_inside, real_path
 from assay.report.explain import explain_check, finding_marks, reason_with_source
+from assay.report.gate.significance import explain
 from assay.report.model import CaseResult, Report
-from assay.report.significance import explain
 
 if TYPE_CHECKING:
     from assay.report.compare import Comparison

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from assay.core.counting import count_of
 from assay.core.text import strip_control
 from assay.report.explain import (
     FINDINGS_SHOWN,
@@ -26,9 +27,10 @@ from assay.report.explain import (
     finding_marks,
     unexplained_reason,
 )
-from assay.report.gate_policy import case_interval_note, gate_facts_note
+from assay.report.gate.policy import case_interval_note, gate_facts_note
+from assay.report.gate.stats import incomplete_reason
+from assay.report.gate_why import gate_failed_without_failures
 from assay.report.model import CaseResult, Report
-from assay.report.stats import incomplete_reason
 
 __all__ = [
     "escape_markdown",
@@ -151,8 +153,8 @@ def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
     if summary.gate_reason:
         gate += f": {escape_markdown(summary.gate_reason)}"
     counts = (
-        f"{summary.total} cases: {summary.passed} passed, {summary.failed} failed, "
-        f"{summary.errors} errors, {summary.skipped} skipped"
+        f"{count_of(summary.total, 'case')}: {summary.passed} passed, {summary.failed} "
+        f"failed, {count_of(summary.errors, 'error')}, {summary.skipped} skipped"
     )
     if summary.score_ci:
         counts += f" · 95% interval {summary.score_ci[0]:.2f}–{summary.score_ci[1]:.2f}"
@@ -178,6 +180,9 @@ def verdict_head(report: Report, title: str = "Evaluation Results") -> str:
         "",
         counts,
     ]
+    why = gate_failed_without_failures(report)
+    if why:
+        lines += ["", escape_markdown(why)]
     return "\n".join(lines) + "\n"
 
 
@@ -222,7 +227,8 @@ def _suite_row(suite: str, members: list[CaseResult]) -> str:
 
 def _more_suites(count: int) -> str:
     # The blank line ends the table: a line right under it would be read as one more row.
-    return f"\n\n{count} more suites are not shown here; report.json has every one."
+    more = count_of(count, "more suite")
+    return f"\n\n{more} {'is' if count == 1 else 'are'} not shown here; report.json has every one."
 
 
 def _flaky(cases: Iterable[CaseResult]) -> list[_Entry]:
@@ -308,7 +314,10 @@ def _skipped(cases: Iterable[CaseResult]) -> list[_Entry]:
     for reason, ids in sorted(by_reason.items(), key=lambda item: -len(item[1])):
         shown = ", ".join(_code(i) for i in ids[:3]) + (", …" if len(ids) > 3 else "")
         entries.append(
-            _Entry("### Skipped", f"- {escape_markdown(reason)}: {len(ids)} case(s) ({shown})")
+            _Entry(
+                "### Skipped",
+                f"- {escape_markdown(reason)}: {count_of(len(ids), 'case')} ({shown})",
+            )
         )
     return entries
 

@@ -23,11 +23,11 @@ from assay._util.arguments import expect, is_number, items
 from assay._version import __version__
 from assay.core.shards import ShardSyntaxError, parse_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
-from assay.report.gate_policy import GatePolicy
+from assay.report.gate.policy import GatePolicy
+from assay.report.gate.stats import gate_option_problems, summarize
 from assay.report.merge_consistency import case_contradictions
 from assay.report.merge_plan import check_shard_plans
 from assay.report.model import CaseResult, IsolationInfo, Report, RunInfo
-from assay.report.stats import gate_option_problems, summarize
 
 __all__ = ["merge_reports"]
 

@@ -28,8 +28,8 @@ from typing import Final
 from assay.core.checks import Check
 from assay.core.kinds import CaseKind
 from assay.core.statuses import FAILING_CHECKS
+from assay.report.gate.stats import combine_attempts, not_run_counts
 from assay.report.model import Attempt, CaseResult
-from assay.report.stats import combine_attempts, not_run_counts
 
 __all__ = ["case_contradictions"]
 

@@ -17,6 +17,7 @@ from assay._util.untrusted_files import UntrustedFileError, read_untrusted
 from assay.core.files import REPORT_FILE
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.report.model import Report
+from assay.report.unfinished import unfinished_run_note
 
 __all__ = ["MAX_REPORT_BYTES", "find_reports", "json_path", "read_report", "read_reports"]
 
@@ -151,8 +152,6 @@ def find_reports(paths: Sequence[Path], *, exclude: Path | None = None) -> list[
             if everything and not candidates:
                 raise _overwrites_input(f"the only {REPORT_FILE} under this directory", path)
             if not candidates:
-                from assay.report.unfinished import unfinished_run_note
-
                 raise ConfigError(
                     f"no {REPORT_FILE} found under this directory{unfinished_run_note(path)}",
                     SourcePosition(path),

@@ -1,13 +1,13 @@
 """The renderer registry: every file written beside report.json, by `run` and `merge` alike.
 
 A renderer turns the finished report into the text of one file in the report directory
-(summary.md, junit.xml, report.html, PVYai's agent-eval-report.json, Cassandra's results JSON, or a
-plugin's own), or says there is nothing to write for this report (None). `assay run` and
-`assay merge` both write every registered renderer through `runner.writer`, so an output
-cannot be forgotten by one of them. Plugins add renderers through the `assay.renderers`
-entry point group, naming a `Renderer`, whose file must be its own: one that another
-renderer writes, or that the report directory keeps for itself, is refused before a run
-starts. Each renderer imports its formatting code only when it renders.
+(summary.md, junit.xml, report.html, PVYai's agent-eval-report.json, Cassandra's results JSON,
+the inspect eval log, or a plugin's own), or says there is nothing to write for this report
+(None). `assay run` and `assay merge` both write every registered renderer through
+`runner.writer`, so an output cannot be forgotten by one of them. Plugins add renderers
+through the `assay.renderers` entry point group, naming a `Renderer`, whose file must be its
+own: one that another renderer writes, or that the report directory keeps for itself, is
+refused before a run starts. Each renderer imports its formatting code only when it renders.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from assay.core.files import (
     CASES_DIR,
     CASSANDRA_FILE,
     HTML_FILE,
+    INSPECT_LOG_FILE,
     JUNIT_FILE,
     LOCK_FILE,
     PVYAI_FILE,
@@ -31,6 +32,7 @@ from assay.core.files import (
     SUMMARY_FILE,
 )
 from assay.errors import ConfigError
+from assay.report.inspect_log import inspect_log_chunks
 
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
@@ -63,6 +65,8 @@ class RenderContext:
     """`--pvyai-report` was asked for."""
     cassandra: bool = False
     """`--cassandra-report` was asked for."""
+    inspect_log: bool = False
+    """`--inspect-log` was asked for."""
     history_dir: Path | None = None
     """The run history this run was recorded in (report.html draws its trend)."""
     baseline: Report | None = None
@@ -74,6 +78,7 @@ class RenderContext:
         """The run compared with `baseline` (made once for every renderer that shows it)."""
         if self.baseline is None:
             return None
+        # lazy: start-up (not loaded with this module)
         from assay.report.compare import compare_reports
 
         return compare_reports(self.baseline, self.report)
@@ -105,6 +110,7 @@ RENDERERS: Registry[Renderer] = Registry("assay.renderers", what="renderer", ada
 
 
 def _report_json(ctx: RenderContext) -> Iterator[str]:
+    # lazy: start-up (not loaded with this module)
     from assay.report.json_stream import report_json_chunks
 
     yield from report_json_chunks(ctx.report, indent=2)
@@ -114,21 +120,23 @@ def _report_json(ctx: RenderContext) -> Iterator[str]:
 def _summary(ctx: RenderContext) -> str:
     comparison = ctx.comparison
     if comparison is not None:
+        # lazy: start-up (not loaded with this module)
         from assay.report.summary_compared import render_compared_summary
 
         return render_compared_summary(ctx.report, comparison)
-    from assay.report.markdown import render_summary
+    from assay.report.markdown import render_summary  # lazy: start-up (not loaded with this module)
 
     return render_summary(ctx.report)
 
 
 def _junit(ctx: RenderContext) -> str:
-    from assay.report.junit import render_junit
+    from assay.report.junit import render_junit  # lazy: start-up (not loaded with this module)
 
     return render_junit(ctx.report)
 
 
 def _html(ctx: RenderContext) -> Iterator[str]:
+    # lazy: start-up (not loaded with this module)
     from assay.report.history import history_for_viewer
     from assay.report.html import html_chunks
 
@@ -144,7 +152,7 @@ def pvyai_reports(
     report: Report, cases: Sequence[Case], *, report_dir: Path | None = None
 ) -> list[dict[str, Any]]:
     """One PVYai benchmark report per task suite that has results, in the order run."""
-    from assay.report.pvyai import benchmark_report
+    from assay.report.pvyai import benchmark_report  # lazy: start-up (not loaded with this module)
 
     suites = dict.fromkeys(c.suite for c in report.cases if c.kind == "task")
     return [
@@ -158,7 +166,7 @@ def _pvyai(ctx: RenderContext) -> str | None:
     documents = pvyai_reports(ctx.report, ctx.cases, report_dir=ctx.report_dir)
     if not documents:
         return None
-    from assay._util.go_format import go_json_indent
+    from assay.upstream.go.fmt import go_json_indent  # lazy: start-up (not loaded with this module)
 
     body: Any = documents[0] if len(documents) == 1 else documents
     return go_json_indent(body) + "\n"  # as PVYai's json.MarshalIndent writes it
@@ -167,9 +175,17 @@ def _pvyai(ctx: RenderContext) -> str | None:
 def _cassandra(ctx: RenderContext) -> str | None:
     if not ctx.cassandra or not any(c.kind == "rubric" for c in ctx.report.cases):
         return None
+    # lazy: start-up (not loaded with this module)
     from assay.report.cassandra import cassandra_json, cassandra_names, to_cassandra_results
 
     return cassandra_json(to_cassandra_results(ctx.report, cassandra_names(ctx.cases)))
+
+
+def _inspect_log(ctx: RenderContext) -> Iterator[str] | None:
+    if not ctx.inspect_log:
+        return None
+
+    return inspect_log_chunks(ctx.report, ctx.report_dir)
 
 
 # The report first: a reader polling the directory sees report.json before its renderings.
@@ -179,7 +195,8 @@ RENDERERS.register("junit", Renderer("junit", JUNIT_FILE, _junit))
 RENDERERS.register("html", Renderer("html", HTML_FILE, _html))
 RENDERERS.register("pvyai", Renderer("pvyai", PVYAI_FILE, _pvyai))
 RENDERERS.register("cassandra", Renderer("cassandra", CASSANDRA_FILE, _cassandra))
-_BUILTIN_ORDER = ("report", "summary", "junit", "html", "pvyai", "cassandra")
+RENDERERS.register("inspect", Renderer("inspect", INSPECT_LOG_FILE, _inspect_log))
+_BUILTIN_ORDER = ("report", "summary", "junit", "html", "pvyai", "cassandra", "inspect")
 
 
 BUILTIN_RENDERERS = _BUILTIN_ORDER
@@ -204,6 +221,7 @@ def _refuse_taken_files(renderers: Sequence[Renderer]) -> None:
     or by the report directory itself (results.jsonl, which --resume reads; the lock; the
     cases' artifacts; a history kept there). Names are compared case-folded: on macOS and
     Windows `Report.json` is report.json."""
+    # lazy: start-up (not loaded with this module)
     from assay.registry.plugin_calls import plugin_origin
     from assay.report.history import HISTORY_DIRNAME
 

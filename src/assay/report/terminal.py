@@ -16,7 +16,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from assay._util.secrets import redact
+from assay.core.counting import count_of
 from assay.core.text import defuse_workflow_commands, one_line
+from assay.report.explain import reason_with_source
+from assay.report.gate_why import gate_failed_without_failures
 
 if TYPE_CHECKING:
     from assay.report.model import CaseResult, Report
@@ -66,7 +69,6 @@ def case_line(result: CaseResult, *, reason: bool = True) -> str:
     if reason and result.status != "pass" and result.reason:
         # Masked before it is cut to its first line: a key with a CR inside was cut in two,
         # and its first half shown.
-        from assay.report.explain import reason_with_source
 
         parts.append(clean(redact(reason_with_source(result))))
     if result.flaky:
@@ -84,7 +86,7 @@ class PlainProgress:
         self._skip_reasons: set[str] = set()
 
     def run_started(self, total: int) -> None:
-        self._stream.write(f"running {total} case(s)\n")
+        self._stream.write(f"running {count_of(total, 'case')}\n")
         self._stream.flush()
 
     def case_started(self, case_id: str, model: str | None) -> None:
@@ -111,7 +113,7 @@ class LiveProgress:
     _SHOWN_RUNNING = 4
 
     def __init__(self, stream: TextIO, *, width: int | None = None) -> None:
-        from rich.console import Console
+        from rich.console import Console  # lazy: start-up (rich only when used)
 
         self._console = Console(file=stream, width=width, highlight=False)
         self._counts: Counter[str] = Counter()
@@ -121,6 +123,7 @@ class LiveProgress:
         self._task: Any = None
 
     def run_started(self, total: int) -> None:
+        # lazy: start-up (rich only when used)
         from rich.live import Live
         from rich.progress import (
             BarColumn,
@@ -168,6 +171,7 @@ class LiveProgress:
             self._live.update(self._render())
 
     def _render(self) -> Any:
+        # lazy: start-up (rich only when used)
         from rich.console import Group
         from rich.text import Text
 
@@ -234,7 +238,7 @@ _LEADING_LABEL = re.compile(r"^(?:gate: )?(PASS|FAIL|ERROR|SKIP)\b")
 
 def _styled_line(line: str) -> Any:
     """`line` as rich Text with its PASS/FAIL/ERROR/SKIP label coloured (no markup read)."""
-    from rich.text import Text
+    from rich.text import Text  # lazy: start-up (rich only when used)
 
     text = Text(line, no_wrap=True, overflow="ellipsis")
     match = _LEADING_LABEL.match(line)
@@ -246,6 +250,7 @@ def _styled_line(line: str) -> Any:
 def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
     """Why each failed case failed (expected, the agent's finding, the judge's reasoning),
     for the first `limit` of them; report.json has the rest."""
+    # lazy: start-up (not loaded with this module)
     from assay.report.explain import FINDINGS_SHOWN, explain_lines, failing_checks, finding_marks
 
     failed = [c for c in report.cases if c.status == "fail"]
@@ -264,7 +269,8 @@ def failure_lines(report: Report, *, limit: int = 20) -> list[str]:
             if len(marks) > len(shown):
                 lines.append(f"    ... and {len(marks) - len(shown)} more (see report.json)")
     if len(failed) > limit:
-        lines.append(f"... and {len(failed) - limit} more failed cases (see report.json)")
+        more = count_of(len(failed) - limit, "more failed case")
+        lines.append(f"... and {more} (see report.json)")
     return lines
 
 
@@ -288,12 +294,15 @@ def print_summary(
     lines += [f"WARNING: {clean(warning)}" for warning in report.run.warnings]
     lines += [f"note: {clean(note)}" for note in report.run.notes]
     lines.append(f"gate: {summary.gate.upper()}  {clean(summary.gate_reason)}")
+    why = gate_failed_without_failures(report)
+    lines += [clean(why)] if why else []
     lines.append(f"report: {report_dir}")
     lines = redact("\n".join(lines)).split("\n")  # the terminal takes text through the one door
     if not (stream.isatty() if colour is None else colour):
         stream.write("\n".join(lines) + "\n")
         stream.flush()
         return
+    # lazy: start-up (rich only when used)
     from rich.console import Console
     from rich.text import Text
 

@@ -7,9 +7,9 @@ cases -> plan_runs -> Executor (attempts: sandbox -> agent -> grader)
 ```
 """
 
+from assay.runner.arguments import parse_models, parse_shard
 from assay.runner.events import NullListener, RunListener
-from assay.runner.plan import PlannedRun, parse_shard
-from assay.runner.resolve import parse_models
+from assay.runner.plan import PlannedRun
 from assay.runner.session import PreparedRun, prepare_run, run, run_async, run_prepared
 from assay.runner.settings import check_settings, resolve_settings
 

@@ -3,7 +3,7 @@
 A case's inputs are the files it is made of: its suite file, its fixtures (the files and
 supporting files of a review or verify case, a rubric case's diff and base, a task's
 workspace directory) and its skill. The changed files are `git diff --name-only
-REF...HEAD` in the repository holding the eval root (through `sandbox/gitenv.py`: no user
+REF...HEAD` in the repository holding the eval root (through `isolation/git.py`: no user
 config, hooks or signing). A changed path that matches an `affects_all` glob
 (`[tool.assay] affects_all`, `ASSAY_AFFECTS_ALL`: the agent's code, its prompts, assay's
 config) selects every case. The reason goes into the report (`run.selection`).
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError
+from assay.isolation.git import run_git
 from assay.runner.kinds import kind_of
 from assay.suites.case import Case
 
@@ -47,7 +48,6 @@ def repository_of(root: Path) -> Path:
 
 def changed_files(repository: Path, ref: str) -> list[str]:
     """Repository-relative paths changed between the merge base of `ref` and HEAD."""
-    from assay.sandbox.gitenv import run_git
 
     if ref.startswith("-"):
         raise ConfigError(f"--affected-by {ref!r}: a ref cannot start with '-'")

@@ -19,12 +19,12 @@ import inspect
 import os
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay._util.secrets import redact
 from assay.agents import agent_for, runtime_spec
+from assay.agents.cli_transcript import read_activity
 from assay.core.checks import Check
 from assay.core.files import (
     AGENT_TRANSCRIPT_FILE,
@@ -45,19 +45,22 @@ from assay.errors import (
     output_error,
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
+from assay.registry.runtimes import BUILTIN_RUNTIMES
 from assay.report.model import AgentActivity, Attempt
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.error_source import error_source
 from assay.runner.kinds import grader_for, kind_of
+from assay.runner.outcome import AttemptOutcome
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case
+from assay.workspace import build_sandbox, remove_sandbox
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
     from assay.runner.plan import PlannedRun
-    from assay.sandbox import Sandbox
+    from assay.workspace import Sandbox
 
-__all__ = ["AttemptOutcome", "artifacts_dir", "run_attempt", "safe_segment", "skipped_outcome"]
+__all__ = ["artifacts_dir", "run_attempt", "safe_segment"]
 
 FailedStatus = Literal["error", "skipped"]
 
@@ -72,25 +75,10 @@ _RAW_JUDGE_CHARS = 4000
 """How much of a broken judge answer the report keeps (the whole of it is in the file)."""
 
 
-@dataclass(frozen=True)
-class AttemptOutcome:
-    """An Attempt plus what the CaseResult takes from its last scored attempt."""
-
-    attempt: Attempt
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    judge: dict[str, Any] = field(default_factory=dict)
-    workspace: str | None = None
-
-
-def skipped_outcome(reason: str) -> AttemptOutcome:
-    return AttemptOutcome(Attempt(status="skipped", reason=reason))
-
-
 async def run_attempt(
     run: PlannedRun, index: int, *, options: RunSettings, work_root: Path, report_dir: Path
 ) -> AttemptOutcome:
     """Run attempt `index` (0-based) of `run`; never raises except on cancellation."""
-    from assay.sandbox import remove_sandbox
 
     started = time.monotonic()
     artifacts = artifacts_dir(report_dir, run.case.id, run.model, index)
@@ -243,7 +231,6 @@ class _PastDeadline(Exception):
 
 def _plugin_runtime(run: PlannedRun) -> bool:
     """Whether the case's agent is a plugin's (or a library user's), not one assay ships."""
-    from assay.registry.runtimes import BUILTIN_RUNTIMES
 
     return run.runtime not in BUILTIN_RUNTIMES
 
@@ -335,7 +322,6 @@ def _agent_failure_checks(case: Case, reason: str) -> list[Check]:
 def _prepare(run: PlannedRun, artifacts: Path, work_root: Path, skill: Path | None) -> Sandbox:
     """The attempt's file-system setup, off the event loop: its directory, its sandbox,
     and what the kind records of it (built or not) before anything else runs."""
-    from assay.sandbox import build_sandbox
 
     artifacts.mkdir(parents=True, exist_ok=True)
     kind = kind_of(run.case)
@@ -386,8 +372,6 @@ def _agent_transcript_left(artifacts: Path) -> Path | None:
 
 
 def _left_activity(transcript: Path | None) -> AgentActivity | None:
-    from assay.agents.cli_transcript import read_activity
-
     activity = read_activity(transcript) if transcript is not None else None
     try:
         return AgentActivity.model_validate(activity) if activity else None

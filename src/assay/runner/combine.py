@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
+from assay.report.gate.interval import case_interval
+from assay.report.gate.stats import combine_attempts
 from assay.report.model import AgentActivity, Attempt, CaseResult, Source
+from assay.runner.outcome import AttemptOutcome
 
 if TYPE_CHECKING:
     from assay.grading.base import Grade
-    from assay.runner.attempt import AttemptOutcome
     from assay.runner.plan import PlannedRun
     from assay.suites.case import Case
 
@@ -103,7 +105,6 @@ def fold_attempts(
     report shows one coherent attempt rather than a mix. `forced_reason` marks a case the
     run itself cut short (interrupted, budget): it is `skipped` whatever ran before.
     """
-    from assay.report.stats import combine_attempts
 
     attempts = [outcome.attempt for outcome in outcomes]
     scored = [o for o in outcomes if o.attempt.status in ("pass", "fail")]
@@ -142,7 +143,6 @@ def fold_attempts(
 
 def _flaky_interval(attempts: Sequence[Attempt]) -> list[float] | None:
     """The 95% interval of a flaky case's pass rate over its scored attempts."""
-    from assay.report.interval import case_interval
 
     scores = [
         a.score if a.score is not None else float(a.status == "pass")

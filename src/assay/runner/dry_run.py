@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError
+from assay.report.model import CaseResult
+from assay.runner.combine import source_of
 from assay.runner.kinds import kind_of
-from assay.sandbox import Sandbox, build_sandbox, private_work_root
+from assay.runner.reporting import build_report, now
 from assay.suites.case import Case
+from assay.workspace import Sandbox, build_sandbox, private_work_root
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -64,9 +67,6 @@ def _build(case: Case, root: Path, skill_override: Path | None) -> Sandbox | San
 def dry_run_report(settings: RunSettings, runs: Sequence[PlannedRun], built: DryRun) -> Report:
     """What a dry run did, as a report (written nowhere): one entry per case, `skipped`
     with its kept sandbox as `workspace`, or `error` saying why it could not be built."""
-    from assay.report.model import CaseResult
-    from assay.runner.combine import source_of
-    from assay.runner.reporting import build_report, now
 
     results = []
     for case, outcome in built.outcomes:

@@ -9,7 +9,7 @@ Cassandra's words are compared as they are).
 from __future__ import annotations
 
 from assay.core.statuses import ErrorSource
-from assay.errors import AgentError, JudgeError, ModelError, SandboxError
+from assay.errors import AgentError, AssayError, JudgeError, ModelError, SandboxError
 
 __all__ = ["error_source"]
 
@@ -43,6 +43,5 @@ def _by_phase(phase: str) -> ErrorSource:
 
 
 def _assay_knew(exc: BaseException) -> bool:
-    from assay.errors import AssayError
 
     return isinstance(exc, AssayError)

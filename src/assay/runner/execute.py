@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 
 from assay.core.files import RESULTS_FILE
 from assay.errors import output_error
-from assay.report.stats import INTERRUPTED, budget_reason
-from assay.runner.attempt import AttemptOutcome, run_attempt, skipped_outcome
+from assay.report.gate.stats import INTERRUPTED, budget_reason
+from assay.runner.attempt import run_attempt
 from assay.runner.combine import case_result
+from assay.runner.kinds import kind_of
+from assay.runner.outcome import AttemptOutcome, skipped_outcome
 from assay.runner.settings import tasks_one_at_a_time
 
 if TYPE_CHECKING:
@@ -133,12 +135,13 @@ class Executor:
         """The units split into lanes, each with how many of its units run at once."""
         if not tasks_one_at_a_time(self._options):
             return [(units, self._options.concurrency)]
-        tasks = [unit for unit in units if unit[0].run.case.kind == "task"]
-        others = [unit for unit in units if unit[0].run.case.kind != "task"]
-        return [(tasks, 1), (others, self._options.concurrency)]
+        alone = [unit for unit in units if kind_of(unit[0].run.case).one_at_a_time]
+        others = [unit for unit in units if not kind_of(unit[0].run.case).one_at_a_time]
+        return [(alone, 1), (others, self._options.concurrency)]
 
     async def _execute_adaptive(self) -> None:
         """`--repeat auto`: rounds of attempts, each chosen by runner/adaptive.py."""
+        # lazy: start-up (not loaded with this module)
         from assay.runner.adaptive import next_round
         from assay.runner.adaptive_inputs import gate_limit, knowledge_of
 
@@ -231,6 +234,7 @@ class Executor:
 
 
 def _key(progress: _Progress) -> str:
+    # lazy: start-up (not loaded with this module)
     from assay.runner.adaptive_inputs import case_key
 
     return case_key(progress.run.case.id, progress.run.model)

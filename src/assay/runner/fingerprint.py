@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.runner.input_digest import ContentDigests, packaged_prompts_digest
+from assay.runner.kinds import kind_of
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -34,7 +35,6 @@ def fingerprint(
 
     `contents` keeps the digests of the files already read (share one over a run's cases).
     """
-    from assay.runner.kinds import kind_of
 
     case = run.case
     contents = contents or ContentDigests()

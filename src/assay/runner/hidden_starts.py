@@ -2,7 +2,7 @@
 
 An agent command or a verification command can name a file by absolute path that no
 confined program can see: a script in /tmp or HOME, a file outside the project, one the
-checkout does not track (`_util/exposure.py` decides what is shown). Run as it is, every
+checkout does not track (`isolation/exposure.py` decides what is shown). Run as it is, every
 case would end in the program's own "No such file". The run stops at the start instead,
 exit 2, naming the file, the mask that hides it and what would show it (commit it in the
 project, or `--isolation none`). Other arguments naming hidden files (data the program
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from assay.core.positions import SourcePosition
 from assay.errors import ConfigError, ConfigErrors
 from assay.suites.case import TaskSpec
-from assay.suites.pvyai_paths import go_trim_space
+from assay.upstream.pvyai.paths import go_trim_space
 
 if TYPE_CHECKING:
-    from assay._util.isolation import Sandboxing
+    from assay.isolation.bwrap import Sandboxing
     from assay.runner.plan import PlannedRun
 
 __all__ = ["refuse_hidden_starts"]

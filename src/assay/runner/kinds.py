@@ -1,7 +1,7 @@
 """The case kinds (`review`, `verify`, `rubric`, `task`): each one bundle of what it brings.
 
 One entry per kind holds every part of it: the type of its spec, the files a case is made
-of (`--affected-by`, the work-root check), the sandbox builder (`sandbox/build.py`'s part
+of (`--affected-by`, the work-root check), the sandbox builder (`workspace/build.py`'s part
 of the kind, passed back to `build_sandbox`) and whether a case's sandbox is small enough
 to build on the event loop, what the agent is asked and the answer it gives
 (`agents/asks.py`'s part), the grader that scores it, whether that grading calls a model
@@ -30,17 +30,17 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents.asks import ASKS, KindAsk
-from assay.sandbox.build import SANDBOX_BUILDERS, SandboxBuilder
-from assay.sandbox.review import is_small_review_sandbox
 from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.workspace.build import SANDBOX_BUILDERS, SandboxBuilder
+from assay.workspace.review import is_small_review_sandbox
 
 if TYPE_CHECKING:
     from assay.core.checks import Check
     from assay.errors import SandboxError
     from assay.grading.base import Grader
     from assay.options import RunOptions
-    from assay.sandbox import Sandbox
     from assay.suites.case import Case
+    from assay.workspace import Sandbox
 
 __all__ = ["KINDS", "CaseKindSpec", "grader_for", "kind_of"]
 
@@ -79,39 +79,48 @@ class CaseKindSpec:
     record_setup: Callable[[Path, Sandbox | SandboxError], None] | None = None
     """`record_setup(artifacts, sandbox or why it failed)`, called as soon as an attempt's
     sandbox is built or has failed to be (task: PVYai's `workspacePath`, or its error)."""
+    one_at_a_time: bool = False
+    """Its cases run one at a time, as PVYai runs tasks (a task that binds a fixed port or
+    shares /tmp paths would fail beside another), unless `--concurrency` is set explicitly
+    (`settings.tasks_one_at_a_time`); other kinds still run side by side."""
 
 
 def _findings_judge(options: RunOptions) -> Grader:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.findings_judge import FindingsJudge
 
     return FindingsJudge(options=options)
 
 
 def _verdict(options: RunOptions) -> Grader:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.verify_grader import VerdictGrader
 
     return VerdictGrader(options=options)
 
 
 def _rubric_judge(options: RunOptions) -> Grader:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.rubric_judge import RubricJudge
 
     return RubricJudge(options=options)
 
 
 def _task_checks(options: RunOptions) -> Grader:
-    from assay.grading.task_checks import TaskGrader
+    from assay.grading.task_checks import TaskGrader  # lazy: start-up (not loaded with this module)
 
     return TaskGrader(options=options)
 
 
 def _record_task_setup(artifacts: Path, outcome: Sandbox | SandboxError) -> None:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.task_record import record_setup
 
     record_setup(artifacts, outcome)
 
 
 def _blocked_task_checks(spec: TaskSpec, reason: str) -> list[Check]:
+    # lazy: start-up (not loaded with this module)
     from assay.grading.task_results import blocked_checks
 
     return blocked_checks(spec, reason)
@@ -169,6 +178,7 @@ def _kind(
     blocked_checks: Callable[[Any, str], list[Check]] | None = None,
     timed_grading: bool = True,
     record_setup: Callable[[Path, Sandbox | SandboxError], None] | None = None,
+    one_at_a_time: bool = False,
 ) -> CaseKindSpec:
     """A built-in kind, with the sandbox's and the agents' parts of it from their tables."""
     return CaseKindSpec(
@@ -186,6 +196,7 @@ def _kind(
         blocked_checks,
         timed_grading,
         record_setup,
+        one_at_a_time,
     )
 
 
@@ -232,6 +243,7 @@ KINDS: Mapping[str, CaseKindSpec] = MappingProxyType(
             blocked_checks=_blocked_task_checks,
             timed_grading=False,
             record_setup=_record_task_setup,
+            one_at_a_time=True,
         ),
     }
 )
@@ -243,6 +255,6 @@ def kind_of(case: Case) -> CaseKindSpec:
 
 def grader_for(case: Case, *, options: RunOptions) -> Grader:
     """The grader of `case`'s kind, followed by the user graders the case names."""
-    from assay.grading import with_user_graders
+    from assay.grading import with_user_graders  # lazy: start-up (not loaded with this module)
 
     return with_user_graders(kind_of(case).grader(options), case.graders, options)

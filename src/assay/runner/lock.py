@@ -33,7 +33,7 @@ _HELD = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES}
 def report_dir_lock(report_dir: Path) -> Iterator[None]:
     """Hold `report_dir` for this process; ConfigError at once when another run has it."""
     try:
-        import fcntl
+        import fcntl  # lazy: optional, may be missing here
     except ImportError:  # Windows: no flock; runs there are not protected from each other
         yield
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.agents import RUNTIMES, known_runtimes, runtime_spec
@@ -17,15 +17,16 @@ from assay.core import shards as core_shards
 from assay.core.shards import format_shard
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.models.names import missing_credentials
-from assay.options import DEFAULT_TIMEOUT_S
+from assay.runner.defaults import moved_notes, serve_defaults
+from assay.runner.kinds import kind_of
+from assay.runner.planned import ModelCalls, PlannedRun, model_calls
 from assay.runner.resolve import (
     case_timeout,
-    needs_judge,
     resolve_agent_command,
-    resolve_judge_model,
     resolve_runtime,
     subject_models,
 )
+from assay.runner.settings import tasks_one_at_a_time
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ModelCalls",
+    "agent_command_problems",
+    "commandless_suites",
     "PlannedRun",
     "format_shard",
     "model_calls",
@@ -41,40 +44,10 @@ __all__ = [
     "models_needed",
     "run_notes",
     "TASKS_ONE_AT_A_TIME_NOTE",
-    "parse_shard",
     "plan_runs",
     "shard_cases",
     "split_fingerprint",
 ]
-
-
-@dataclass(frozen=True)
-class PlannedRun:
-    """One case against one subject model, with everything decided before it runs."""
-
-    case: Case
-    model: str | None
-    runtime: str
-    agent_command: tuple[str, ...] | None
-    judge_model: str | None
-    """None when the case is graded in code (verify, task)."""
-    skip_reason: str | None = None
-    """Set when the run cannot happen at all (missing credentials): no sandbox is built."""
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    """Each attempt's limit (`runner.resolve.case_timeout`)."""
-
-    @property
-    def key(self) -> tuple[str, str | None]:
-        """Identity in results.jsonl, used by --resume."""
-        return (self.case.id, self.model)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """`I/N` (1-based) -> (I, N); anything else is a usage error."""
-    try:
-        return core_shards.parse_shard(text)
-    except core_shards.ShardSyntaxError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 def shard_cases(cases: Sequence[Case], shard: tuple[int, int] | None) -> list[Case]:
@@ -95,50 +68,31 @@ def split_fingerprint(cases: Sequence[Case]) -> str:
     return core_shards.split_fingerprint_of(case.id for case in cases)
 
 
-@dataclass(frozen=True)
-class ModelCalls:
-    """The models one (case, subject model) pair calls in this run."""
-
-    subject: str | None
-    """The agent's own model: only the builtin runtime calls it (a command agent brings its own)."""
-    judge: str | None
-    """None when the case is graded in code (verify, task)."""
-
-
-def model_calls(
-    case: Case,
-    *,
-    subject: str | None,
-    runtime: str,
-    options: RunSettings,
-    config: AssayConfig | None,
-) -> ModelCalls:
-    """Which models this case calls for this subject model: the one answer the planner's
-    credential check and the Action's key preflight share."""
-    judge = (
-        resolve_judge_model(case, subject=subject, options=options, config=config)
-        if needs_judge(case)
-        else None
-    )
-    spec = runtime_spec(runtime)
-    calls_subject = spec is not None and spec.calls_model
-    return ModelCalls(subject if calls_subject else None, judge)
-
-
 def models_needed(case: Case, *, options: RunSettings, config: AssayConfig | None) -> set[str]:
     """Every model `case` would call in this run (empty for a task case)."""
     runtime = resolve_runtime(case, options=options, config=config)
     needed: set[str] = set()
     for subject in subject_models(case, runtime=runtime, options=options, config=config):
         calls = model_calls(case, subject=subject, runtime=runtime, options=options, config=config)
+        if options.cache_dir is None:  # as `plan_runs` serves a keyless default elsewhere
+            _, calls, _ = serve_defaults(
+                case, subject, calls, runtime=runtime, options=options, config=config
+            )
         needed.update(m for m in (calls.subject, calls.judge) if m)
     return needed
 
 
 def plan_runs(
-    cases: Sequence[Case], *, options: RunSettings, config: AssayConfig | None
+    cases: Sequence[Case],
+    *,
+    options: RunSettings,
+    config: AssayConfig | None,
+    check_commands: bool = True,
 ) -> list[PlannedRun]:
-    """Expand the model matrix and decide runtime, command, judge and skips per case."""
+    """Expand the model matrix and decide runtime, command, judge and skips per case.
+
+    `check_commands=False` leaves the agent commands unchecked (`agent_command_problems`):
+    a preview that reports them instead of stopping."""
     # With a record/replay cache the provider decides per call (a hit needs no key).
     check_keys = options.cache_dir is None
     runs: list[PlannedRun] = []
@@ -161,26 +115,34 @@ def plan_runs(
             calls = model_calls(
                 case, subject=model, runtime=runtime, options=options, config=config
             )
+            moved: tuple[tuple[str, str], ...] = ()
+            if check_keys:
+                model, calls, moved = serve_defaults(
+                    case, model, calls, runtime=runtime, options=options, config=config
+                )
             reason = None
             if check_keys and calls.subject is not None:
                 reason = missing_credentials(calls.subject)
             if check_keys and reason is None and calls.judge is not None:
                 missing = missing_credentials(calls.judge)
                 reason = f"judge: {missing}" if missing else None
-            runs.append(PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s))
+            runs.append(
+                PlannedRun(case, model, runtime, command, calls.judge, reason, timeout_s, moved)
+            )
     if unknown:
         raise ConfigErrors(unknown)
-    _check_agent_commands(runs, options=options)
+    if check_commands:
+        problems = agent_command_problems(runs, options=options)
+        if problems:
+            raise ConfigErrors(problems)
     return runs
 
 
 def run_notes(runs: Sequence[PlannedRun], *, options: RunSettings) -> list[str]:
     """What the run says once (`run.notes`): the models agent CLIs could not run
     (`model_notes`), and that its task cases run one at a time."""
-    from assay.runner.settings import tasks_one_at_a_time
-
-    notes = model_notes(runs)
-    tasks = sum(1 for run in runs if run.case.kind == "task" and run.skip_reason is None)
+    notes = model_notes(runs) + moved_notes(runs)
+    tasks = sum(1 for run in runs if kind_of(run.case).one_at_a_time and run.skip_reason is None)
     if tasks * options.repeat > 1 and tasks_one_at_a_time(options):
         notes.append(TASKS_ONE_AT_A_TIME_NOTE.format(concurrency=options.concurrency))
     return notes
@@ -214,23 +176,29 @@ def model_notes(runs: Sequence[PlannedRun]) -> list[str]:
     return list(notes)
 
 
-def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -> None:
-    """An agent command that no case will run, or whose program does not exist, is the
-    user's mistake: said now, before a sandbox is built, not once per case as `error`."""
+def agent_command_problems(
+    runs: Sequence[PlannedRun], *, options: RunSettings
+) -> list[ConfigError]:
+    """An agent command that no case will run, that is missing, or whose program does not
+    exist, is the user's mistake: said now, before a sandbox is built, not once per case
+    as `error`."""
     commands = [run for run in runs if _runs_command(run.runtime)]
     if options.agent_command and options.runtime and not commands:
         suites = _some(list(dict.fromkeys(run.case.suite for run in runs)))
-        raise ConfigError(
-            f"--agent-command is never used: --runtime {options.runtime} runs every selected "
-            f"case (suites {suites}) with assay's own agent; drop --runtime to run the agent "
-            "command, or drop --agent-command (or ASSAY_AGENT_COMMAND)"
-        )
+        return [
+            ConfigError(
+                f"--agent-command is never used: --runtime {options.runtime} runs every selected "
+                f"case (suites {suites}) with assay's own agent; drop --runtime to run the agent "
+                "command, or drop --agent-command (or ASSAY_AGENT_COMMAND)"
+            )
+        ]
+    problems: list[ConfigError] = []
     missing: dict[str, list[str]] = {}
     for run in commands:
         program = run.agent_command[0] if run.agent_command else None
         if program is not None and not _runnable(program):
             missing.setdefault(program, []).append(run.case.id)
-    problems = _missing_preset_programs(runs)
+    problems += _missing_preset_programs(runs)
     problems += [
         ConfigError(
             f"agent command {program!r} not found"
@@ -239,8 +207,31 @@ def _check_agent_commands(runs: Sequence[PlannedRun], *, options: RunSettings) -
         )
         for program, ids in missing.items()
     ]
-    if problems:
-        raise ConfigErrors(problems)
+    return problems
+
+
+def commandless_suites(runs: Sequence[PlannedRun]) -> list[ConfigError]:
+    """A suite whose cases run an agent command and that has none (a task suite: PVYai's
+    format has no place for one): every case would be an `error`, so it is said once, now."""
+
+    suites: dict[Path, list[str]] = {}
+    for run in runs:
+        if _runs_command(run.runtime) and not run.agent_command:
+            suites.setdefault(run.case.source_path, []).append(run.case.id)
+    presets = [name for name in known_runtimes() if (spec := runtime_spec(name)) and spec.program]
+    return [
+        ConfigError(
+            f"no agent command for {_cases(len(ids))} of this suite ({_some(ids)}): pass "
+            "--agent-command, set agent_command in [tool.assay] (pyproject.toml or "
+            f"assay.toml), or run an agent CLI with --runtime <preset> ({', '.join(presets)})",
+            SourcePosition(path),
+        )
+        for path, ids in suites.items()
+    ]
+
+
+def _cases(count: int) -> str:
+    return f"{count} case{'' if count == 1 else 's'}"
 
 
 def _missing_preset_programs(runs: Sequence[PlannedRun]) -> list[ConfigError]:

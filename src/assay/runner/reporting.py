@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -10,12 +9,14 @@ from typing import TYPE_CHECKING
 
 from assay._version import __version__
 from assay.grading.hidden_changes import hidden_change_warning
+from assay.isolation.git import repository_fact
+from assay.report.gate.policy import gate_policy
+from assay.report.gate.stats import summarize
 from assay.report.model import IsolationInfo, Report, RunInfo
 from assay.runner.plan import format_shard, run_notes
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
-    from assay.report.gate_policy import GatePolicy
     from assay.report.model import CaseResult
     from assay.runner.plan import PlannedRun
 
@@ -48,7 +49,6 @@ def build_report(
     split_cases: Sequence[str] | None = None,
 ) -> Report:
     """The report of `runs` with their `results`, redacted of every secret assay knows."""
-    from assay.report.stats import summarize
 
     quarantine = frozenset(options.quarantine)
     results = [
@@ -106,23 +106,10 @@ def _hidden_change_warnings(results: Sequence[CaseResult]) -> list[str]:
     return warnings
 
 
-def gate_policy(options: RunSettings, baseline: Report | None) -> GatePolicy:
-    """The gate's policy from the run's settings and its baseline (as the run read it)."""
-    from assay.report.gate_policy import GatePolicy
-
-    return GatePolicy(
-        mode=options.gate,
-        inconclusive=options.inconclusive,
-        errors_count_as=options.errors_count_as,
-        floor=options.floor,
-        baseline=tuple(baseline.cases) if baseline is not None else None,
-        quarantine=frozenset(options.quarantine),
-    )
-
-
 def _redacted(report: Report) -> Report:
     """`report` without any secret value assay knows: everything published (files, the
     terminal, the job summary, the PR comment, the check run) is rendered from it."""
+    # lazy: start-up (not loaded with this module)
     from assay.report.redacted import redacted_report
 
     return redacted_report(report)
@@ -134,15 +121,4 @@ def now() -> str:
 
 def _git_sha() -> str | None:
     """HEAD of the working directory's repository, if it is one."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and sha else None
+    return repository_fact(["rev-parse", "--verify", "--quiet", "HEAD"])

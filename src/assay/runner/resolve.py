@@ -23,9 +23,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.agents import canonical_runtime, runtime_spec
-from assay.errors import ConfigError
 from assay.models.names import DEFAULT_MODEL
 from assay.runner.kinds import kind_of
+from assay.runner.settings import DEFAULT
 
 if TYPE_CHECKING:
     from assay.options import RunSettings
@@ -34,26 +34,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "case_timeout",
+    "default_judge",
+    "default_subject",
     "needs_judge",
-    "parse_models",
     "resolve_agent_command",
     "resolve_judge_model",
     "resolve_runtime",
     "subject_models",
 ]
-
-
-def parse_models(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """`--model a --model b,c` -> (a, b, c): flattened, de-duplicated, order kept."""
-    seen: dict[str, None] = {}
-    for value in values:
-        for part in value.split(","):
-            name = part.strip()
-            if name.endswith("/"):
-                raise ConfigError(f"--model {name!r}: no model name after the provider")
-            if name:
-                seen.setdefault(name, None)
-    return tuple(seen)
 
 
 def resolve_runtime(case: Case, *, options: RunSettings, config: AssayConfig | None) -> str:
@@ -102,6 +90,27 @@ def subject_models(
     return (DEFAULT_MODEL,)
 
 
+def default_subject(case: Case, *, options: RunSettings, config: AssayConfig | None) -> bool:
+    """Whether `subject_models` answers a default nobody chose (the suite format's or
+    assay's), which the planner may serve through another provider (`models.fallback`)."""
+    if options.models:
+        return False
+    if case.model:
+        return case.model_is_default
+    return not (config is not None and config.model)
+
+
+def default_judge(
+    case: Case, *, subject: str | None, options: RunSettings, config: AssayConfig | None
+) -> bool:
+    """Whether `resolve_judge_model` answers a default nobody chose."""
+    if options.judge_model or (config is not None and config.judge_model):
+        return False
+    if subject is not None:
+        return default_subject(case, options=options, config=config)
+    return case.model_is_default if case.model else True
+
+
 def needs_judge(case: Case) -> bool:
     """Review and rubric cases are graded by a model; verify and task cases in code."""
     return kind_of(case).needs_judge
@@ -121,8 +130,6 @@ def resolve_judge_model(
 
 def case_timeout(case: Case, *, settings: RunSettings) -> float:
     """The per-attempt limit of `case`: the run's, unless only its default is known."""
-    from assay.runner.settings import DEFAULT
-
     if case.timeout_s is not None and settings.sources.get("timeout_s", DEFAULT) == DEFAULT:
         return case.timeout_s
     return settings.timeout_s

@@ -16,14 +16,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.errors import ConfigError, output_error
+from assay.agents import runtime_spec
+from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
+from assay.errors import ConfigError, ConfigErrors, output_error
+from assay.grading.verdict_consistency import CONTRADICTION_KEY, contradiction_note
+from assay.isolation.git import tracked_files
 from assay.models.names import bridge_env
-from assay.report.history import usable_history_dir
+from assay.report.history import history_dir_for, usable_history_dir
+from assay.runner.defaults import missing_key_warnings
 from assay.runner.events import NullListener, RunListener
 from assay.runner.execute import Budget, Executor
 from assay.runner.hidden_starts import refuse_hidden_starts
 from assay.runner.lock import report_dir_lock
-from assay.runner.plan import PlannedRun, plan_runs, shard_cases, split_fingerprint
+from assay.runner.plan import (
+    PlannedRun,
+    commandless_suites,
+    plan_runs,
+    shard_cases,
+    split_fingerprint,
+)
 from assay.runner.reporting import build_report, now
 from assay.runner.results import RESULTS_FILE, ResultsStream, read_results
 from assay.runner.settings import (
@@ -33,7 +44,9 @@ from assay.runner.settings import (
     resolve_settings,
 )
 from assay.runner.writer import prepare_report_dir, remove_earlier_reports, write_report_dir
+from assay.suites import load_suites, select_cases
 from assay.suites.select import nothing_selected
+from assay.workspace import private_work_root
 
 if TYPE_CHECKING:
     from assay.options import RunOptions, RunSettings
@@ -100,6 +113,7 @@ async def run_async(
     """
     prepared = prepare_run(options, cases=cases, config=config)
     if prepared.settings.dry_run:
+        # lazy: start-up (not loaded with this module)
         from assay.runner.dry_run import build_dry_run, dry_run_report
 
         settings = prepared.settings
@@ -133,8 +147,6 @@ def prepare_run(
     check_settings(settings)  # bad values fail fast, before loading
     warnings: list[str] = []
     if cases is None:
-        from assay.suites import load_suites
-
         loaded = load_suites(list(settings.paths), strict=settings.strict, root=settings.root)
         cases, config = loaded.cases, config or loaded.config
         warnings += [str(warning) for warning in loaded.warnings]
@@ -151,8 +163,6 @@ def prepare_run(
         baseline = read_baseline(settings)
     selected = list(cases)
     if settings.patterns:
-        from assay.suites import select_cases
-
         selected = select_cases(selected, list(settings.patterns))
     if not selected:
         raise nothing_selected(settings.patterns)
@@ -164,6 +174,9 @@ def prepare_run(
     split_cases = tuple(sorted(case.id for case in selected)) if settings.shard else None
     selected = shard_cases(selected, settings.shard)
     runs = plan_runs(selected, options=settings, config=config)
+    if not settings.dry_run and (commandless := commandless_suites(runs)):
+        raise ConfigErrors(commandless)
+    warnings += missing_key_warnings(runs, options=settings, config=config)
     if settings.resume_dir is not None and not (settings.resume_dir / RESULTS_FILE).is_file():
         raise ConfigError(f"nothing to resume: {settings.resume_dir / RESULTS_FILE} not found")
     history_dir = None
@@ -192,6 +205,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
     # With a cache, hits never import an SDK (a replay costs no import) and a miss imports
     # it at its first call as before; without one, every call needs it: start it now.
     if prepared.settings.cache_dir is None:
+        # lazy: start-up (not loaded with this module)
         from assay.models.preload import start_sdk_imports
 
         start_sdk_imports(_models_called(prepared.runs))
@@ -220,6 +234,7 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
                 cases=list(prepared.cases),
                 pvyai=options.pvyai_report,
                 cassandra=options.cassandra_report,
+                inspect_log=options.inspect_log,
                 history_dir=prepared.history_dir,
                 baseline=prepared.baseline,
             )
@@ -231,7 +246,6 @@ async def run_prepared(prepared: PreparedRun, *, listener: RunListener | None = 
 
 def _models_called(runs: Sequence[PlannedRun]) -> set[str]:
     """The models the planned runs will call: judges, and the builtin agent's own model."""
-    from assay.agents import runtime_spec
 
     called: set[str] = set()
     for run in runs:
@@ -256,10 +270,10 @@ async def _run_planned(
     split_cases: Sequence[str] | None = None,
 ) -> Report:
     """Execute what `runs` still needs (all of it, or what --resume found unfinished)."""
+    # lazy: start-up (not loaded with this module)
     from assay.runner.fingerprint import fingerprint
     from assay.runner.input_digest import ContentDigests
     from assay.runner.signing import load_key, new_key
-    from assay.sandbox import private_work_root
 
     results_path = report_dir / RESULTS_FILE
     resumed: dict[tuple[str, str | None], CaseResult] = {}
@@ -320,7 +334,7 @@ async def _run_planned(
 
     by_key = {run.key: result for run, result in zip(remaining, finished, strict=True)}
     results = [resumed.get(run.key) or by_key[run.key] for run in runs]
-    return build_report(
+    report = build_report(
         options,
         runs,
         results,
@@ -332,6 +346,21 @@ async def _run_planned(
         split_cases=split_cases,
     )
 
+    contradicted = contradiction_note(
+        [c.id for c in report.cases if c.judge.get(CONTRADICTION_KEY)]
+    )
+    if contradicted is not None:
+        report.run.notes.append(contradicted)
+    if options.keep_workspaces:  # said once, where the run ends: terminal, summary.md
+        report.run.notes.append(KEPT_WORKSPACES_NOTE.format(work_root=work_root))
+    return report
+
+
+KEPT_WORKSPACES_NOTE = (
+    "--keep-workspaces: every attempt's sandbox is kept under {work_root} (each case's "
+    "`workspace` in report.json names its own); remove the directory when done"
+)
+
 
 def _sandboxed(
     options: RunSettings, cases: Sequence[Case], config: AssayConfig | None = None
@@ -342,15 +371,13 @@ def _sandboxed(
     fixtures to overwrite), the report directory (results to forge), the run history or
     the baseline report (past expected findings): their directories are masked, as is the
     working directory's checkout. Of the checkouts an argv may name tracked files, never a
-    suite file or fixture (`_util/exposure.py`). assay also stops being dumpable, so even
+    suite file or fixture (`isolation/exposure.py`). assay also stops being dumpable, so even
     without a sandbox a process of the same user cannot read its environment.
     """
-    from assay._util.isolation import harden_process, project_checkouts, resolve_sandboxing
-    from assay._util.limits import limits_from_environ
-    from assay.core.files import CASES_DIR, JUNIT_FILE, LOCK_FILE, SUMMARY_FILE
-    from assay.report.history import history_dir_for
+    # lazy: start-up (not loaded with this module)
+    from assay.isolation.bwrap import harden_process, project_checkouts, resolve_sandboxing
+    from assay.isolation.limits import limits_from_environ
     from assay.runner.affected import case_inputs
-    from assay.sandbox.gitenv import tracked_files
 
     harden_process()
     if options.sandboxing is not None:
@@ -425,6 +452,7 @@ def _affected(
     settings: RunSettings, cases: list[Case], config: AssayConfig | None
 ) -> tuple[RunSettings, list[Case]]:
     """`--affected-by`: the cases whose inputs changed, and the reason for the report."""
+    # lazy: start-up (not loaded with this module)
     from assay.runner.affected import select_affected
 
     assert settings.affected_by is not None
@@ -432,6 +460,6 @@ def _affected(
     selection = select_affected(
         cases, root=root, ref=settings.affected_by, affects_all=settings.affects_all
     )
-    # No case affected is a pass with nothing run (report/stats.py: summarize), not an
+    # No case affected is a pass with nothing run (report/gate/stats.py: summarize), not an
     # error: a pull request that touches no eval input has nothing the gate could fail.
     return dataclasses.replace(settings, selection=selection.reason), list(selection.cases)

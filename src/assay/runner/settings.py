@@ -19,8 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._util.arguments import as_paths, as_texts, expect, is_number, is_path
+from assay.core.shards import format_shard
 from assay.errors import ConfigError
 from assay.options import ENV_OPTIONS, OPTION_CHOICES, RunOptions, RunSettings, options_from_environ
+from assay.registry.runtimes import unknown_runtime
+from assay.report import read
+from assay.report.gate.stats import gate_option_problems
+from assay.runner.arguments import parse_models, parse_shard
+from assay.runner.kinds import kind_of
+from assay.suites.command import read_agent_command
 
 if TYPE_CHECKING:
     from assay.report.model import Report
@@ -76,7 +83,6 @@ def resolve_settings(
     values keep their sources, and those that were defaults are decided anew. Raises
     ConfigError for a malformed `ASSAY_*` value, agent command or shard.
     """
-    from assay.registry.runtimes import unknown_runtime
 
     _check_option_types(options)
     env = options_from_environ(
@@ -136,10 +142,8 @@ def _paths(paths: object) -> tuple[str, ...]:
 
 def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
     """Raw forms (text from a variable, a string from a library caller) into their types."""
-    from assay.runner.plan import parse_shard
-    from assay.runner.resolve import parse_models
-
     if values.get("repeat") == "auto":
+        # lazy: start-up (not loaded with this module)
         from assay.runner.adaptive import DEFAULT_MAX_REPEAT
 
         values["adaptive"] = True
@@ -175,14 +179,12 @@ def _normalise(values: dict[str, Any], warnings: list[str]) -> None:
 
 
 def _agent_command(text: str, warnings: list[str]) -> tuple[str, ...]:
-    from assay.suites.command import parse_agent_command, placeholder_typos
-
     try:
         # `./agent.sh` given as text means beside the caller, as in a shell.
-        argv = parse_agent_command(text, base_dir=Path.cwd())
+        argv, typos = read_agent_command(text, base_dir=Path.cwd())
     except ValueError as exc:
         raise ConfigError(f"--agent-command {text!r}: {exc}") from None
-    warnings.extend(f"--agent-command: {typo}" for typo in placeholder_typos(argv))
+    warnings.extend(f"--agent-command: {typo}" for typo in typos)
     return argv
 
 
@@ -273,7 +275,6 @@ a bound the plan (a list of attempts per case) can hold."""
 
 def check_settings(settings: RunSettings) -> None:
     """Reject option values no run can use, before anything is built."""
-    from assay.report.stats import gate_option_problems
 
     problems: list[str] = []
     if settings.concurrency < 1:
@@ -310,6 +311,7 @@ def check_settings(settings: RunSettings) -> None:
     if settings.offline and settings.cache_dir is None:
         problems.append("--offline replays recorded model calls: it needs --cache DIR")
     if settings.cache_dir is not None:
+        # lazy: start-up (not loaded with this module)
         from assay.models.cache import cache_dir_problem
 
         # Before any model is called: a file here used to fail every case after its calls.
@@ -318,8 +320,6 @@ def check_settings(settings: RunSettings) -> None:
     if settings.skill is not None and not settings.skill.exists():
         problems.append(f"--skill {settings.skill}: no such file or directory")
     if settings.shard is not None:
-        from assay.runner.plan import format_shard, parse_shard
-
         parse_shard(format_shard(settings.shard) or "")
     problems += _unknown_providers(settings)
     if problems:
@@ -332,6 +332,7 @@ def _unknown_providers(settings: RunSettings) -> list[str]:
         named.append(("--judge-model", settings.judge_model))
     if not named:
         return []
+    # lazy: start-up (not loaded with this module)
     from assay.models.registry import unknown_provider
 
     return [f"{flag} {reason}" for flag, m in named if (reason := unknown_provider(m))]
@@ -340,7 +341,6 @@ def _unknown_providers(settings: RunSettings) -> list[str]:
 def check_work_root(work_root: Path, cases: Sequence[Case]) -> None:
     """Sandboxes copy fixture directories: one made inside such a directory would copy
     itself into itself, level after level, and leave itself behind in the fixture."""
-    from assay.runner.kinds import kind_of
 
     real_root = Path(os.path.realpath(work_root))
     for case in cases:
@@ -361,6 +361,5 @@ def read_baseline(settings: RunSettings) -> Report | None:
     this copy to the regression gate and `--repeat auto`."""
     if settings.baseline is None:
         return None
-    from assay.report.read import read_report
 
-    return read_report(settings.baseline)
+    return read.read_report(settings.baseline)  # through the module: tests count the reads

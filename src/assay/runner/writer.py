@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util.secrets import redact_chunks
 from assay._util.textout import write_in_slices
 from assay.core.files import (
     CASES_DIR,
@@ -29,6 +30,7 @@ from assay.core.files import (
 )
 from assay.errors import ConfigError
 from assay.registry.plugin_calls import is_interruption, plugin_origin, what_it_raised
+from assay.report.history import record_run
 from assay.report.model import REPORT_CONTRACT
 from assay.report.renderers import (
     BUILTIN_RENDERERS,
@@ -52,6 +54,7 @@ __all__ = [
     "remove_earlier_reports",
     "pvyai_reports",
     "refuse_foreign_files",
+    "write_rendering",
     "write_report_dir",
 ]
 
@@ -100,6 +103,7 @@ def write_report_dir(
     cases: Sequence[Case],
     pvyai: bool = False,
     cassandra: bool = False,
+    inspect_log: bool = False,
     history_dir: Path | None = None,
     baseline: Report | None = None,
 ) -> list[Path]:
@@ -114,8 +118,6 @@ def write_report_dir(
     """
     history_failed: OSError | None = None
     if history_dir is not None:
-        from assay.report.history import record_run
-
         try:
             record_run(report, history_dir)
         except OSError as exc:
@@ -126,6 +128,7 @@ def write_report_dir(
         path,
         pvyai=pvyai,
         cassandra=cassandra,
+        inspect_log=inspect_log,
         history_dir=history_dir,
         baseline=baseline,
     )
@@ -244,9 +247,13 @@ def _warn_broken(renderer: Renderer, failed: _RenderingFailed) -> None:
     )
 
 
-def _write(target: Path, text: str | Iterable[str]) -> Path:
-    from assay._util.secrets import redact_chunks
+def write_rendering(target: Path, text: str | Iterable[str]) -> Path:
+    """One rendering of a report written outside a run (`assay export`): as every report
+    file is, redacted, and whole or not at all."""
+    return _write(target, text)
 
+
+def _write(target: Path, text: str | Iterable[str]) -> Path:
     # The report was redacted already; renderings may add text of their own.
     pieces = redact_chunks([text] if isinstance(text, str) else text)
     # A plain open (not mkstemp) so the file gets the user's umask, like any report.

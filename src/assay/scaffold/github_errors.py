@@ -49,6 +49,7 @@ def github_failure(
     `token_hint` says what to set for a token to be sent; None when one was sent. Returns
     the ConfigError to raise; anything unexpected still gets a one-line message.
     """
+    # lazy: start-up (requests and github only when used)
     import requests
     from github import BadCredentialsException, GithubException
 

@@ -83,7 +83,7 @@ class GitHubPullRequest:
         return self._change
 
     def read(self, path: str, *, ref: str, max_bytes: int | None) -> bytes | Unavailable:
-        from github import GithubException
+        from github import GithubException  # lazy: start-up (github only when used)
 
         with self._calls(f"{path} at {ref[:12]}"):
             try:
@@ -102,7 +102,7 @@ class GitHubPullRequest:
             return self._content(found.raw_data)
 
     def detected_license(self, ref: str) -> License | None:
-        from github import GithubException
+        from github import GithubException  # lazy: start-up (github only when used)
 
         with self._calls(f"the license of {self.url.full_name} at {ref[:12]}"):
             try:
@@ -157,7 +157,7 @@ class GitHubPullRequest:
         return ChangedFile(status, path, previous)
 
     def _merge_base(self, base_sha: str, head_sha: str) -> tuple[str, tuple[str, ...]]:
-        from github import GithubException
+        from github import GithubException  # lazy: start-up (github only when used)
 
         with self._calls(f"the comparison {base_sha[:12]}...{head_sha[:12]}"):
             try:
@@ -183,6 +183,7 @@ class GitHubPullRequest:
 
     @contextmanager
     def _calls(self, what: str) -> Iterator[None]:
+        # lazy: start-up (requests and github only when used)
         import requests
         from github import BadAttributeException, GithubException
 
@@ -237,6 +238,7 @@ def _base64(encoded: str) -> bytes:
 
 
 def _client(api_url: str, token: str | None) -> Github:
+    # lazy: start-up (github and urllib3 only when used)
     from github import Auth, Github
     from urllib3.util import Retry
 

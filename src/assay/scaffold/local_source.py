@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 from assay.core.paths import names_under
 from assay.errors import ConfigError, SandboxError
-from assay.sandbox.gitenv import git_message, run_git
+from assay.isolation.git import git_message, run_git
+from assay.isolation.processes import CompletedProcess
 from assay.scaffold.change import Change, ChangedFile, License, Unavailable
 
 __all__ = ["LocalRefs", "github_repository"]
@@ -180,7 +180,7 @@ class LocalRefs:
                 return mode, kind, sha, int(size) if size.isdigit() else 0
         return None
 
-    def _run(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+    def _run(self, *args: str) -> CompletedProcess[bytes]:
         try:
             return run_git(list(args), cwd=self._top)
         except SandboxError as exc:  # git is not installed

@@ -2,7 +2,7 @@
 
 An existing manifest goes through the suite loader's own steps: `read_document`, the
 format `discover.classify` gives it, and the `RubricManifest` model with its Go decoding
-(`suites/go_json.py`: keys in any case, two spellings of one key decoded in turn into
+(`upstream/go/json.py`: keys in any case, two spellings of one key decoded in turn into
 the same field, `null` as the zero value). So the cases the scaffolder sees, and the ids it
 checks the new one against, are the ones the loader sees, and a file the loader cannot
 read is refused at its line and left as it is. The manifest is written back as the
@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.discover import classify
 from assay.suites.document import Document, read_document
-from assay.suites.go_json import go_struct
 from assay.suites.validation import describe
 from assay.suites.wire_rubric import RubricCase, RubricManifest
+from assay.upstream.go.json import go_struct
 
 __all__ = ["merge_manifest"]
 

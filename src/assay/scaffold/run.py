@@ -109,7 +109,8 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
         )
     drafted = None
     if options.draft is not None:
-        from assay.scaffold.draft import draft_case  # the model layer, only when asked for
+        # lazy: start-up cost (the model layer, jsonschema) paid only when asked for
+        from assay.scaffold.draft import draft_case
 
         planned, drafted = draft_case(
             planned, change, source, format=options.format, case_name=name, options=options.draft

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from assay.core.kinds import CaseKind
 from assay.core.severities import SEVERITIES, WARDEN_SEVERITIES, Severity, warden_severity
-from assay.suites.go_json import go_text
+from assay.upstream.go.json import go_text
 
 __all__ = [
     "Case",
@@ -172,6 +172,9 @@ class Case:
     timeout_s: float | None = None
     """The suite's per-attempt limit (Warden's harness `timeoutMs`); an explicit
     `--timeout`, ASSAY_TIMEOUT or `[tool.assay] timeout` beats it."""
+    model_is_default: bool = False
+    """`model` is a default nobody chose (Warden's DEFAULT_EVAL_MODEL): without its
+    provider's key the run may serve it through another provider (`models.fallback`)."""
 
     @property
     def local_id(self) -> str:

@@ -22,26 +22,28 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, SourcePosition
-from assay.suites.command import parse_agent_command
+from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
-from assay.suites.discover import DEFAULTS_FILE_NAMES
 from assay.suites.document import Document, read_document
+from assay.suites.file_kind import DEFAULTS_FILE_NAMES
 from assay.suites.validation import checked_graders, validate_model
-from assay.suites.warden import default_skill, node_join, resolve_skill
-from assay.suites.warden_evalts import (
+from assay.suites.warden import default_skill, resolve_skill
+from assay.suites.wire_common import unknown_runtime
+from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.upstream.warden.evalts import (
     WARDEN_DEFAULT_MODEL,
     WARDEN_DEFAULT_RUNTIME,
     EvalDeclaration,
     EvalValue,
 )
-from assay.suites.wire_common import unknown_runtime
-from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
+from assay.upstream.warden.paths import node_join
 
 __all__ = [
     "KIND_OF_CALL",
     "category_runs",
     "declarations_of",
     "declared_kind",
+    "is_default_source",
     "load_category_defaults",
     "yaml_suite_overrides",
 ]
@@ -211,6 +213,19 @@ def _from_declaration(
     )
 
 
+def is_default_source(source: str | None) -> bool:
+    """Whether a model's source (`CategoryDefaults.sources`) is a default nobody chose:
+    Warden's own, or an eval.ts naming Warden's (`DEFAULT_EVAL_MODEL`, `defaultEvalModel()`
+    with WARDEN_MODEL unset)."""
+    if source is None:
+        return False
+    return (
+        source == "Warden default"
+        or source.endswith("(defaultEvalModel())")
+        or source.endswith("(DEFAULT_EVAL_MODEL)")
+    )
+
+
 def _usable(key: str, value: EvalValue, ctx: LoadContext) -> bool:
     """Whether a literal has the type its key needs; a clear error naming file:line if not."""
     if key in ("skill", "model", "category"):
@@ -287,7 +302,7 @@ def _read_defaults(path: Path, *, root: Path, ctx: LoadContext) -> _SuiteYaml | 
     if model.agent_command is not None:
         values["agent_command"] = _command(model.agent_command, doc, ctx)
     if model.graders:
-        values["graders"] = checked_graders(model.graders, doc, ctx)
+        values["graders"] = checked_graders(model.graders, doc, ctx.problems)
     return _SuiteYaml(path.name, values, skill_failed)
 
 
@@ -317,8 +332,4 @@ def _skill(raw: str, *, root: Path, doc: Document, ctx: LoadContext) -> Path | N
 
 
 def _command(value: str | list[str], doc: Document, ctx: LoadContext) -> tuple[str, ...] | None:
-    try:
-        return parse_agent_command(value, base_dir=doc.path.parent)
-    except ValueError as exc:
-        ctx.problems.error(f"agent_command: {exc}", doc.location(("agent_command",)))
-        return None
+    return suite_agent_command(value, doc, ("agent_command",), ctx.problems)

@@ -1,4 +1,9 @@
-"""Agent command templates as users write them: a command line string or an argv list."""
+"""Agent command templates as users write them: a command line string or an argv list.
+
+`read_agent_command` is the one reading of an agent command, wherever it is written: a
+suite file (`suite_agent_command`), `[tool.assay] agent_command`, `--agent-command` /
+`ASSAY_AGENT_COMMAND`. Each gets the same argv and the same placeholder-typo warnings.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,19 @@ import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from assay.core.placeholders import PLACEHOLDERS
+from assay.suites.document import Document, Problems
 
-__all__ = ["PLACEHOLDERS", "fill_placeholders", "parse_agent_command", "placeholder_typos"]
+__all__ = [
+    "PLACEHOLDERS",
+    "fill_placeholders",
+    "parse_agent_command",
+    "placeholder_typos",
+    "read_agent_command",
+    "suite_agent_command",
+]
 
 
 def parse_agent_command(value: str | list[str], *, base_dir: Path | None) -> tuple[str, ...]:
@@ -28,6 +42,31 @@ def parse_agent_command(value: str | list[str], *, base_dir: Path | None) -> tup
     if base_dir is not None:
         argv = [str(base_dir / arg[2:]) if arg.startswith("./") else arg for arg in argv]
     return tuple(argv)
+
+
+def read_agent_command(
+    value: str | list[str], *, base_dir: Path | None
+) -> tuple[tuple[str, ...], list[str]]:
+    """The agent command `value` as argv (`parse_agent_command`), with a warning for each
+    `{name}` in it that looks like a mistyped placeholder (`placeholder_typos`). Raises
+    ValueError when it cannot be read."""
+    argv = parse_agent_command(value, base_dir=base_dir)
+    return argv, placeholder_typos(argv)
+
+
+def suite_agent_command(
+    value: str | list[str], doc: Document, key_path: tuple[Any, ...], problems: Problems
+) -> tuple[str, ...] | None:
+    """A suite file's `agent_command` at `key_path`, a script beside the file taken as
+    such; its error (then None) or typo warnings are reported at that line."""
+    try:
+        argv, typos = read_agent_command(value, base_dir=doc.path.parent)
+    except ValueError as exc:
+        problems.error(f"agent_command: {exc}", doc.location(key_path))
+        return None
+    for typo in typos:
+        problems.warn(f"agent_command: {typo}", doc.location(key_path))
+    return argv
 
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")

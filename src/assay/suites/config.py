@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay._util.paths import resolve_inside
 from assay.errors import ConfigError, ConfigErrors, SourcePosition
-from assay.suites.command import parse_agent_command, placeholder_typos
+from assay.suites.command import read_agent_command
 from assay.suites.validation import describe, did_you_mean
 from assay.suites.wire_common import AgentCommandValue, Runtime
 
@@ -122,7 +122,7 @@ class AssayConfig:
     command_network: bool | None = None
     pass_env: tuple[str, ...] = ()
     sandbox_limits: Mapping[str, int] = field(default_factory=dict)
-    """The `sandbox_*` keys set, as `assay._util.limits.Limits` fields -> their values."""
+    """The `sandbox_*` keys set, as `assay.isolation.limits.Limits` fields -> their values."""
     graders: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     """Unknown keys (errors under `--strict`)."""
@@ -147,6 +147,7 @@ def load_config(start: Path) -> AssayConfig | None:
 
 
 def _parse_toml(path: Path) -> dict[str, Any]:
+    # lazy: start-up (tomllib only on this path)
     import tomllib  # only when there is a file to read: about 4 ms of start-up
 
     try:
@@ -203,12 +204,12 @@ def _resolve(
     if model.agent_command is not None:
         where = _key_location(path, text, table, "agent_command")
         try:
-            agent_command = parse_agent_command(model.agent_command, base_dir=base)
+            agent_command, typos = read_agent_command(model.agent_command, base_dir=base)
         except ValueError as exc:
             raise ConfigError(f"agent_command: {exc}", where) from None
-        typos = placeholder_typos(agent_command)
         warnings += tuple(ConfigError(f"agent_command: {typo}", where) for typo in typos)
     if model.graders:
+        # lazy: start-up (not loaded with this module)
         from assay.registry.graders import grader_problem
 
         for reference in model.graders:
@@ -254,7 +255,8 @@ def _resolve(
 
 
 def _sandbox_limits(model: ConfigFile, where: Callable[[str], SourcePosition]) -> dict[str, int]:
-    from assay._util.limits import LIMIT_VARIABLES, parse_limit
+    # lazy: start-up (not loaded with this module)
+    from assay.isolation.limits import LIMIT_VARIABLES, parse_limit
 
     found = {}
     for name in LIMIT_VARIABLES:

@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay._util.fixture_tree import check_fixture_tree
 from assay.errors import SandboxError
 from assay.suites.config import AssayConfig
 from assay.suites.document import Problems
 from assay.suites.warden import project_root
+from assay.upstream.warden.evalts import read_eval_declarations
 
 if TYPE_CHECKING:
-    from assay.suites.warden_evalts import EvalDeclaration
+    from assay.upstream.warden.evalts import EvalDeclaration
 
 __all__ = ["CategoryDefaults", "LoadContext"]
 
@@ -79,8 +81,6 @@ class LoadContext:
     def declarations_for(self, eval_root: Path) -> list[EvalDeclaration]:
         """The suite declarations of `<eval_root>/src/**/*.eval.ts` (Warden's layout)."""
         if eval_root not in self.eval_declarations:
-            from assay.suites.warden_evalts import read_eval_declarations
-
             found, warnings = read_eval_declarations(eval_root)
             self.problems.warnings += warnings
             self.eval_declarations[eval_root] = found
@@ -93,8 +93,6 @@ class LoadContext:
         would (a symlink leading outside, a FIFO) instead of every case erroring later.
         """
         if tree not in self._fixture_trees:
-            from assay._util.fixture_tree import check_fixture_tree
-
             try:
                 check_fixture_tree(tree)
                 self._fixture_trees[tree] = None

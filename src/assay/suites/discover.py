@@ -15,34 +15,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
 
 from assay.core.paths import is_inside, real_path
 from assay.errors import SourcePosition
 from assay.suites.document import Document, Problems
-from assay.suites.go_json import go_fold
-from assay.suites.warden_evalts import EVAL_TS_DIR, eval_ts_files, read_eval_declarations
+from assay.suites.file_kind import FileKind, file_kind
+from assay.upstream.warden.evalts import EVAL_TS_DIR, eval_ts_files, read_eval_declarations
+from assay.upstream.warden.paths import node_join
 
-__all__ = ["DEFAULTS_FILE_NAMES", "FileKind", "SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
+__all__ = ["SKIPPED_DIR_NAMES", "classify", "walk_suite_files"]
 
 SKIPPED_DIR_NAMES = frozenset({"fixtures", "base", "skills", "node_modules", "__pycache__"})
 """Directories holding fixtures, skills or dependencies, never suites."""
 SUITE_SUFFIXES = (".json", ".yaml", ".yml")
-DEFAULTS_FILE_NAMES = ("_suite.yaml", "_suite.yml")
-"""A Warden category's defaults for the JSON scenarios beside it."""
-
-FileKind = Literal[
-    "review-yaml",
-    "review-json",
-    "verification",
-    "rubric-manifest",
-    "rubric-dir",
-    "task-suite",
-    "category-defaults",
-]
-
-_MANIFEST_KEYS = {"$SCHEMA", "NAME", "DESCRIPTION", "CASES"}
-"""A manifest's top-level keys, folded (`go_fold`)."""
 
 
 def walk_suite_files(top: Path, problems: Problems) -> list[Path]:
@@ -150,8 +135,6 @@ def _warden_layout(
     if directory not in cache:
         cache[directory] = None
         if eval_ts_files(directory):
-            from assay.suites.warden import node_join  # Warden's layouts only
-
             declarations, _ = read_eval_declarations(directory)
             cache[directory] = frozenset(
                 os.path.relpath(node_join(directory, d.category), directory)
@@ -163,44 +146,7 @@ def _warden_layout(
 
 def classify(doc: Document) -> FileKind | None:
     """The format `doc` is written in, or None when it is not a suite file at all."""
-    data, name = doc.data, doc.path.name.lower()
-    if doc.path.suffix.lower() in (".yaml", ".yml"):
-        if name in DEFAULTS_FILE_NAMES:
-            return "category-defaults"
-        if isinstance(data, dict) and ("skill" in data or "evals" in data):
-            return "review-yaml"
-        return None
-    if not isinstance(data, dict):
-        return None
-    if name == "metadata.json" and (
-        "RUBRIC" in _folded_keys(data) or (doc.path.parent / "input.diff").exists()
-    ):
-        return "rubric-dir"
-    if any(isinstance(key, str) and go_fold(key) == "TASKS" for key in data):
-        return "task-suite"  # PVYai's Go decoder matches keys case-insensitively
-    if "CASES" in _folded_keys(data) and _looks_like_manifest(data):
-        return "rubric-manifest"  # Cassandra's Go decoder matches keys case-insensitively too
-    if "candidate" in data or "expect" in data:
-        return "verification"
-    if "given" in data or "should_find" in data:
-        return "review-json"
-    return None
-
-
-def _folded_keys(data: dict) -> set[str]:
-    return {go_fold(key) for key in data if isinstance(key, str)}
-
-
-def _looks_like_manifest(data: dict) -> bool:
-    if _folded_keys(data) <= _MANIFEST_KEYS:
-        return True
-    lists = [v for k, v in data.items() if isinstance(k, str) and go_fold(k) == "CASES"]
-    return any(
-        isinstance(c, dict) and {"RUBRIC", "FIXTURE_PATH"} & _folded_keys(c)
-        for cases in lists
-        if isinstance(cases, list)
-        for c in cases
-    )
+    return file_kind(doc.path, doc.data)
 
 
 def _inside(path: Path, real_top: Path) -> bool:

@@ -17,7 +17,9 @@ from assay._util import json_text
 from assay._util.display import human_size
 from assay._util.textpos import LineIndex, Positions, json_positions, yaml_positions
 from assay.errors import ConfigError, SourcePosition
-from assay.suites.go_json import go_loads, go_text
+from assay.suites.file_kind import file_kind
+from assay.upstream.go.json import go_loads, go_text
+from assay.upstream.warden import yaml12
 
 __all__ = ["Document", "Problems", "read_document", "read_text"]
 
@@ -156,9 +158,7 @@ def _parse_json(path: Path, text: str) -> Document:
 
 
 def _is_task_suite(doc: Document) -> bool:
-    from assay.suites.discover import classify  # discover reads documents with this module
-
-    return classify(doc) == "task-suite"
+    return file_kind(doc.path, doc.data) == "task-suite"
 
 
 def _go_suite_or_none(path: Path, raw: bytes) -> Document | None:
@@ -203,9 +203,8 @@ def _duplicates(path: Path, positions: Positions, what_counts: str) -> tuple[Con
 
 
 def _parse_yaml(path: Path, text: str) -> Document:
+    # lazy: start-up (yaml only when used)
     import yaml  # only projects with YAML suites pay for it
-
-    from assay.suites import yaml12
 
     try:
         node, data = yaml12.compose(text)  # YAML 1.2's core schema, as Warden reads it

@@ -56,25 +56,27 @@ FORMATS: Registry[SuiteFormat] = Registry("assay.formats", what="suite format", 
 
 
 def _review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> Sequence[Case]:
-    from assay.suites.review import load_review_yaml
+    from assay.suites.review import load_review_yaml  # lazy: start-up (not loaded with this module)
 
     return load_review_yaml(doc, root=root, ctx=ctx)
 
 
 def _review_json(doc: Document, *, root: Path, ctx: LoadContext) -> Sequence[Case]:
+    # lazy: start-up (not loaded with this module)
     from assay.suites.review import load_review_scenario
 
     return load_review_scenario(doc, root=root, ctx=ctx)
 
 
 def _verification(doc: Document, *, root: Path, ctx: LoadContext) -> Sequence[Case]:
+    # lazy: start-up (not loaded with this module)
     from assay.suites.review import load_verification
 
     return load_verification(doc, root=root, ctx=ctx)
 
 
 def _rubric_dir(doc: Document, *, root: Path, ctx: LoadContext) -> Sequence[Case]:
-    from assay.suites.rubric import load_rubric_dir
+    from assay.suites.rubric import load_rubric_dir  # lazy: start-up (not loaded with this module)
 
     return load_rubric_dir(doc, ctx=ctx)
 

@@ -27,8 +27,9 @@ from assay.errors import ConfigError, ConfigErrors, SourcePosition
 from assay.suites.case import Case, SuiteFormat
 from assay.suites.config import AssayConfig, load_config
 from assay.suites.context import CategoryDefaults, LoadContext
-from assay.suites.discover import DEFAULTS_FILE_NAMES, FileKind, classify, walk_suite_files
+from assay.suites.discover import classify, walk_suite_files
 from assay.suites.document import Document, Problems, read_document
+from assay.suites.file_kind import DEFAULTS_FILE_NAMES, FileKind
 from assay.suites.formats import load_cases, plugin_format_of
 
 # The format modules (review, rubric, task) are imported where a file of theirs turns
@@ -78,7 +79,7 @@ class _Candidate:
     doc: Document | None = None
     error: ConfigError | None = None
     kind: FileKind | str | None = None
-    """One of assay's formats (`discover.FileKind`) or a plugin's (`formats.FORMATS`)."""
+    """One of assay's formats (`file_kind.FileKind`) or a plugin's (`formats.FORMATS`)."""
     cases: tuple[Case, ...] = ()
 
 
@@ -208,10 +209,12 @@ def _load_fixture_owners(candidates: list[_Candidate], ctx: LoadContext) -> list
         own = Problems(strict=ctx.problems.strict)
         own_ctx = dataclasses.replace(ctx, problems=own)
         if candidate.kind == "task-suite":
+            # lazy: start-up (not loaded with this module)
             from assay.suites.task import load_task_suite
 
             cases, trees = load_task_suite(candidate.doc, ctx=own_ctx)
         else:
+            # lazy: start-up (not loaded with this module)
             from assay.suites.rubric import load_rubric_manifest
 
             cases, trees = load_rubric_manifest(candidate.doc, ctx=own_ctx)
@@ -284,7 +287,7 @@ def _take_declared_kind(
     root = configured_root or (target if target.is_dir() else candidate.path.parent.parent)
     if not ctx.declarations_for(root):  # not Warden's layout: nothing more to import
         return
-    from assay.suites.category import declared_kind
+    from assay.suites.category import declared_kind  # lazy: start-up (not loaded with this module)
 
     kind = declared_kind(candidate.path.parent, root=root, ctx=ctx)
     if kind is not None:
@@ -308,6 +311,7 @@ def _check_model_names(
             named.setdefault((str(case.source_path), case.model), where)
     if not named:
         return
+    # lazy: start-up (not loaded with this module)
     from assay.models.registry import unknown_provider
 
     for (_, model), where in named.items():
@@ -328,6 +332,7 @@ def _root_for(target: Path, kind: FileKind | str | None) -> Path:
 def _load_rest(candidate: _Candidate, ctx: LoadContext) -> None:
     doc, kind, problems = candidate.doc, candidate.kind, ctx.problems
     if kind == "category-defaults":
+        # lazy: start-up (not loaded with this module)
         from assay.suites.review import load_category_defaults
 
         load_category_defaults(candidate.path.parent, root=candidate.root, ctx=ctx)

@@ -8,6 +8,7 @@ id of the cases a category declared twice would otherwise give one id.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,16 +18,17 @@ from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, Verify
 from assay.suites.category import (
     category_runs,
     declarations_of,
+    is_default_source,
     load_category_defaults,
     yaml_suite_overrides,
 )
-from assay.suites.command import parse_agent_command, placeholder_typos
+from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import checked_graders, validate_model, validate_quietly
 from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
-from assay.suites.warden_evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
+from assay.upstream.warden.evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 
 __all__ = [
     "load_category_defaults",  # re-exported: the loader reaches it through here
@@ -68,7 +70,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
     # Warden names a case `<skill name>/<case>`; `<file stem>/<case>` still selects it.
     prefix = skill_name(skill) if skill is not None else name
     warden = yaml_suite_overrides(root, ctx)
-    graders = checked_graders(suite.graders, doc, ctx) if suite else ()
+    graders = checked_graders(suite.graders, doc, ctx.problems) if suite else ()
     cases = []
     for number, item in evals:
         key_path: tuple[Any, ...] = ("evals", number)
@@ -88,10 +90,14 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
         runtime: str | None = item.runtime or (suite.runtime if suite else None)
         # What Warden's meta carries (EvalFileSchema's defaults), for the full id.
         meta = (runtime or WARDEN_DEFAULT_RUNTIME, model or WARDEN_DEFAULT_MODEL)
+        default = False
         if warden is not None:  # Warden's e2e harness passes its own runtime and model
+            default = bool(warden.model) and is_default_source(warden.sources.get("model"))
             model = warden.model or model
             runtime = warden.runtime or runtime
+        named = model
         runtime, model = _yaml_defaults(runtime, model, ctx)
+        default = default or (named is None and model is not None)
         cases.append(
             Case(
                 id=f"{prefix}/{item.name}",
@@ -110,6 +116,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
                 graders=graders,
                 max_turns=warden.max_turns if warden else None,
                 timeout_s=_timeout_s(warden),
+                model_is_default=default,
             )
         )
     return cases
@@ -208,9 +215,12 @@ def _scenario_case(
     prefix = skill_name(defaults.skill) if defaults.skill is not None else category
     # The scenario's own runtime and model beat the category's, not the harness's.
     runtime = _first(defaults.runtime, scenario.runtime, harness="runtime" in defaults.harness)
-    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness) or (
-        _pi_default(runtime)
-    )
+    model = _first(defaults.model, scenario.model, harness="model" in defaults.harness)
+    default = model is not None and model != scenario.model
+    default = default and is_default_source(defaults.sources.get("model"))
+    if model is None:
+        model = _pi_default(runtime)
+        default = model is not None and not os.environ.get("WARDEN_MODEL")
     meta_runtime = scenario.runtime or defaults.meta_runtime or runtime
     meta_model = scenario.model or defaults.meta_model or model
     full = f"{prefix}/{meta_runtime}/{meta_model}/{name}" if meta_runtime and meta_model else None
@@ -231,6 +241,7 @@ def _scenario_case(
         max_turns=defaults.max_turns,
         graders=defaults.graders,
         timeout_s=_timeout_s(defaults),
+        model_is_default=default,
     )
     return case, full
 
@@ -368,14 +379,7 @@ def _command(
 ) -> tuple[str, ...] | None:
     if value is None:
         return None
-    try:
-        argv = parse_agent_command(value, base_dir=doc.path.parent)
-    except ValueError as exc:
-        ctx.problems.error(f"agent_command: {exc}", doc.location(key_path))
-        return None
-    for typo in placeholder_typos(argv):
-        ctx.problems.warn(f"agent_command: {typo}", doc.location(key_path))
-    return argv
+    return suite_agent_command(value, doc, key_path, ctx.problems)
 
 
 def _expectations(item: ReviewEval | ReviewScenario) -> tuple[Expectation, ...]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from assay._util.diff_paths import escaping_diff_paths
 from assay._util.display import human_size
+from assay._util.fixture_tree import check_fixture_tree, copyfs_refusal
 from assay._util.paths import resolve_inside
 from assay._util.tarsafe import check_tarball, is_tarball
 from assay.core.paths import is_inside, real_path
@@ -32,9 +33,9 @@ from assay.errors import ConfigError, SandboxError, SourcePosition
 from assay.suites.case import Case, RubricSpec
 from assay.suites.context import LoadContext
 from assay.suites.document import MAX_TEXT_BYTES, Document
-from assay.suites.go_json import go_struct, go_text
 from assay.suites.validation import validate_model, validate_quietly
 from assay.suites.wire_rubric import RubricCase, RubricManifest, RubricMetadata
+from assay.upstream.go.json import go_struct, go_text
 
 __all__ = ["load_rubric_dir", "load_rubric_manifest"]
 
@@ -305,8 +306,6 @@ def _checked_base(path: Path, raw: str, where: SourcePosition) -> Path:
         )
     if path.is_dir():
         # what the build would refuse
-        from assay._util.fixture_tree import check_fixture_tree, copyfs_refusal
-
         try:
             if copyfs_refusal(path) is None:
                 check_fixture_tree(path)

@@ -26,16 +26,16 @@ from assay.errors import SandboxError
 from assay.suites.case import Case, ContextChecks, TaskSpec, VerificationCommand
 from assay.suites.context import LoadContext
 from assay.suites.document import Document
-from assay.suites.go_json import go_struct
-from assay.suites.pvyai_paths import (
+from assay.suites.validation import validate_model, validate_quietly
+from assay.suites.wire_task import Task, TaskSuite
+from assay.upstream.go.json import go_struct
+from assay.upstream.pvyai.paths import (
     BAD_PATH,
     go_trim_space,
     normalize_eval_path,
     normalize_files,
     normalize_strings,
 )
-from assay.suites.validation import validate_model, validate_quietly
-from assay.suites.wire_task import Task, TaskSuite
 
 __all__ = ["load_task_suite"]
 

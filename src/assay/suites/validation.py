@@ -14,15 +14,12 @@ import difflib
 import types
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from assay.suites.document import Document, Problems
 from assay.suites.wire_common import ACCEPT_SUSPICIOUS, SUSPICIOUS
-
-if TYPE_CHECKING:
-    from assay.suites.context import LoadContext
 
 __all__ = [
     "checked_graders",
@@ -181,11 +178,12 @@ def _without_keys(data: Any, locs: list[tuple[Any, ...]]) -> Any:
     return cleaned
 
 
-def checked_graders(names: Sequence[str], doc: Document, ctx: LoadContext) -> tuple[str, ...]:
+def checked_graders(names: Sequence[str], doc: Document, problems: Problems) -> tuple[str, ...]:
     """A suite's `graders`, each checked to name a usable grader (an error at its line if
     not); the ones that do, in order."""
     if not names:
         return ()
+    # lazy: start-up (not loaded with this module)
     from assay.registry.graders import grader_problem
 
     kept: list[str] = []
@@ -194,5 +192,5 @@ def checked_graders(names: Sequence[str], doc: Document, ctx: LoadContext) -> tu
         if problem is None:
             kept.append(name)
         else:
-            ctx.problems.error(problem, doc.location(("graders", index)))
+            problems.error(problem, doc.location(("graders", index)))
     return tuple(kept)

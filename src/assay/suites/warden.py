@@ -23,6 +23,8 @@ from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.case import FixtureFile
 from assay.suites.document import Document, Problems, read_text
+from assay.upstream.warden import yaml12
+from assay.upstream.warden.paths import node_join
 
 __all__ = [
     "EVAL_PULL_REQUEST_BODY",
@@ -30,7 +32,6 @@ __all__ = [
     "default_skill",
     "fixture_commit_message",
     "fixture_destination",
-    "node_join",
     "project_root",
     "resolve_fixtures",
     "resolve_skill",
@@ -50,13 +51,6 @@ def fixture_commit_message(case_name: str) -> str:
     `add fixture: ${meta.name}`). Warden's reviewer sees it as the pull request's title:
     a review never shows the case's `given`, which only the judge reads."""
     return f"add fixture: {case_name}"
-
-
-def node_join(root: Path, raw: str) -> Path:
-    """Node's `path.join(root, raw)` (POSIX): a leading `/` in `raw` is relative, `.` and
-    `..` are normalised without looking at the disk; a backslash reads as `/`."""
-    forward = raw.replace("\\", "/")
-    return Path(os.path.normpath(f"{root}/{forward}"))
 
 
 def fixture_destination(path: PurePath, *, parent: str) -> tuple[str, str | None]:
@@ -95,9 +89,8 @@ def skill_name(skill: Path) -> str:
     end = text.find("\n---", 3)
     if not text.startswith("---") or end == -1:
         return fallback
+    # lazy: start-up (yaml only when used)
     import yaml  # skills with front matter only
-
-    from assay.suites import yaml12
 
     try:
         front = yaml12.load(text[3:end])  # Warden's `yaml` package: YAML 1.2, `yes` a string
@@ -267,9 +260,8 @@ def check_skill_text(path: Path, *, location: SourcePosition) -> None:
         raise ConfigError(
             "skill front matter opened with '---' is never closed", SourcePosition(path, 1, 1)
         )
+    # lazy: start-up (yaml only when used)
     import yaml  # skills with front matter only
-
-    from assay.suites import yaml12
 
     try:
         front = yaml12.load("\n".join(lines[1:end]))

@@ -20,7 +20,6 @@ from pydantic import (
 )
 
 from assay.suites.drafts import rubric_draft_digest
-from assay.suites.go_json import go_struct
 from assay.suites.wire_common import (
     CaseName,
     SuiteModel,
@@ -28,6 +27,7 @@ from assay.suites.wire_common import (
     not_a_scaffold_stub,
     not_an_unedited_draft,
 )
+from assay.upstream.go.json import go_struct
 
 __all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
 

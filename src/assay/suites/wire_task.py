@@ -15,9 +15,9 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
-from assay.suites.go_json import go_struct
-from assay.suites.pvyai_paths import go_trim_space
 from assay.suites.wire_common import SuiteModel
+from assay.upstream.go.json import go_struct
+from assay.upstream.pvyai.paths import go_trim_space
 
 __all__ = ["ContextChecksModel", "Task", "TaskSuite", "VerificationCommandModel"]
 

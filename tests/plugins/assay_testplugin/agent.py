@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from assay.agents.base import AgentOutput, AttemptContext
-from assay.errors import AgentError
-from assay.models.api import generate
-from assay.models.base import Message, ModelRequest
-from assay.options import RunOptions
-from assay.registry.runtimes import RuntimeSpec
-from assay.suites.case import VerifySpec
+from assay.plugins import (
+    AgentError,
+    AgentOutput,
+    AttemptContext,
+    Message,
+    ModelRequest,
+    RunOptions,
+    RuntimeSpec,
+    VerifySpec,
+    generate,
+)
 
 
 class OracleAgent:

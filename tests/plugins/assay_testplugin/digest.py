@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.report.renderers import RenderContext, Renderer
+from assay.plugins import RenderContext, Renderer
 
 
 def _digest(ctx: RenderContext) -> str:

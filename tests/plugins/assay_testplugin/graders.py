@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.grading import Check, GraderContext
+from assay.plugins import Check, GraderContext
 
 
 async def no_todo_comments(ctx: GraderContext) -> Check:

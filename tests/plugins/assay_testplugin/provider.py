@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 
-from assay.models.base import ModelRequest, ModelResponse
-from assay.models.providers import ProviderSpec
-from assay.report.model import Usage
+from assay.plugins import ModelRequest, ModelResponse, ProviderSpec, Usage
 
 
 class OracleProvider:

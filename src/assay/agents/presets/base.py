@@ -43,6 +43,7 @@ from assay.agents.skill import load_skill
 from assay.agents.trace import TraceKeys, parse_json_object
 from assay.core.usage import Usage
 from assay.errors import AgentError
+from assay.models.names import parse_model, provider_of
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 
@@ -145,7 +146,6 @@ class Preset(ABC):
     def cli_model(cls, model: str) -> str | None:
         """`model` (`provider/name`, or a bare name the provider registry reads as one) as
         the CLI names it, or None when its provider is not one the CLI runs."""
-        from assay.models.names import parse_model
 
         parsed = parse_model(model)
         if cls.providers is None:
@@ -184,7 +184,6 @@ class Preset(ABC):
         provider's pricing; None for the CLI's own default model, which assay does not know."""
         if model is None:
             return None
-        from assay.models.names import parse_model, provider_of
 
         return provider_of(model).price(parse_model(model).name, usage)
 
@@ -218,7 +217,7 @@ class PresetAgent:
         workspace = Path(sandbox.path)
         files = _AttemptFiles.create(Path(sandbox.scratch), ctx.artifacts_dir, diff=sandbox.diff)
         prompt = preset_prompt(case, diff=sandbox.diff, diff_file=files.diff)
-        files.prompt.write_text(prompt, encoding="utf-8")
+        files.write_prompt(prompt)
         skill = _skill_text(ctx)
         cli_model = preset.cli_model(ctx.model) if ctx.model else None
         # The subject model when the CLI runs it; None: its own default (the plan said so).

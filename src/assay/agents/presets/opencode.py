@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, Stream
+from assay.models.names import provider_of
+from assay.models.providers import PROVIDERS
 
 __all__ = ["PRESET", "Opencode", "OpencodeStream", "provider_keys"]
 
@@ -86,8 +88,6 @@ class Opencode(Preset):
 def provider_keys(model: str | None, providers: Iterable[str] | None) -> tuple[str, ...]:
     """The key variables of the provider serving `model`; without one (the CLI's own default
     model, which may be any of theirs) those of every provider in `providers`."""
-    from assay.models.names import provider_of
-    from assay.models.providers import PROVIDERS
 
     if model:
         return provider_of(model).agent_variables()

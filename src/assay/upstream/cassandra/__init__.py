@@ -1,0 +1,1 @@
+"""Cassandra's rules that assay follows to stand in for it."""

@@ -1,0 +1,1 @@
+"""PVYai's rules that assay follows to stand in for it."""

@@ -1,0 +1,1 @@
+"""Warden's readers: YAML 1.2 and the static reader of its `.eval.ts` declarations."""
