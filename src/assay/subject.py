@@ -70,6 +70,9 @@ class AgentOutput:
     """Keys like `tool:read_file` parsed from JSON lines (task cases check them)."""
     usage: Usage = field(default_factory=Usage)
     transcript: Path | None = None
+    activity: dict[str, Any] | None = None
+    """A CLI agent's tool calls, turns and final message, for report.json (`AgentActivity`
+    in report/model.py; `agents/cli_transcript.py` makes it)."""
     exit_code: int | None = None
     stdout_path: Path | None = None
     stderr_path: Path | None = None

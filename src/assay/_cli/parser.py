@@ -338,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
             "assay scaffold https://github.com/acme/app/pull/42 --root evals",
             "assay scaffold --repo ../app --base main --head fix-auth --name missing-auth",
             "assay scaffold https://github.com/acme/app/pull/42 --format rubric",
+            "assay scaffold https://github.com/acme/app/pull/42 --draft --cache .assay-cache",
         ),
     )
     p.add_argument(
@@ -382,6 +383,24 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="copy no license: the code is your own and under none (a private repository);"
         " recorded in the case's notes ([tool.assay] scaffold_without_license = true)",
+    )
+    drafting = p.add_argument_group("a drafted case (instead of the TODO placeholder)")
+    drafting.add_argument(
+        "--draft",
+        action="store_true",
+        help="have a model draft should_find/should_not_find (or the rubric) from the fix,"
+        " marked as a draft until you edit it",
+    )
+    drafting.add_argument(
+        "--model",
+        metavar="M",
+        help="the model that drafts (default: the configured judge model, else assay's default)",
+    )
+    drafting.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay the drafting call under DIR"
+    )
+    drafting.add_argument(
+        "--offline", action="store_true", help="replay the draft from --cache only"
     )
 
     p = sub.add_parser(

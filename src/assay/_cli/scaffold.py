@@ -10,11 +10,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay._util.display import display_path
 from assay.core.exit_codes import EXIT_PASS
 from assay.core.paths import is_inside
 from assay.errors import ConfigError
+from assay.models.names import DEFAULT_MODEL
+from assay.options import RunOptions
 from assay.report.terminal import printable
 from assay.scaffold import (
     GitHubPullRequest,
@@ -26,6 +29,9 @@ from assay.scaffold import (
 )
 from assay.scaffold.license import NO_LICENSE_FLAG, NO_LICENSE_KEY
 from assay.suites.config import load_config
+
+if TYPE_CHECKING:
+    from assay.scaffold.draft import Drafted, DraftOptions
 
 __all__ = ["command"]
 
@@ -50,6 +56,8 @@ def command(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--max-file-size must be a positive number of bytes, not {args.max_file_size}"
         )
+    if not args.draft and (args.model or args.cache or args.offline):
+        raise ConfigError("--model, --cache and --offline go with --draft (the model drafts)")
     options = ScaffoldOptions(
         root=_root(args.root),
         license_waived=_license_waived(args.no_license),
@@ -59,6 +67,7 @@ def command(args: argparse.Namespace) -> int:
         side=args.side,
         max_file_size=args.max_file_size,
         force=args.force,
+        draft=_draft_options(args) if args.draft else None,
     )
     if args.pr_url:
         url = parse_pull_request_url(args.pr_url)
@@ -70,6 +79,20 @@ def command(args: argparse.Namespace) -> int:
         )
     _print_result(result, options)
     return EXIT_PASS
+
+
+def _draft_options(args: argparse.Namespace) -> DraftOptions:
+    """The drafting model: --model, else the configured judge model, else assay's default."""
+    # The drafting module brings the judge's tool machinery (jsonschema, the model layer).
+    # lazy: start-up cost a scaffold without --draft never pays
+    from assay.scaffold.draft import DraftOptions
+
+    if args.offline and not args.cache:
+        raise ConfigError("--offline needs --cache: it replays the recorded draft")
+    config = load_config(Path.cwd())
+    model = args.model or (config.judge_model if config else None) or DEFAULT_MODEL
+    run_options = RunOptions(cache_dir=args.cache, offline=bool(args.offline))
+    return DraftOptions(model=model, run_options=run_options)
 
 
 def _license_waived(flag: bool) -> str | None:
@@ -105,9 +128,24 @@ def _print_result(result: ScaffoldResult, options: ScaffoldOptions) -> None:
             print(f"  {printable(f'{skipped.path}: {skipped.reason}')}")
     case_file = display_path(result.case_file)
     what = "should_find" if options.format == "review" else f"the rubric of case {result.name!r}"
-    print(f"next: edit {what} in {case_file} (replace the TODO), then run:")
+    if result.drafted is not None:
+        print(printable(_drafted_line(result.drafted, what)))
+        print(
+            f"next: check the drafted {what} in {case_file} against the fix and edit it "
+            "(validate warns until you do), then run:"
+        )
+    else:
+        print(f"next: edit {what} in {case_file} (replace the TODO), then run:")
     print(f"  assay validate {case_file}")
+    print(f"  assay check {case_file}")
     print(f"  {_run_command(result, options.root)}")
+
+
+def _drafted_line(drafted: Drafted, what: str) -> str:
+    usage = drafted.usage
+    cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
+    tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_tokens
+    return f"drafted {what} with {drafted.model} ({tokens} tokens{cost}): a draft until edited"
 
 
 def _run_command(result: ScaffoldResult, root: Path) -> str:

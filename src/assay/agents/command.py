@@ -16,6 +16,7 @@ JSON lines with `type`/`event` on stdout are trace events in every kind.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from assay._util import json_text
 from assay._util.secrets import agent_environ, redact, redact_file
 from assay._util.untrusted_files import UntrustedFileError, open_untrusted, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
+from assay.agents.cli_transcript import AGENT_TRANSCRIPT_NAME, CliTranscript
 from assay.agents.submissions import MAX_FINDINGS
 from assay.agents.trace import StdoutReader, parse_json_object, trace_events_of
 from assay.core.files import ATTEMPT_PROMPT_FILE
@@ -143,7 +145,9 @@ class CommandAgent:
         argv = render_argv(template, values)
         env = {**agent_environ(), **ctx.env, **_assay_env(values, case, files)}
 
-        reader = StdoutReader(case.required_trace_events)
+        record = CliTranscript()
+        record.prompt(prompt)
+        reader = StdoutReader(case.required_trace_events, record=record.command_line)
 
         def launch_failed(exc: LaunchError) -> str:
             if exc.in_gos_words:
@@ -153,38 +157,68 @@ class CommandAgent:
                 hint = "; the prompt is too large for argv: read $ASSAY_PROMPT_FILE instead"
             return f"agent {exc}{hint}"
 
-        result = await run_agent_process(
-            argv,
-            ctx=ctx,
-            env=env,
-            files=files,
-            on_stdout_line=reader,
-            sandboxing=self.sandboxing,
-            label="agent",
-            launch_failed=launch_failed,
-        )
-        output = AgentOutput(
-            trace_events=reader.events,
-            exit_code=result.exit_code,
-            stdout_path=files.stdout,
-            stderr_path=files.stderr,
-            transcript=files.stdout,
-        )
-        if isinstance(case.spec, TaskSpec):
-            # PVYai scores a task's trace from the stdout it kept, its first MiB.
-            stdout, _ = read_agent_stream(files.stdout)
-            output.trace_events = trace_events_of(stdout, case.required_trace_events)
-            # Failing a task is the agent's result, not a broken run: the checks decide.
-            return output
-        if result.exit_code != 0:
-            raise AgentError(
-                _with_stderr(f"agent exited with code {result.exit_code}", result, env)
+        output = AgentOutput(stdout_path=files.stdout, stderr_path=files.stderr)
+        failure: str | None = "the attempt ended before the agent did"
+        try:
+            result = await run_agent_process(
+                argv,
+                ctx=ctx,
+                env=env,
+                files=files,
+                on_stdout_line=reader,
+                sandboxing=self.sandboxing,
+                label="agent",
+                launch_failed=launch_failed,
             )
-        _read_answer(case.spec, output, files, reader)
-        if output.review_text:
-            # The review reaches the judge and the report; an agent echoing its key must not.
-            output.review_text = redact(output.review_text, env)
-        return output
+            output.trace_events, output.exit_code = reader.events, result.exit_code
+            failure = None
+            if isinstance(case.spec, TaskSpec):
+                # PVYai scores a task's trace from the stdout it kept, its first MiB.
+                stdout, _ = read_agent_stream(files.stdout)
+                output.trace_events = trace_events_of(stdout, case.required_trace_events)
+                if result.exit_code != 0:
+                    failure = f"agent exited with code {result.exit_code}"
+                # Failing a task is the agent's result, not a broken run: the checks decide.
+                return output
+            if result.exit_code != 0:
+                raise AgentError(
+                    _with_stderr(f"agent exited with code {result.exit_code}", result, env)
+                )
+            _read_answer(case.spec, output, files, reader)
+            if output.review_text:
+                # The review reaches the judge and the report; an agent echoing its key must not.
+                output.review_text = redact(output.review_text, env)
+            return output
+        except AgentError as exc:
+            failure = str(exc)
+            raise
+        finally:
+            # What the agent did, kept whether or not its answer could be used.
+            output.transcript = record.write(
+                ctx.artifacts_dir / AGENT_TRANSCRIPT_NAME,
+                case_id=case.id,
+                kind=case.kind,
+                model=ctx.model,
+                runtime="command",
+                usage=output.usage,
+                final_message=_final_message(output),
+                error=failure,
+                environment=env,
+            )
+            output.activity = record.reported
+
+
+def _final_message(output: AgentOutput) -> str | None:
+    """The agent's answer as its transcript's last message: the review, the verdict or the
+    findings it gave (None: it gave none, or a task, whose answer is the workspace)."""
+    if output.review_text:
+        return output.review_text
+    if output.verdict is not None:
+        answer: dict[str, Any] = {"verdict": output.verdict, "reason": output.verdict_reason}
+        return json.dumps(answer, ensure_ascii=False)
+    if output.findings:
+        return json.dumps({"findings": output.findings}, ensure_ascii=False)
+    return None
 
 
 def template_values(ctx: AttemptContext, *, prompt: str, files: _AttemptFiles) -> dict[str, str]:

@@ -17,7 +17,7 @@ of it (`subject.read_agent_stream`, `trace_events_of`); lines end at `\n` only.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -126,8 +126,15 @@ class StdoutReader:
     agent prints).
     """
 
-    def __init__(self, required: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        required: Iterable[str] = (),
+        *,
+        record: Callable[[str, dict[str, Any] | None, str | None], None] | None = None,
+    ) -> None:
         self._trace = TraceKeys(required)
+        self._record = record
+        """Told each line, its object and its trace key (the attempt's transcript)."""
         self.last_findings: dict[str, Any] | None = None
         """The last line that was a JSON object with a `findings` key."""
         self.last_verdict: dict[str, Any] | None = None
@@ -136,6 +143,8 @@ class StdoutReader:
     def __call__(self, line: str) -> None:
         obj = parse_json_object(line)
         if obj is None:
+            if self._record is not None:
+                self._record(line, None, None)
             return
         if "findings" in obj:
             self.last_findings = obj
@@ -144,6 +153,8 @@ class StdoutReader:
         key = trace_key(obj)
         if key is not None:
             self._trace.add(key)
+        if self._record is not None:
+            self._record(line, obj, key)
 
     @property
     def events(self) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Final
 
 __all__ = [
     "ATTEMPT_ANSWER_FILE",
+    "AGENT_TRANSCRIPT_FILE",
     "ATTEMPT_DIFF_FILE",
     "ATTEMPT_PROMPT_FILE",
     "CASES_DIR",
@@ -43,6 +44,9 @@ ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
 ATTEMPT_ANSWER_FILE: Final = "answer.json"
 """In an attempt's artifacts: the agent's answer as the grader read it (`assay regrade`)."""
+AGENT_TRANSCRIPT_FILE: Final = "agent-transcript.json"
+"""In an attempt's artifacts: what a command agent or preset CLI did (its tool calls,
+messages, turns, usage, final message), in the builtin agent's transcript format."""
 ATTEMPT_PROMPT_FILE: Final = "prompt.txt"
 """In an attempt's artifacts: what a command agent or an agent CLI preset was asked (the
 builtin agent's transcript holds its own), for the inspect log's sample input."""

@@ -232,8 +232,37 @@ def _transcript(text: str | None) -> dict[str, Any] | None:
     if _is_conversation(document):
         # Kept encoded: a run's parsed transcripts, all held until the page is written,
         # cost several times their text (20 MiB at 1000 review cases).
-        return {"messages": EncodedJSON(document["messages"]), "error": document.get("error")}
+        shown: dict[str, Any] = {
+            "messages": EncodedJSON(document["messages"]),
+            "error": document.get("error"),
+        }
+        activity = _activity(document)
+        if activity is not None:
+            shown["activity"] = activity
+        return shown
     return {"text": text}
+
+
+def _activity(document: dict[str, Any]) -> dict[str, Any] | None:
+    """A command agent's or preset CLI's summary line (`agents/cli_transcript.py`): its
+    runtime, turns, tool calls and tokens, each kept only when it has the type it should."""
+    result = document.get("result")
+    activity = result.get("activity") if isinstance(result, dict) else None
+    if not isinstance(activity, dict):
+        return None
+    usage = activity.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+
+    def count(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return {
+        "runtime": str(activity.get("runtime", ""))[:100],
+        "turns": count(activity.get("turns")),
+        "tool_calls": count(activity.get("tool_calls")),
+        "input_tokens": count(usage.get("input_tokens")),
+        "output_tokens": count(usage.get("output_tokens")),
+    }
 
 
 def _is_conversation(document: Any) -> bool:

@@ -22,6 +22,7 @@ from assay.core.usage import Usage
 
 __all__ = [
     "REPORT_CONTRACT",
+    "AgentActivity",
     "Attempt",
     "CaseResult",
     "CaseStatus",
@@ -60,10 +61,24 @@ class _OmitsUnset(_Model):
         return data
 
 
+class AgentActivity(_Model):
+    """What a command agent or preset CLI did in the attempt, read from its stream; the
+    whole record (messages, tool calls and results) is the attempt's `transcript`."""
+
+    runtime: str
+    """The runtime that ran it: `command`, or a preset (`claude-code`, ...)."""
+    turns: Count | None = None
+    """The model turns it took, when the CLI counts them."""
+    tool_calls: Count = 0
+    """The tool calls it made (for a command agent: its trace events)."""
+    final_message: str | None = None
+    """The start of its final message (its answer), at most 500 characters."""
+
+
 class Attempt(_OmitsUnset):
     """One run of the case (there are `repeat` of them)."""
 
-    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"error_source"})
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"error_source", "activity"})
 
     status: CaseStatus
     score: UnitScore | None = None
@@ -75,6 +90,9 @@ class Attempt(_OmitsUnset):
     checks: list[Check] = Field(default_factory=list)
     transcript: str | None = None
     """Path of the transcript file of this attempt, relative to the report directory."""
+    activity: AgentActivity | None = None
+    """A command agent's or preset CLI's tool calls, turns and final message (absent for
+    the builtin agent, whose transcript is the whole conversation)."""
 
 
 class Source(_Model):

@@ -24,8 +24,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay._util.secrets import redact
 from assay.agents import agent_for, runtime_spec
+from assay.agents.cli_transcript import read_activity
 from assay.core.checks import Check
-from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir, safe_segment
+from assay.core.files import (
+    AGENT_TRANSCRIPT_FILE,
+    ATTEMPT_DIFF_FILE,
+    artifacts_dir,
+    safe_segment,
+)
 from assay.core.statuses import ErrorSource
 from assay.core.usage import Usage
 from assay.errors import (
@@ -40,7 +46,7 @@ from assay.errors import (
 )
 from assay.registry.plugin_calls import is_interruption, what_it_raised
 from assay.registry.runtimes import BUILTIN_RUNTIMES
-from assay.report.model import Attempt
+from assay.report.model import AgentActivity, Attempt
 from assay.runner.answers import save_answer
 from assay.runner.combine import graded_attempt, total_usage
 from assay.runner.error_source import error_source
@@ -164,6 +170,7 @@ async def run_attempt(
             duration_s=time.monotonic() - started,
             usage=total_usage(usage),
             transcript=_relative(transcript, report_dir) if transcript else None,
+            activity=output.activity,
         )
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
     except ModelUnavailable as exc:
@@ -216,6 +223,7 @@ async def run_attempt(
                 remove_sandbox(sandbox)  # as small as it was built: nothing else wrote in it
             else:
                 await asyncio.to_thread(remove_sandbox, sandbox)
+    left = _agent_transcript_left(artifacts) if phase != "sandbox" else None
     attempt = Attempt(
         status=status,
         reason=reason,
@@ -223,6 +231,8 @@ async def run_attempt(
         duration_s=time.monotonic() - started,
         usage=total_usage(usage),
         checks=checks,
+        transcript=_relative(left, report_dir) if left else None,
+        activity=_left_activity(left),
     )
     return AttemptOutcome(attempt, findings, judge, _kept(sandbox, options))
 
@@ -366,6 +376,21 @@ def _judge_failure(exc: JudgeError, artifacts: Path, report_dir: Path) -> dict[s
         "raw": raw[:_RAW_JUDGE_CHARS],
         "raw_file": _relative(raw_file, report_dir),
     }
+
+
+def _agent_transcript_left(artifacts: Path) -> Path | None:
+    """What a command agent or preset CLI did in an attempt that failed: its transcript,
+    written whatever became of its answer (None when it never ran)."""
+    path = artifacts / AGENT_TRANSCRIPT_FILE
+    return path if path.is_file() else None
+
+
+def _left_activity(transcript: Path | None) -> AgentActivity | None:
+    activity = read_activity(transcript) if transcript is not None else None
+    try:
+        return AgentActivity.model_validate(activity) if activity else None
+    except ValueError:  # a summary that does not read as one is left out, not the attempt
+        return None
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -6,14 +6,14 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.core.statuses import CaseStatus
 from assay.core.usage import Usage, sum_usage
 from assay.report.gate.interval import case_interval
 from assay.report.gate.pass_k import pass_counts
 from assay.report.gate.stats import combine_attempts
-from assay.report.model import Attempt, CaseResult, Source
+from assay.report.model import AgentActivity, Attempt, CaseResult, Source
 from assay.runner.outcome import AttemptOutcome
 
 if TYPE_CHECKING:
@@ -58,7 +58,12 @@ def _shown_path(path: Path, cwd: str) -> str:
 
 
 def graded_attempt(
-    grade: Grade, *, duration_s: float, usage: Usage, transcript: str | None = None
+    grade: Grade,
+    *,
+    duration_s: float,
+    usage: Usage,
+    transcript: str | None = None,
+    activity: dict[str, Any] | None = None,
 ) -> Attempt:
     """An attempt that ran to grading, as the report records it (an `error` has no score)."""
     return Attempt(
@@ -70,6 +75,7 @@ def graded_attempt(
         usage=usage,
         checks=grade.checks,
         transcript=transcript,
+        activity=AgentActivity.model_validate(activity) if activity else None,
     )
 
 

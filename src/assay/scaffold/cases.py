@@ -49,6 +49,8 @@ class PlannedCase:
     case_id: str
     """The id `assay run -t` selects the case by."""
     skipped: tuple[SkippedFile, ...]
+    captured: tuple[CapturedFile, ...] = ()
+    """The files read for the fixtures, which `--draft` shows the model (draft.py)."""
 
 
 def plan_review_case(
@@ -102,6 +104,7 @@ def plan_review_case(
         case_file=case_file,
         case_id=f"{category}/{name}",
         skipped=capture.skipped,
+        captured=capture.files,
     )
 
 
@@ -168,7 +171,7 @@ def plan_rubric_case(
         updated_files=frozenset({manifest_rel}),
         conflicts=(conflict,) if conflict else (),
     )
-    return PlannedCase(plan, manifest_rel, f"{category}/{name}", all_skipped)
+    return PlannedCase(plan, manifest_rel, f"{category}/{name}", all_skipped, capture.files)
 
 
 def _sides_of(change: Change) -> dict[str, set[str]]:

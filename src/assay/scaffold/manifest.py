@@ -30,10 +30,10 @@ from assay.upstream.go.json import go_struct
 __all__ = ["merge_manifest"]
 
 _CANNOT = "cannot add a case to this suite manifest"
-_LOADABLE_ANYWAY = frozenset({"scaffold_stub", "extra_forbidden"})
+_LOADABLE_ANYWAY = frozenset({"scaffold_stub", "scaffold_draft", "extra_forbidden"})
 """Model errors that do not stop the merge: a case an earlier scaffold left with its TODO
-rubric (the next scaffold is often run before it is filled in), and keys assay does not
-know (the loader only warns about them)."""
+rubric or an unedited drafted one (the next scaffold is often run before it is filled
+in), and keys assay does not know (the loader only warns about them)."""
 
 
 def merge_manifest(

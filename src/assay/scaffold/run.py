@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assay.errors import ConfigError
 from assay.scaffold.cases import PlannedCase, plan_review_case, plan_rubric_case
 from assay.scaffold.change import ChangeSource, Side, SkippedFile
 from assay.scaffold.layout import check_name, slugify
 from assay.scaffold.writer import write_plan
+
+if TYPE_CHECKING:
+    from assay.scaffold.draft import Drafted, DraftOptions
 
 __all__ = [
     "DEFAULT_CATEGORIES",
@@ -42,6 +45,8 @@ class ScaffoldOptions:
     license_waived: str | None = None
     """Why the case needs no license (`--no-license`, or the `[tool.assay]` key); None:
     the repository's license is required and copied (license.py)."""
+    draft: DraftOptions | None = None
+    """`--draft`: a model drafts what the case asserts (draft.py); None: the TODO stub."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class ScaffoldResult:
     skipped: tuple[SkippedFile, ...]
     """As shown to people: control characters in names replaced (notes keep the names)."""
     warnings: tuple[str, ...]
+    drafted: Drafted | None = None
+    """Who drafted the case's assertions and what it cost (`--draft`), else None."""
 
 
 def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResult:
@@ -100,6 +107,14 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
             max_file_size=options.max_file_size,
             license_waived=options.license_waived,
         )
+    drafted = None
+    if options.draft is not None:
+        # lazy: start-up cost (the model layer, jsonschema) paid only when asked for
+        from assay.scaffold.draft import draft_case
+
+        planned, drafted = draft_case(
+            planned, change, source, format=options.format, case_name=name, options=options.draft
+        )
     written = write_plan(planned.plan, force=options.force)
     return ScaffoldResult(
         written=tuple(written),
@@ -109,4 +124,5 @@ def scaffold(source: ChangeSource, *, options: ScaffoldOptions) -> ScaffoldResul
         name=name,
         skipped=tuple(s.shown() for s in planned.skipped),
         warnings=change.warnings,
+        drafted=drafted,
     )

@@ -23,6 +23,7 @@ from pydantic_core import PydanticCustomError
 from assay.core.severities import WARDEN_SEVERITY_WORDS, warden_severity
 from assay.core.text import CONTROL_CHARACTERS
 from assay.registry.runtimes import unknown_runtime
+from assay.suites.drafts import is_unedited_draft, unedited_draft_message
 
 __all__ = [
     "ACCEPT_SUSPICIOUS",
@@ -39,6 +40,7 @@ __all__ = [
     "any_case",
     "lowercase",
     "not_a_scaffold_stub",
+    "not_an_unedited_draft",
 ]
 
 
@@ -59,7 +61,7 @@ Text = Annotated[
 ]
 """A string with something other than whitespace in it."""
 
-SUSPICIOUS = frozenset({"scaffold_stub", "blank_text", "name_with_slash"})
+SUSPICIOUS = frozenset({"scaffold_stub", "scaffold_draft", "blank_text", "name_with_slash"})
 """Error types of input the suites' own tools accept but that is most likely a mistake
 (`validation.validate_model` reports them as warnings, errors under `--strict`)."""
 ACCEPT_SUSPICIOUS = "assay.accept_suspicious"
@@ -83,6 +85,15 @@ def not_a_scaffold_stub(value: str, info: ValidationInfo) -> str:
             "(the exact finding, or the rubric); notes.source / source.json names the PR",
         )
     return value
+
+
+def not_an_unedited_draft(
+    info: ValidationInfo, *, marker: object, digest: str, what: str, key: str
+) -> None:
+    """A model's draft nobody has edited yet (`suites/drafts.py`): a warning, an error
+    under --strict, like the TODO placeholder it replaces."""
+    if is_unedited_draft(marker, digest):
+        _suspicious(info, "scaffold_draft", unedited_draft_message(what, key))
 
 
 def _blank_is_suspicious(value: str, info: ValidationInfo) -> str:

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationInfo,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
+from assay.suites.drafts import review_draft_digest
 from assay.suites.wire_common import (
     AgentCommandValue,
     FilledText,
@@ -22,6 +31,7 @@ from assay.suites.wire_common import (
     WardenCaseName,
     any_case,
     lowercase,
+    not_an_unedited_draft,
 )
 
 __all__ = [
@@ -63,6 +73,10 @@ class Notes(SuiteModel):
     """Which side of the pull request was captured: `base` or `head`."""
     body: str | None = None
     """The pull request's description."""
+    draft: Any = None
+    """Set by `assay scaffold --draft`: should_find and should_not_find are a model's draft
+    (`model`), and `sha256` is their digest. While they still match it, the case is a
+    warning (an error with --strict); edit them, or delete this key to accept them."""
 
 
 def _not_empty_should_find(value: Any) -> Any:
@@ -107,6 +121,19 @@ class _ReviewCase(_FixtureCase):
     """What the reviewer must detect (at least one)."""
     should_not_find: list[LenientText] = []
     """Things the reviewer must NOT report (precision); an empty entry is a warning."""
+
+    @model_validator(mode="after")
+    def _not_an_unedited_draft(self, info: ValidationInfo) -> _ReviewCase:
+        marker = self.notes.draft if self.notes is not None else None
+        if marker is not None:
+            digest = review_draft_digest(
+                ((s.finding, s.severity, s.required) for s in self.should_find),
+                self.should_not_find,
+            )
+            not_an_unedited_draft(
+                info, marker=marker, digest=digest, what="should_find", key="notes.draft"
+            )
+        return self
 
 
 class ReviewEval(_ReviewCase):

@@ -10,9 +10,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    model_validator,
+)
 
-from assay.suites.wire_common import CaseName, SuiteModel, Text, not_a_scaffold_stub
+from assay.suites.drafts import rubric_draft_digest
+from assay.suites.wire_common import (
+    CaseName,
+    SuiteModel,
+    Text,
+    not_a_scaffold_stub,
+    not_an_unedited_draft,
+)
 from assay.upstream.go.json import go_struct
 
 __all__ = ["RubricCase", "RubricManifest", "RubricMetadata"]
@@ -51,11 +65,25 @@ class RubricCase(SuiteModel):
     diff_path: DefaultWhenEmpty = None
     """Overrides `input.diff`: a path relative to the fixture directory (`..` may leave
     it, never the repository)."""
+    draft: Any = None
+    """assay's own key, which Cassandra's decoder ignores: set by `assay scaffold --draft`,
+    the rubric is a model's draft (`model`) and `sha256` its digest. While the rubric still
+    matches it, the case is a warning (an error with --strict); edit the rubric, or delete
+    this key to accept it."""
 
     @model_validator(mode="before")
     @classmethod
     def _go(cls, value: Any) -> Any:
         return go_struct(value, cls.model_fields)
+
+    @model_validator(mode="after")
+    def _not_an_unedited_draft(self, info: ValidationInfo) -> RubricCase:
+        if self.draft is not None:
+            digest = rubric_draft_digest(self.rubric)
+            not_an_unedited_draft(
+                info, marker=self.draft, digest=digest, what="the rubric", key="draft"
+            )
+        return self
 
 
 class RubricManifest(SuiteModel):

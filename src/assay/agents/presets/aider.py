@@ -62,7 +62,7 @@ class AiderStream(Stream):
             return
         applied = _APPLIED.match(text)
         if applied:
-            self.tool("edit")
+            self.tool("edit", {"path": applied["path"]})
             return
         if not _BOOKKEEPING.match(text):
             self._text.append(text)

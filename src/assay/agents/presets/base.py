@@ -28,6 +28,7 @@ from assay._util.fixture_tree import MAX_FIXTURE_FILE_BYTES
 from assay._util.secrets import agent_environ, holds_credential, redact
 from assay._util.untrusted_files import UntrustedFileError, read_untrusted
 from assay.agents.asks import ASKS, Shown, ask_for
+from assay.agents.cli_transcript import AGENT_TRANSCRIPT_NAME, CliTranscript
 from assay.agents.command import (
     _assay_env,
     _AttemptFiles,
@@ -67,6 +68,8 @@ class Stream(ABC):
         self.lines = 0
         self.unreadable = 0
         """Lines that were not the JSON the CLI promises (a warning, a truncated line)."""
+        self.transcript = CliTranscript()
+        """What the agent did, as the stream tells it (`cli_transcript.py`)."""
 
     def __call__(self, line: str) -> None:
         if not line.strip():
@@ -78,9 +81,10 @@ class Stream(ABC):
             return
         self.on_event(event)
 
-    def tool(self, name: object) -> None:
+    def tool(self, name: object, tool_input: Any = None, *, call_id: object = None) -> None:
         if isinstance(name, str) and name.strip():
             self.trace.add(f"tool:{name.strip()}")
+            self.transcript.tool_call(name.strip(), tool_input, call_id=call_id)
 
     def add_usage(self, **counts: Any) -> None:
         update = {key: getattr(self.usage, key) + _count(value) for key, value in counts.items()}
@@ -230,27 +234,50 @@ class PresetAgent:
         env = {**preset.environ(model), **ctx.env, **_assay_env(values, case, files)}
         stream = preset.stream()
         stream.trace = TraceKeys(case.required_trace_events)  # kept past the trace's bound
-        with _instructions(workspace, preset.instructions_file, skill):
-            result = await run_agent_process(
-                argv,
-                ctx=ctx,
-                env=env,
-                files=files,
-                on_stdout_line=stream,
-                sandboxing=self.sandboxing,
-                label=preset.name,
-                launch_failed=lambda exc: f"{preset.name}: {exc}",
+        stream.transcript.prompt(prompt)
+
+        def keep_transcript(error: str | None) -> Path:
+            return stream.transcript.write(
+                ctx.artifacts_dir / AGENT_TRANSCRIPT_NAME,
+                case_id=case.id,
+                kind=case.kind,
+                model=model,
+                runtime=preset.name,
+                usage=usage,
+                final_message=stream.final_text,
+                error=error,
+                environment=env,
             )
+
+        usage = stream.usage
+        try:
+            with _instructions(workspace, preset.instructions_file, skill):
+                result = await run_agent_process(
+                    argv,
+                    ctx=ctx,
+                    env=env,
+                    files=files,
+                    on_stdout_line=stream,
+                    sandboxing=self.sandboxing,
+                    label=preset.name,
+                    launch_failed=lambda exc: f"{preset.name}: {exc}",
+                )
+        except AgentError as exc:  # timed out, wrote outside: what it did is still kept
+            usage = stream.usage
+            keep_transcript(str(exc))
+            raise
         usage = stream.usage
         if usage.cost_usd is None:
             usage = usage.model_copy(update={"cost_usd": preset.price(model, usage)})
+        transcript = keep_transcript(_stream_failure(stream, result.exit_code, preset.name))
         output = AgentOutput(
             trace_events=stream.trace.keys,
             usage=usage,
             exit_code=result.exit_code,
             stdout_path=files.stdout,
             stderr_path=files.stderr,
-            transcript=files.stdout,
+            transcript=transcript,
+            activity=stream.transcript.reported,
         )
         if isinstance(case.spec, TaskSpec):
             return output  # the checks decide, as for any command agent
@@ -268,6 +295,17 @@ class PresetAgent:
             )
         _read_answer(case.spec, output, redact(stream.final_text, env), preset.name)
         return output
+
+
+def _stream_failure(stream: Stream, exit_code: int | None, name: str) -> str | None:
+    """How the CLI's run ended when it did not end well, for its transcript."""
+    if stream.error:
+        return stream.error
+    if exit_code not in (0, None):
+        return f"{name} exited with code {exit_code}"
+    if stream.final_text is None:
+        return f"{name} printed no final message"
+    return None
 
 
 def _read_answer(

@@ -23,9 +23,24 @@ class ClaudeCodeStream(Stream):
         if kind == "assistant":
             message = event.get("message") or {}
             for block in message.get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    self.tool(block.get("name"))
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use":
+                    self.tool(block.get("name"), block.get("input"), call_id=block.get("id"))
+                elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                    self.transcript.text(block["text"])
+        elif kind == "user":
+            message = event.get("message") or {}
+            for block in message.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self.transcript.tool_result(
+                        block.get("content"),
+                        call_id=block.get("tool_use_id"),
+                        is_error=block.get("is_error") is True,
+                    )
         elif kind == "result":
+            if isinstance(event.get("num_turns"), int):
+                self.transcript.turns = event["num_turns"]
             usage = event.get("usage") or {}
             self.add_usage(
                 input_tokens=usage.get("input_tokens"),

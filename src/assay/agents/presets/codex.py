@@ -30,11 +30,14 @@ class CodexStream(Stream):
             item_type = item.get("type")
             if item_type == "agent_message" and isinstance(item.get("text"), str):
                 self.final_text = item["text"]
+                self.transcript.text(item["text"])
             elif item_type == "mcp_tool_call":
-                self.tool(item.get("tool"))
+                self.tool(item.get("tool"), item.get("arguments"), call_id=item.get("id"))
             elif item_type in _TOOLS:
-                self.tool(_TOOLS[item_type])
+                shown = {k: v for k, v in item.items() if k not in ("id", "type", "status")}
+                self.tool(_TOOLS[item_type], shown, call_id=item.get("id"))
         elif kind == "turn.completed":
+            self.transcript.turns = (self.transcript.turns or 0) + 1
             usage = event.get("usage") or {}
             cached = usage.get("cached_input_tokens") or 0
             self.add_usage(

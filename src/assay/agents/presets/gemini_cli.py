@@ -30,8 +30,14 @@ class GeminiCliStream(Stream):
                     self._reply = []
                 self._reply.append(event["content"])
         elif kind == "tool_use":
-            self.tool(event.get("tool_name"))
+            self.tool(event.get("tool_name"), event.get("parameters"), call_id=event.get("tool_id"))
             self._reply = []  # text before a tool call is narration, not the answer
+        elif kind == "tool_result":
+            self.transcript.tool_result(
+                event.get("output"),
+                call_id=event.get("tool_id"),
+                is_error=event.get("status") == "error",
+            )
         elif kind == "result":
             stats = event.get("stats") or {}
             cached = stats.get("cached") or 0

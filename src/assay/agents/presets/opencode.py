@@ -36,8 +36,11 @@ class OpencodeStream(Stream):
             self._step.append(part["text"])
             self.final_text = "".join(self._step)
         elif kind == "tool_use":
-            self.tool(part.get("tool"))
+            state = part.get("state")
+            state = state if isinstance(state, dict) else {}
+            self.tool(part.get("tool"), state.get("input"), call_id=part.get("callID"))
         elif kind == "step_finish":
+            self.transcript.turns = (self.transcript.turns or 0) + 1
             tokens = part.get("tokens") or {}
             cache = tokens.get("cache") or {}
             self.add_usage(
