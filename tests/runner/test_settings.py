@@ -76,6 +76,25 @@ def test_without_config_or_environment_the_defaults_apply() -> None:
     assert (decided.isolation, decided.require_all, decided.dry_run) == ("auto", False, False)
 
 
+def test_in_github_actions_the_config_file_cannot_turn_the_os_sandbox_off() -> None:
+    # The PR writes pyproject.toml: there `isolation = "none"` would let its own agent and
+    # graders run unconfined with the job's environment. Only the job's settings may.
+    unconfined = AssayConfig(path=Path("/proj/pyproject.toml"), isolation="none")
+    local = settings(RunOptions(), {}, config=unconfined)
+    assert (local.isolation, local.warnings) == ("none", ())
+    in_ci = settings(RunOptions(), {"GITHUB_ACTIONS": "true"}, config=unconfined)
+    assert (in_ci.isolation, in_ci.sources["isolation"]) == ("auto", DEFAULT)
+    assert in_ci.warnings == (
+        "/proj/pyproject.toml: isolation = 'none' is not taken in GitHub Actions, where the "
+        "pull request can change this file; set the Action's `isolation` input "
+        "(ASSAY_ISOLATION) instead",
+    )
+    chosen = settings(
+        RunOptions(), {"GITHUB_ACTIONS": "true", "ASSAY_ISOLATION": "none"}, config=unconfined
+    )
+    assert (chosen.isolation, chosen.warnings) == ("none", ())
+
+
 def test_text_forms_are_read_as_the_command_line_reads_them(tmp_path: Path) -> None:
     decided = settings(
         RunOptions(models=("a/x,b/y", "a/x"), shard="2/3", report_dir=str(tmp_path)),

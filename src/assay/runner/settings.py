@@ -93,6 +93,7 @@ def resolve_settings(
     recorded = options.sources if isinstance(options, RunSettings) else {}
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    warnings: list[str] = []
     for spec in dataclasses.fields(RunOptions):
         name = spec.name
         if name in _NOT_DECIDED_HERE:
@@ -105,13 +106,19 @@ def resolve_settings(
             values[name], sources[name] = given, recorded.get(name, GIVEN)
         elif name in env:
             values[name], sources[name] = env[name]
+        elif configured is not None and _weakens_in_ci(name, configured, environ):
+            warnings.append(
+                f"{config.path if config else '[tool.assay]'}: {_CONFIG_KEYS[name]} = "
+                f"{configured!r} is not taken in GitHub Actions, where the pull request can "
+                "change this file; set the Action's `isolation` input (ASSAY_ISOLATION) instead"
+            )
+            sources[name] = DEFAULT
         elif configured is not None:
             values[name], sources[name] = configured, str(config.path if config else "")
         else:
             sources[name] = DEFAULT
     if isinstance(options, RunSettings) and options.adaptive and sources.get("repeat") != DEFAULT:
         values["repeat"] = "auto"  # decided again: still adaptive, up to its max-repeat
-    warnings: list[str] = []
     _normalise(values, warnings)
     pass_env = _pass_env(options, env, config)
     return RunSettings(
@@ -125,6 +132,14 @@ def resolve_settings(
         sources=sources,
         warnings=tuple(warnings),
     )
+
+
+def _weakens_in_ci(name: str, configured: object, environ: Mapping[str, str] | None) -> bool:
+    """Whether the configuration file's `configured` value of `name` turns the OS sandbox
+    off inside GitHub Actions, where the file is the pull request's to write: there only
+    the job's own settings (the Action's input, ASSAY_ISOLATION) may."""
+    env = os.environ if environ is None else environ
+    return name == "isolation" and configured == "none" and env.get("GITHUB_ACTIONS") == "true"
 
 
 def tasks_one_at_a_time(settings: RunSettings) -> bool:
