@@ -9,7 +9,7 @@ from pathlib import Path
 
 import assay
 from assay.report.comment_markdown import render_comment
-from assay.report.gate_why import gate_failed_without_failures
+from assay.report.gate.why import gate_failed_without_failures
 from assay.report.html import render_html
 from assay.report.markdown import render_summary
 from assay.report.model import CaseResult

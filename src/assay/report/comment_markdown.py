@@ -15,7 +15,7 @@ from assay.report.compare import CaseChange, Comparison
 from assay.report.explain import reason_with_source
 from assay.report.gate.significance import explain
 from assay.report.gate.stats import incomplete_reason
-from assay.report.gate_why import gate_failed_without_failures
+from assay.report.gate.why import gate_failed_without_failures
 from assay.report.markdown import (
     _STATUS_ICON,
     _code,

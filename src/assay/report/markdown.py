@@ -29,7 +29,7 @@ from assay.report.explain import (
 )
 from assay.report.gate.policy import case_interval_note, gate_facts_note
 from assay.report.gate.stats import incomplete_reason
-from assay.report.gate_why import gate_failed_without_failures
+from assay.report.gate.why import gate_failed_without_failures
 from assay.report.model import CaseResult, Report
 
 __all__ = [

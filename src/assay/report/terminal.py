@@ -19,7 +19,7 @@ from assay._util.secrets import redact
 from assay.core.counting import count_of
 from assay.core.text import defuse_workflow_commands, one_line
 from assay.report.explain import reason_with_source
-from assay.report.gate_why import gate_failed_without_failures
+from assay.report.gate.why import gate_failed_without_failures
 
 if TYPE_CHECKING:
     from assay.report.model import CaseResult, Report
