@@ -541,6 +541,12 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "--offline", action="store_true", help="replay from --cache only; misses are skipped"
     )
     p.add_argument(
+        "--bridge",
+        choices=["on", "off"],
+        default=None,
+        help="agent CLI presets' model calls through assay's model layer (default on)",
+    )
+    p.add_argument(
         "--resume", type=_path, metavar="DIR", help="continue the run whose report dir is DIR"
     )
     p.add_argument(

@@ -1,0 +1,64 @@
+"""The bridge of one preset attempt: whether it runs, and the environment its CLI gets.
+
+On by default (`--bridge on`, `ASSAY_BRIDGE`) for a preset whose CLI speaks an API the
+bridge serves (`Preset.bridge_api`); `--bridge off` keeps the CLI's direct calls. With the
+bridge the CLI sees no real key at all: its base URL is the bridge's and its API key the
+attempt's token (`Preset.bridge_environ`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay.bridge.normalise import PathNames
+from assay.bridge.transcript import MODEL_CALLS_FILE
+
+if TYPE_CHECKING:
+    from assay.agents.presets.base import Preset
+    from assay.bridge.session import BridgeSession
+    from assay.options import RunOptions
+
+__all__ = ["Bridged", "bridge_on", "open_bridge"]
+
+
+def bridge_on(preset: Preset, options: RunOptions | None) -> bool:
+    """Whether `preset`'s calls go through the bridge in this run."""
+    wanted = getattr(options, "bridge", None)
+    return preset.bridge_api is not None and wanted is not False
+
+
+class Bridged:
+    """An open bridge: the session and what the CLI's environment gets."""
+
+    def __init__(self, session: BridgeSession, environ: Mapping[str, str]) -> None:
+        self.session = session
+        self.environ = dict(environ)
+
+
+@contextlib.asynccontextmanager
+async def open_bridge(
+    preset: Preset,
+    *,
+    options: RunOptions | None,
+    sample: int,
+    artifacts_dir: Path | None,
+    environ: Mapping[str, str],
+    names: PathNames | None = None,
+) -> AsyncIterator[Bridged]:
+    """A bridge for one attempt, listening while the block runs; its transcript in
+    `artifacts_dir/model-calls.jsonl`."""
+    from assay.bridge.server import serve  # aiohttp's server: loaded for bridged runs only
+    from assay.bridge.session import BridgeSession
+
+    transcript = artifacts_dir / MODEL_CALLS_FILE if artifacts_dir is not None else None
+    session = BridgeSession(
+        options=options, sample=sample, transcript=transcript, environ=environ, names=names
+    )
+    try:
+        async with serve(session) as url:
+            yield Bridged(session, preset.bridge_environ(url, session.token))
+    finally:
+        session.close()  # after the preset's own close (with the CLI's report), a no-op
