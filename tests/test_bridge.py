@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from assay._util.isolation import probe_bwrap
 from assay.cli import main
 from assay.core.usage import Usage
 from assay.models.pricing import cost_usd
@@ -164,3 +165,63 @@ def _model_calls(report_dir: Path, case_id: str) -> list[dict[str, Any]]:
     """The attempt's model-calls file (its lines; the last one is the summary)."""
     (path,) = report_dir.joinpath("cases", *case_id.split("/")).rglob("model-calls.jsonl")
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+BWRAP, WHY_NOT = probe_bwrap()
+
+
+@pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap ({WHY_NOT})")
+def test_the_bridge_is_reachable_from_inside_the_os_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> None:
+    """bwrap with the agent's network on shares the host's network namespace: the CLI
+    reaches the bridge on 127.0.0.1, and its environment holds the token, not the key."""
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    monkeypatch.setenv("FAKE_CLI_ENV", "scratch")
+    monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
+    claude, _ = providers
+    code, report = run(tmp_path, "boxed", "claude-code", "--keep-workspaces")
+    review = next(case for case in report.cases if case.id == REVIEW_CASE)
+    assert review.status == "pass", review.reason
+    assert report.run.isolation is not None and report.run.isolation.mode == "bwrap"
+    assert agent_calls(claude) == 4
+    scratch = Path(review.workspace or "").parent / "scratch"
+    (env,) = [json.loads(line) for line in (scratch / "cli-env.jsonl").read_text().splitlines()]
+    assert REAL_ANTHROPIC_KEY not in json.dumps(env)
+    assert env["ANTHROPIC_API_KEY"].startswith("assay-bridge-")
+    assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+
+
+def test_bridge_off_keeps_the_clis_direct_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> None:
+    """`--bridge off`: the CLI calls the provider itself with the real key, as before, and
+    its own report is the case's usage."""
+    dump = cli_on_path(tmp_path, "claude-code", monkeypatch)
+    claude, _ = providers
+    code, report = run(tmp_path, "direct", "claude-code", "--bridge", "off")
+    task = next(case for case in report.cases if case.id == TASK_CASE)
+    assert agent_calls(claude) == 4
+    assert task.usage.input_tokens == CLI_USAGE["input"]
+    assert task.usage.cost_usd == pytest.approx(CLI_USAGE["cost"])
+    for env in (json.loads(line) for line in dump.read_text().splitlines()):
+        assert env["ANTHROPIC_API_KEY"] == REAL_ANTHROPIC_KEY
+    assert not list((tmp_path / "direct").rglob("model-calls.jsonl"))
+
+
+def test_max_cost_stops_a_preset_mid_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> None:
+    """The budget is spent by the CLI's first call: the bridge refuses its second, the CLI
+    fails, and the case is `skipped` with the budget's reason, as a built-in case is."""
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    claude, _ = providers
+    code, report = run(tmp_path, "budget", "claude-code", "--max-cost", "0.0001")
+    for case in report.cases:
+        assert case.status == "skipped", case.reason
+        assert case.reason == "budget of $0.0001 reached"
+    assert agent_calls(claude) == 2  # one call each; the second of each was refused
+    for case_id in (REVIEW_CASE, TASK_CASE):
+        lines = _model_calls(tmp_path / "budget", case_id)
+        assert lines[-1]["summary"]["stopped"] == "budget of $0.0001 reached"
+        assert lines[1]["error"] == "budget of $0.0001 reached"

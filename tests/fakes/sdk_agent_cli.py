@@ -7,7 +7,9 @@ results back, and prints its stream in the real CLI's shape with the model's fin
 message. Like a real CLI it adds what varies per session to its requests (a random
 `metadata.user_id` / `prompt_cache_key`, `cache_control`, its working directory and
 today's date in the system prompt), which the bridge's cache key must not depend on.
-With `FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line.
+With `FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line
+(`scratch`: to `cli-env.jsonl` in the attempt's scratch directory, which the OS sandbox
+lets it write).
 """
 
 from __future__ import annotations
@@ -188,7 +190,10 @@ def codex(kind: str) -> int:
 
 def main(preset: str) -> int:
     if os.environ.get("FAKE_CLI_ENV"):
-        with open(os.environ["FAKE_CLI_ENV"], "a") as dump:
+        where = os.environ["FAKE_CLI_ENV"]
+        if where == "scratch":  # inside the OS sandbox: the attempt's own scratch directory
+            where = str(Path(os.environ["ASSAY_DIFF_FILE"]).parent / "cli-env.jsonl")
+        with open(where, "a") as dump:
             dump.write(json.dumps(dict(os.environ)) + "\n")
     kind = os.environ["ASSAY_CASE_KIND"]
     return claude(kind) if preset == "claude-code" else codex(kind)

@@ -31,14 +31,12 @@ _KIND = re.compile(r"case kind: (\w+)")
 def install_sdk_cli(bin_dir: Path, preset: str) -> Path:
     bin_dir.mkdir(parents=True, exist_ok=True)
     path = bin_dir / PROGRAMS[preset]
-    path.write_text(
-        f"#!{sys.executable}\n"
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from tests.fakes.sdk_agent_cli import main\n"
-        f"sys.exit(main({preset!r}))\n",
-        encoding="utf-8",
+    # The whole script, not an import of it: the OS sandbox hides the checkout.
+    source = (Path(__file__).parent / "sdk_agent_cli.py").read_text(encoding="utf-8")
+    source = source.replace("from __future__ import annotations\n", "").replace(
+        "ROOT = Path(__file__).resolve().parents[2]", f"ROOT = Path({str(ROOT)!r})"
     )
+    path.write_text(f"#!{sys.executable}\n{source}\nsys.exit(main({preset!r}))\n", encoding="utf-8")
     path.chmod(0o755)
     return path
 
