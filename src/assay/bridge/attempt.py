@@ -11,20 +11,28 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from assay.bridge.normalise import PathNames
 from assay.bridge.transcript import MODEL_CALLS_FILE
 
 if TYPE_CHECKING:
-    from assay.agents.presets.base import Preset
     from assay.bridge.session import BridgeSession
     from assay.options import RunOptions
 
-__all__ = ["Bridged", "bridge_on", "open_bridge"]
+__all__ = ["BridgedCli", "Bridged", "bridge_on", "open_bridge"]
 
 
-def bridge_on(preset: Preset, options: RunOptions | None) -> bool:
+class BridgedCli(Protocol):
+    """What the bridge needs of a preset (`agents.presets.base.Preset`)."""
+
+    @property
+    def bridge_api(self) -> str | None: ...
+
+    def bridge_environ(self, url: str, token: str) -> dict[str, str]: ...
+
+
+def bridge_on(preset: BridgedCli, options: RunOptions | None) -> bool:
     """Whether `preset`'s calls go through the bridge in this run."""
     wanted = getattr(options, "bridge", None)
     return preset.bridge_api is not None and wanted is not False
@@ -40,7 +48,7 @@ class Bridged:
 
 @contextlib.asynccontextmanager
 async def open_bridge(
-    preset: Preset,
+    preset: BridgedCli,
     *,
     options: RunOptions | None,
     sample: int,

@@ -19,13 +19,13 @@ from assay.bridge.openai_common import (
     arguments_text,
     finish_reason,
     merged,
+    parse_arguments,
     prompt_tokens,
     text_parts,
     tool_choice,
     tool_spec,
 )
 from assay.models.base import Message, ModelRequest, ModelResponse
-from assay.models.openai_wire import parse_arguments
 
 __all__ = ["completion_chunks", "error_body", "from_chat_request", "to_completion"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from assay._util import json_text
 from assay.core.usage import Usage
 from assay.models.base import INVALID_JSON_KEY, Message, ToolSpec
 
@@ -12,6 +13,7 @@ __all__ = [
     "arguments_text",
     "finish_reason",
     "merged",
+    "parse_arguments",
     "prompt_tokens",
     "text_parts",
     "tool_choice",
@@ -51,6 +53,23 @@ def merged(messages: Iterable[Message]) -> tuple[Message, ...]:
         else:
             out.append(message)
     return tuple(out)
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """A tool call's arguments string as a tool_use input: a JSON object, or the text as
+    `{INVALID_JSON_KEY: raw}` when it is not one (sent back byte for byte by
+    `arguments_text`). The same reading as the OpenAI adapter's, which is the model
+    layer's own (the bridge does not reach into a provider's modules)."""
+    if isinstance(raw, dict):
+        return raw
+    text = raw if isinstance(raw, str) else ""
+    if not text.strip():
+        return {}
+    try:
+        parsed = json_text.loads(text)
+    except ValueError:
+        return {INVALID_JSON_KEY: text}
+    return parsed if isinstance(parsed, dict) else {INVALID_JSON_KEY: text}
 
 
 def arguments_text(tool_input: Any) -> str:

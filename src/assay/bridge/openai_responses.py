@@ -19,9 +19,15 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from assay.bridge.openai_common import arguments_text, merged, text_parts, tool_choice, tool_spec
+from assay.bridge.openai_common import (
+    arguments_text,
+    merged,
+    parse_arguments,
+    text_parts,
+    tool_choice,
+    tool_spec,
+)
 from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
-from assay.models.openai_wire import parse_arguments
 
 __all__ = ["custom_tools", "error_body", "from_responses_request", "response_events", "to_response"]
 
