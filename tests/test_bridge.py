@@ -198,9 +198,11 @@ def test_bridge_off_keeps_the_clis_direct_calls(
     """`--bridge off`: the CLI calls the provider itself with the real key, as before, and
     its own report is the case's usage."""
     dump = cli_on_path(tmp_path, "claude-code", monkeypatch)
+    monkeypatch.setenv("FAKE_CLI_STREAM", "0")
     claude, _ = providers
     code, report = run(tmp_path, "direct", "claude-code", "--bridge", "off")
     task = next(case for case in report.cases if case.id == TASK_CASE)
+    assert all(c.status == "pass" for c in task.checks if c.kind != "trace"), task.reason
     assert agent_calls(claude) == 4
     assert task.usage.input_tokens == CLI_USAGE["input"]
     assert task.usage.cost_usd == pytest.approx(CLI_USAGE["cost"])
@@ -220,8 +222,10 @@ def test_max_cost_stops_a_preset_mid_run(
     for case in report.cases:
         assert case.status == "skipped", case.reason
         assert case.reason == "budget of $0.0001 reached"
-    assert agent_calls(claude) == 2  # one call each; the second of each was refused
+    # The first call spends the budget: the calls after it are refused (the other case's
+    # first call too, unless it was already on its way).
+    assert 1 <= agent_calls(claude) <= 2
     for case_id in (REVIEW_CASE, TASK_CASE):
         lines = _model_calls(tmp_path / "budget", case_id)
         assert lines[-1]["summary"]["stopped"] == "budget of $0.0001 reached"
-        assert lines[1]["error"] == "budget of $0.0001 reached"
+        assert lines[-2]["error"] == "budget of $0.0001 reached"

@@ -7,7 +7,8 @@ results back, and prints its stream in the real CLI's shape with the model's fin
 message. Like a real CLI it adds what varies per session to its requests (a random
 `metadata.user_id` / `prompt_cache_key`, `cache_control`, its working directory and
 today's date in the system prompt), which the bridge's cache key must not depend on.
-With `FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line
+`FAKE_CLI_STREAM=0`: claude asks for whole answers (the fake provider, called directly,
+streams nothing). With `FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line
 (`scratch`: to `cli-env.jsonl` in the attempt's scratch directory, which the OS sandbox
 lets it write).
 """
@@ -91,16 +92,20 @@ def claude(kind: str) -> int:
     out({"type": "system", "subtype": "init", "session_id": str(uuid.uuid4())})
     final = ""
     for _turn in range(4):
+        asked: dict[str, Any] = {
+            "model": model_of("claude-sonnet-4-6"),
+            "max_tokens": 1024,
+            "system": system,
+            "messages": messages,
+            "tools": tools,
+            "metadata": {"user_id": f"user_{uuid.uuid4()}"},
+        }
         try:
-            with client.messages.stream(
-                model=model_of("claude-sonnet-4-6"),
-                max_tokens=1024,
-                system=system,
-                messages=messages,
-                tools=tools,
-                metadata={"user_id": f"user_{uuid.uuid4()}"},
-            ) as stream:
-                message = stream.get_final_message()
+            if os.environ.get("FAKE_CLI_STREAM") == "0":  # the fake provider streams nothing
+                message = client.messages.create(**asked)
+            else:
+                with client.messages.stream(**asked) as stream:
+                    message = stream.get_final_message()
         except anthropic.APIError as exc:
             out({"type": "result", "subtype": "error_during_execution", "is_error": True,
                  "result": str(exc)})  # fmt: skip
