@@ -92,7 +92,7 @@ class _Bridge:
             f"event: {name}\ndata: {json.dumps(data)}\n\n"
             for name, data in anthropic_api.message_events(message)
         )
-        return await _sse(request, events)
+        return _sse(events)
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
         called = await self._call(request, _CHAT)
@@ -106,7 +106,7 @@ class _Bridge:
         usage = isinstance(options, dict) and bool(options.get("include_usage"))
         chunks = openai_chat.completion_chunks(completion, include_usage=usage)
         lines = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-        return await _sse(request, [*lines, "data: [DONE]\n\n"])
+        return _sse([*lines, "data: [DONE]\n\n"])
 
     async def responses(self, request: web.Request) -> web.StreamResponse:
         called = await self._call(request, _RESPONSES)
@@ -121,7 +121,7 @@ class _Bridge:
             f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
             for event in openai_responses.response_events(response)
         )
-        return await _sse(request, events)
+        return _sse(events)
 
 
 def _api_key(request: web.Request) -> str | None:
@@ -132,14 +132,14 @@ def _api_key(request: web.Request) -> str | None:
     return given
 
 
-async def _sse(request: web.Request, chunks: Iterable[str]) -> web.StreamResponse:
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+def _sse(chunks: Iterable[str]) -> web.Response:
+    """The events as one response: the answer is whole already, and headers and body sent
+    in one write spare the client a round of TCP's delayed acknowledgement (about 15 ms a
+    call when the body followed the headers in a second write)."""
+    return web.Response(
+        body="".join(chunks).encode("utf-8"),
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"},
     )
-    await response.prepare(request)
-    await response.write("".join(chunks).encode("utf-8"))
-    await response.write_eof()
-    return response
 
 
 @contextlib.asynccontextmanager
