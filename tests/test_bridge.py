@@ -143,6 +143,10 @@ def test_a_preset_runs_through_the_bridge_and_replays_offline(
         assert summary["usage"]["input_tokens"] == expected.input_tokens
         assert summary["usage"]["cost_usd"] == pytest.approx(price)
         assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
+    # report.html shows the model calls beside the CLI's own trace.
+    page = (tmp_path / "first" / "report.html").read_text()
+    assert "model calls (through assay's bridge)" in page
+    assert page.count('"model_calls":{"messages":') == 2, "one per attempt"
     # The real key never entered the CLI's environment; the attempt's token did.
     dumps = [json.loads(line) for line in dump.read_text().splitlines()]
     assert len(dumps) == 2

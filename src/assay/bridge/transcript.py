@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from assay._util.secrets import redact_json
+from assay.core.files import MODEL_CALLS_FILE
 from assay.models.base import Message, ModelRequest, ModelResponse
 
 __all__ = ["MAX_BYTES", "MODEL_CALLS_FILE", "ModelCalls"]
 
-MODEL_CALLS_FILE = "model-calls.jsonl"
 MAX_BYTES = 4 * 1024 * 1024
 """The most one attempt's file holds (CI artifacts are kept for every attempt)."""
 

@@ -14,6 +14,7 @@ __all__ = [
     "HTML_FILE",
     "JUNIT_FILE",
     "LOCK_FILE",
+    "MODEL_CALLS_FILE",
     "PVYAI_FILE",
     "REPORT_FILE",
     "RESULTS_FILE",
@@ -36,6 +37,8 @@ HTML_FILE: Final = "report.html"
 """The single-file viewer of the report (report/html.py)."""
 ATTEMPT_DIFF_FILE: Final = "diff.patch"
 """In an attempt's artifacts: the diff the agent reviewed, for the viewer."""
+MODEL_CALLS_FILE: Final = "model-calls.jsonl"
+"""In an attempt's artifacts: an agent CLI's model calls through the bridge (assay.bridge)."""
 CASES_DIR: Final = "cases"
 """Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"
