@@ -233,3 +233,23 @@ def test_max_cost_stops_a_preset_mid_run(
         lines = _model_calls(tmp_path / "budget", case_id)
         assert lines[-1]["summary"]["stopped"] == "budget of $0.0001 reached"
         assert lines[-2]["error"] == "budget of $0.0001 reached"
+
+
+def test_a_cli_logged_in_without_an_api_key_keeps_its_direct_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default the bridge runs only when assay can call the provider itself: Claude
+    Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN, no API key) keeps its own login."""
+    from tests.fakes.agent_clis import install_fake_cli
+
+    install_fake_cli(tmp_path / "bin", "claude-code")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    log = tmp_path / "cli.jsonl"
+    monkeypatch.setenv("FAKE_CLI_LOG", str(log))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-subscription-0123456789")
+    report = tmp_path / "oauth"
+    main(["run", "evals", "--runtime", "claude-code", "-t", TASK_CASE, "--report-dir", str(report)])
+    (call,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert call["keys"] == ["CLAUDE_CODE_OAUTH_TOKEN"]
+    assert not list(report.rglob("model-calls.jsonl"))

@@ -33,9 +33,22 @@ class BridgedCli(Protocol):
 
 
 def bridge_on(preset: BridgedCli, options: RunOptions | None) -> bool:
-    """Whether `preset`'s calls go through the bridge in this run."""
+    """Whether `preset`'s calls go through the bridge in this run.
+
+    By default only when assay itself can call the provider (or replays, `--offline`): a
+    CLI logged in some other way (Claude Code's `CLAUDE_CODE_OAUTH_TOKEN`) without an API
+    key on the host keeps its direct calls. `--bridge on` asked for by name bridges anyway,
+    and the calls are refused with the missing key's reason (the case is `skipped`)."""
+    from assay.models.names import missing_credentials
+
     wanted = getattr(options, "bridge", None)
-    return preset.bridge_api is not None and wanted is not False
+    if preset.bridge_api is None or wanted is False:
+        return False
+    sources = getattr(options, "sources", None)  # RunSettings: where each value came from
+    named = wanted is True if sources is None else sources.get("bridge", "default") != "default"
+    if named or getattr(options, "offline", False):
+        return True
+    return missing_credentials(f"{preset.bridge_api}/*") is None
 
 
 class Bridged:
