@@ -253,3 +253,42 @@ def test_a_cli_logged_in_without_an_api_key_keeps_its_direct_calls(
     (call,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert call["keys"] == ["CLAUDE_CODE_OAUTH_TOKEN"]
     assert not list(report.rglob("model-calls.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("case_id", "tool", "says"),
+    [
+        (TASK_CASE, "solve", "agent exited with code 1"),
+        (REVIEW_CASE, "read_file", "claude-code exited with code 1"),
+    ],
+)
+def test_a_cli_that_fails_after_a_call_through_the_bridge_still_counts_it(
+    case_id: str,
+    tool: str,
+    says: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+) -> None:
+    """The provider refuses the second call (a 400 is not retried): the bridge answers the
+    CLI with the error, the CLI fails, and the case is an `error` whose usage is the call
+    that was made (paid for all the same, and counted by --max-cost). A review case's
+    error carries it too (AgentError.usage)."""
+    from tests.fakes.anthropic_api import anthropic_error, tool_use_reply
+
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    claude, _ = providers
+    claude.reply(
+        tool_use_reply(tool, {"path": "README.md"} if tool == "read_file" else {}),
+        anthropic_error(400, "invalid_request_error", "too long"),
+    )
+    report = tmp_path / "failed"
+    main(["run", "evals", "--runtime", "claude-code", "-t", case_id, "--report-dir", str(report)])
+    (case,) = Report.model_validate_json((report / "report.json").read_text()).cases
+    assert case.status == "error" and says in (case.reason or ""), case.reason
+    lines = _model_calls(report, case_id)
+    assert "too long" in lines[1]["error"]  # the provider's words, as the CLI got them
+    assert (case.usage.input_tokens, case.usage.output_tokens) == (40, 20)
+    assert case.usage.cost_usd == pytest.approx(
+        cost_usd("claude-sonnet-4-6", Usage(input_tokens=40, output_tokens=20))
+    )

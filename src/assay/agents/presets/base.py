@@ -273,19 +273,26 @@ class PresetAgent:
         )
         if isinstance(case.spec, TaskSpec):
             return output  # the checks decide, as for any command agent
+        # A failed attempt's calls were paid for all the same: its error carries their usage.
         if result.exit_code != 0 or stream.error:
             said = f": {redact(stream.error, env)}" if stream.error else ""
             raise AgentError(
                 _with_stderr(
                     f"{preset.name} exited with code {result.exit_code}{said}", result, env
-                )
+                ),
+                usage=usage,
             )
         if stream.final_text is None:
             raise AgentError(
                 f"{preset.name} printed no final message ({stream.lines} lines on stdout, "
-                f"{stream.unreadable} not JSON): the stream ended early"
+                f"{stream.unreadable} not JSON): the stream ended early",
+                usage=usage,
             )
-        _read_answer(case.spec, output, redact(stream.final_text, env), preset.name)
+        try:
+            _read_answer(case.spec, output, redact(stream.final_text, env), preset.name)
+        except AgentError as exc:
+            exc.usage = usage
+            raise
         return output
 
 
