@@ -347,3 +347,44 @@ def test_streamed_events_rebuild_the_whole_answer() -> None:
     events = list(openai_responses.response_events(full))
     assert events[-1]["type"] == "response.completed" and events[-1]["response"] == full
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
+
+
+def test_the_model_calls_file_is_bounded_and_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past its bound a call is left out (and counted in the summary); secrets and the
+    token are masked; a conversation's earlier turns are written once."""
+    from assay.bridge import transcript
+    from assay.models.base import Message, ModelRequest
+
+    monkeypatch.setattr(transcript, "MAX_BYTES", 1200)
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-very-secret-0123456789")
+    log = transcript.ModelCalls(
+        tmp_path / "calls.jsonl", {"ASSAY_BRIDGE_TOKEN": "assay-bridge-xyz0123456789"}
+    )
+    first = Message(
+        "user",
+        ({"type": "text", "text": "tok-very-secret-0123456789 and assay-bridge-xyz0123456789"},),
+    )
+    answer = ModelResponse(content=[{"type": "text", "text": "ok"}], stop_reason="end_turn")
+    request = ModelRequest(model="anthropic/claude-sonnet-4-6", system="s", messages=(first,))
+    log.record(api="anthropic-messages", request=request, response=answer, seconds=0.1)
+    follow = Message("user", ({"type": "text", "text": "more " * 300},))
+    longer = ModelRequest(
+        model=request.model,
+        system="s",
+        messages=(first, Message("assistant", tuple(answer.content)), follow),
+    )
+    log.record(api="anthropic-messages", request=longer, response=answer, seconds=0.1)
+    log.close(calls=2)
+    lines = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert len(lines) == 2 and lines[-1]["left_out"] == 1  # the long second call
+    text = json.dumps(lines)
+    assert "tok-very-secret" not in text and "assay-bridge-xyz" not in text
+    log2 = transcript.ModelCalls(tmp_path / "calls2.jsonl", {})
+    monkeypatch.setattr(transcript, "MAX_BYTES", 1 << 20)
+    log2.record(api="a", request=request, response=answer, seconds=0.1)
+    log2.record(api="a", request=longer, response=answer, seconds=0.1)
+    second = json.loads((tmp_path / "calls2.jsonl").read_text().splitlines()[1])
+    assert second["messages"] == [{"role": "user", "content": list(follow.content)}]
+    assert "system" not in second  # unchanged since the first call
