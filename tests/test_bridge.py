@@ -226,6 +226,9 @@ def test_max_cost_stops_a_preset_mid_run(
     for case in report.cases:
         assert case.status == "skipped", case.reason
         assert case.reason == "budget of $0.0001 reached"
+    # What was spent before the refusal is reported (and was counted by the budget).
+    spent = sum(case.usage.input_tokens for case in report.cases)
+    assert spent == 40 * agent_calls(claude)
     # The first call spends the budget: the calls after it are refused (the other case's
     # first call too, unless it was already on its way).
     assert 1 <= agent_calls(claude) <= 2

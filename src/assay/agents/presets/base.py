@@ -330,7 +330,9 @@ def _bridge_usage(bridge: Bridged, cli_usage: Usage) -> Usage:
     session = bridge.session
     session.close(cli_usage=cli_usage)
     if session.stopped is not None:
-        raise ModelUnavailable(session.stopped)
+        stopped = ModelUnavailable(session.stopped)
+        stopped.usage = session.usage  # the calls made before were paid for all the same
+        raise stopped
     # A CLI that made no call through the bridge (its own login, a fake) keeps its report.
     return session.usage if session.calls else cli_usage
 
