@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay._util.secrets import remember_secret
 from assay.bridge.budget import LIVE, RUN_BUDGET, over_budget
 from assay.bridge.normalise import PathNames, keyed_request
 from assay.bridge.transcript import ModelCalls
@@ -55,12 +54,14 @@ class BridgeSession:
         options: RunOptions | None,
         sample: int,
         transcript: Path | None,
-        environ: Mapping[str, str] = {},
+        environ: Mapping[str, str] | None = None,
         names: PathNames | None = None,
     ) -> None:
         self.id = next(_ids)
+        # Not remembered process-wide (one more form to mask in every text, per attempt):
+        # what the CLI prints is redacted with its environment, which holds the token as
+        # its key, and the transcript with ASSAY_BRIDGE_TOKEN below.
         self.token = TOKEN_PREFIX + secrets.token_urlsafe(24)
-        remember_secret(self.token)  # masked in every text assay writes
         self.options = options
         self.sample = sample
         self.names = names or PathNames(())
@@ -69,7 +70,9 @@ class BridgeSession:
         self.stopped: str | None = None
         """Why the bridge refused a call it could not make (budget, offline miss)."""
         self.closed = False
-        self.calls_log = ModelCalls(transcript, {**environ, "ASSAY_BRIDGE_TOKEN": self.token})
+        self.calls_log = ModelCalls(
+            transcript, {**(environ or {}), "ASSAY_BRIDGE_TOKEN": self.token}
+        )
 
     def authorised(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
