@@ -360,7 +360,7 @@ def test_the_model_calls_file_is_bounded_and_redacted(
     monkeypatch.setattr(transcript, "MAX_BYTES", 1200)
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-very-secret-0123456789")
     log = transcript.ModelCalls(
-        tmp_path / "calls.jsonl", {"ASSAY_BRIDGE_TOKEN": "assay-bridge-xyz0123456789"}
+        tmp_path / "calls.jsonl", {"BRIDGE_TOKEN": "assay-bridge-xyz0123456789"}
     )
     first = Message(
         "user",

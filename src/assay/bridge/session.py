@@ -60,7 +60,7 @@ class BridgeSession:
         self.id = next(_ids)
         # Not remembered process-wide (one more form to mask in every text, per attempt):
         # what the CLI prints is redacted with its environment, which holds the token as
-        # its key, and the transcript with ASSAY_BRIDGE_TOKEN below.
+        # its key, and the transcript with BRIDGE_TOKEN below.
         self.token = TOKEN_PREFIX + secrets.token_urlsafe(24)
         self.options = options
         self.sample = sample
@@ -70,9 +70,7 @@ class BridgeSession:
         self.stopped: str | None = None
         """Why the bridge refused a call it could not make (budget, offline miss)."""
         self.closed = False
-        self.calls_log = ModelCalls(
-            transcript, {**(environ or {}), "ASSAY_BRIDGE_TOKEN": self.token}
-        )
+        self.calls_log = ModelCalls(transcript, {**(environ or {}), "BRIDGE_TOKEN": self.token})
 
     def authorised(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
