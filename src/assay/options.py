@@ -131,6 +131,8 @@ class RunOptions:
     """(index, count), 1-based index, or `"I/N"`."""
     cache_dir: Path | None = None
     offline: bool | None = None
+    bridge: bool | None = None
+    """A preset's model calls through assay's model bridge (`assay.bridge`); default on."""
     resume_dir: Path | None = None
     strict: bool | None = None
     pvyai_report: bool | None = None
@@ -180,6 +182,7 @@ class RunSettings(RunOptions):
     dry_run: bool = False
     shard: tuple[int, int] | None = None
     offline: bool = False
+    bridge: bool = True
     strict: bool = False
     pvyai_report: bool = False
     cassandra_report: bool = False
@@ -236,6 +239,7 @@ ENV_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("shard", "--shard", "text"),
     ("cache_dir", "--cache", "path"),
     ("offline", "--offline", "flag"),
+    ("bridge", "--bridge", "on_off"),
     ("resume_dir", "--resume", "path"),
     ("pvyai_report", "--pvyai-report", "flag"),
     ("judge_prompt", "--judge-prompt", "choice"),
@@ -255,6 +259,7 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "judge_prompt": ("assay", "cassandra"),
     "isolation": ("auto", "bwrap", "none"),
     "agent_network": ("on", "off"),
+    "bridge": ("on", "off"),
     "command_network": ("on", "off"),
 }
 

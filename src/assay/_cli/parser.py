@@ -681,6 +681,12 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
     )
+    agent.add_argument(
+        "--bridge",
+        choices=["on", "off"],
+        default=None,
+        help="agent CLI presets' model calls through assay's model layer (default on)",
+    )
     gate = p.add_argument_group("repeats and gate")
     gate.add_argument(
         "--repeat",

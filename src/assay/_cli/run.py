@@ -143,6 +143,7 @@ def build_options(args: argparse.Namespace) -> RunOptions:
         shard=args.shard or None,
         cache_dir=path(args.cache),
         offline=switch(args.offline),
+        bridge=_on_off(getattr(args, "bridge", None)),
         resume_dir=path(args.resume),
         strict=switch(args.strict),
         pvyai_report=switch(args.pvyai_report),

@@ -18,6 +18,7 @@ __all__ = [
     "INSPECT_LOG_FILE",
     "JUNIT_FILE",
     "LOCK_FILE",
+    "MODEL_CALLS_FILE",
     "PVYAI_FILE",
     "REPORT_FILE",
     "RESULTS_FILE",
@@ -50,6 +51,8 @@ messages, turns, usage, final message), in the builtin agent's transcript format
 ATTEMPT_PROMPT_FILE: Final = "prompt.txt"
 """In an attempt's artifacts: what a command agent or an agent CLI preset was asked (the
 builtin agent's transcript holds its own), for the inspect log's sample input."""
+MODEL_CALLS_FILE: Final = "model-calls.jsonl"
+"""In an attempt's artifacts: an agent CLI's model calls through the bridge (assay.bridge)."""
 CASES_DIR: Final = "cases"
 """Each case's artifacts (diffs, transcripts), under `artifacts_dir`."""
 LOCK_FILE: Final = ".assay.lock"

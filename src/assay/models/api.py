@@ -34,20 +34,24 @@ async def generate(
     *,
     options: RunOptions | None = None,
     retry_policy: RetryPolicy | None = None,
+    cache_as: ModelRequest | None = None,
 ) -> ModelResponse:
     """Call the model named by `request.model` (`provider/model`) and return its answer.
 
     With `options.cache_dir` the call is replayed from, or recorded to, the cache; with
     `options.offline` only replays happen. Raises ModelUnavailable (no credentials,
     offline miss: the case is skipped) or ModelError (the API failed after retries).
+    `cache_as`: the request to key the cache by instead of `request` (the model bridge's,
+    with what varies between runs taken out: `assay.bridge.normalise`).
     """
     options = options or RunOptions()
     provider_name, model_id = resolve_model(request.model)
     wire_request = dataclasses.replace(request, model=model_id)
+    keyed = dataclasses.replace(cache_as, model=model_id) if cache_as else wire_request
     cache = ResponseCache.for_dir(options.cache_dir) if options.cache_dir else None
 
     if cache is not None:
-        recorded = cache.load(provider_name, wire_request)
+        recorded = cache.load(provider_name, keyed)
         if recorded is not None:
             return recorded
     if options.offline:
@@ -74,7 +78,7 @@ async def generate(
             update={"cost_usd": provider_cost(provider_name, model_id, response.usage)}
         )
     if cache is not None:
-        cache.store(provider_name, wire_request, response)
+        cache.store(provider_name, keyed, response)
     return response
 
 

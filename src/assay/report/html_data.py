@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._util import json_text
-from assay.core.files import ATTEMPT_DIFF_FILE, artifacts_dir
+from assay.core.files import ATTEMPT_DIFF_FILE, MODEL_CALLS_FILE, artifacts_dir
 from assay.core.paths import is_inside, real_path
 from assay.report.explain import explain_check, finding_marks, reason_with_source
 from assay.report.gate.significance import explain
 from assay.report.model import CaseResult, Report
+from assay.report.model_calls import model_calls_view
 
 if TYPE_CHECKING:
     from assay.report.compare import Comparison
@@ -181,6 +182,11 @@ def _case(case: CaseResult, report_dir: Path | None, budget: ArtifactBudget) -> 
                 "duration_s": attempt.duration_s,
                 "checks": [_check(c) for c in attempt.checks],
                 "transcript": _transcript(transcript),
+                "model_calls": model_calls_view(
+                    _read(folder / MODEL_CALLS_FILE, report_dir, budget)
+                    if folder is not None and report_dir is not None
+                    else None
+                ),
             }
         )
     verdict = case.judge.get("verdict") if isinstance(case.judge, dict) else None

@@ -175,6 +175,8 @@ async def run_attempt(
         return AttemptOutcome(attempt, findings, grade.judge, _kept(sandbox, options))
     except ModelUnavailable as exc:
         status, reason, judge = "skipped", str(exc), {}
+        if exc.usage is not None:  # an agent CLI's calls before the bridge refused one
+            usage.append(exc.usage)
     except AttemptTimeout as exc:
         # What the agent spent before the grading ran out is paid for all the same.
         status, reason, judge = "error", str(exc), {}

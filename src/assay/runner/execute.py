@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.bridge.budget import RUN_BUDGET
 from assay.core.files import RESULTS_FILE
 from assay.errors import output_error
 from assay.report.gate.stats import INTERRUPTED, budget_reason
@@ -103,6 +104,7 @@ class Executor:
 
     async def execute(self) -> list[CaseResult]:
         """Every run's result in plan order; unfinished runs come back `skipped`."""
+        RUN_BUDGET.set(self.budget)  # seen by the model bridges of its workers' attempts
         for progress in self._progress:
             # Decided at planning time (no credentials): recorded first, no slot needed.
             if progress.run.skip_reason is not None:

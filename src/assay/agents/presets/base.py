@@ -41,8 +41,10 @@ from assay.agents.command import (
 from assay.agents.presets.answer import json_answer, without_json_blocks
 from assay.agents.skill import load_skill
 from assay.agents.trace import TraceKeys, parse_json_object
+from assay.bridge.attempt import Bridged, bridge_on, open_bridge
+from assay.bridge.normalise import PathNames
 from assay.core.usage import Usage
-from assay.errors import AgentError
+from assay.errors import AgentError, ModelUnavailable
 from assay.models.names import parse_model, provider_of
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
@@ -127,6 +129,9 @@ class Preset(ABC):
     instructions_file: str | None = None
     """Where the skill goes when the CLI reads instructions from the workspace (AGENTS.md);
     None when it takes them as an argument (`Invocation.skill`)."""
+    bridge_api: ClassVar[str | None] = None
+    """The API the CLI calls that assay's model bridge speaks (`anthropic`, `openai`), so
+    its calls can go through assay's model layer (`assay.bridge`); None: direct calls."""
 
     def __init__(self, program: str) -> None:
         self.program = program
@@ -179,6 +184,10 @@ class Preset(ABC):
             if name in keep or not holds_credential(name, value)
         }
 
+    def bridge_environ(self, url: str, token: str) -> dict[str, str]:
+        """What points the CLI at the bridge at `url` with `token` as its key (`bridge_api`)."""
+        return {}
+
     def price(self, model: str | None, usage: Usage) -> float | None:
         """The cost of `usage` when the CLI did not state it: the price of `model` by its
         provider's pricing; None for the CLI's own default model, which assay does not know."""
@@ -210,6 +219,7 @@ class PresetAgent:
 
     def __init__(self, preset: Preset, *, options: RunOptions | None = None) -> None:
         self.preset = preset
+        self.options = options
         self.sandboxing = options.sandboxing if options is not None else None
 
     async def run(self, ctx: AttemptContext) -> AgentOutput:
@@ -231,7 +241,10 @@ class PresetAgent:
         )
         argv = preset.argv(invocation)
         values = template_values(ctx, prompt=prompt, files=files)
-        env = {**preset.environ(model), **ctx.env, **_assay_env(values, case, files)}
+        bridged = bridge_on(preset, self.options)
+        # Through the bridge the CLI gets no real key at all: the bridge's token is its key.
+        keys = preset.environ(model) if not bridged else _without_credentials()
+        env = {**keys, **ctx.env, **_assay_env(values, case, files)}
         stream = preset.stream()
         stream.trace = TraceKeys(case.required_trace_events)  # kept past the trace's bound
         stream.transcript.prompt(prompt)
@@ -250,25 +263,34 @@ class PresetAgent:
             )
 
         usage = stream.usage
-        try:
-            with _instructions(workspace, preset.instructions_file, skill):
-                result = await run_agent_process(
-                    argv,
-                    ctx=ctx,
-                    env=env,
-                    files=files,
-                    on_stdout_line=stream,
-                    sandboxing=self.sandboxing,
-                    label=preset.name,
-                    launch_failed=lambda exc: f"{preset.name}: {exc}",
-                )
-        except AgentError as exc:  # timed out, wrote outside: what it did is still kept
+        async with _maybe_bridge(bridged, preset, self.options, ctx, env) as bridge:
+            if bridge is not None:
+                env = {**env, **bridge.environ}
+            try:
+                with _instructions(workspace, preset.instructions_file, skill):
+                    result = await run_agent_process(
+                        argv,
+                        ctx=ctx,
+                        env=env,
+                        files=files,
+                        on_stdout_line=stream,
+                        sandboxing=self.sandboxing,
+                        label=preset.name,
+                        launch_failed=lambda exc: f"{preset.name}: {exc}",
+                    )
+            except AgentError as exc:  # timed out, wrote outside: what it did is still kept
+                usage = stream.usage
+                keep_transcript(str(exc))
+                raise
             usage = stream.usage
-            keep_transcript(str(exc))
-            raise
-        usage = stream.usage
-        if usage.cost_usd is None:
-            usage = usage.model_copy(update={"cost_usd": preset.price(model, usage)})
+            if usage.cost_usd is None:
+                usage = usage.model_copy(update={"cost_usd": preset.price(model, usage)})
+            if bridge is not None:
+                try:
+                    usage = _bridge_usage(bridge, usage)
+                except ModelUnavailable as exc:  # the bridge stopped it: what it did is kept
+                    keep_transcript(str(exc))
+                    raise
         transcript = keep_transcript(_stream_failure(stream, result.exit_code, preset.name))
         output = AgentOutput(
             trace_events=stream.trace.keys,
@@ -281,19 +303,26 @@ class PresetAgent:
         )
         if isinstance(case.spec, TaskSpec):
             return output  # the checks decide, as for any command agent
+        # A failed attempt's calls were paid for all the same: its error carries their usage.
         if result.exit_code != 0 or stream.error:
             said = f": {redact(stream.error, env)}" if stream.error else ""
             raise AgentError(
                 _with_stderr(
                     f"{preset.name} exited with code {result.exit_code}{said}", result, env
-                )
+                ),
+                usage=usage,
             )
         if stream.final_text is None:
             raise AgentError(
                 f"{preset.name} printed no final message ({stream.lines} lines on stdout, "
-                f"{stream.unreadable} not JSON): the stream ended early"
+                f"{stream.unreadable} not JSON): the stream ended early",
+                usage=usage,
             )
-        _read_answer(case.spec, output, redact(stream.final_text, env), preset.name)
+        try:
+            _read_answer(case.spec, output, redact(stream.final_text, env), preset.name)
+        except AgentError as exc:
+            exc.usage = usage
+            raise
         return output
 
 
@@ -306,6 +335,47 @@ def _stream_failure(stream: Stream, exit_code: int | None, name: str) -> str | N
     if stream.final_text is None:
         return f"{name} printed no final message"
     return None
+
+
+def _without_credentials() -> dict[str, str]:
+    return {k: v for k, v in agent_environ().items() if not holds_credential(k, v)}
+
+
+def _maybe_bridge(
+    bridged: bool,
+    preset: Preset,
+    options: RunOptions | None,
+    ctx: AttemptContext,
+    env: Mapping[str, str],
+) -> contextlib.AbstractAsyncContextManager[Bridged | None]:
+    if not bridged:
+        return contextlib.nullcontext()
+    # The attempt's own directories are new in every run: the cache keys them by name.
+    names = PathNames.of(
+        [(Path(ctx.sandbox.path).parent, "<sandbox>"), (ctx.artifacts_dir, "<artifacts>")]
+    )
+    return open_bridge(
+        preset,
+        options=options,
+        sample=ctx.attempt,
+        artifacts_dir=ctx.artifacts_dir,
+        environ=env,
+        names=names,
+    )
+
+
+def _bridge_usage(bridge: Bridged, cli_usage: Usage) -> Usage:
+    """The attempt's usage: the bridge's count when the CLI's calls went through it (the
+    CLI's own report stays in the model-calls file, a cross-check); a call it refused
+    (budget, offline miss) ends the attempt `skipped` with the reason."""
+    session = bridge.session
+    session.close(cli_usage=cli_usage)
+    if session.stopped is not None:
+        stopped = ModelUnavailable(session.stopped)
+        stopped.usage = session.usage  # the calls made before were paid for all the same
+        raise stopped
+    # A CLI that made no call through the bridge (its own login, a fake) keeps its report.
+    return session.usage if session.calls else cli_usage
 
 
 def _read_answer(

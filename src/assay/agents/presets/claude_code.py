@@ -61,6 +61,15 @@ class ClaudeCode(Preset):
     name = "claude-code"
     key_variables = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
     providers = {"anthropic": ""}
+    bridge_api = "anthropic"
+
+    def bridge_environ(self, url: str, token: str) -> dict[str, str]:
+        # No telemetry, error reports or update checks: only model calls leave the CLI.
+        return {
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": token,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [

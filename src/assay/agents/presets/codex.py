@@ -56,6 +56,11 @@ class Codex(Preset):
     key_variables = ("OPENAI_API_KEY", "CODEX_API_KEY")
     providers = {"openai": ""}
     instructions_file = "AGENTS.md"
+    bridge_api = "openai"
+
+    def bridge_environ(self, url: str, token: str) -> dict[str, str]:
+        # Codex's built-in OpenAI provider reads both (its Responses API under /v1).
+        return {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": token}
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [

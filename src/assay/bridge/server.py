@@ -1,0 +1,156 @@
+"""The bridge's loopback HTTP server: one per attempt, on 127.0.0.1, for the CLI it runs.
+
+It listens on a port of its own (chosen by the kernel) and answers only requests that
+carry the attempt's token as their API key (`x-api-key`, or `Authorization: Bearer`), so
+another program on the host cannot spend through it. Three APIs, by path:
+`/v1/messages` (Anthropic), `/v1/chat/completions` and `/v1/responses` (OpenAI). A
+request is translated into the canonical request, answered by the session (assay's model
+layer), and the answer translated back: a whole JSON body, or server-sent events when the
+request asked for `stream: true`. A body that is not the API's shape is a 400 in the API's
+error shape; so is a call the session refuses (budget, offline miss: see session.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from assay.bridge import anthropic_api, openai_chat, openai_responses
+from assay.bridge.session import BridgeSession, CallRefused
+from assay.models.base import ModelRequest, ModelResponse
+
+__all__ = ["MAX_REQUEST_BYTES", "serve"]
+
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+"""A CLI sends its whole conversation every turn; past this, the call is refused (413)."""
+
+
+@dataclass(frozen=True)
+class _Api:
+    name: str
+    translate: Callable[..., ModelRequest]
+    error: Callable[[str, str], dict[str, Any]]
+
+
+_ANTHROPIC = _Api(
+    "anthropic-messages", anthropic_api.from_messages_request, anthropic_api.error_body
+)
+_CHAT = _Api("openai-chat", openai_chat.from_chat_request, openai_chat.error_body)
+_RESPONSES = _Api(
+    "openai-responses", openai_responses.from_responses_request, openai_responses.error_body
+)
+
+
+class _Bridge:
+    def __init__(self, session: BridgeSession) -> None:
+        self.session = session
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_REQUEST_BYTES)
+        app.router.add_post("/v1/messages", self.messages)
+        app.router.add_post("/v1/chat/completions", self.chat)
+        app.router.add_post("/v1/responses", self.responses)
+        return app
+
+    async def _call(
+        self, request: web.Request, api: _Api
+    ) -> tuple[dict[str, Any], ModelRequest, ModelResponse] | web.Response:
+        if not self.session.authorised(_api_key(request)):
+            body = api.error("authentication_error", "assay's bridge: not this attempt's key")
+            return web.json_response(body, status=401)
+        try:
+            raw = await request.read()
+            body = json.loads(raw)
+            canonical = api.translate(body, sample=self.session.sample)
+        except web.HTTPRequestEntityTooLarge:
+            raise
+        except (ValueError, UnicodeDecodeError) as exc:
+            message = f"assay's bridge: {exc}"
+            return web.json_response(api.error("invalid_request_error", message), status=400)
+        stream = bool(body.get("stream"))
+        try:
+            answer = await self.session.generate(canonical, api=api.name, stream=stream)
+        except CallRefused as refused:
+            body_out = api.error(refused.error_type, refused.message)
+            return web.json_response(body_out, status=refused.status)
+        return body, canonical, answer
+
+    async def messages(self, request: web.Request) -> web.StreamResponse:
+        called = await self._call(request, _ANTHROPIC)
+        if isinstance(called, web.Response):
+            return called
+        body, canonical, answer = called
+        message = anthropic_api.to_message(answer, str(body["model"]))
+        if not body.get("stream"):
+            return web.json_response(message)
+        events = (
+            f"event: {name}\ndata: {json.dumps(data)}\n\n"
+            for name, data in anthropic_api.message_events(message)
+        )
+        return _sse(events)
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        called = await self._call(request, _CHAT)
+        if isinstance(called, web.Response):
+            return called
+        body, _, answer = called
+        completion = openai_chat.to_completion(answer, str(body["model"]))
+        if not body.get("stream"):
+            return web.json_response(completion)
+        options = body.get("stream_options") or {}
+        usage = isinstance(options, dict) and bool(options.get("include_usage"))
+        chunks = openai_chat.completion_chunks(completion, include_usage=usage)
+        lines = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
+        return _sse([*lines, "data: [DONE]\n\n"])
+
+    async def responses(self, request: web.Request) -> web.StreamResponse:
+        called = await self._call(request, _RESPONSES)
+        if isinstance(called, web.Response):
+            return called
+        body, _, answer = called
+        custom = openai_responses.custom_tools(body)
+        response = openai_responses.to_response(answer, str(body["model"]), custom=custom)
+        if not body.get("stream"):
+            return web.json_response(response)
+        events = (
+            f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+            for event in openai_responses.response_events(response)
+        )
+        return _sse(events)
+
+
+def _api_key(request: web.Request) -> str | None:
+    given = request.headers.get("x-api-key")
+    bearer = request.headers.get("authorization", "")
+    if given is None and bearer[:7].lower() == "bearer ":
+        given = bearer[7:].strip()
+    return given
+
+
+def _sse(chunks: Iterable[str]) -> web.Response:
+    """The events as one response: the answer is whole already, and headers and body sent
+    in one write spare the client a round of TCP's delayed acknowledgement (about 15 ms a
+    call when the body followed the headers in a second write)."""
+    return web.Response(
+        body="".join(chunks).encode("utf-8"),
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"},
+    )
+
+
+@contextlib.asynccontextmanager
+async def serve(session: BridgeSession) -> AsyncIterator[str]:
+    """The bridge of `session`, listening on 127.0.0.1 while the block runs: its base URL."""
+    runner = web.AppRunner(_Bridge(session).app(), access_log=None, handle_signals=False)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = runner.addresses[0][:2]
+        yield f"http://{host}:{port}"
+    finally:
+        await runner.cleanup()

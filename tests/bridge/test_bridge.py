@@ -1,0 +1,300 @@
+"""The model bridge end to end: fake `claude` and `codex` CLIs calling their real SDKs.
+
+The CLIs (tests/fakes/sdk_agent_cli.py) run a tool-use loop against the base URL in their
+environment; assay points it at the attempt's bridge, which forwards every call through
+its model layer to the loopback fake provider. A review case and a task case run: the
+tokens and cost in report.json are the bridge's (not what the CLI claims), a second run
+with `--cache --offline` replays without a single call to the fake and gives the same
+verdicts, and the real key never reaches the CLI's environment (its token does).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cli import main
+from assay.core.usage import Usage
+from assay.isolation.bwrap import probe_bwrap
+from assay.models.pricing import cost_usd
+from assay.report.model import Report
+from tests.fakes.anthropic_api import FakeAnthropic
+from tests.fakes.corpus_responder import corpus_responder
+from tests.fakes.openai_api import FakeOpenAI
+from tests.fakes.sdk_agent_cli import CLI_USAGE
+from tests.fakes.sdk_clis import anthropic_agent, install_sdk_cli, openai_agent
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL_ANTHROPIC_KEY = "sk-ant-real-key-never-in-the-sandbox-0123456789"
+REAL_OPENAI_KEY = "sk-proj-real-openai-key-never-in-the-sandbox-0123"
+REVIEW_CASE = "bug-detection/null-property-access"
+TASK_CASE = "assay-python-tasks/slugify-unicode"
+MODELS = {"claude-code": "anthropic/claude-sonnet-4-6", "codex": "openai/gpt-5"}
+# What the fake model's turns cost (tests/fakes: a tool call, then a text answer).
+AGENT_TURNS = {
+    "claude-code": Usage(input_tokens=40 + 25, output_tokens=20 + 10),
+    "codex": Usage(input_tokens=40 + 25, output_tokens=20 + 10),
+}
+
+
+@pytest.fixture(autouse=True)
+def in_the_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
+@pytest.fixture
+def providers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeAnthropic, FakeOpenAI]]:
+    """The fake Anthropic (agent calls of claude, and the judge) and OpenAI (codex's)."""
+    judge = corpus_responder
+    with (
+        FakeAnthropic(api_key=REAL_ANTHROPIC_KEY, responder=anthropic_agent(judge)) as claude,
+        FakeOpenAI(api_key=REAL_OPENAI_KEY, responder=openai_agent(_no_judge)) as gpt,
+    ):
+        monkeypatch.setenv("ANTHROPIC_API_KEY", REAL_ANTHROPIC_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        monkeypatch.setenv("OPENAI_API_KEY", REAL_OPENAI_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", gpt.base_url)
+        yield claude, gpt
+
+
+def _no_judge(request: dict[str, Any]) -> Any:
+    raise ValueError("the judge is Anthropic's in these runs")
+
+
+def cli_on_path(tmp_path: Path, preset: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    install_sdk_cli(tmp_path / "bin", preset)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    dump = tmp_path / "cli-env.jsonl"
+    monkeypatch.setenv("FAKE_CLI_ENV", str(dump))
+    return dump
+
+
+def run(tmp_path: Path, name: str, preset: str, *extra: str) -> tuple[int, Report]:
+    report = tmp_path / name
+    code = main(
+        [
+            "run",
+            "evals",
+            "--runtime",
+            preset,
+            "--model",
+            MODELS[preset],
+            "--judge-model",
+            "anthropic/claude-sonnet-4-6",
+            "-t",
+            REVIEW_CASE,
+            "-t",
+            TASK_CASE,
+            "--report-dir",
+            str(report),
+            "--work-root",
+            str(tmp_path / "work"),
+            *extra,
+        ]
+    )
+    return code, Report.model_validate_json((report / "report.json").read_text())
+
+
+def agent_calls(fake: FakeAnthropic | FakeOpenAI) -> int:
+    return sum(1 for body in fake.bodies() if "read_file" in json.dumps(body.get("tools")))
+
+
+@pytest.mark.parametrize("preset", ["claude-code", "codex"])
+def test_a_preset_runs_through_the_bridge_and_replays_offline(
+    preset: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+) -> None:
+    dump = cli_on_path(tmp_path, preset, monkeypatch)
+    claude, gpt = providers
+    upstream = claude if preset == "claude-code" else gpt
+    cache = str(tmp_path / "cache")
+    code, report = run(tmp_path, "first", preset, "--cache", cache)
+    results = {case.id: case for case in report.cases}
+    assert results[REVIEW_CASE].status == "pass", results[REVIEW_CASE].reason
+    task = results[TASK_CASE]
+    assert all(c.status == "pass" for c in task.checks if c.kind != "trace"), task.reason
+    # Two model calls per case (a tool call, then the answer), through the bridge.
+    assert agent_calls(upstream) == 4
+    expected = AGENT_TURNS[preset]
+    price = cost_usd(MODELS[preset].split("/", 1)[1], expected)
+    assert price is not None
+    # A task has no judge: its usage is the bridge's count, priced by assay, not the CLI's.
+    usage = task.usage
+    assert (usage.input_tokens, usage.output_tokens) == (expected.input_tokens, 30)
+    assert usage.cost_usd == pytest.approx(price)
+    # A review adds its judge's calls to the agent's (the bridge's, not the CLI's $0.50).
+    review = results[REVIEW_CASE].usage
+    assert review.input_tokens > expected.input_tokens
+    assert price < (review.cost_usd or 0) < CLI_USAGE["cost"]
+    for case_id in (REVIEW_CASE, TASK_CASE):
+        lines = _model_calls(tmp_path / "first", case_id)
+        assert [line["stream"] for line in lines[:-1]] == [True, True]
+        assert lines[0]["response"]["stop_reason"] == "tool_use"
+        summary = lines[-1]["summary"]
+        assert summary["calls"] == 2
+        assert summary["usage"]["input_tokens"] == expected.input_tokens
+        assert summary["usage"]["cost_usd"] == pytest.approx(price)
+        assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
+    # report.html shows the model calls beside the CLI's own trace.
+    page = (tmp_path / "first" / "report.html").read_text()
+    assert "model calls (through assay's bridge)" in page
+    assert page.count('"model_calls":{"messages":') == 2, "one per attempt"
+    # The real key never entered the CLI's environment; the attempt's token did.
+    dumps = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert len(dumps) == 2
+    for env in dumps:
+        assert REAL_ANTHROPIC_KEY not in json.dumps(env)
+        assert REAL_OPENAI_KEY not in json.dumps(env)
+        key = env["ANTHROPIC_API_KEY" if preset == "claude-code" else "OPENAI_API_KEY"]
+        assert key.startswith("assay-bridge-")
+    calls_before = (claude.calls, gpt.calls)
+    code2, replayed = run(tmp_path, "second", preset, "--cache", cache, "--offline")
+    assert (claude.calls, gpt.calls) == calls_before, "the offline run called the provider"
+    again = {case.id: case for case in replayed.cases}
+    assert {k: v.status for k, v in again.items()} == {k: v.status for k, v in results.items()}
+    for case_id in results:
+        assert again[case_id].usage == results[case_id].usage
+    assert code2 == code
+
+
+def _model_calls(report_dir: Path, case_id: str) -> list[dict[str, Any]]:
+    """The attempt's model-calls file (its lines; the last one is the summary)."""
+    (path,) = report_dir.joinpath("cases", *case_id.split("/")).rglob("model-calls.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+BWRAP, WHY_NOT = probe_bwrap()
+
+
+@pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap ({WHY_NOT})")
+def test_the_bridge_is_reachable_from_inside_the_os_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> None:
+    """bwrap with the agent's network on shares the host's network namespace: the CLI
+    reaches the bridge on 127.0.0.1, and its environment holds the token, not the key."""
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    monkeypatch.setenv("FAKE_CLI_ENV", "scratch")
+    monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
+    claude, _ = providers
+    code, report = run(tmp_path, "boxed", "claude-code", "--keep-workspaces")
+    review = next(case for case in report.cases if case.id == REVIEW_CASE)
+    assert review.status == "pass", review.reason
+    assert report.run.isolation is not None and report.run.isolation.mode == "bwrap"
+    assert agent_calls(claude) == 4
+    scratch = Path(review.workspace or "").parent / "scratch"
+    (env,) = [json.loads(line) for line in (scratch / "cli-env.jsonl").read_text().splitlines()]
+    assert REAL_ANTHROPIC_KEY not in json.dumps(env)
+    assert env["ANTHROPIC_API_KEY"].startswith("assay-bridge-")
+    assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+
+
+def test_bridge_off_keeps_the_clis_direct_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> None:
+    """`--bridge off`: the CLI calls the provider itself with the real key, as before, and
+    its own report is the case's usage."""
+    dump = cli_on_path(tmp_path, "claude-code", monkeypatch)
+    monkeypatch.setenv("FAKE_CLI_STREAM", "0")
+    claude, _ = providers
+    code, report = run(tmp_path, "direct", "claude-code", "--bridge", "off")
+    task = next(case for case in report.cases if case.id == TASK_CASE)
+    assert all(c.status == "pass" for c in task.checks if c.kind != "trace"), task.reason
+    assert agent_calls(claude) == 4
+    assert task.usage.input_tokens == CLI_USAGE["input"]
+    assert task.usage.cost_usd == pytest.approx(CLI_USAGE["cost"])
+    for env in (json.loads(line) for line in dump.read_text().splitlines()):
+        assert env["ANTHROPIC_API_KEY"] == REAL_ANTHROPIC_KEY
+    assert not list((tmp_path / "direct").rglob("model-calls.jsonl"))
+
+
+def test_max_cost_stops_a_preset_mid_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> None:
+    """The budget is spent by the CLI's first call: the bridge refuses its second, the CLI
+    fails, and the case is `skipped` with the budget's reason, as a built-in case is."""
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    claude, _ = providers
+    code, report = run(tmp_path, "budget", "claude-code", "--max-cost", "0.0001")
+    for case in report.cases:
+        assert case.status == "skipped", case.reason
+        assert case.reason == "budget of $0.0001 reached"
+    # What was spent before the refusal is reported (and was counted by the budget).
+    spent = sum(case.usage.input_tokens for case in report.cases)
+    assert spent == 40 * agent_calls(claude)
+    # The first call spends the budget: the calls after it are refused (the other case's
+    # first call too, unless it was already on its way; or the other case never starts,
+    # when the first attempt ended before it: the executor's own budget check).
+    assert 1 <= agent_calls(claude) <= 2
+    files = list((tmp_path / "budget").rglob("model-calls.jsonl"))
+    assert files
+    for path in files:
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert lines[-1]["summary"]["stopped"] == "budget of $0.0001 reached"
+        assert lines[-2]["error"] == "budget of $0.0001 reached"
+
+
+def test_a_cli_logged_in_without_an_api_key_keeps_its_direct_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default the bridge runs only when assay can call the provider itself: Claude
+    Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN, no API key) keeps its own login."""
+    from tests.fakes.agent_clis import install_fake_cli
+
+    install_fake_cli(tmp_path / "bin", "claude-code")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    log = tmp_path / "cli.jsonl"
+    monkeypatch.setenv("FAKE_CLI_LOG", str(log))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-subscription-0123456789")
+    report = tmp_path / "oauth"
+    main(["run", "evals", "--runtime", "claude-code", "-t", TASK_CASE, "--report-dir", str(report)])
+    (call,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert call["keys"] == ["CLAUDE_CODE_OAUTH_TOKEN"]
+    assert not list(report.rglob("model-calls.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("case_id", "tool", "says"),
+    [
+        (TASK_CASE, "solve", "agent exited with code 1"),
+        (REVIEW_CASE, "read_file", "claude-code exited with code 1"),
+    ],
+)
+def test_a_cli_that_fails_after_a_call_through_the_bridge_still_counts_it(
+    case_id: str,
+    tool: str,
+    says: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+) -> None:
+    """The provider refuses the second call (a 400 is not retried): the bridge answers the
+    CLI with the error, the CLI fails, and the case is an `error` whose usage is the call
+    that was made (paid for all the same, and counted by --max-cost). A review case's
+    error carries it too (AgentError.usage)."""
+    from tests.fakes.anthropic_api import anthropic_error, tool_use_reply
+
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    claude, _ = providers
+    claude.reply(
+        tool_use_reply(tool, {"path": "README.md"} if tool == "read_file" else {}),
+        anthropic_error(400, "invalid_request_error", "too long"),
+    )
+    report = tmp_path / "failed"
+    main(["run", "evals", "--runtime", "claude-code", "-t", case_id, "--report-dir", str(report)])
+    (case,) = Report.model_validate_json((report / "report.json").read_text()).cases
+    assert case.status == "error" and says in (case.reason or ""), case.reason
+    lines = _model_calls(report, case_id)
+    assert "too long" in lines[1]["error"]  # the provider's words, as the CLI got them
+    assert (case.usage.input_tokens, case.usage.output_tokens) == (40, 20)
+    assert case.usage.cost_usd == pytest.approx(
+        cost_usd("claude-sonnet-4-6", Usage(input_tokens=40, output_tokens=20))
+    )
