@@ -38,7 +38,7 @@ from pathlib import Path
 
 task, workspace = sys.argv[1], Path(sys.argv[2])
 model = sys.argv[3] if len(sys.argv) > 3 else ""
-here = Path(__file__).parents[1]
+here = Path(__file__).parent
 plan = json.loads((here / "plan.json").read_text()).get(task, {})
 started = here / "started"
 started.mkdir(exist_ok=True)

@@ -599,12 +599,7 @@ def _regrade_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="the rubric judge's prompt (default per format: cassandra for Cassandra suites)",
     )
-    judge.add_argument(
-        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
-    )
-    judge.add_argument(
-        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
-    )
+    _record_replay(judge)
     out = p.add_argument_group("the new report")
     out.add_argument(
         "--report-dir",
@@ -824,12 +819,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         "environment. Every option also reads ASSAY_<OPTION> (--max-errors: ASSAY_MAX_ERRORS).",
     )
     _history(ci)
-    ci.add_argument(
-        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
-    )
-    ci.add_argument(
-        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
-    )
+    _record_replay(ci)
     ci.add_argument(
         "--resume", type=_path, metavar="DIR", help="continue the run whose report dir is DIR"
     )
@@ -844,12 +834,7 @@ def _check_options(p: argparse.ArgumentParser) -> None:
     grading.add_argument(
         "--judge-model", metavar="M", help="model for the judge (default: as `assay run` picks)"
     )
-    grading.add_argument(
-        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
-    )
-    grading.add_argument(
-        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
-    )
+    _record_replay(grading)
     grading.add_argument(
         "--concurrency",
         type=_whole_number,
@@ -865,6 +850,16 @@ def _check_options(p: argparse.ArgumentParser) -> None:
         help="per-answer limit, as `assay run`'s --timeout",
     )
     _json(p, "the result (assay.check.v1)")
+
+
+def _record_replay(group: argparse._ActionsContainer) -> None:
+    """`--cache DIR` and `--offline`, as every command that calls a model takes them."""
+    group.add_argument(
+        "--cache", type=_path, metavar="DIR", help="record/replay model calls under DIR"
+    )
+    group.add_argument(
+        "--offline", action="store_true", help="replay from --cache only; misses are skipped"
+    )
 
 
 def _isolation_options(p: argparse._ActionsContainer, *, agents: bool = True) -> None:

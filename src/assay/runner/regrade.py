@@ -392,6 +392,8 @@ async def _regrade_attempt(
         duration_s=time.monotonic() - started,
         usage=grade.usage,  # this run's cost: the judge's; the agent's was the original run's
         transcript=original.transcript,
+        # What the agent did is the original run's: re-grading changes only the verdict.
+        activity=original.activity.model_dump() if original.activity is not None else None,
     )
     kept_at = str(workspace) if workspace is not None else None
     return AttemptOutcome(attempt, output.findings, grade.judge, kept_at)
