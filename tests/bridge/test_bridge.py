@@ -1,4 +1,5 @@
-"""The model bridge end to end: fake `claude` and `codex` CLIs calling their real SDKs.
+"""The model bridge end to end: fake `claude`, `codex`, `opencode` and `aider` CLIs calling
+their real SDKs.
 
 The CLIs (tests/fakes/sdk_agent_cli.py) run a tool-use loop against the base URL in their
 environment; assay points it at the attempt's bridge, which forwards every call through
@@ -163,6 +164,109 @@ def test_a_preset_runs_through_the_bridge_and_replays_offline(
     for case_id in results:
         assert again[case_id].usage == results[case_id].usage
     assert code2 == code
+
+
+# opencode and aider run many providers' models: Anthropic's and OpenAI's go through the
+# bridge, each on the API the CLI speaks for it (and the bridge's API named in the calls file).
+MANY_PROVIDERS = [
+    ("opencode", "anthropic/claude-sonnet-4-6", "anthropic-messages", True),
+    ("opencode", "openai/gpt-5", "openai-responses", True),
+    ("aider", "anthropic/claude-sonnet-4-6", "anthropic-messages", False),  # --no-stream
+    ("aider", "openai/gpt-5", "openai-chat", False),
+]
+
+
+@pytest.mark.parametrize(("preset", "model", "api", "streamed"), MANY_PROVIDERS)
+def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
+    preset: str,
+    model: str,
+    api: str,
+    streamed: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+) -> None:
+    """The fake CLIs read their base URL and key where the real ones do (opencode: its
+    inline config; aider: LiteLLM's variables): a review case's calls go through the
+    bridge, its usage is the bridge's count, and a rerun with `--cache --offline` makes
+    no call at all."""
+    dump = cli_on_path(tmp_path, preset, monkeypatch)
+    claude, gpt = providers
+    upstream = claude if model.startswith("anthropic/") else gpt
+
+    def review(name: str, *extra: str) -> tuple[int, Report]:
+        report = tmp_path / name
+        argv = ["run", "evals", "--runtime", preset, "--model", model, "-t", REVIEW_CASE]
+        judge = ["--judge-model", "anthropic/claude-sonnet-4-6"]
+        code = main([*argv, *judge, "--report-dir", str(report), *extra])
+        return code, Report.model_validate_json((report / "report.json").read_text())
+
+    cache = str(tmp_path / "cache")
+    code, report = review("first", "--cache", cache)
+    (case,) = report.cases
+    assert case.status == "pass", case.reason
+    assert agent_calls(upstream) == 2  # a tool call, then the answer, through the bridge
+    lines = _model_calls(tmp_path / "first", REVIEW_CASE)
+    assert [(line["api"], line["stream"]) for line in lines[:-1]] == [(api, streamed)] * 2
+    expected = Usage(input_tokens=40 + 25, output_tokens=20 + 10)
+    price = cost_usd(model.split("/", 1)[1], expected)
+    assert price is not None
+    summary = lines[-1]["summary"]
+    assert summary["calls"] == 2
+    assert summary["usage"]["input_tokens"] == expected.input_tokens
+    assert summary["usage"]["cost_usd"] == pytest.approx(price)
+    assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
+    # The case adds its judge's calls to the bridge's count, not to the CLI's claim ($0.50).
+    assert case.usage.input_tokens > expected.input_tokens
+    assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
+    (env,) = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert REAL_ANTHROPIC_KEY not in json.dumps(env)
+    assert REAL_OPENAI_KEY not in json.dumps(env)
+    key = "ANTHROPIC_API_KEY" if model.startswith("anthropic/") else "OPENAI_API_KEY"
+    assert env[key].startswith("assay-bridge-")
+    calls_before = (claude.calls, gpt.calls)
+    code2, replayed = review("second", "--cache", cache, "--offline")
+    assert (claude.calls, gpt.calls) == calls_before, "the offline run called the provider"
+    (again,) = replayed.cases
+    assert again.status == case.status and again.usage == case.usage
+    assert code2 == code
+
+
+def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
+    """The bridge speaks neither Gemini's API nor Bedrock's: a CLI running those keeps
+    its direct calls and its provider's own key, as does a CLI on its own default model."""
+    from assay.agents.presets.aider import Aider
+    from assay.agents.presets.opencode import Opencode
+    from assay.bridge.attempt import bridged_api
+    from assay.options import RunOptions
+
+    options = RunOptions(bridge=True)  # asked for by name: bridged wherever it can be
+    for preset in (Opencode("opencode"), Aider("aider")):
+        assert bridged_api(preset, options, "anthropic/claude-sonnet-4-6") == "anthropic"
+        assert bridged_api(preset, options, "openai/gpt-5") == "openai"
+        for model in ("gemini/gemini-2.5-pro", "bedrock/us.anthropic.claude-haiku-4-5-v1:0"):
+            assert bridged_api(preset, options, model) is None
+        assert bridged_api(preset, options, None) is None
+        assert bridged_api(preset, RunOptions(bridge=False), "openai/gpt-5") is None
+
+
+def test_opencode_keeps_the_users_own_inline_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPENCODE_CONFIG_CONTENT is where opencode reads the bridge's URL: a user's own inline
+    config stays in it, but its provider's base URL and key are the bridge's."""
+    from assay.agents.presets.opencode import Opencode
+
+    own = {"permission": {"bash": "allow"}, "provider": {"anthropic": {"options": {
+        "baseURL": "https://elsewhere.example/v1", "timeout": 5}}}}  # fmt: skip
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(own))
+    env = Opencode("opencode").bridge_environ("http://127.0.0.1:9", "assay-bridge-t", "anthropic")
+    config = json.loads(env["OPENCODE_CONFIG_CONTENT"])
+    assert config["permission"] == {"bash": "allow"}
+    assert config["provider"]["anthropic"]["options"] == {
+        "baseURL": "http://127.0.0.1:9/v1",
+        "apiKey": "assay-bridge-t",
+        "timeout": 5,
+    }
+    assert env["ANTHROPIC_API_KEY"] == "assay-bridge-t"
 
 
 def _model_calls(report_dir: Path, case_id: str) -> list[dict[str, Any]]:

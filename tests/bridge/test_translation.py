@@ -306,6 +306,10 @@ def test_the_cache_key_ignores_what_varies_per_session() -> None:
     other = key(body("u1", "/tmp/x", "2026-12-06", stream=True), "/tmp/y")
     assert one == two
     assert other != one  # a path that is not the attempt's stays in the key
+    # opencode dates its environment block as JavaScript's Date.toDateString does.
+    sunday = key(body("u1", "/tmp/a", "Sun Dec 06 2026", stream=True), "/tmp/a")
+    monday = key(body("u1", "/tmp/b", "Mon Dec 07 2026", stream=True), "/tmp/b")
+    assert sunday == monday
 
 
 def test_streamed_events_rebuild_the_whole_answer() -> None:

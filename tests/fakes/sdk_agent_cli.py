@@ -1,16 +1,18 @@
-"""Fake `claude` and `codex` CLIs that call their model through the real SDKs (see sdk_clis.py).
+"""Fake `claude`, `codex`, `opencode` and `aider` CLIs that call their model through the
+real SDKs (see sdk_clis.py).
 
-Each is a small tool-use loop: it sends the task to the model at the SDK's base URL from
-its environment (`ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, streamed), runs the tools the
-model asks for (`read_file`; `solve`, which runs the example agent on a task), sends their
-results back, and prints its stream in the real CLI's shape with the model's final
-message. Like a real CLI it adds what varies per session to its requests (a random
-`metadata.user_id` / `prompt_cache_key`, `cache_control`, its working directory and
-today's date in the system prompt), which the bridge's cache key must not depend on.
-`FAKE_CLI_STREAM=0`: claude asks for whole answers (the fake provider, called directly,
-streams nothing). With `FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line
-(`scratch`: to `cli-env.jsonl` in the attempt's scratch directory, which the OS sandbox
-lets it write).
+Each is a small tool-use loop: it sends the task to the model at the base URL it finds
+where the real CLI looks for it (claude: `ANTHROPIC_BASE_URL`; codex: `OPENAI_BASE_URL`;
+opencode: its inline config, OPENCODE_CONFIG_CONTENT; aider: LiteLLM's variables), on
+the API the real CLI speaks for the model's provider, runs the tools the model asks for
+(`read_file`; `solve`, which runs the example agent on a task), sends their results back,
+and prints its output in the real CLI's shape with the model's final message. Like a real
+CLI it adds what varies per session to its requests (a random `metadata.user_id` /
+`prompt_cache_key`, `cache_control`, its working directory and today's date in the system
+prompt), which the bridge's cache key must not depend on. `FAKE_CLI_STREAM=0`: claude asks
+for whole answers (the fake provider, called directly, streams nothing). With
+`FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line (`scratch`: to
+`cli-env.jsonl` in the attempt's scratch directory, which the OS sandbox lets it write).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +41,10 @@ def out(obj: dict[str, Any]) -> None:
     print(json.dumps(obj), flush=True)
 
 
-def system_prompt(kind: str) -> str:
+def system_prompt(kind: str, today: str = "") -> str:
     return (
         f"You are a fake coding agent. case kind: {kind}. Working directory: {os.getcwd()}. "
-        f"Today's date is {datetime.date.today().isoformat()}."
+        f"Today's date is {today or datetime.date.today().isoformat()}."
     )
 
 
@@ -78,52 +81,135 @@ def model_of(default: str) -> str:
     return sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else default
 
 
+def fake_tools(shape: str) -> list[dict[str, Any]]:
+    """The fake CLI's tools, as the API `shape` declares them."""
+    schemas = [(n, d, {"type": "object", "properties": p}) for n, d, p in TOOLS]
+    if shape == "messages":
+        return [{"name": n, "description": d, "input_schema": s} for n, d, s in schemas]
+    if shape == "responses":
+        return [{"type": "function", "name": n, "description": d, "strict": False,
+                 "parameters": s} for n, d, s in schemas]  # fmt: skip
+    return [{"type": "function", "function": {"name": n, "description": d, "parameters": s}}
+            for n, d, s in schemas]  # fmt: skip
+
+
+Shown = Callable[[str, list[str]], None]
+"""Prints a tool call as the CLI does: its id and the tool events it stands for."""
+
+
+def messages_turns(
+    client: Any, model: str, system_text: str, prompt: str, shown: Shown, *, stream: bool
+) -> str:
+    """The tool loop on the Messages API: the final text."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    system = [{"type": "text", "text": system_text, "cache_control": {"type": "ephemeral"}}]
+    for _turn in range(4):
+        asked: dict[str, Any] = {
+            "model": model,
+            "max_tokens": 1024,
+            "system": system,
+            "messages": messages,
+            "tools": fake_tools("messages"),
+            "metadata": {"user_id": f"user_{uuid.uuid4()}"},
+        }
+        if stream:
+            with client.messages.stream(**asked) as events:
+                message = events.get_final_message()
+        else:
+            message = client.messages.create(**asked)
+        content = [block.model_dump(exclude_none=True) for block in message.content]
+        messages.append({"role": "assistant", "content": content})
+        uses = [b for b in content if b["type"] == "tool_use"]
+        if not uses:
+            return "".join(b.get("text", "") for b in content if b["type"] == "text")
+        results = []
+        for use in uses:
+            result, events = run_tool(use["name"], use["input"])
+            shown(use["id"], events)
+            results.append({"type": "tool_result", "tool_use_id": use["id"], "content": result})
+        messages.append({"role": "user", "content": results})
+    return ""
+
+
+def responses_turns(client: Any, model: str, system_text: str, prompt: str, shown: Shown) -> str:
+    """The tool loop on the Responses API, streamed, storing nothing: the final text."""
+    items: list[dict[str, Any]] = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
+    ]
+    for _turn in range(4):
+        events = client.responses.create(
+            model=model,
+            instructions=system_text,
+            input=items,
+            tools=fake_tools("responses"),
+            stream=True,
+            store=False,
+            prompt_cache_key=str(uuid.uuid4()),
+        )
+        response = None
+        for event in events:
+            if event.type in ("response.completed", "response.incomplete"):
+                response = event.response
+        assert response is not None, "the stream ended without response.completed"
+        output = [item.model_dump(exclude_none=True) for item in response.output]
+        items.extend(output)
+        calls = [item for item in output if item["type"] == "function_call"]
+        if not calls:
+            return str(response.output_text)
+        for call in calls:
+            result, names = run_tool(call["name"], json.loads(call["arguments"] or "{}"))
+            shown(call["id"], names)
+            items.append({"type": "function_call_output", "call_id": call["call_id"],
+                          "output": result})  # fmt: skip
+    return ""
+
+
+def chat_turns(client: Any, model: str, system_text: str, prompt: str, shown: Shown) -> str:
+    """The tool loop on Chat Completions, whole answers: the final text."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system_text},
+        {"role": "user", "content": prompt},
+    ]
+    for _turn in range(4):
+        answer = (
+            client.chat.completions.create(model=model, messages=messages, tools=fake_tools("chat"))
+            .choices[0]
+            .message
+        )
+        calls = [call.model_dump(exclude_none=True) for call in answer.tool_calls or []]
+        messages.append({"role": "assistant", "content": answer.content, "tool_calls": calls}
+                        if calls else {"role": "assistant", "content": answer.content})  # fmt: skip
+        if not calls:
+            return str(answer.content or "")
+        for call in calls:
+            function = call["function"]
+            result, names = run_tool(function["name"], json.loads(function["arguments"] or "{}"))
+            shown(call["id"], names)
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+    return ""
+
+
 def claude(kind: str) -> int:
     import anthropic
 
     client = anthropic.Anthropic(max_retries=0)  # ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
     prompt = sys.argv[sys.argv.index("-p") + 1]
-    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
-    tools = [
-        {"name": n, "description": d, "input_schema": {"type": "object", "properties": p}}
-        for n, d, p in TOOLS
-    ]
-    system = [{"type": "text", "text": system_prompt(kind), "cache_control": {"type": "ephemeral"}}]
+
+    def shown(call_id: str, events: list[str]) -> None:
+        uses = [{"type": "tool_use", "id": call_id, "name": e, "input": {}} for e in events]
+        out({"type": "assistant", "message": {"role": "assistant", "content": uses}})
+
     out({"type": "system", "subtype": "init", "session_id": str(uuid.uuid4())})
-    final = ""
-    for _turn in range(4):
-        asked: dict[str, Any] = {
-            "model": model_of("claude-sonnet-4-6"),
-            "max_tokens": 1024,
-            "system": system,
-            "messages": messages,
-            "tools": tools,
-            "metadata": {"user_id": f"user_{uuid.uuid4()}"},
-        }
-        try:
-            if os.environ.get("FAKE_CLI_STREAM") == "0":  # the fake provider streams nothing
-                message = client.messages.create(**asked)
-            else:
-                with client.messages.stream(**asked) as stream:
-                    message = stream.get_final_message()
-        except anthropic.APIError as exc:
-            out({"type": "result", "subtype": "error_during_execution", "is_error": True,
-                 "result": str(exc)})  # fmt: skip
-            return 1
-        content = [block.model_dump(exclude_none=True) for block in message.content]
-        messages.append({"role": "assistant", "content": content})
-        uses = [b for b in content if b["type"] == "tool_use"]
-        if not uses:
-            final = "".join(b.get("text", "") for b in content if b["type"] == "text")
-            out({"type": "assistant", "message": {"role": "assistant", "content": content}})
-            break
-        results = []
-        for use in uses:
-            result, events = run_tool(use["name"], use["input"])
-            shown = [{"type": "tool_use", "id": use["id"], "name": e, "input": {}} for e in events]
-            out({"type": "assistant", "message": {"role": "assistant", "content": shown}})
-            results.append({"type": "tool_result", "tool_use_id": use["id"], "content": result})
-        messages.append({"role": "user", "content": results})
+    try:
+        streamed = os.environ.get("FAKE_CLI_STREAM") != "0"  # the fake provider streams nothing
+        model = model_of("claude-sonnet-4-6")
+        final = messages_turns(client, model, system_prompt(kind), prompt, shown, stream=streamed)
+    except anthropic.APIError as exc:
+        out({"type": "result", "subtype": "error_during_execution", "is_error": True,
+             "result": str(exc)})  # fmt: skip
+        return 1
+    text = [{"type": "text", "text": final}]
+    out({"type": "assistant", "message": {"role": "assistant", "content": text}})
     out(
         {
             "type": "result",
@@ -141,56 +227,103 @@ def codex(kind: str) -> int:
     import openai
 
     client = openai.OpenAI(max_retries=0)  # OPENAI_API_KEY, OPENAI_BASE_URL
-    prompt = sys.argv[-1]
-    items: list[dict[str, Any]] = [
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
-    ]
-    tools = [
-        {"type": "function", "name": n, "description": d, "strict": False,
-         "parameters": {"type": "object", "properties": p}}
-        for n, d, p in TOOLS
-    ]  # fmt: skip
+
+    def shown(call_id: str, events: list[str]) -> None:
+        for name in events:
+            item = {"id": call_id, "type": "mcp_tool_call", "server": "fs", "tool": name}
+            out({"type": "item.completed", "item": {**item, "status": "completed"}})
+
     out({"type": "thread.started", "thread_id": str(uuid.uuid4())})
     out({"type": "turn.started"})
-    final = ""
-    for _turn in range(4):
-        try:
-            events = client.responses.create(
-                model=model_of("gpt-5"),
-                instructions=system_prompt(kind),
-                input=items,  # type: ignore[arg-type]
-                tools=tools,  # type: ignore[arg-type]
-                stream=True,
-                store=False,
-                prompt_cache_key=str(uuid.uuid4()),
-            )
-            response = None
-            for event in events:
-                if event.type in ("response.completed", "response.incomplete"):
-                    response = event.response
-        except openai.APIError as exc:
-            out({"type": "turn.failed", "error": {"message": str(exc)}})
-            return 1
-        assert response is not None, "the stream ended without response.completed"
-        output = [item.model_dump(exclude_none=True) for item in response.output]
-        items.extend(output)
-        calls = [item for item in output if item["type"] == "function_call"]
-        if not calls:
-            final = response.output_text
-            break
-        for call in calls:
-            result, names = run_tool(call["name"], json.loads(call["arguments"] or "{}"))
-            for name in names:
-                item = {"id": call["id"], "type": "mcp_tool_call", "server": "fs", "tool": name}
-                out({"type": "item.completed", "item": {**item, "status": "completed"}})
-            items.append({"type": "function_call_output", "call_id": call["call_id"],
-                          "output": result})  # fmt: skip
+    try:
+        final = responses_turns(client, model_of("gpt-5"), system_prompt(kind), sys.argv[-1], shown)
+    except openai.APIError as exc:
+        out({"type": "turn.failed", "error": {"message": str(exc)}})
+        return 1
     out(
         {"type": "item.completed", "item": {"id": "item_z", "type": "agent_message", "text": final}}
     )
     usage = {"input_tokens": CLI_USAGE["input"], "output_tokens": CLI_USAGE["output"]}
     out({"type": "turn.completed", "usage": usage})
     return 0
+
+
+def opencode(kind: str) -> int:
+    """opencode: a provider's base URL and key from its config (OPENCODE_CONFIG_CONTENT, the
+    inline config it merges last), as the AI SDK takes them (the base URL ends in /v1);
+    Anthropic's models on the Messages API, OpenAI's on the Responses API."""
+    import anthropic
+    import openai
+
+    provider, model = model_of("anthropic/claude-sonnet-4-6").split("/", 1)
+    config = json.loads(os.environ.get("OPENCODE_CONFIG_CONTENT") or "{}")
+    options = config.get("provider", {}).get(provider, {}).get("options", {})
+    base_url, api_key = options.get("baseURL"), options.get("apiKey")
+
+    def shown(call_id: str, events: list[str]) -> None:
+        for name in events:
+            state = {"status": "completed", "input": {}}
+            out({"type": "tool_use", "part": {"tool": name, "callID": call_id, "state": state}})
+
+    # Its environment block dates the day as JavaScript's Date.toDateString does.
+    system = system_prompt(kind, datetime.date.today().strftime("%a %b %d %Y"))
+    out({"type": "step_start", "part": {}})
+    try:
+        if provider == "anthropic":
+            # The AI SDK's base URL holds the /v1 the Python SDK adds itself.
+            root = base_url.removesuffix("/v1") if base_url else None
+            client: Any = anthropic.Anthropic(base_url=root, api_key=api_key, max_retries=0)
+            final = messages_turns(client, model, system, sys.argv[-1], shown, stream=True)
+        else:
+            client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+            final = responses_turns(client, model, system, sys.argv[-1], shown)
+    except (anthropic.APIError, openai.APIError) as exc:
+        out({"type": "error", "error": {"name": "APIError", "data": {"message": str(exc)}}})
+        return 1
+    out({"type": "text", "part": {"text": final}})
+    tokens = {"input": CLI_USAGE["input"], "output": CLI_USAGE["output"], "reasoning": 0,
+              "cache": {"read": 0, "write": 0}}  # fmt: skip
+    out({"type": "step_finish", "part": {"tokens": tokens, "cost": CLI_USAGE["cost"]}})
+    return 0
+
+
+def aider(kind: str) -> int:
+    """aider (LiteLLM): ANTHROPIC_API_BASE, else ANTHROPIC_BASE_URL (LiteLLM adds
+    /v1/messages), OPENAI_BASE_URL, else OPENAI_API_BASE (with /v1), whole answers (its
+    --no-stream); text on stdout, its usage on a `Tokens:` line. aider itself offers the
+    model no tools: the fake keeps the one loop so that the fake model answers it alike."""
+    import anthropic
+    import openai
+
+    provider, model = model_of("anthropic/claude-sonnet-4-6").split("/", 1)
+    prompt = sys.argv[sys.argv.index("--message") + 1]
+    system = system_prompt(kind)
+
+    def shown(_call_id: str, _events: list[str]) -> None:
+        pass  # aider prints no tool calls
+
+    print("Aider v0.86.1", flush=True)
+    print(f"Main model: {provider}/{model} with diff edit format", flush=True)
+    try:
+        if provider == "anthropic":
+            root = os.environ.get("ANTHROPIC_API_BASE") or os.environ.get("ANTHROPIC_BASE_URL")
+            client: Any = anthropic.Anthropic(base_url=root, max_retries=0)
+            final = messages_turns(client, model, system, prompt, shown, stream=False)
+        else:
+            base = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
+            client = openai.OpenAI(base_url=base, max_retries=0)
+            final = chat_turns(client, model, system, prompt, shown)
+    except (anthropic.APIError, openai.APIError) as exc:
+        print(f"litellm.APIError: {exc}", flush=True)
+        return 1
+    print(final, flush=True)
+    cost = CLI_USAGE["cost"]
+    print(f"Tokens: {CLI_USAGE['input']} sent, {CLI_USAGE['output']} received. "
+          f"Cost: ${cost:.2f} message, ${cost:.2f} session.", flush=True)  # fmt: skip
+    return 0
+
+
+CLIS = {"claude-code": claude, "codex": codex, "opencode": opencode, "aider": aider}
 
 
 def main(preset: str) -> int:
@@ -200,5 +333,4 @@ def main(preset: str) -> int:
             where = str(Path(os.environ["ASSAY_DIFF_FILE"]).parent / "cli-env.jsonl")
         with open(where, "a") as dump:
             dump.write(json.dumps(dict(os.environ)) + "\n")
-    kind = os.environ["ASSAY_CASE_KIND"]
-    return claude(kind) if preset == "claude-code" else codex(kind)
+    return CLIS[preset](os.environ["ASSAY_CASE_KIND"])

@@ -5,10 +5,11 @@ directory; a tool result holds the paths it read), and those are a new temporary
 directory in every run; its system prompt also holds today's date. Sent as they are, the
 requests key the cache by them: a recorded run would never replay. So the cache key is
 taken from a copy of the request with the attempt's own directories written as
-`<sandbox>` / `<artifacts>` everywhere, and dates (`2026-12-06`) in the system prompt
-written as `<date>`; the model is still sent the request as the CLI made it. Fields that
-only vary per session (`metadata.user_id`, `cache_control`, request ids) never reach the
-canonical request at all (the translators drop them).
+`<sandbox>` / `<artifacts>` everywhere, and dates in the system prompt (`2026-12-06`, and
+JavaScript's `Sun Dec 06 2026`, opencode's) written as `<date>`; the model is still sent
+the request as the CLI made it. Fields that only vary per session (`metadata.user_id`,
+`cache_control`, request ids) never reach the canonical request at all (the translators
+drop them).
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from assay.models.base import Message, ModelRequest
 
 __all__ = ["PathNames", "keyed_request"]
 
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+    r" \d{2} \d{4}\b"
+)
 
 
 @dataclasses.dataclass(frozen=True)

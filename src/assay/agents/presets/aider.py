@@ -7,7 +7,9 @@ cost). The final message is its stdout less those bookkeeping lines. The skill i
 as a read-only conventions file (`--read`), aider's documented way. The model is
 aider's (LiteLLM's) `provider/model` (`vertex_ai/` for assay's `vertex/`; the others keep
 assay's prefix), and its key is that provider's; with its own default model it may see the
-key of any provider it runs.
+key of any provider it runs. Its `anthropic/` models (the Messages API) and `openai/` ones
+(Chat Completions) go through assay's model bridge: LiteLLM reads their base URLs from the
+environment.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, Stream
-from assay.agents.presets.opencode import provider_keys
+from assay.agents.presets.opencode import BRIDGE_KEYS, bridged_provider, provider_keys
 
 __all__ = ["PRESET", "Aider", "AiderStream"]
 
@@ -84,6 +86,19 @@ class Aider(Preset):
         "bedrock": "bedrock",
         "vertex": "vertex_ai",
     }
+
+    def bridge_api_for(self, model: str | None) -> str | None:
+        return bridged_provider(model)
+
+    def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
+        # LiteLLM reads ANTHROPIC_API_BASE, else ANTHROPIC_BASE_URL (and adds /v1/messages),
+        # and OPENAI_BASE_URL, else OPENAI_API_BASE (with its /v1): both set, so neither
+        # of the host's own points elsewhere.
+        if api == "anthropic":
+            bases = {"ANTHROPIC_API_BASE": url, "ANTHROPIC_BASE_URL": url}
+        else:
+            bases = {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_BASE": f"{url}/v1"}
+        return {**bases, BRIDGE_KEYS[api]: token}
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [

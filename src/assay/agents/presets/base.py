@@ -41,7 +41,7 @@ from assay.agents.command import (
 from assay.agents.presets.answer import json_answer, without_json_blocks
 from assay.agents.skill import load_skill
 from assay.agents.trace import TraceKeys, parse_json_object
-from assay.bridge.attempt import Bridged, bridge_on, open_bridge
+from assay.bridge.attempt import Bridged, bridged_api, open_bridge
 from assay.bridge.normalise import PathNames
 from assay.core.usage import Usage
 from assay.errors import AgentError, ModelUnavailable
@@ -131,7 +131,8 @@ class Preset(ABC):
     None when it takes them as an argument (`Invocation.skill`)."""
     bridge_api: ClassVar[str | None] = None
     """The API the CLI calls that assay's model bridge speaks (`anthropic`, `openai`), so
-    its calls can go through assay's model layer (`assay.bridge`); None: direct calls."""
+    its calls can go through assay's model layer (`assay.bridge`); None: direct calls.
+    A CLI whose API depends on the model it runs says so in `bridge_api_for`."""
 
     def __init__(self, program: str) -> None:
         self.program = program
@@ -184,8 +185,14 @@ class Preset(ABC):
             if name in keep or not holds_credential(name, value)
         }
 
-    def bridge_environ(self, url: str, token: str) -> dict[str, str]:
-        """What points the CLI at the bridge at `url` with `token` as its key (`bridge_api`)."""
+    def bridge_api_for(self, model: str | None) -> str | None:
+        """The API the CLI speaks through the bridge when it runs `model` (None: its own
+        default model); None: its calls stay direct."""
+        return self.bridge_api
+
+    def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
+        """What points the CLI's `api` calls (`bridge_api_for`) at the bridge at `url`, with
+        `token` as its key."""
         return {}
 
     def price(self, model: str | None, usage: Usage) -> float | None:
@@ -241,9 +248,9 @@ class PresetAgent:
         )
         argv = preset.argv(invocation)
         values = template_values(ctx, prompt=prompt, files=files)
-        bridged = bridge_on(preset, self.options)
+        bridged = bridged_api(preset, self.options, model)
         # Through the bridge the CLI gets no real key at all: the bridge's token is its key.
-        keys = preset.environ(model) if not bridged else _without_credentials()
+        keys = preset.environ(model) if bridged is None else _without_credentials()
         env = {**keys, **ctx.env, **_assay_env(values, case, files)}
         stream = preset.stream()
         stream.trace = TraceKeys(case.required_trace_events)  # kept past the trace's bound
@@ -342,13 +349,13 @@ def _without_credentials() -> dict[str, str]:
 
 
 def _maybe_bridge(
-    bridged: bool,
+    api: str | None,
     preset: Preset,
     options: RunOptions | None,
     ctx: AttemptContext,
     env: Mapping[str, str],
 ) -> contextlib.AbstractAsyncContextManager[Bridged | None]:
-    if not bridged:
+    if api is None:
         return contextlib.nullcontext()
     # The attempt's own directories are new in every run: the cache keys them by name.
     names = PathNames.of(
@@ -356,6 +363,7 @@ def _maybe_bridge(
     )
     return open_bridge(
         preset,
+        api=api,
         options=options,
         sample=ctx.attempt,
         artifacts_dir=ctx.artifacts_dir,

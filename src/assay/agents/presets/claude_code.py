@@ -63,7 +63,7 @@ class ClaudeCode(Preset):
     providers = {"anthropic": ""}
     bridge_api = "anthropic"
 
-    def bridge_environ(self, url: str, token: str) -> dict[str, str]:
+    def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
         # No telemetry, error reports or update checks: only model calls leave the CLI.
         return {
             "ANTHROPIC_BASE_URL": url,

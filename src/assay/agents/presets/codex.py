@@ -58,7 +58,7 @@ class Codex(Preset):
     instructions_file = "AGENTS.md"
     bridge_api = "openai"
 
-    def bridge_environ(self, url: str, token: str) -> dict[str, str]:
+    def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
         # Codex's built-in OpenAI provider reads both (its Responses API under /v1).
         return {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": token}
 

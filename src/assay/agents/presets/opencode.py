@@ -7,18 +7,30 @@ The skill goes to AGENTS.md in the workspace. The model is opencode's own
 `provider/model` (models.dev's provider ids: `google/` for assay's `gemini/`,
 `amazon-bedrock/` for `bedrock/`, `google-vertex-anthropic/` for `vertex/`), and its key is
 that provider's; with its own default model it may see the key of any provider it runs.
+Its `anthropic/` models (the Messages API) and `openai/` ones (the Responses API) go
+through assay's model bridge: opencode reads a provider's base URL and key from its config
+(`provider.<id>.options`), given inline in OPENCODE_CONFIG_CONTENT, which it merges last.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
+from assay._util.secrets import agent_environ
 from assay.agents.presets.base import Invocation, Preset, Stream
-from assay.models.names import provider_of
+from assay.models.names import parse_model, provider_of
 from assay.models.providers import PROVIDERS
 
-__all__ = ["PRESET", "Opencode", "OpencodeStream", "provider_keys"]
+__all__ = [
+    "BRIDGE_KEYS",
+    "PRESET",
+    "Opencode",
+    "OpencodeStream",
+    "bridged_provider",
+    "provider_keys",
+]
 
 
 class OpencodeStream(Stream):
@@ -72,6 +84,15 @@ class Opencode(Preset):
         "vertex": "google-vertex-anthropic",
     }
 
+    def bridge_api_for(self, model: str | None) -> str | None:
+        return bridged_provider(model)
+
+    def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
+        # The AI SDK's base URL holds the `/v1` (it adds `/messages`, `/responses`).
+        options = {"baseURL": f"{url}/v1", "apiKey": token}
+        config = _with_provider(agent_environ().get(_INLINE_CONFIG), api, options)
+        return {_INLINE_CONFIG: config, BRIDGE_KEYS[api]: token}
+
     def argv(self, run: Invocation) -> list[str]:
         argv = [self.program, "run", "--format", "json"]
         if run.model:
@@ -83,6 +104,36 @@ class Opencode(Preset):
 
     def stream(self) -> Stream:
         return OpencodeStream()
+
+
+_INLINE_CONFIG = "OPENCODE_CONFIG_CONTENT"
+BRIDGE_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+"""The key variable of each API the bridge serves, as opencode and aider read it."""
+
+
+def bridged_provider(model: str | None) -> str | None:
+    """The bridge's API for `model` in a CLI that runs many providers: its provider's when
+    that is Anthropic or OpenAI (the others' APIs the bridge does not speak); None for the
+    CLI's own default model, which may be any provider's."""
+    provider = parse_model(model).provider if model else None
+    return provider if provider in BRIDGE_KEYS else None
+
+
+def _with_provider(content: str | None, name: str, options: dict[str, str]) -> str:
+    """The inline config `content` (the user's own, when it is a JSON object) with the
+    provider `name`'s options set to `options`."""
+    try:
+        config = _object(json.loads(content) if content else {})
+    except ValueError:
+        config = {}
+    providers = _object(config.get("provider"))
+    entry = _object(providers.get(name))
+    entry["options"] = {**_object(entry.get("options")), **options}
+    return json.dumps({**config, "provider": {**providers, name: entry}})
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def provider_keys(model: str | None, providers: Iterable[str] | None) -> tuple[str, ...]:
