@@ -41,6 +41,7 @@ from assay.models.names import DEFAULT_MODEL
 from assay.options import RunOptions
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import ReviewSpec, RubricSpec, VerifySpec
+from assay.suites.warden_skill import skill_at_run
 
 __all__ = ["TRANSCRIPT_NAME", "BuiltinAgent"]
 
@@ -130,13 +131,13 @@ def _plan(ctx: AttemptContext) -> _Plan:
     that takes the answer."""
     spec = ctx.case.spec
     if isinstance(spec, ReviewSpec):
-        skill = _skill(ctx.skill_override or spec.skill)
+        skill = _skill(skill_at_run(spec.skill, ctx.skill_override))
         submit = f"Follow your instructions, then call `{SUBMIT_FINDINGS}` with your findings."
         # Titled as Warden titles it (the fixture commit's message), never with `given`.
         message = _message(ctx, title=None, repository=spec.repository, answer=submit)
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, FindingsSubmission)
     if isinstance(spec, RubricSpec):
-        skill = _skill(ctx.skill_override)
+        skill = _skill(skill_at_run(None, ctx.skill_override))
         submit = (
             f"When you are done, call `{SUBMIT_FINDINGS}` with your written review "
             "(`review`) and the individual issues (`findings`)."
@@ -149,7 +150,7 @@ def _plan(ctx: AttemptContext) -> _Plan:
         )
         return _Plan(_system("reviewer.md", skill), message, SUBMIT_FINDINGS, ReviewSubmission)
     if isinstance(spec, VerifySpec):
-        skill = _skill(ctx.skill_override or spec.skill)
+        skill = _skill(skill_at_run(spec.skill, ctx.skill_override))
         submit = f"Then call `{SUBMIT_VERDICT}`."
         message = _message(ctx, title=spec.given, repository=spec.repository, answer=submit)
         return _Plan(_system("verifier.md", skill), message, SUBMIT_VERDICT, VerdictSubmission)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.agents.asks import ASKS, KindAsk
 from assay.suites.case import CaseKind, FixtureFile, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.suites.warden_skill import skill_at_run
 from assay.workspace.build import SANDBOX_BUILDERS, SandboxBuilder
 from assay.workspace.review import is_small_review_sandbox
 
@@ -144,8 +145,7 @@ def _task_inputs(spec: TaskSpec) -> list[tuple[str, Path]]:
 
 
 def _small_review_sandbox(spec: ReviewSpec | VerifySpec, skill_override: Path | None) -> bool:
-    skill = skill_override if skill_override is not None else spec.skill
-    return is_small_review_sandbox(spec, skill)
+    return is_small_review_sandbox(spec, skill_at_run(spec.skill, skill_override))
 
 
 def _never_small(spec: Any, skill_override: Path | None) -> bool:

@@ -5,8 +5,8 @@ Weakest first: assay's conventional `skills/<category>.md`; Warden's own declara
 with Warden's defaults for what it leaves out); the category's `_suite.yaml`, key by key.
 A scenario's own `runtime` / `model` beats them, except what the eval.ts harness sets
 (`createWardenEvalHarness({model})`: Warden's runner puts it before the scenario's).
-The command line beats all of them when the case runs. A category that ends up with no
-skill is a warning (an error under `--strict`): its cases would review without one.
+The command line beats all of them when the case runs. The skill's layers, and what a
+category without one means, are `suites/warden_skill.py`'s.
 
 A category declared by several discover calls runs its scenarios once per declaration
 (Warden's metas of each call are their own tests), and the declaring call decides what
@@ -16,18 +16,23 @@ its JSON files are: review scenarios or verification scenarios (`declared_kind`)
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, SourcePosition
+from assay.errors import ConfigError
 from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document, read_document
 from assay.suites.file_kind import DEFAULTS_FILE_NAMES
 from assay.suites.validation import checked_graders, validate_model
-from assay.suites.warden import default_skill, resolve_skill
+from assay.suites.warden_skill import (
+    SKILL_NOT_RESOLVED,
+    conventional_skill,
+    declared_skill,
+    named_skill,
+    warn_if_no_skill,
+)
 from assay.suites.wire_common import unknown_runtime
 from assay.suites.wire_review import CategoryDefaults as CategoryDefaultsFile
 from assay.upstream.warden.evalts import (
@@ -50,9 +55,6 @@ __all__ = [
 
 WARDEN_VERIFICATION_MODEL = "anthropic/claude-sonnet-4-6"
 """Warden's `DEFAULT_VERIFICATION_MODEL` (packages/evals/src/verify.ts)."""
-_SUITE_FILE = "_suite.yaml"
-_FAILED = "not resolved"
-"""The source of a skill that was named but could not be resolved (already an error)."""
 
 
 KIND_OF_CALL = {
@@ -109,7 +111,7 @@ def load_category_defaults(
     if category_dir in ctx.category_defaults:
         return ctx.category_defaults[category_dir]
     base = CategoryDefaults()
-    conventional = default_skill(root, category_dir.name)
+    conventional = conventional_skill(root, category_dir.name)
     if conventional is not None:
         base = CategoryDefaults(skill=conventional, sources={"skill": "default"})
     declarations = declarations_of(category_dir, root=root, ctx=ctx)
@@ -119,14 +121,7 @@ def load_category_defaults(
     )
     read = _read_defaults(suite_yaml, root=root, ctx=ctx) if suite_yaml else None
     runs = [_with_suite_yaml(run, read) for run in runs or [base]]
-    if any(r.skill is None and r.sources.get("skill") != _FAILED for r in runs):
-        name = category_dir.name
-        ctx.problems.unknown_key(
-            f"category {name!r} has no skill: its cases would run without one. Set `skill:` "
-            f"in {os.path.relpath(category_dir, root)}/{_SUITE_FILE} (or declare the category "
-            "in src/<name>.eval.ts, or add skills/<category>.md)",
-            SourcePosition(category_dir),
-        )
+    warn_if_no_skill(runs, category_dir=category_dir, root=root, ctx=ctx)
     ctx.category_defaults[category_dir] = tuple(runs)
     return ctx.category_defaults[category_dir]
 
@@ -174,16 +169,11 @@ def _from_declaration(
     skill_value = declaration.values.get("skill")
     if skill_value is not None and _usable("skill", skill_value, ctx):
         try:
-            values["skill"] = resolve_skill(
-                str(skill_value.value),
-                eval_root=root,
-                project=ctx.project_for(root),
-                location=skill_value.location,
-            )
+            values["skill"] = declared_skill(skill_value, root=root, ctx=ctx)
             sources["skill"] = _where(skill_value)
         except ConfigError as exc:
             _say(ctx, exc)
-            sources["skill"] = _FAILED
+            sources["skill"] = SKILL_NOT_RESOLVED
     for key in ("runtime", "model"):
         value = declaration.values.get(key)
         if value is not None and _usable(key, value, ctx):
@@ -289,7 +279,7 @@ def _read_defaults(path: Path, *, root: Path, ctx: LoadContext) -> _SuiteYaml | 
     values: dict[str, Any] = {}
     skill_failed = False
     if model.skill is not None:
-        values["skill"] = _skill(model.skill, root=root, doc=doc, ctx=ctx)
+        values["skill"] = named_skill(model.skill, root=root, doc=doc, ctx=ctx)
         skill_failed = values["skill"] is None
     if model.runtime is not None:
         values["runtime"] = model.runtime
@@ -313,22 +303,12 @@ def _with_suite_yaml(run: CategoryDefaults, suite_yaml: _SuiteYaml | None) -> Ca
     sources = dict(run.sources)
     sources.update({key: suite_yaml.name for key in values})
     if suite_yaml.skill_failed:
-        sources["skill"] = _FAILED
+        sources["skill"] = SKILL_NOT_RESOLVED
     # A runtime or model set here is the category's default (what Warden's metas would
     # carry), which a scenario's own beats.
     meta = {f"meta_{key}": values[key] for key in ("runtime", "model") if key in values}
     harness = run.harness - values.keys()
     return dataclasses.replace(run, **values, **meta, harness=harness, sources=sources)
-
-
-def _skill(raw: str, *, root: Path, doc: Document, ctx: LoadContext) -> Path | None:
-    try:
-        return resolve_skill(
-            raw, eval_root=root, project=ctx.project_for(root), location=doc.location(("skill",))
-        )
-    except ConfigError as exc:
-        ctx.problems.add(exc)
-        return None
 
 
 def _command(value: str | list[str], doc: Document, ctx: LoadContext) -> tuple[str, ...] | None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError
 from assay.suites.case import Case, Expectation, FixtureFile, ReviewSpec, VerifySpec
 from assay.suites.category import (
     category_runs,
@@ -26,7 +25,8 @@ from assay.suites.command import suite_agent_command
 from assay.suites.context import CategoryDefaults, LoadContext
 from assay.suites.document import Document
 from assay.suites.validation import checked_graders, validate_model, validate_quietly
-from assay.suites.warden import resolve_fixtures, resolve_skill, shared_repository, skill_name
+from assay.suites.warden import resolve_fixtures, shared_repository
+from assay.suites.warden_skill import named_skill, skill_name
 from assay.suites.wire_review import ReviewEval, ReviewScenario, ReviewSuite, VerificationScenario
 from assay.upstream.warden.evalts import WARDEN_DEFAULT_MODEL, WARDEN_DEFAULT_RUNTIME, warden_model
 
@@ -64,7 +64,7 @@ def load_review_yaml(doc: Document, *, root: Path, ctx: LoadContext) -> list[Cas
                 _check_fixture_paths(item, ("evals", i), root, doc, ctx)
     skill = None
     if isinstance(skill_raw, str) and skill_raw.strip():
-        skill = _skill(skill_raw, root=root, doc=doc, key_path=("skill",), ctx=ctx)
+        skill = named_skill(skill_raw, root=root, doc=doc, ctx=ctx)
     suite_command = _command(suite.agent_command if suite else None, doc, ("agent_command",), ctx)
     name = doc.path.stem
     # Warden names a case `<skill name>/<case>`; `<file stem>/<case>` still selects it.
@@ -360,18 +360,6 @@ def _fixtures(
     )
     # Warden takes the origin remote from `files` alone, never from supporting files.
     return _Fixtures(fixtures, support, shared_repository(repos))
-
-
-def _skill(
-    raw: str, *, root: Path, doc: Document, key_path: tuple[Any, ...], ctx: LoadContext
-) -> Path | None:
-    try:
-        return resolve_skill(
-            raw, eval_root=root, project=ctx.project_for(root), location=doc.location(key_path)
-        )
-    except ConfigError as exc:
-        ctx.problems.add(exc)
-        return None
 
 
 def _command(

@@ -1,4 +1,4 @@
-"""Warden's path semantics: fixture destinations in the temp repo, the origin repo, skills.
+"""Warden's path semantics: fixture destinations in the temp repo, the origin repo.
 
 Fixtures and supporting files are joined to the eval root as Node's `path.join` joins them
 (a leading `/` is relative, `..` is normalised) and must stay inside the project (the git
@@ -6,37 +6,32 @@ work tree holding the eval root): a PR must not copy host files into a sandbox. 
 temp repo a fixture lands where Warden's `evalFixtureRepoPath` puts it, reading the
 absolute path: after the first `evals/fixtures`, else after the first `fixtures`
 (`<case>/github/<owner>/<repo>/<path>` as `<case>/<path>`), else at `<parent dir>/<file>`.
-Skills may live outside the eval root (Warden points at built-in skills with `../`), but
-never outside the project; a skill's name is its front matter `name`, else its
-directory's (SKILL.md) or file's stem.
+Skills share the project boundary (`project_root`); which skill a case runs with, and the
+rules for its path, are `suites/warden_skill.py`'s.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path, PurePath, PurePosixPath
+from pathlib import Path, PurePath
 
 from assay._util.fixture_tree import fixture_file_problem
 from assay._util.paths import resolve_inside
 from assay.core.paths import is_inside, real_path
 from assay.errors import ConfigError, SourcePosition
 from assay.suites.case import FixtureFile
-from assay.suites.document import Document, Problems, read_text
-from assay.upstream.warden import yaml12
+from assay.suites.document import Document, Problems
 from assay.upstream.warden.paths import node_join
 
 __all__ = [
     "EVAL_PULL_REQUEST_BODY",
     "SKILL_COMMIT_MESSAGE",
-    "default_skill",
     "fixture_commit_message",
     "fixture_destination",
     "project_root",
     "resolve_fixtures",
-    "resolve_skill",
     "shared_repository",
-    "skill_name",
 ]
 
 SKILL_COMMIT_MESSAGE = "install eval skill"
@@ -77,29 +72,6 @@ def _fixture_storage(parts: tuple[str, ...]) -> tuple[str, ...] | None:
     if "fixtures" in parts[:-1]:
         return parts[parts.index("fixtures") + 1 :]
     return None
-
-
-def skill_name(skill: Path) -> str:
-    """Warden's `resolveEvalSkillName`: front matter `name`, else the directory or file stem."""
-    fallback = skill.parent.name if skill.name == "SKILL.md" else skill.stem
-    try:
-        text = skill.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return fallback
-    end = text.find("\n---", 3)
-    if not text.startswith("---") or end == -1:
-        return fallback
-    # lazy: start-up (yaml only when used)
-    import yaml  # skills with front matter only
-
-    try:
-        front = yaml12.load(text[3:end])  # Warden's `yaml` package: YAML 1.2, `yes` a string
-    except yaml.YAMLError:
-        return fallback
-    name = front.get("name") if isinstance(front, dict) else None
-    if isinstance(name, str) and name.strip() and "/" not in name:
-        return name.strip()
-    return fallback
 
 
 def resolve_fixtures(
@@ -211,77 +183,3 @@ def project_root(eval_root: Path, config_path: Path | None) -> Path:
         if is_inside(eval_root, config_dir):
             return config_dir
     return eval_root
-
-
-def resolve_skill(raw: str, *, eval_root: Path, project: Path, location: SourcePosition) -> Path:
-    """The skill file (a .md, or SKILL.md inside a skill directory), checked and readable."""
-    if PurePosixPath(raw.replace("\\", "/")).is_absolute() or (len(raw) > 1 and raw[1] == ":"):
-        raise ConfigError(
-            f"skill {raw!r} is absolute; use a path relative to the eval root", location
-        )
-    joined = os.path.normpath(os.path.join(eval_root, raw.replace("\\", "/")))
-    relative = os.path.relpath(joined, project)
-    if relative == ".." or relative.startswith("../") or relative == ".":
-        raise ConfigError(
-            f"skill {raw!r} is outside the project {project} (the git work tree holding "
-            "the eval root, else the directory of its pyproject.toml / assay.toml): run "
-            "assay inside the repository that holds both, or put an assay.toml at their "
-            "common parent",
-            location,
-        )
-    path = resolve_inside(project, relative, location=location)
-    if path.is_dir():
-        path = path / "SKILL.md"
-        if not path.is_file():
-            raise ConfigError(f"skill directory {raw!r} has no SKILL.md", location)
-    elif not path.is_file():
-        raise ConfigError(f"skill {raw!r} not found (looked for {joined})", location)
-    # The skill's text goes to the model and into transcripts: only markdown outside git's
-    # own files can be one (a suite in a PR must not make `.git/config` or `.env` a skill).
-    if ".git" in Path(os.path.relpath(path, project)).parts:
-        raise ConfigError(f"skill {raw!r} is inside .git; point at a .md file", location)
-    if path.suffix.lower() != ".md":
-        raise ConfigError(
-            f"skill {raw!r} is not markdown; a skill is a .md file or a directory with SKILL.md",
-            location,
-        )
-    check_skill_text(path, location=location)
-    return path
-
-
-def check_skill_text(path: Path, *, location: SourcePosition) -> None:
-    """A skill is UTF-8 markdown whose optional `---` front matter is a YAML mapping."""
-    text = read_text(path, what="skill")
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-    if end is None:
-        raise ConfigError(
-            "skill front matter opened with '---' is never closed", SourcePosition(path, 1, 1)
-        )
-    # lazy: start-up (yaml only when used)
-    import yaml  # skills with front matter only
-
-    try:
-        front = yaml12.load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark else 2
-        raise ConfigError(
-            f"skill front matter is not valid YAML: {exc}", SourcePosition(path, line)
-        ) from None
-    if front is not None and not isinstance(front, dict):
-        raise ConfigError("skill front matter must be a YAML mapping", SourcePosition(path, 2, 1))
-
-
-def default_skill(eval_root: Path, category: str) -> Path | None:
-    """Without `_suite.yaml`: `skills/<category>.md` or `skills/<category>/SKILL.md`, if present."""
-    for candidate in (f"skills/{category}.md", f"skills/{category}/SKILL.md"):
-        try:
-            path = resolve_inside(eval_root, candidate)
-        except ConfigError:
-            continue
-        if path.is_file():
-            return path
-    return None

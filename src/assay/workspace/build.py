@@ -18,6 +18,7 @@ from types import MappingProxyType
 
 from assay.errors import ConfigError, SandboxError
 from assay.suites.case import Case, CaseKind, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.suites.warden_skill import skill_at_run
 from assay.workspace.built_sandbox import Sandbox
 from assay.workspace.review import build_review_sandbox
 from assay.workspace.rubric import build_rubric_sandbox
@@ -76,7 +77,7 @@ def _review_sandbox(case: Case, repo: Path, skill_override: Path | None) -> Sand
     spec = case.spec
     if not isinstance(spec, ReviewSpec | VerifySpec):
         raise _miswired(case)
-    skill = skill_override if skill_override is not None else spec.skill
+    skill = skill_at_run(spec.skill, skill_override)
     return build_review_sandbox(spec, repo, kind=case.kind, skill=skill, name=case.name)
 
 

@@ -48,6 +48,7 @@ from assay.errors import AgentError, ModelUnavailable
 from assay.models.names import parse_model, provider_of
 from assay.subject import AgentOutput, AttemptContext
 from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
+from assay.suites.warden_skill import skill_at_run
 
 if TYPE_CHECKING:
     from assay.options import RunOptions
@@ -217,7 +218,7 @@ def preset_prompt(case: Case, *, diff: str, diff_file: Path) -> str:
 
 def _skill_text(ctx: AttemptContext) -> str | None:
     spec = ctx.case.spec
-    path = ctx.skill_override or getattr(spec, "skill", None)
+    path = skill_at_run(getattr(spec, "skill", None), ctx.skill_override)
     return load_skill(path).body if path is not None else None
 
 
