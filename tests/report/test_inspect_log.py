@@ -126,17 +126,18 @@ def test_inspect_reads_the_run_with_the_reports_samples_scores_and_usage(run: Ru
             assert calls and calls[-1].function.startswith("submit_")
             assert sample.output.completion  # the submitted answer
         else:
-            # A command agent: what it was asked (kept with its artifacts) and its output.
-            assert roles == ["user", "assistant"]
+            # A command agent: its transcript (agent-transcript.json) as a conversation: what
+            # it was asked (kept with its artifacts too), then its steps as assistant turns.
+            assert roles[0] == "user" and len(roles) > 1, roles
+            assert set(roles[1:]) <= {"assistant", "tool"} and roles[-1] == "assistant", roles
             folder = artifacts_dir(run.report_dir, case.id, case.model, sample.epoch - 1)
             asked = (folder / "prompt.txt").read_text()
-            assert sample.messages[0].content == sample.input[0].content == asked
+            assert sample.messages[0].text == sample.input[0].text == asked
             spec = corpus[case.id].spec
             assert isinstance(spec, TaskSpec)  # the corpus's command agent runs its tasks
             assert spec.prompt in asked
             assert attempt.transcript is not None
-            transcript = (run.report_dir / attempt.transcript).read_text()
-            assert sample.output.completion == transcript
+            assert attempt.transcript.endswith("/agent-transcript.json")
     assert kinds == {"review", "verify", "rubric", "task"}
 
     # The run's totals: tokens as report.json sums them, and the score of its gate.

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from assay._util.secrets import scrubbed_environ
 from assay.core.checks import Check
 from assay.isolation.bwrap import Confinement, _python_paths, checkout_root, probe_bwrap
+from assay.isolation.exposure import ALWAYS_MASKED
 from assay.isolation.limits import find_prlimit
 from assay.isolation.processes import LaunchError, run_command
 
@@ -93,13 +94,19 @@ def child_argv() -> list[str]:
 
 def _import_path(masked: Sequence[Path]) -> list[str]:
     """This process's import path for the child (installed packages), without the current
-    directory and anything in or around a masked directory (a checkout, the report dir)."""
+    directory and anything in or around a masked directory that holds a run's own files (a
+    checkout, the report dir, the work root). HOME, /tmp and /run are masked for privacy
+    alone: a package the job installed under them (a virtualenv or a PYTHONPATH entry in
+    /tmp, a `pip --user` site under HOME) stays importable, read-only."""
+    home = os.environ.get("HOME", "")
+    generic = {*ALWAYS_MASKED, *([Path(os.path.realpath(home))] if os.path.isabs(home) else [])}
+    specific = [m for m in masked if m not in generic]
     kept = []
     for entry in sys.path:
         if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
             continue
         real = Path(os.path.realpath(entry))
-        if any(real.is_relative_to(m) or m.is_relative_to(real) for m in masked):
+        if any(real.is_relative_to(m) or m.is_relative_to(real) for m in specific):
             continue
         kept.append(str(real))
     return kept
