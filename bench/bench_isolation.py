@@ -56,7 +56,7 @@ def one_process(work: Path, count: int) -> dict[str, list[float]]:
     shim = [confinement.python, "-I", "-S", "-c", shim_source(), "-1"]
     prefixes = {
         "prlimit": limit_argv(sandboxing.limits, prlimit=sandboxing.prlimit or "prlimit"),
-        "shim": [*shim, limit_word(sandboxing.limits)],
+        "shim": [*shim, limit_word(sandboxing.limits), ""],  # no relay
     }
 
     async def once(isolation: object, prefix: list[str] | None = None) -> float:

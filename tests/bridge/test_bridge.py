@@ -12,6 +12,7 @@ verdicts, and the real key never reaches the CLI's environment (its token does).
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -298,6 +299,45 @@ def test_the_bridge_is_reachable_from_inside_the_os_sandbox(
     assert REAL_ANTHROPIC_KEY not in json.dumps(env)
     assert env["ANTHROPIC_API_KEY"].startswith("assay-bridge-")
     assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+
+
+@pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap ({WHY_NOT})")
+@pytest.mark.parametrize(
+    ("flags", "relayed"),
+    [([], True), (["--agent-network", "off"], True), (["--agent-network", "on"], False)],
+    ids=["default", "network-off", "network-on"],
+)
+def test_a_sandboxed_cli_reaches_its_bridge_and_nothing_else(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+    flags: list[str],
+    relayed: bool,
+) -> None:
+    """Issue 37: a bridged CLI in the OS sandbox has a network namespace of its own, where
+    the exec shim relays 127.0.0.1:<the bridge's port> to the bridge's Unix socket: the
+    CLI's calls go through, and a port another program listens on at the host's loopback
+    is out of reach. `--agent-network on` by name shares the host's network (the probe
+    connects: it is no probe that always fails)."""
+    cli_on_path(tmp_path, "claude-code", monkeypatch)
+    monkeypatch.setenv("FAKE_CLI_ENV", "scratch")
+    monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        monkeypatch.setenv("FAKE_CLI_PROBE", str(listener.getsockname()[1]))
+        claude, _ = providers
+        _, report = run(tmp_path, "boxed", "claude-code", "--keep-workspaces", *flags)
+    review = next(case for case in report.cases if case.id == REVIEW_CASE)
+    assert review.status == "pass", review.reason
+    assert agent_calls(claude) == 4
+    scratch = Path(review.workspace or "").parent / "scratch"
+    (env,) = [json.loads(line) for line in (scratch / "cli-env.jsonl").read_text().splitlines()]
+    assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+    assert env["ANTHROPIC_API_KEY"].startswith("assay-bridge-")
+    probe = (scratch / "probe.txt").read_text()
+    if relayed:
+        assert probe.startswith("ConnectionRefusedError"), probe
+    else:
+        assert probe == "connected"
 
 
 def test_bridge_off_keeps_the_clis_direct_calls(

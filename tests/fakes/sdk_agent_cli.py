@@ -13,6 +13,8 @@ prompt), which the bridge's cache key must not depend on. `FAKE_CLI_STREAM=0`: c
 for whole answers (the fake provider, called directly, streams nothing). With
 `FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line (`scratch`: to
 `cli-env.jsonl` in the attempt's scratch directory, which the OS sandbox lets it write).
+With `FAKE_CLI_PROBE=<port>` it first tries a TCP connection to 127.0.0.1:<port> and
+writes what came of it (`connected`, or the error) to `probe.txt` in that directory.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import socket
 import subprocess
 import sys
 import uuid
@@ -333,4 +336,12 @@ def main(preset: str) -> int:
             where = str(Path(os.environ["ASSAY_DIFF_FILE"]).parent / "cli-env.jsonl")
         with open(where, "a") as dump:
             dump.write(json.dumps(dict(os.environ)) + "\n")
+    if os.environ.get("FAKE_CLI_PROBE"):
+        try:
+            with socket.create_connection(("127.0.0.1", int(os.environ["FAKE_CLI_PROBE"])), 5):
+                outcome = "connected"
+        except OSError as exc:
+            outcome = f"{type(exc).__name__}: {exc}"
+        probe = Path(os.environ["ASSAY_DIFF_FILE"]).parent / "probe.txt"
+        probe.write_text(outcome, encoding="utf-8")
     return CLIS[preset](os.environ["ASSAY_CASE_KIND"])

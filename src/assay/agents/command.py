@@ -43,7 +43,7 @@ from assay.suites.case import Case, ReviewSpec, RubricSpec, TaskSpec, VerifySpec
 from assay.suites.command import fill_placeholders
 
 if TYPE_CHECKING:
-    from assay.isolation.bwrap import Sandboxing
+    from assay.isolation.bwrap import BridgeRelay, Sandboxing
     from assay.options import RunOptions
 
 __all__ = [
@@ -243,8 +243,10 @@ async def run_agent_process(
     sandboxing: Sandboxing | None,
     label: str,
     launch_failed: Callable[[LaunchError], str],
+    relay: BridgeRelay | None = None,
 ) -> CommandResult:
-    """Run an agent's process in the case's workspace, confined when `sandboxing` says so.
+    """Run an agent's process in the case's workspace, confined when `sandboxing` says so
+    (with a `relay`: no network but the model bridge's, `Sandboxing.for_agent`).
 
     Its transcripts are redacted (they become CI artifacts). AgentError when it cannot
     start (`launch_failed` words why), runs out of time, or writes outside its workspace;
@@ -255,7 +257,7 @@ async def run_agent_process(
     # there afterwards was written outside the workspace.
     private_dir = workspace.parent
     entries_before = set(os.listdir(private_dir))
-    isolation = sandboxing.for_agent(Path(ctx.sandbox.root), argv) if sandboxing else None
+    isolation = sandboxing.for_agent(Path(ctx.sandbox.root), argv, relay) if sandboxing else None
     try:
         result = await run_command(
             argv,

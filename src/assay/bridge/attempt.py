@@ -6,11 +6,19 @@ Anthropic's for `anthropic/` models, OpenAI's for `openai/` ones, their own prov
 for the rest); `--bridge off` keeps the CLI's direct calls. With the bridge the CLI sees no
 real key at all: its base URL is the bridge's and its API key the attempt's token
 (`Preset.bridge_environ`).
+
+In the OS sandbox a bridged CLI gets no network at all by default (`--unshare-net`): the
+bridge also listens on a Unix socket in a private directory, which is bound into the
+sandbox, and the sandbox's exec shim relays 127.0.0.1:<the bridge's port> to it, so the
+bridge is all the CLI can reach (`relayed`). `--agent-network on`, asked for by name,
+shares the host's network instead, as for any agent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -19,13 +27,18 @@ from assay.bridge.normalise import PathNames
 from assay.bridge.server import serve  # aiohttp's server: loaded for bridged runs only
 from assay.bridge.session import BridgeSession
 from assay.bridge.transcript import MODEL_CALLS_FILE
+from assay.isolation.bwrap import BridgeRelay
 from assay.models.names import missing_credentials
 
 if TYPE_CHECKING:
     from assay.bridge.session import BridgeSession
     from assay.options import RunOptions
 
-__all__ = ["BridgedCli", "Bridged", "bridged_api", "open_bridge"]
+__all__ = ["BridgedCli", "Bridged", "bridged_api", "open_bridge", "relayed"]
+
+_SOCKET_NAME = "bridge.sock"
+_MAX_SOCKET_PATH = 100
+"""A Unix socket's path holds at most 107 bytes: a longer TMPDIR gives way to /tmp."""
 
 
 class BridgedCli(Protocol):
@@ -56,12 +69,25 @@ def bridged_api(preset: BridgedCli, options: RunOptions | None, model: str | Non
     return api if missing_credentials(f"{api}/*") is None else None
 
 
-class Bridged:
-    """An open bridge: the session and what the CLI's environment gets."""
+def relayed(options: RunOptions | None) -> bool:
+    """Whether a bridged CLI runs in a sandbox with no network but the relay to its bridge:
+    yes, unless the user asked for `--agent-network on` by name (a CLI that needs the
+    network for more than its model calls)."""
+    sources = getattr(options, "sources", None) or {}
+    asked = sources.get("agent_network", "default") != "default"
+    return not (asked and getattr(options, "agent_network", True))
 
-    def __init__(self, session: BridgeSession, environ: Mapping[str, str]) -> None:
+
+class Bridged:
+    """An open bridge: the session, what the CLI's environment gets, and the relay that
+    reaches it from a sandbox with a network of its own."""
+
+    def __init__(
+        self, session: BridgeSession, environ: Mapping[str, str], relay: BridgeRelay | None = None
+    ) -> None:
         self.session = session
         self.environ = dict(environ)
+        self.relay = relay
 
 
 @contextlib.asynccontextmanager
@@ -82,8 +108,21 @@ async def open_bridge(
     session = BridgeSession(
         options=options, sample=sample, transcript=transcript, environ=environ, names=names
     )
+    private = _private_directory()
+    socket = private / _SOCKET_NAME
     try:
-        async with serve(session) as url:
-            yield Bridged(session, preset.bridge_environ(url, session.token, api))
+        async with serve(session, unix_socket=socket) as url:
+            relay = BridgeRelay(socket=socket, port=int(url.rsplit(":", 1)[1]))
+            yield Bridged(session, preset.bridge_environ(url, session.token, api), relay)
     finally:
         session.close()  # after the preset's own close (with the CLI's report), a no-op
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _private_directory() -> Path:
+    """A new directory only assay's user can enter (mode 0700), short enough for a socket."""
+    made = Path(tempfile.mkdtemp(prefix="assay-bridge-"))
+    if len(str(made / _SOCKET_NAME)) > _MAX_SOCKET_PATH:
+        made.rmdir()
+        made = Path(tempfile.mkdtemp(prefix="assay-bridge-", dir="/tmp"))
+    return made

@@ -8,6 +8,10 @@ request is translated into the canonical request, answered by the session (assay
 layer), and the answer translated back: a whole JSON body, or server-sent events when the
 request asked for `stream: true`. A body that is not the API's shape is a 400 in the API's
 error shape; so is a call the session refuses (budget, offline miss: see session.py).
+
+It can also listen on a Unix socket (`unix_socket`), the one door an OS sandbox without a
+network of its own gets: the sandbox's exec shim relays its own 127.0.0.1:PORT to it
+(`assay.isolation.exec_shim`), so the CLI's base URL is the same either way.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -143,14 +148,17 @@ def _sse(chunks: Iterable[str]) -> web.Response:
 
 
 @contextlib.asynccontextmanager
-async def serve(session: BridgeSession) -> AsyncIterator[str]:
-    """The bridge of `session`, listening on 127.0.0.1 while the block runs: its base URL."""
+async def serve(session: BridgeSession, unix_socket: Path | None = None) -> AsyncIterator[str]:
+    """The bridge of `session`, listening on 127.0.0.1 (and at `unix_socket`, when given)
+    while the block runs: its base URL."""
     runner = web.AppRunner(_Bridge(session).app(), access_log=None, handle_signals=False)
     await runner.setup()
     try:
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         host, port = runner.addresses[0][:2]
+        if unix_socket is not None:
+            await web.UnixSite(runner, str(unix_socket)).start()
         yield f"http://{host}:{port}"
     finally:
         await runner.cleanup()

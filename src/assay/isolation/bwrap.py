@@ -18,7 +18,8 @@ With `bwrap` every such program gets:
   masked checkout a program sees only the files its argv may show (`isolation/exposure.py`:
   tracked files, never `.git`, a suite file or a fixture);
 - a minimal `/dev`, no capabilities, `no_new_privs` (bwrap always sets it), a new session
-  (no terminal to inject keystrokes into), and optionally no network (`--unshare-net`);
+  (no terminal to inject keystrokes into), and optionally no network (`--unshare-net`),
+  or none but a relay to the model bridge (`BridgeRelay`: a bridged preset CLI's default);
 - of `/sys` only what runtimes read to size themselves (CPUs, NUMA nodes, huge pages): no
   network interfaces and their MAC addresses, block devices, DMI/firmware tables, kernel
   modules or the host's cgroup tree (which lists every process of the host);
@@ -40,7 +41,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -61,6 +62,7 @@ from assay.isolation.toolchains import home_toolchains
 
 __all__ = [
     "ISOLATION_MODES",
+    "BridgeRelay",
     "Confinement",
     "IsolationMode",
     "Sandboxing",
@@ -100,6 +102,21 @@ UNSANDBOXED_WARNING = (
 
 
 @dataclass(frozen=True)
+class BridgeRelay:
+    """The model bridge's one door into a sandbox with no network: its Unix socket, whose
+    private directory is bound into the sandbox read-only, and the port the exec shim
+    listens on at 127.0.0.1 inside, forwarding each connection to it (`exec_shim`)."""
+
+    socket: Path
+    port: int
+
+    @property
+    def word(self) -> str:
+        """The exec shim's RELAY argument: `PORT:SOCKET`."""
+        return f"{self.port}:{self.socket}"
+
+
+@dataclass(frozen=True)
 class Confinement:
     """How one program is confined: what it may write, what it must not see, its network."""
 
@@ -123,6 +140,8 @@ class Confinement:
     """util-linux `prlimit`, which sets the limits inside the sandbox (None: the exec shim)."""
     python: str = LAUNCHER_PYTHON
     """The interpreter of the exec shim (`LAUNCHER_PYTHON`)."""
+    relay: BridgeRelay | None = None
+    """The model bridge the program reaches at 127.0.0.1 with no network (None: none)."""
 
     @property
     def counted_processes(self) -> int | None:
@@ -156,7 +175,7 @@ class Confinement:
             # is counted per user and namespace, so the limit bounds this sandbox alone,
             # not every process of assay's user. (bwrap without setuid does this anyway.)
             args.append("--unshare-user-try")
-        if not self.network:
+        if not self.network or self.relay is not None:
             args.append("--unshare-net")
         tmp_size = str(self.limits.tmp_size)
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -181,6 +200,9 @@ class Confinement:
             args += ["--ro-bind-try", str(path), str(path)]
         for path in _by_depth(self.writable):
             args += ["--bind", str(path), str(path)]
+        if self.relay is not None:  # its directory holds the bridge's socket alone
+            door = str(self.relay.socket.parent)
+            args += ["--ro-bind", door, door]
         for link, target in self.links:
             if not self._shows(link):
                 args += ["--symlink", str(target), str(link)]
@@ -208,7 +230,8 @@ class Confinement:
         args += ["--chdir", os.path.abspath(cwd), "--"]
         args += limit_argv(self.limits, prlimit=self.prlimit)
         shim_limits = "" if self.prlimit else limit_word(self.limits)
-        args += [self.python, "-I", "-S", "-c", _shim_source(), str(status_fd), shim_limits]
+        relay = self.relay.word if self.relay is not None else ""
+        args += [self.python, "-I", "-S", "-c", _shim_source(), str(status_fd), shim_limits, relay]
         args += argv
         inner_env = {**env, "HOME": self.home, "TMPDIR": "/tmp"}
         return args, inner_env
@@ -262,9 +285,15 @@ class Sandboxing:
         why = f" ({self.reason})" if self.reason else " (--isolation none)"
         return UNSANDBOXED_WARNING + why
 
-    def for_agent(self, writable: Path, argv: Sequence[str] = ()) -> Confinement | None:
-        """The agent's confinement: `writable` is the sandbox's private directory."""
-        return self._confine(writable, network=self.agent_network, argv=argv)
+    def for_agent(
+        self, writable: Path, argv: Sequence[str] = (), relay: BridgeRelay | None = None
+    ) -> Confinement | None:
+        """The agent's confinement: `writable` is the sandbox's private directory; with a
+        `relay`, no network but the model bridge's."""
+        confined = self._confine(writable, network=self.agent_network, argv=argv)
+        if confined is None or relay is None:
+            return confined
+        return replace(confined, network=False, relay=relay)
 
     def for_command(self, writable: Path, argv: Sequence[str] = ()) -> Confinement | None:
         """A verification command's confinement: `writable` is the workspace."""

@@ -8,7 +8,7 @@ of the path its own PATH look-up found, and tells a start that failed (`fork/exe
 ./run.sh: exec format error`) and a signal (exit code -1) from any exit code.
 
 So `Confinement.wrap` runs this file's source as `python -I -S -c SOURCE STATUS_FD LIMITS
-PROGRAM ARGS...`. It sets the limits (LIMITS `nproc:fsize:core`, or empty where
+RELAY PROGRAM ARGS...`. It sets the limits (LIMITS `nproc:fsize:core`, or empty where
 `prlimit` already has), finds PROGRAM as Go's `exec.LookPath` does (a name with a `/` is
 taken as it is, else the first PATH entry holding an executable file of that name), and
 starts it with fork and execve, with no shell behind it (and not posix_spawn: glibc's
@@ -31,7 +31,16 @@ the sandbox was started with (read back from /proc: the interpreter adds `LC_CTY
 own when the locale is C), and SIGPIPE and SIGXFSZ are back at their defaults (the
 interpreter ignores both, and an ignored signal stays ignored across execve).
 
-Only modules the interpreter has loaded before it runs a line are imported (`resource`,
+RELAY is empty, or `PORT:SOCKET` when the sandbox has its own network namespace but its
+program must reach assay's model bridge (`assay.bridge`): before the program starts, this
+process listens on 127.0.0.1:PORT (the `lo` bwrap brings up) and, while the program runs,
+forwards each connection to the Unix socket SOCKET (bound into the sandbox), one thread
+per direction. Nothing else outside the sandbox is reachable. The listener is made before
+the fork, so the program never finds the port closed, and is close-on-exec, as is the
+socket of every connection: the program holds none of them.
+
+Only modules the interpreter has loaded before it runs a line are imported (but `socket`
+and `threading` when there is a relay to run) (`resource`,
 when there are limits to set, and `_ctypes`, for `prctl`, are small extensions: `_ctypes`
 adds 2-3 ms, where `ctypes` added 10), so the start costs about one interpreter start-up:
 bench/bench_isolation.py measures it.
@@ -133,8 +142,66 @@ def _start(path: bytes, args: list[bytes], environ: dict[bytes, bytes]) -> tuple
     return pid, int(number or 0)
 
 
+def _relay_listener(relay: str) -> tuple[object, str]:
+    """The listening socket on 127.0.0.1:PORT of `relay` (`PORT:SOCKET`), and SOCKET."""
+    # lazy: start-up (only a sandbox that relays to the bridge needs sockets)
+    import socket
+
+    port, _, path = relay.partition(":")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", int(port)))
+    listener.listen(64)
+    return listener, path
+
+
+def _pump(source: object, target: object) -> None:
+    """Copy `source` to `target` until either ends, then end `target`'s writing half."""
+    try:
+        while True:
+            chunk = source.recv(65536)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            target.sendall(chunk)  # type: ignore[attr-defined]
+    except OSError:
+        pass
+    try:
+        target.shutdown(1)  # type: ignore[attr-defined]  # SHUT_WR: the peer sees the end
+    except OSError:
+        pass
+
+
+def _serve_relay(listener: object, path: str) -> None:
+    """Accept forever; each connection goes to the Unix socket at `path`."""
+    # lazy: start-up (only a sandbox that relays to the bridge needs sockets and threads)
+    import socket
+    import threading
+
+    while True:
+        try:
+            inside, _ = listener.accept()  # type: ignore[attr-defined]
+        except OSError:
+            return
+        outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            outside.connect(path)
+        except OSError:
+            inside.close()
+            outside.close()
+            continue
+        for source, target in ((inside, outside), (outside, inside)):
+            threading.Thread(target=_pump, args=(source, target), daemon=True).start()
+
+
+def _start_relay(listener: object, path: str) -> None:
+    # lazy: start-up (only a sandbox that relays to the bridge needs threads)
+    import threading
+
+    threading.Thread(target=_serve_relay, args=(listener, path), daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
-    status_fd, limits, *command = argv
+    status_fd, limits, relay, *command = argv
     fd = int(status_fd)
     if fd >= 0:
         posix.set_inheritable(fd, False)
@@ -150,7 +217,10 @@ def main(argv: list[str]) -> int:
     if path is None:
         _report(fd, NOT_FOUND)
         return FAILED_START_CODE
+    listener = _relay_listener(relay) if relay else None
     pid, refused = _start(path, args, environ)
+    if listener is not None:
+        _start_relay(*listener)
     _, status = posix.waitpid(pid, 0)
     if refused:
         _report(fd, b"%s %d %s" % (CANNOT_EXEC, refused, path))

@@ -41,7 +41,7 @@ from assay.agents.command import (
 from assay.agents.presets.answer import json_answer, without_json_blocks
 from assay.agents.skill import load_skill
 from assay.agents.trace import TraceKeys, parse_json_object
-from assay.bridge.attempt import Bridged, bridged_api, open_bridge
+from assay.bridge.attempt import Bridged, bridged_api, open_bridge, relayed
 from assay.bridge.normalise import PathNames
 from assay.core.usage import Usage
 from assay.errors import AgentError, ModelUnavailable
@@ -285,6 +285,7 @@ class PresetAgent:
                         sandboxing=self.sandboxing,
                         label=preset.name,
                         launch_failed=lambda exc: f"{preset.name}: {exc}",
+                        relay=bridge.relay if bridge and relayed(self.options) else None,
                     )
             except AgentError as exc:  # timed out, wrote outside: what it did is still kept
                 usage = stream.usage
