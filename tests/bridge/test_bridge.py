@@ -31,6 +31,8 @@ from tests.fakes.openai_api import FakeOpenAI
 from tests.fakes.sdk_agent_cli import CLI_USAGE
 from tests.fakes.sdk_clis import anthropic_agent, install_sdk_cli, openai_agent
 
+pytestmark = pytest.mark.slow  # real processes and servers per test: seconds each
+
 ROOT = Path(__file__).resolve().parents[2]
 REAL_ANTHROPIC_KEY = "sk-ant-real-key-never-in-the-sandbox-0123456789"
 REAL_OPENAI_KEY = "sk-proj-real-openai-key-never-in-the-sandbox-0123"

@@ -22,6 +22,8 @@ import pytest
 from assay.isolation.bwrap import probe_bwrap
 from tests.action.test_ci import MODEL_KEY, TOKEN, ci_environment
 
+pytestmark = pytest.mark.slow  # real processes and servers per test: seconds each
+
 BWRAP, WHY_NOT = probe_bwrap()
 needs_bwrap = pytest.mark.skipif(
     BWRAP is None,

@@ -37,6 +37,8 @@ from tests.corpus.test_corpus_e2e import (
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.corpus_responder import corpus_responder
 
+pytestmark = pytest.mark.slow  # real processes and servers per test: seconds each
+
 SCHEMA = ROOT / "tests" / "data" / "inspect-log.schema.json"
 INSTALL = "pip install -e '.[inspect]'"
 

@@ -128,6 +128,7 @@ def _clear_counters(root: Path) -> None:
         counter.unlink()
 
 
+@pytest.mark.slow
 def test_repeat_5_with_min_pass_reports_pass_hat_k_and_gates_on_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

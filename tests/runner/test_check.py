@@ -68,6 +68,7 @@ def check(fake: FakeAnthropic | None, capsys: pytest.CaptureFixture[str], *args:
 # -- the project's own corpus -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_case_of_the_corpus_is_ok(
     fake: FakeAnthropic, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

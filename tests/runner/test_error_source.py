@@ -50,6 +50,7 @@ def test_an_agent_that_crashes_is_the_agents_error(tmp_path: Path) -> None:
     assert case.error_source == "agent"
 
 
+@pytest.mark.slow
 def test_an_agent_past_the_timeout_is_the_agents_error(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {"t": {"sleep": 30}})
     cases = task_cases(root, ["t"])

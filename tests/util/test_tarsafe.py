@@ -252,6 +252,7 @@ def test_a_name_past_the_depth_limit_is_refused(tmp_path: Path) -> None:
     assert "has a link target of 301 path components" in problem
 
 
+@pytest.mark.slow
 def test_many_deep_names_under_the_limits_cost_bounded_memory(tmp_path: Path) -> None:
     # Names of 255 directories (about 3.6 KB) each, every one of them new: one string per
     # prefix would keep ~460 KB a member, a gigabyte for these 2,000. The directories are
