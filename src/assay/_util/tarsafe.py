@@ -7,20 +7,22 @@ that directory, as `util.ValidatePathInRoot` requires. A member is unsafe when i
 is absolute or leads out with `..`, when it is a device or FIFO, or when it is a link
 whose target lies outside the extraction directory. A tarball is refused as a whole when
 it would expand past a size or member-count limit (a decompression bomb would otherwise
-fill the disk once per attempt). The members are read one by one and the check stops the
-moment a limit is passed, keeping nothing of the members it has read but what the link
-checks need: two million empty members in a 150 KB gzip cost a fraction of a second and
-a few MB, not minutes and a gigabyte. Symlinks are followed virtually in archive order,
-so a chain of individually harmless links (`a -> .`, then `b -> a/..`) is caught too;
-like the kernel's path walk, at most 40 links are followed in one name (past that the
-name is refused, as extraction would fail on it with ELOOP).
+fill the disk once per attempt). The members are read one by one (`tarheaders`, which
+reads them as `tarfile` does, a few microseconds each, and refuses headers it would read
+another way or that would cost unbounded memory) and the check stops the moment a limit
+is passed, keeping nothing of the members it has read but what the link checks need.
+Symlinks are followed virtually in archive order, so a chain of individually harmless
+links (`a -> .`, then `b -> a/..`) is caught too; like the kernel's path walk, at most 40
+links are followed in one name (past that the name is refused, as extraction would fail
+on it with ELOOP).
 
 The work per member is linear in its name. A member name or link target is refused past
 `MAX_NAME_BYTES` (4096 bytes, Linux's PATH_MAX: no path that long can be opened, so no
 real fixture holds one) or `MAX_NAME_DEPTH` (256 components, where a real tree is
-rarely 30 deep). What is kept of the names read is a 16-byte key per directory and
-link (a hash of its joined name), never every prefix as a string: a member whose parent
-directory is known adds nothing, and each new directory costs its name's length once.
+rarely 30 deep). What is kept of the names read is a hash per directory (Python's, 64 bits)
+and a 16-byte key per link (BLAKE2b of its joined name), never every prefix as a string:
+a member whose parent directory is known adds nothing, and each new directory costs its
+name's length once.
 The directories a tarball makes (its own and those its names imply) are bounded like
 its members, by `MAX_MEMBERS`, and the link targets kept in total by
 `MAX_LINK_TARGET_BYTES`. A name is walked through the links a component at a time only
@@ -52,6 +54,7 @@ from typing import Literal
 
 from assay._util.display import human_size
 from assay._util.fixture_tree import MAX_EXPANDED_BYTES, MAX_MEMBERS
+from assay._util.tarheaders import Member, Refused, read_members
 from assay.core.paths import PathEscape, safe_relative
 from assay.errors import SandboxError
 
@@ -125,11 +128,9 @@ def _mode(path: Path) -> Literal["r:gz", "r:"]:
     return "r:" if path.name.lower().endswith(".tar") else "r:gz"
 
 
-def _members(archive: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
-    """The archive's members one at a time, without the list TarFile keeps of them."""
-    while (member := archive.next()) is not None:
-        archive.members.clear()  # type: ignore[attr-defined]  # next() keeps every member
-        yield member
+def _members(path: Path) -> Iterator[Member]:
+    """The tarball's members one at a time, as tarfile reads them (`tarheaders`)."""
+    return read_members(path, gzipped=_mode(path) == "r:gz")
 
 
 _passed: set[tuple[str, int, int, int]] = set()
@@ -154,40 +155,39 @@ def check_tarball(path: Path) -> list[str]:
         return []
     problems: list[str] = []
     links = _Links()
-    directories: set[bytes] = set()
+    directories = _Directories()
     count = expanded = link_bytes = 0
     try:
-        with tarfile.open(path, _mode(path)) as archive:
-            for member in _members(archive):
-                count += 1
-                if count > MAX_MEMBERS:
-                    return [f"{path.name} has more than {MAX_MEMBERS} members, over the limit"]
-                # Declared sizes are what extraction writes: this bounds the disk it takes.
-                expanded += member.size if member.isreg() else 0
-                if expanded > MAX_EXPANDED_BYTES:
-                    limit = human_size(MAX_EXPANDED_BYTES)
-                    return [f"{path.name} expands past the {limit} limit"]
-                problem = (
-                    _name_problem(member)
-                    or _member_problem(member, links)
-                    or _replaces_directory(member, directories)
-                )
-                if problem:
-                    problems.append(f"{path.name}: member {_shown(member.name)} {problem}")
-                    if len(problems) >= _MAX_PROBLEMS:
-                        problems.append(f"{path.name}: stopped after {_MAX_PROBLEMS} problems")
-                        return problems
-                elif member.issym():
-                    link_bytes += len(member.linkname)
-                    if link_bytes > MAX_LINK_TARGET_BYTES:
-                        limit = human_size(MAX_LINK_TARGET_BYTES)
-                        return [f"{path.name}: its symlinks' targets take more than {limit}"]
-                    links.add(_joined(member.name), member.linkname)
-                # Each directory extraction makes is kept (as a key): bound them like members.
-                if len(directories) > MAX_MEMBERS:
-                    return [
-                        f"{path.name} makes more than {MAX_MEMBERS} directories, over the limit"
-                    ]
+        for member in _members(path):
+            count += 1
+            if count > MAX_MEMBERS:
+                return [f"{path.name} has more than {MAX_MEMBERS} members, over the limit"]
+            # Declared sizes are what extraction writes: this bounds the disk it takes.
+            expanded += member.size if member.isreg() else 0
+            if expanded > MAX_EXPANDED_BYTES:
+                limit = human_size(MAX_EXPANDED_BYTES)
+                return [f"{path.name} expands past the {limit} limit"]
+            problem = (
+                _name_problem(member)
+                or _member_problem(member, links)
+                or directories.replaced(member)
+            )
+            if problem:
+                problems.append(f"{path.name}: member {_shown(member.name)} {problem}")
+                if len(problems) >= _MAX_PROBLEMS:
+                    problems.append(f"{path.name}: stopped after {_MAX_PROBLEMS} problems")
+                    return problems
+            elif member.issym():
+                link_bytes += len(member.linkname)
+                if link_bytes > MAX_LINK_TARGET_BYTES:
+                    limit = human_size(MAX_LINK_TARGET_BYTES)
+                    return [f"{path.name}: its symlinks' targets take more than {limit}"]
+                links.add(_joined(member.name), member.linkname)
+            # Each directory extraction makes is kept (as a key): bound them like members.
+            if len(directories) > MAX_MEMBERS:
+                return [f"{path.name} makes more than {MAX_MEMBERS} directories, over the limit"]
+    except Refused as refused:
+        return [f"{path.name} {refused}"]
     except _TooCostly:
         steps = f"{_MAX_LINK_STEPS:,}"
         return [f"{path.name}: its symlinks make its names cost more than {steps} steps to check"]
@@ -238,10 +238,16 @@ def _shown(name: str) -> str:
     return f"{name[:80]!r}... ({len(name)} characters)"
 
 
-def _name_problem(member: tarfile.TarInfo) -> str | None:
+def _name_problem(member: Member) -> str | None:
     """A name or link target past the length or depth limit (checked before any other
     work on it, which is linear in its length)."""
-    for what, text in (("name", member.name), ("link target", member.linkname)):
+    name, linkname = member.name, member.linkname
+    # A character is at most 4 bytes: most names are within the limits without encoding.
+    short = _SURELY_SHORT
+    if len(name) <= short and len(linkname) <= short:
+        if name.count("/") < MAX_NAME_DEPTH and linkname.count("/") < MAX_NAME_DEPTH:
+            return None
+    for what, text in (("name", name), ("link target", linkname)):
         size = len(text.encode("utf-8", "surrogateescape"))
         if size > MAX_NAME_BYTES:
             return f"has a {what} of {size} bytes, over the limit of {MAX_NAME_BYTES}"
@@ -249,6 +255,10 @@ def _name_problem(member: tarfile.TarInfo) -> str | None:
         if depth > MAX_NAME_DEPTH:
             return f"has a {what} of {depth} path components, over the limit of {MAX_NAME_DEPTH}"
     return None
+
+
+_SURELY_SHORT = MAX_NAME_BYTES // 4
+"""Characters in a name surely within the byte limit (4 bytes at most a character)."""
 
 
 def _key(joined: str) -> bytes:
@@ -267,28 +277,52 @@ def _step(state: hashlib.blake2b, part: str, *, first: bool) -> hashlib.blake2b:
     return state
 
 
-def _replaces_directory(member: tarfile.TarInfo, directories: set[bytes]) -> str | None:
-    """A file whose name an earlier member used as a directory (`d/x`, then `d`):
-    extraction would fail on it half-way. Records the directories `member` implies, one
-    key each: when its parent is known, so are all its ancestors (they were recorded with
-    it) and nothing is added; else the new ones, deepest first, down to a known one, so
-    each directory costs its name's length once. (A symlink there fails as Cassandra's
-    does, `file exists`, when the case runs.)"""
-    name = _normal(member.name)
-    own = _key(name)
-    if not member.isdir() and not member.issym() and own in directories:
-        return "replaces a directory extracted before it"
-    prefix = name.rpartition("/")[0]
-    while prefix and (key := _key(prefix)) not in directories:
-        directories.add(key)
-        prefix = prefix.rpartition("/")[0]
-    if member.isdir():
-        directories.add(own)
-    return None
+class _Directories:
+    """The directories extraction makes, each kept as the hash of its joined name. This
+    check keeps extraction from failing half-way, not names inside the root (links are
+    keyed by BLAKE2b): a collision, with a seed per process, would refuse a tarball or
+    leave its failure to extraction. Members come grouped by directory, so the last
+    one's parent is remembered."""
+
+    def __init__(self) -> None:
+        self.known: set[int] = set()
+        self.last_parent = ""
+
+    def replaced(self, member: Member) -> str | None:
+        """A file whose name an earlier member used as a directory (`d/x`, then `d`):
+        extraction would fail on it half-way. Records the directories `member` implies:
+        when its parent is known, so are all its ancestors (they were recorded with it)
+        and nothing is added; else the new ones, deepest first, down to a known one, so
+        each directory costs its name's length once. (A symlink there fails as
+        Cassandra's does, `file exists`, when the case runs.)"""
+        name = _normal(member.name)
+        known = self.known
+        if member.kind not in _DIRECTORY_OR_LINK and hash(name) in known:
+            return "replaces a directory extracted before it"
+        parent = name.rpartition("/")[0]
+        if parent != self.last_parent:
+            self.last_parent = parent
+            while parent and (key := hash(parent)) not in known:
+                known.add(key)
+                parent = parent.rpartition("/")[0]
+        if member.isdir():
+            known.add(hash(name))
+        return None
+
+    def __len__(self) -> int:
+        return len(self.known)
 
 
-def _member_problem(member: tarfile.TarInfo, links: _Links) -> str | None:
-    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+_DIRECTORY_OR_LINK = frozenset(b"52")
+
+
+_EXTRACTABLE = frozenset(b"01257\0")
+"""Regular files (plain, contiguous), hard links, symlinks and directories."""
+_LINKS = frozenset(b"12")
+
+
+def _member_problem(member: Member, links: _Links) -> str | None:
+    if member.kind not in _EXTRACTABLE:
         kind = (
             "a FIFO"
             if member.isfifo()
@@ -305,6 +339,8 @@ def _member_problem(member: tarfile.TarInfo, links: _Links) -> str | None:
         return "contains '..' that leads outside the extraction directory"
     if name == "":
         return None if member.isdir() else "has an empty name"
+    if not links.targets and member.kind not in _LINKS:
+        return None  # no link to walk through, nor a target to check: `name` stays inside
     try:
         resolved_parent = _resolve(name.split("/")[:-1], links)
         if links.targets and _key(name) in links.targets and not member.issym():
