@@ -22,8 +22,10 @@ __all__ = ["MAX_BYTES", "MAX_RESPONSES", "Conversation", "StoredResponses"]
 
 MAX_RESPONSES = 200
 """Responses kept per attempt: far more turns than a case's agent takes."""
-MAX_BYTES = 64 * 1024 * 1024
-"""Conversation kept per attempt, as JSON: twice the largest request the bridge takes."""
+MAX_BYTES = 32 * 1024 * 1024
+"""Conversation kept per attempt, as JSON: the largest request the bridge takes (a client
+that sends the whole conversation every turn with `store` left on has each one kept, so
+this is also about what an attempt's bridge holds in memory)."""
 
 
 @dataclass(frozen=True)
