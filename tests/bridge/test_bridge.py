@@ -340,6 +340,12 @@ def test_a_sandboxed_cli_reaches_its_bridge_and_nothing_else(
         assert probe.startswith("ConnectionRefusedError"), probe
     else:
         assert probe == "connected"
+    # report.json says the bridged CLI had the relay alone, whatever agent_network says.
+    isolation = report.run.isolation
+    assert isolation is not None and isolation.agent_network is (flags[-1:] != ["off"])
+    assert isolation.agent_network_relay == ("bridge" if relayed else None)
+    written = json.loads((tmp_path / "boxed" / "report.json").read_text())["run"]["isolation"]
+    assert written.get("agent_network_relay") == isolation.agent_network_relay
 
 
 def test_bridge_off_keeps_the_clis_direct_calls(

@@ -1,13 +1,16 @@
 """The Anthropic Messages API (POST /v1/messages) to and from assay's canonical request.
 
-Canonical blocks are already in the Messages shape, so messages map nearly 1:1. What a
-request carries that the canonical one does not is dropped before the call, and so before
-the cache key: `stream` (answered here), `metadata` (Claude Code puts a per-session
-`user_id` there), `cache_control` marks (assay's adapter places its own), `thinking`,
-`top_p` / `top_k`, `stop_sequences`, and server tools (web search, code execution: they
-have no `input_schema` and run on Anthropic's side). A system prompt given as blocks is
-their texts joined. The answer is a whole message, or with `stream: true` that message
-as the API's server-sent events, synthesised from it.
+Canonical blocks are already in the Messages shape, so messages map nearly 1:1 (the
+`thinking` / `redacted_thinking` blocks of earlier turns included, sent back as they came).
+The request's `thinking` config goes on to the provider (`ModelRequest.thinking`, in the
+cache key), and the thinking blocks of the answer come back, whole or streamed
+(`thinking_delta`, `signature_delta`). What a request carries that the canonical one does
+not is dropped before the call, and so before the cache key: `stream` (answered here),
+`metadata` (Claude Code puts a per-session `user_id` there), `cache_control` marks
+(assay's adapter places its own), `top_p` / `top_k`, `stop_sequences`, and server tools
+(web search, code execution: they have no `input_schema` and run on Anthropic's side). A
+system prompt given as blocks is their texts joined. The answer is a whole message, or
+with `stream: true` that message as the API's server-sent events, synthesised from it.
 """
 
 from __future__ import annotations
@@ -48,7 +51,18 @@ def from_messages_request(body: Any, *, sample: int) -> ModelRequest:
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
         purpose="agent",
         sample=sample,
+        thinking=_thinking(body.get("thinking")),
     )
+
+
+def _thinking(config: Any) -> dict[str, Any] | None:
+    """The request's `thinking` config as the provider takes it; which types and budgets a
+    model accepts is the provider's to say (its 400 comes back to the CLI)."""
+    if config is None:
+        return None
+    if not isinstance(config, dict) or not isinstance(config.get("type"), str):
+        raise ValueError("thinking: an object with a `type` is required")
+    return dict(config)
 
 
 def _system(system: Any) -> str:

@@ -7,14 +7,23 @@ Codex's `apply_patch`) is offered to the model as a function of one string `inpu
 its calls go back as `custom_tool_call` items. `reasoning` items are dropped (the
 canonical request holds no OpenAI reasoning), as are `stream`, `store`, `include`,
 `metadata`, `user`, `prompt_cache_key`, `reasoning`, `text` and `parallel_tool_calls`.
-A request that continues a stored response (`previous_response_id`) is refused: the
-bridge stores none, so the CLI must send the whole conversation (Codex does, `store: false`).
 Tools of other types (web search, file search, a local shell) are not offered.
+
+A request may continue a response the bridge served in this attempt
+(`previous_response_id`): its input is then that response's conversation and output, then
+the request's own input (the earlier `instructions` are not carried over, as in the API),
+read from the attempt's `StoredResponses`; an id it does not hold is the API's 400
+`previous_response_not_found`. A response is stored unless the request says `store:
+false` (Codex does, and sends the whole conversation every turn). A response's id, and its
+items', are made from the attempt's count of responses and the answer, so a replayed
+attempt (`--cache`, `--offline`) gives the same ids in the same order.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -27,11 +36,19 @@ from assay.bridge.openai_common import (
     tool_choice,
     tool_spec,
 )
+from assay.bridge.stored_responses import StoredResponses
 from assay.models.base import Message, ModelRequest, ModelResponse, ToolSpec
 
-__all__ = ["custom_tools", "error_body", "from_responses_request", "response_events", "to_response"]
+__all__ = [
+    "ResponseNotFound",
+    "answer",
+    "custom_tools",
+    "error_body",
+    "from_responses_request",
+    "response_events",
+    "to_response",
+]
 
-_ids = itertools.count(1)
 _CUSTOM_INPUT = {
     "type": "object",
     "properties": {"input": {"type": "string", "description": "the tool's free-form input"}},
@@ -49,23 +66,41 @@ def custom_tools(body: Any) -> frozenset[str]:
     )
 
 
-def from_responses_request(body: Any, *, sample: int) -> ModelRequest:
-    """A responses.create body as a canonical request; ValueError when it is not one."""
+class ResponseNotFound(ValueError):
+    """`previous_response_id` names no response this attempt's bridge holds: `body` is
+    the API's own error for it."""
+
+    def __init__(self, response_id: str, stored: StoredResponses) -> None:
+        message = (
+            f"Previous response with id {response_id!r} not found. (assay's bridge keeps the "
+            f"responses of this attempt asked to be stored, the newest {stored.max_responses}"
+            f" and {stored.max_bytes // 2**20} MiB of conversation at most; or send the "
+            f"whole conversation as input)"
+        )
+        super().__init__(message)
+        self.body = {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": "previous_response_id",
+                "code": "previous_response_not_found",
+            }
+        }
+
+
+def from_responses_request(
+    body: Any, *, sample: int, stored: StoredResponses | None = None
+) -> ModelRequest:
+    """A responses.create body as a canonical request, continuing the response of
+    `stored` it names (`previous_response_id`); ValueError when it is not one,
+    ResponseNotFound when it names none held."""
     if not isinstance(body, dict):
         raise ValueError("the body is not a JSON object")
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise ValueError("model: a model name is required")
-    if body.get("previous_response_id"):
-        raise ValueError(
-            "previous_response_id: assay's bridge stores no responses; send the whole "
-            "conversation as input (store: false)"
-        )
     system = [body["instructions"]] if isinstance(body.get("instructions"), str) else []
-    raw = body.get("input")
-    items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
-    if not isinstance(items, list):
-        raise ValueError("input: a string or a list of items is required")
+    items = [*_earlier_items(body, stored), *input_items(body)]
     messages: list[Message] = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -116,6 +151,46 @@ def from_responses_request(body: Any, *, sample: int) -> ModelRequest:
     )
 
 
+def input_items(body: dict[str, Any]) -> list[Any]:
+    """The request's own input as a list of items (a string is one user message)."""
+    raw = body.get("input")
+    items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+    if not isinstance(items, list):
+        raise ValueError("input: a string or a list of items is required")
+    return items
+
+
+def _earlier_items(body: dict[str, Any], stored: StoredResponses | None) -> tuple[Any, ...]:
+    previous = body.get("previous_response_id")
+    if previous is None:
+        return ()
+    if not isinstance(previous, str):
+        raise ValueError("previous_response_id: a response id (a string) is required")
+    conversation = stored.conversation(previous) if stored is not None else None
+    if conversation is None:
+        raise ResponseNotFound(previous, stored if stored is not None else StoredResponses())
+    return conversation.items
+
+
+def answer(
+    body: dict[str, Any], response: ModelResponse, stored: StoredResponses
+) -> dict[str, Any]:
+    """The `response` object answering request `body`, its id the next of the attempt's;
+    its conversation kept in `stored` unless the request says `store: false`."""
+    model = str(body["model"])
+    stored.served += 1
+    content = json.dumps([stored.served, model, response.content], sort_keys=True)
+    response_id = "resp_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:40]
+    whole = to_response(response, model, custom=custom_tools(body), response_id=response_id)
+    if body.get("store") is not False:
+        previous = body.get("previous_response_id")
+        # Read again: the one it continued may have been dropped while the model answered.
+        before = stored.conversation(previous) if isinstance(previous, str) else None
+        if before is not None or previous is None:
+            stored.keep(response_id, before=before, added=[*input_items(body), *whole["output"]])
+    return whole
+
+
 def _tools(tools: Any) -> Iterator[ToolSpec]:
     for tool in tools if isinstance(tools, list) else []:
         if not isinstance(tool, dict):
@@ -126,14 +201,21 @@ def _tools(tools: Any) -> Iterator[ToolSpec]:
             yield tool_spec(tool.get("name"), tool.get("description"), _CUSTOM_INPUT)
 
 
-def _output(response: ModelResponse, custom: frozenset[str]) -> list[dict[str, Any]]:
+def _output(
+    response: ModelResponse, custom: frozenset[str], response_id: str
+) -> list[dict[str, Any]]:
     output: list[dict[str, Any]] = []
+    suffix = response_id.removeprefix("resp_")
+
+    def item_id(prefix: str) -> str:
+        return f"{prefix}_{suffix}_{len(output)}"
+
     text = response.text()
     if text:
         output.append(
             {
                 "type": "message",
-                "id": f"msg_bridge{next(_ids):08d}",
+                "id": item_id("msg"),
                 "status": "completed",
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": text, "annotations": []}],
@@ -144,7 +226,7 @@ def _output(response: ModelResponse, custom: frozenset[str]) -> list[dict[str, A
         if block["name"] in custom:
             item = {
                 "type": "custom_tool_call",
-                "id": f"ctc_bridge{next(_ids):08d}",
+                "id": item_id("ctc"),
                 "call_id": block["id"],
                 "name": block["name"],
                 "input": str((tool_input or {}).get("input", "")),
@@ -153,7 +235,7 @@ def _output(response: ModelResponse, custom: frozenset[str]) -> list[dict[str, A
         else:
             item = {
                 "type": "function_call",
-                "id": f"fc_bridge{next(_ids):08d}",
+                "id": item_id("fc"),
                 "call_id": block["id"],
                 "name": block["name"],
                 "arguments": arguments_text(tool_input),
@@ -164,22 +246,26 @@ def _output(response: ModelResponse, custom: frozenset[str]) -> list[dict[str, A
 
 
 def to_response(
-    response: ModelResponse, model: str, *, custom: frozenset[str] = frozenset()
+    response: ModelResponse,
+    model: str,
+    *,
+    custom: frozenset[str] = frozenset(),
+    response_id: str = "resp_bridge",
 ) -> dict[str, Any]:
-    """The whole `response` object for `response`."""
+    """The whole `response` object for `response`, with id `response_id`."""
     usage = response.usage
     cached = usage.cache_read_tokens
     prompt = usage.input_tokens + cached + usage.cache_write_tokens
     incomplete = response.stop_reason == "max_tokens"
     return {
-        "id": f"resp_bridge{next(_ids):08d}",
+        "id": response_id,
         "object": "response",
         "created_at": int(time.time()),
         "status": "incomplete" if incomplete else "completed",
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "error": None,
         "model": model,
-        "output": _output(response, custom),
+        "output": _output(response, custom, response_id),
         "parallel_tool_calls": True,
         "tool_choice": "auto",
         "tools": [],

@@ -17,9 +17,10 @@ network of its own gets: the sandbox's exec shim relays its own 127.0.0.1:PORT t
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,10 @@ _RESPONSES = _Api(
 class _Bridge:
     def __init__(self, session: BridgeSession) -> None:
         self.session = session
+        # A Responses request may continue a response of this attempt's: its translator
+        # reads them from the session's store.
+        continued = functools.partial(_RESPONSES.translate, stored=session.responses)
+        self.responses_api = replace(_RESPONSES, translate=continued)
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_REQUEST_BYTES)
@@ -74,6 +79,8 @@ class _Bridge:
             canonical = api.translate(body, sample=self.session.sample)
         except web.HTTPRequestEntityTooLarge:
             raise
+        except openai_responses.ResponseNotFound as exc:
+            return web.json_response(exc.body, status=400)
         except (ValueError, UnicodeDecodeError) as exc:
             message = f"assay's bridge: {exc}"
             return web.json_response(api.error("invalid_request_error", message), status=400)
@@ -114,12 +121,11 @@ class _Bridge:
         return _sse([*lines, "data: [DONE]\n\n"])
 
     async def responses(self, request: web.Request) -> web.StreamResponse:
-        called = await self._call(request, _RESPONSES)
+        called = await self._call(request, self.responses_api)
         if isinstance(called, web.Response):
             return called
         body, _, answer = called
-        custom = openai_responses.custom_tools(body)
-        response = openai_responses.to_response(answer, str(body["model"]), custom=custom)
+        response = openai_responses.answer(body, answer, self.session.responses)
         if not body.get("stream"):
             return web.json_response(response)
         events = (

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from assay.bridge.budget import LIVE, RUN_BUDGET, over_budget
 from assay.bridge.normalise import PathNames, keyed_request
+from assay.bridge.stored_responses import StoredResponses
 from assay.bridge.transcript import ModelCalls
 from assay.core.usage import Usage, sum_usage
 from assay.errors import ModelError, ModelUnavailable
@@ -71,6 +72,8 @@ class BridgeSession:
         self.stopped: str | None = None
         """Why the bridge refused a call it could not make (budget, offline miss)."""
         self.closed = False
+        self.responses = StoredResponses()
+        """The Responses API's answers a later request may continue (`previous_response_id`)."""
         self.calls_log = ModelCalls(transcript, {**(environ or {}), "BRIDGE_TOKEN": self.token})
 
     def authorised(self, given: str | None) -> bool:

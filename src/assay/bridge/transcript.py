@@ -52,6 +52,8 @@ class ModelCalls:
         added = _added(self._seen, request.messages)
         line["messages"] = [{"role": m.role, "content": list(m.content)} for m in added]
         line["tools"] = [tool.name for tool in request.tools]
+        if request.thinking is not None:
+            line["thinking"] = request.thinking
         if response is not None:
             line["response"] = {"content": response.content, "stop_reason": response.stop_reason}
             line["usage"] = response.usage.model_dump(mode="json")

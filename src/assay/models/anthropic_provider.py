@@ -85,6 +85,8 @@ def anthropic_params(request: ModelRequest) -> dict[str, Any]:
     if request.tools:
         params["tools"] = [_tool(t) for t in request.tools]
         params["tool_choice"] = anthropic_tool_choice(request.tool_choice)
+    if request.thinking is not None:
+        params["thinking"] = dict(request.thinking)
     return params
 
 

@@ -54,12 +54,19 @@ class ModelRequest:
     sample: int = 0
     """Which repeat (attempt) the call belongs to. Never sent; part of the cache key, so
     that `--repeat K` with `--cache` records K independent samples instead of replaying one."""
+    thinking: dict[str, Any] | None = None
+    """The Messages API's `thinking` config as a caller gave it (`{"type": "enabled",
+    "budget_tokens": N}`, `{"type": "adaptive"}`, `{"type": "disabled"}`), sent as it is by
+    the Anthropic adapters (the API's, Bedrock's, Vertex's) and ignored by the others; None:
+    the model's default. In the cache key only when set, so older recordings still replay.
+    assay's own agent and judge never set it; the bridge carries a CLI's."""
 
 
 @dataclass
 class ModelResponse:
     content: list[dict[str, Any]]
-    """`text` and `tool_use` blocks, in order."""
+    """`text` and `tool_use` blocks, in order; an Anthropic model's `thinking` and
+    `redacted_thinking` blocks too, kept as they came (a tool-use loop sends them back)."""
     stop_reason: str
     usage: Usage = field(default_factory=Usage)
 

@@ -1,10 +1,11 @@
 """Record/replay of model calls (`--cache DIR`, `--offline`).
 
 An entry is keyed by the sha256 of the canonical request: provider, model, system,
-messages, tools, tool_choice, max_tokens, temperature and purpose, serialised as sorted
-JSON. Never keys, headers or base URLs: a recording made against one endpoint replays
-anywhere. Entries live at `<dir>/<purpose>/<key[:2]>/<key>.json`, so judge verdicts sit
-apart from agent calls and changing an assertion re-judges without re-running the agent.
+messages, tools, tool_choice, max_tokens, temperature, purpose, sample and (only when
+set) thinking, serialised as sorted JSON. Never keys, headers or base URLs: a recording
+made against one endpoint replays anywhere. Entries live at
+`<dir>/<purpose>/<key[:2]>/<key>.json`, so judge verdicts sit apart from agent calls and
+changing an assertion re-judges without re-running the agent.
 
 A replayed call returns the recorded usage and cost, so a rerun reports the same numbers.
 A corrupt entry is logged and treated as a miss; the fresh answer, when the model is
@@ -80,6 +81,8 @@ def request_key(provider: str, request: ModelRequest) -> str:
         "purpose": request.purpose,
         "sample": request.sample,
     }
+    if request.thinking is not None:  # absent otherwise: keys recorded before it still match
+        canonical["thinking"] = request.thinking
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

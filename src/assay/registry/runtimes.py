@@ -62,6 +62,10 @@ class RuntimeSpec:
     a command or preset agent kills its process then): the runner's own timer waits a few
     seconds longer, only for an agent that failed to stop. Without it the runner's timer
     stops the agent at the timeout itself."""
+    relays_to_bridge: Callable[[RunOptions, str | None], bool] | None = None
+    """Whether an attempt with subject model `model` runs its program, in the OS sandbox,
+    with no network but the relay to its model bridge (a bridged agent CLI preset); the
+    report says so (`run.isolation.agent_network_relay`). None (the field): never."""
 
 
 RUNTIMES: Registry[RuntimeSpec] = Registry(
@@ -111,6 +115,16 @@ def _preset_model_problem(module: str) -> Callable[[str], str | None]:
     return problem
 
 
+def _preset_relays_to_bridge(module: str, program: str) -> Callable[[RunOptions, str | None], bool]:
+    """The preset's own answer (`Preset.relays_to_bridge`), its module imported when asked."""
+
+    def relays(options: RunOptions, model: str | None) -> bool:
+        preset = importlib.import_module(f"assay.agents.presets.{module}").PRESET(program)
+        return preset.relays_to_bridge(options, model)  # type: ignore[no-any-return]
+
+    return relays
+
+
 # Agent CLI presets (agents/presets/): runtime name, module, the CLI's program.
 PRESETS = (
     ("claude-code", "claude_code", "claude"),
@@ -128,6 +142,7 @@ for _name, _module, _program in PRESETS:
             program=_program,
             model_problem=_preset_model_problem(_module),
             keeps_timeout=True,
+            relays_to_bridge=_preset_relays_to_bridge(_module, _program),
         ),
     )
 BUILTIN_RUNTIMES = ("builtin", "command", "claude", "pi", *(name for name, _, _ in PRESETS))

@@ -332,12 +332,16 @@ def _common(values: Sequence[str | None]) -> str | None:
 
 
 def _weakest_isolation(shards: list[IsolationInfo | None]) -> IsolationInfo | None:
-    """The merged run is only as isolated as its least isolated shard (its warning kept)."""
+    """The merged run is only as isolated as its least isolated shard (its warning kept);
+    when every shard was sandboxed, its bridged CLIs' relay is said if any shard had one."""
     known = [info for info in shards if info is not None]
     if not known:
         return None
     unsandboxed = [info for info in known if info.mode == "none"]
-    return unsandboxed[0] if unsandboxed else known[0]
+    if unsandboxed:
+        return unsandboxed[0]
+    relay = next((i.agent_network_relay for i in known if i.agent_network_relay), None)
+    return known[0].model_copy(update={"agent_network_relay": relay})
 
 
 def _time_span(inputs: Sequence[_Input]) -> tuple[str, str | None]:

@@ -144,14 +144,22 @@ class CaseResult(_OmitsUnset):
     """Where the sandbox was kept (only with --keep-workspaces)."""
 
 
-class IsolationInfo(_Model):
+class IsolationInfo(_OmitsUnset):
     """How agents and verification commands were sandboxed in this run."""
+
+    _omitted_when_unset: ClassVar[frozenset[str]] = frozenset({"agent_network_relay"})
 
     mode: Literal["bwrap", "none"]
     """`bwrap`: an OS sandbox (own PID namespace, host read-only); `none`: no sandbox."""
     requested: Literal["auto", "bwrap", "none"] = "auto"
     """The `--isolation` asked for (`auto` falls back to `none` where bwrap does not work)."""
     agent_network: bool = True
+    """Whether agents share the host's network (`--agent-network`); but see
+    `agent_network_relay`."""
+    agent_network_relay: Literal["bridge"] | None = None
+    """`bridge`: the run's agent CLIs whose model calls went through assay's model bridge
+    ran in the sandbox with no network but a relay to their own bridge, whatever
+    `agent_network` says (it holds for the other agents). Absent: no agent ran so."""
     command_network: bool = True
     warning: str | None = None
     """Set when nothing was sandboxed, saying why."""

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from assay._version import __version__
+from assay.agents import runtime_spec
 from assay.grading.hidden_changes import hidden_change_warning
 from assay.isolation.git import repository_fact
 from assay.report.gate.policy import gate_policy
@@ -23,14 +24,22 @@ if TYPE_CHECKING:
 __all__ = ["build_report", "gate_policy", "now"]
 
 
-def _isolation_info(options: RunSettings) -> IsolationInfo | None:
+def _isolation_info(options: RunSettings, runs: Sequence[PlannedRun]) -> IsolationInfo | None:
     sandboxing = options.sandboxing
     if sandboxing is None:
         return None
+    relayed = sandboxing.mode == "bwrap" and any(
+        spec.relays_to_bridge(options, run.model)
+        for run in runs
+        if run.skip_reason is None
+        and (spec := runtime_spec(run.runtime)) is not None
+        and spec.relays_to_bridge is not None
+    )
     return IsolationInfo(
         mode=sandboxing.mode,
         requested=sandboxing.requested,
         agent_network=sandboxing.agent_network,
+        agent_network_relay="bridge" if relayed else None,
         command_network=sandboxing.command_network,
         warning=sandboxing.warning,
     )
@@ -82,7 +91,7 @@ def build_report(
         max_errors=options.max_errors,
         interrupted=interrupted,
         require_all=options.require_all,
-        isolation=_isolation_info(options),
+        isolation=_isolation_info(options, runs),
         gate_mode=options.gate,
         inconclusive=options.inconclusive,
         errors_count_as=options.errors_count_as,

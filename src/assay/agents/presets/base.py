@@ -196,6 +196,17 @@ class Preset(ABC):
         `token` as its key."""
         return {}
 
+    def run_model(self, subject: str | None) -> str | None:
+        """The model the CLI runs for a case whose subject model is `subject`: it, when the
+        CLI runs its provider's models; None (its own default) otherwise."""
+        return subject if subject and self.cli_model(subject) is not None else None
+
+    def relays_to_bridge(self, options: RunOptions | None, subject: str | None) -> bool:
+        """Whether an attempt with subject model `subject` runs the CLI, in the OS sandbox,
+        with no network but the relay to its bridge (`bridge.attempt.relayed`)."""
+        bridged = bridged_api(self, options, self.run_model(subject))
+        return bridged is not None and relayed(options)
+
     def price(self, model: str | None, usage: Usage) -> float | None:
         """The cost of `usage` when the CLI did not state it: the price of `model` by its
         provider's pricing; None for the CLI's own default model, which assay does not know."""
@@ -239,7 +250,7 @@ class PresetAgent:
         skill = _skill_text(ctx)
         cli_model = preset.cli_model(ctx.model) if ctx.model else None
         # The subject model when the CLI runs it; None: its own default (the plan said so).
-        model = ctx.model if cli_model is not None else None
+        model = preset.run_model(ctx.model)
         invocation = Invocation(
             prompt=prompt,
             model=cli_model,
