@@ -16,7 +16,15 @@ from typing import Any
 from assay.core.usage import Usage
 from assay.models.base import INVALID_JSON_KEY, ModelRequest, ModelResponse
 
-__all__ = ["SIGNATURE_KEY", "from_gemini", "gemini_contents", "gemini_config"]
+__all__ = [
+    "RESULT_KEYS",
+    "SIGNATURE_KEY",
+    "finish_reason",
+    "from_gemini",
+    "gemini_config",
+    "gemini_contents",
+    "usage_metadata",
+]
 
 SIGNATURE_KEY = "thought_signature"
 """The extra key of a `tool_use` block holding Gemini's signature (base64 text)."""
@@ -25,6 +33,8 @@ _call_ids = itertools.count(1)
 """Gemini's v1 API gives function calls no id; the canonical blocks need one each."""
 _ROLES = {"user": "user", "assistant": "model"}
 _STOP = {"MAX_TOKENS": "max_tokens", "STOP": "end_turn"}
+RESULT_KEYS = {False: "output", True: "error"}
+"""The key of a `functionResponse.response` holding a tool's result, by `is_error`."""
 
 
 def gemini_contents(request: ModelRequest) -> list[dict[str, Any]]:
@@ -62,7 +72,7 @@ def _part(block: dict[str, Any], names: dict[str, str]) -> dict[str, Any] | None
         return part
     if kind == "tool_result":
         call_id = str(block.get("tool_use_id") or "")
-        outcome = "error" if block.get("is_error") else "output"
+        outcome = RESULT_KEYS[bool(block.get("is_error"))]
         response: dict[str, Any] = {
             "name": names.get(call_id, "tool"),
             "response": {outcome: _result_text(block.get("content"))},
@@ -160,3 +170,34 @@ def _usage(meta: Any) -> Usage:
         + int(meta.get("thoughtsTokenCount") or 0),
         cache_read_tokens=cached,
     )
+
+
+def finish_reason(stop_reason: str) -> str:
+    """A canonical stop reason as Gemini's `finishReason`: a function call and a stop
+    sequence end with STOP; a reason read from Gemini (`safety`) goes back as it came;
+    any other (Anthropic's `refusal`) is OTHER."""
+    if stop_reason in ("tool_use", "stop_sequence"):
+        return "STOP"
+    named = {canonical: gemini for gemini, canonical in _STOP.items()}
+    reason = named.get(stop_reason, stop_reason.upper())
+    return reason if reason in _FINISHES else "OTHER"
+
+
+_FINISHES = frozenset(
+    "STOP MAX_TOKENS SAFETY RECITATION LANGUAGE OTHER BLOCKLIST PROHIBITED_CONTENT SPII"
+    " MALFORMED_FUNCTION_CALL IMAGE_SAFETY UNEXPECTED_TOOL_CALL".split()
+)
+
+
+def usage_metadata(usage: Usage) -> dict[str, int]:
+    """`usage` as Gemini's `usageMetadata` (`_usage` read backwards: the prompt count
+    includes the cached tokens)."""
+    prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    meta = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": usage.output_tokens,
+        "totalTokenCount": prompt + usage.output_tokens,
+    }
+    if usage.cache_read_tokens:
+        meta["cachedContentTokenCount"] = usage.cache_read_tokens
+    return meta
