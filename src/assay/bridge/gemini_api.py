@@ -4,8 +4,8 @@
 gemini-cli and opencode's `google/` models speak; the model is named by the path, and
 goes to assay's `gemini/` provider. The provider direction of the same mapping is
 `models/gemini_wire.py` (the SDK's shapes); what the two share (finish reasons, usage
-counts, the thought signature's key, a tool result's `output`/`error` key) is read from
-there. Keys are read in the REST API's camelCase or its snake_case alike.
+counts, the thought signature's key, a tool result's `output`/`error` key) is in
+`models/gemini_common.py`. Keys are read in the REST API's camelCase or its snake_case alike.
 
 `contents` become messages (`user`, `model` -> assistant; consecutive turns of one role
 merged): `text` parts text blocks, `functionCall` parts `tool_use` blocks (their thought
@@ -35,7 +35,7 @@ from typing import Any
 
 from assay.bridge.openai_common import merged
 from assay.models.base import INVALID_JSON_KEY, Message, ModelRequest, ModelResponse, ToolSpec
-from assay.models.gemini_wire import RESULT_KEYS, SIGNATURE_KEY, finish_reason, usage_metadata
+from assay.models.gemini_common import RESULT_KEYS, SIGNATURE_KEY, finish_reason, usage_metadata
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",

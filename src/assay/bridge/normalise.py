@@ -10,9 +10,9 @@ JavaScript's `Sun Dec 06 2026`, opencode's) written as `<date>`. gemini-cli's se
 context (its first user message) says the date in the user's locale (`Today's date is
 Sunday, December 6, 2026 (formatted ...)`: `<date>`) and names the project's directory under
 `~/.gemini/tmp/`, whose name counts the workspaces it has seen (`workspace-3`:
-`<project>`). The model is still sent the request as the CLI made it. Fields that only vary per session (`metadata.user_id`,
-`cache_control`, request ids) never reach the canonical request at all (the translators
-drop them).
+`<project>`). The model is still sent the request as the CLI made it. Fields that only
+vary per session (`metadata.user_id`, `cache_control`, request ids) never reach the
+canonical request at all (the translators drop them).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Plain data both ways (no SDK types), so that the mapping is testable on its own 
 SDK is only the transport. Canonical `tool_use` blocks become `functionCall` parts and
 `tool_result` blocks `functionResponse` parts (Gemini names the function a response
 answers, so the name is looked up by the call's id). A function call's thought signature
-(Gemini 3 requires it back in the next turn) is kept in its `tool_use` block.
+(Gemini 3 requires it back in the next turn) is kept in its `tool_use` block. What this
+mapping shares with the bridge's (the other direction) is in `gemini_common.py`.
 """
 
 from __future__ import annotations
@@ -13,28 +14,19 @@ import base64
 import itertools
 from typing import Any
 
-from assay.core.usage import Usage
 from assay.models.base import INVALID_JSON_KEY, ModelRequest, ModelResponse
+from assay.models.gemini_common import (
+    RESULT_KEYS,
+    SIGNATURE_KEY,
+    stop_reason,
+    usage_of,
+)
 
-__all__ = [
-    "RESULT_KEYS",
-    "SIGNATURE_KEY",
-    "finish_reason",
-    "from_gemini",
-    "gemini_config",
-    "gemini_contents",
-    "usage_metadata",
-]
-
-SIGNATURE_KEY = "thought_signature"
-"""The extra key of a `tool_use` block holding Gemini's signature (base64 text)."""
+__all__ = ["SIGNATURE_KEY", "from_gemini", "gemini_config", "gemini_contents"]
 
 _call_ids = itertools.count(1)
 """Gemini's v1 API gives function calls no id; the canonical blocks need one each."""
 _ROLES = {"user": "user", "assistant": "model"}
-_STOP = {"MAX_TOKENS": "max_tokens", "STOP": "end_turn"}
-RESULT_KEYS = {False: "output", True: "error"}
-"""The key of a `functionResponse.response` holding a tool's result, by `is_error`."""
 
 
 def gemini_contents(request: ModelRequest) -> list[dict[str, Any]]:
@@ -150,54 +142,7 @@ def from_gemini(body: dict[str, Any]) -> ModelResponse:
         elif isinstance(part.get("text"), str):
             content.append({"type": "text", "text": part["text"]})
     finish = str(candidate.get("finishReason") or "STOP")
-    stop = (
-        "tool_use"
-        if any(b["type"] == "tool_use" for b in content)
-        else _STOP.get(finish, finish.lower())
+    stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else stop_reason(finish)
+    return ModelResponse(
+        content=content, stop_reason=stop, usage=usage_of(body.get("usageMetadata"))
     )
-    return ModelResponse(content=content, stop_reason=stop, usage=_usage(body.get("usageMetadata")))
-
-
-def _usage(meta: Any) -> Usage:
-    if not isinstance(meta, dict):
-        return Usage()
-    cached = int(meta.get("cachedContentTokenCount") or 0)
-    prompt = int(meta.get("promptTokenCount") or 0)
-    return Usage(
-        input_tokens=max(prompt - cached, 0),
-        # Thinking tokens are billed as output.
-        output_tokens=int(meta.get("candidatesTokenCount") or 0)
-        + int(meta.get("thoughtsTokenCount") or 0),
-        cache_read_tokens=cached,
-    )
-
-
-def finish_reason(stop_reason: str) -> str:
-    """A canonical stop reason as Gemini's `finishReason`: a function call and a stop
-    sequence end with STOP; a reason read from Gemini (`safety`) goes back as it came;
-    any other (Anthropic's `refusal`) is OTHER."""
-    if stop_reason in ("tool_use", "stop_sequence"):
-        return "STOP"
-    named = {canonical: gemini for gemini, canonical in _STOP.items()}
-    reason = named.get(stop_reason, stop_reason.upper())
-    return reason if reason in _FINISHES else "OTHER"
-
-
-_FINISHES = frozenset(
-    "STOP MAX_TOKENS SAFETY RECITATION LANGUAGE OTHER BLOCKLIST PROHIBITED_CONTENT SPII"
-    " MALFORMED_FUNCTION_CALL IMAGE_SAFETY UNEXPECTED_TOOL_CALL".split()
-)
-
-
-def usage_metadata(usage: Usage) -> dict[str, int]:
-    """`usage` as Gemini's `usageMetadata` (`_usage` read backwards: the prompt count
-    includes the cached tokens)."""
-    prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-    meta = {
-        "promptTokenCount": prompt,
-        "candidatesTokenCount": usage.output_tokens,
-        "totalTokenCount": prompt + usage.output_tokens,
-    }
-    if usage.cache_read_tokens:
-        meta["cachedContentTokenCount"] = usage.cache_read_tokens
-    return meta
