@@ -197,6 +197,7 @@ def test_gemini_cli_runs_through_the_bridge_and_replays_offline(
     and a rerun with `--cache --offline` makes no call at all, though the CLI's session
     context names another date form and another project directory each run."""
     dump = cli_on_path(tmp_path, "gemini-cli", monkeypatch)
+    monkeypatch.setenv("GOOGLE_API_KEY", REAL_GEMINI_KEY)  # the SDK's other name for it
     cache = str(tmp_path / "cache")
 
     def review(name: str, *extra: str) -> tuple[int, Report]:

@@ -10,7 +10,8 @@ assay's prefix), and its key is that provider's; with its own default model it m
 key of any provider it runs. Its `anthropic/` models (the Messages API) and `openai/` ones
 (Chat Completions) go through assay's model bridge: LiteLLM reads their base URLs from the
 environment. Its `gemini/` models stay direct: LiteLLM's Gemini chat takes a base URL only
-as a per-call `api_base` (no variable), which aider sets from a model-settings file alone.
+as a call's `api_base` (its GEMINI_API_BASE serves other endpoints), which aider sets from
+a model-settings file alone.
 """
 
 from __future__ import annotations
