@@ -1,5 +1,5 @@
-"""The model bridge end to end: fake `claude`, `codex`, `opencode` and `aider` CLIs calling
-their real SDKs.
+"""The model bridge end to end: fake `claude`, `codex`, `gemini`, `opencode` and `aider` CLIs
+calling their real SDKs.
 
 The CLIs (tests/fakes/sdk_agent_cli.py) run a tool-use loop against the base URL in their
 environment; assay points it at the attempt's bridge, which forwards every call through
@@ -27,6 +27,7 @@ from assay.models.pricing import cost_usd
 from assay.report.model import Report
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.corpus_responder import corpus_responder
+from tests.fakes.gemini_api import FakeGemini, messages_responder
 from tests.fakes.openai_api import FakeOpenAI
 from tests.fakes.sdk_agent_cli import CLI_USAGE
 from tests.fakes.sdk_clis import anthropic_agent, install_sdk_cli, openai_agent
@@ -36,9 +37,14 @@ pytestmark = pytest.mark.slow  # real processes and servers per test: seconds ea
 ROOT = Path(__file__).resolve().parents[2]
 REAL_ANTHROPIC_KEY = "sk-ant-real-key-never-in-the-sandbox-0123456789"
 REAL_OPENAI_KEY = "sk-proj-real-openai-key-never-in-the-sandbox-0123"
+REAL_GEMINI_KEY = "AIzaSy-real-gemini-key-never-in-the-sandbox-01234"
 REVIEW_CASE = "bug-detection/null-property-access"
 TASK_CASE = "assay-python-tasks/slugify-unicode"
-MODELS = {"claude-code": "anthropic/claude-sonnet-4-6", "codex": "openai/gpt-5"}
+MODELS = {
+    "claude-code": "anthropic/claude-sonnet-4-6",
+    "codex": "openai/gpt-5",
+    "gemini-cli": "gemini/gemini-2.5-pro",
+}
 # What the fake model's turns cost (tests/fakes: a tool call, then a text answer).
 AGENT_TURNS = {
     "claude-code": Usage(input_tokens=40 + 25, output_tokens=20 + 10),
@@ -65,6 +71,19 @@ def providers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeAnthropic, 
         monkeypatch.setenv("OPENAI_API_KEY", REAL_OPENAI_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", gpt.base_url)
         yield claude, gpt
+
+
+@pytest.fixture
+def gemini_upstream(
+    monkeypatch: pytest.MonkeyPatch, providers: tuple[FakeAnthropic, FakeOpenAI]
+) -> Iterator[FakeGemini]:
+    """The fake Gemini API (gemini-cli's agent calls, and opencode's `google/` ones), where
+    assay's own `gemini/` provider finds it; the judge stays Anthropic's."""
+    with FakeGemini(api_key=REAL_GEMINI_KEY, responder=messages_responder(anthropic_agent(
+            _no_judge))) as gemini:  # fmt: skip
+        monkeypatch.setenv("GEMINI_API_KEY", REAL_GEMINI_KEY)
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini.url)
+        yield gemini
 
 
 def _no_judge(request: dict[str, Any]) -> Any:
@@ -105,7 +124,7 @@ def run(tmp_path: Path, name: str, preset: str, *extra: str) -> tuple[int, Repor
     return code, Report.model_validate_json((report / "report.json").read_text())
 
 
-def agent_calls(fake: FakeAnthropic | FakeOpenAI) -> int:
+def agent_calls(fake: FakeAnthropic | FakeOpenAI | FakeGemini) -> int:
     return sum(1 for body in fake.bodies() if "read_file" in json.dumps(body.get("tools")))
 
 
@@ -169,6 +188,62 @@ def test_a_preset_runs_through_the_bridge_and_replays_offline(
     assert code2 == code
 
 
+def test_gemini_cli_runs_through_the_bridge_and_replays_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gemini_upstream: FakeGemini
+) -> None:
+    """gemini-cli speaks Gemini's own API (streamGenerateContent with `alt=sse`, its key as
+    `x-goog-api-key`): its calls go through the bridge to assay's `gemini/` provider, the
+    case's usage is the bridge's count, its real key stays out of the CLI's environment,
+    and a rerun with `--cache --offline` makes no call at all, though the CLI's session
+    context names another date form and another project directory each run."""
+    dump = cli_on_path(tmp_path, "gemini-cli", monkeypatch)
+    monkeypatch.setenv("GOOGLE_API_KEY", REAL_GEMINI_KEY)  # the SDK's other name for it
+    cache = str(tmp_path / "cache")
+
+    def review(name: str, *extra: str) -> tuple[int, Report]:
+        report = tmp_path / name
+        argv = ["run", "evals", "--runtime", "gemini-cli", "--model", MODELS["gemini-cli"]]
+        judge = ["--judge-model", "anthropic/claude-sonnet-4-6", "-t", REVIEW_CASE]
+        code = main([*argv, *judge, "--report-dir", str(report), *extra])
+        return code, Report.model_validate_json((report / "report.json").read_text())
+
+    code, report = review("first", "--cache", cache)
+    (case,) = report.cases
+    assert case.status == "pass", case.reason
+    assert agent_calls(gemini_upstream) == 2  # a function call, then the answer
+    lines = _model_calls(tmp_path / "first", REVIEW_CASE)
+    assert [(line["api"], line["stream"]) for line in lines[:-1]] == [
+        ("gemini-generate-content", True)
+    ] * 2
+    assert lines[0]["response"]["stop_reason"] == "tool_use"
+    expected = Usage(input_tokens=40 + 25, output_tokens=20 + 10)
+    price = cost_usd("gemini-2.5-pro", expected)
+    assert price is not None
+    summary = lines[-1]["summary"]
+    assert summary["calls"] == 2
+    assert summary["usage"]["input_tokens"] == expected.input_tokens
+    assert summary["usage"]["cost_usd"] == pytest.approx(price)
+    assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
+    # The case's usage is the bridge's count plus its judge's, not the CLI's claim ($0.50).
+    assert case.usage.input_tokens > expected.input_tokens
+    assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
+    # The function call's id went back with its response: the second call answered it.
+    second = gemini_upstream.bodies()[-1]
+    answered = [p for c in second["contents"] for p in c["parts"] if "functionResponse" in p]
+    assert answered and answered[0]["functionResponse"]["name"] == "read_file"
+    (env,) = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert REAL_GEMINI_KEY not in json.dumps(env)
+    assert env["GEMINI_API_KEY"].startswith("assay-bridge-")
+    assert env["GOOGLE_GEMINI_BASE_URL"].startswith("http://127.0.0.1:")
+    assert "GOOGLE_API_KEY" not in env
+    calls_before = gemini_upstream.calls
+    code2, replayed = review("second", "--cache", cache, "--offline")
+    assert gemini_upstream.calls == calls_before, "the offline run called the provider"
+    (again,) = replayed.cases
+    assert again.status == case.status and again.usage == case.usage
+    assert code2 == code
+
+
 # opencode and aider run many providers' models: Anthropic's and OpenAI's go through the
 # bridge, each on the API the CLI speaks for it (and the bridge's API named in the calls file).
 MANY_PROVIDERS = [
@@ -176,6 +251,8 @@ MANY_PROVIDERS = [
     ("opencode", "openai/gpt-5", "openai-responses", True),
     ("aider", "anthropic/claude-sonnet-4-6", "anthropic-messages", False),  # --no-stream
     ("aider", "openai/gpt-5", "openai-chat", False),
+    # opencode's `google/` models: Gemini's API, with no ids on its calls (the AI SDK's way)
+    ("opencode", "gemini/gemini-2.5-pro", "gemini-generate-content", True),
 ]
 
 
@@ -188,6 +265,7 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     providers: tuple[FakeAnthropic, FakeOpenAI],
+    gemini_upstream: FakeGemini,
 ) -> None:
     """The fake CLIs read their base URL and key where the real ones do (opencode: its
     inline config; aider: LiteLLM's variables): a review case's calls go through the
@@ -195,7 +273,11 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     no call at all."""
     dump = cli_on_path(tmp_path, preset, monkeypatch)
     claude, gpt = providers
-    upstream = claude if model.startswith("anthropic/") else gpt
+    upstream: FakeAnthropic | FakeOpenAI | FakeGemini = {
+        "anthropic": claude,
+        "openai": gpt,
+        "gemini": gemini_upstream,
+    }[model.split("/", 1)[0]]
 
     def review(name: str, *extra: str) -> tuple[int, Report]:
         report = tmp_path / name
@@ -223,21 +305,26 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     assert case.usage.input_tokens > expected.input_tokens
     assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
     (env,) = [json.loads(line) for line in dump.read_text().splitlines()]
-    assert REAL_ANTHROPIC_KEY not in json.dumps(env)
-    assert REAL_OPENAI_KEY not in json.dumps(env)
-    key = "ANTHROPIC_API_KEY" if model.startswith("anthropic/") else "OPENAI_API_KEY"
+    for real in (REAL_ANTHROPIC_KEY, REAL_OPENAI_KEY, REAL_GEMINI_KEY):
+        assert real not in json.dumps(env)
+    key = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}.get(
+        model.split("/", 1)[0], "GOOGLE_GENERATIVE_AI_API_KEY"
+    )
     assert env[key].startswith("assay-bridge-")
-    calls_before = (claude.calls, gpt.calls)
+    calls_before = (claude.calls, gpt.calls, gemini_upstream.calls)
     code2, replayed = review("second", "--cache", cache, "--offline")
-    assert (claude.calls, gpt.calls) == calls_before, "the offline run called the provider"
+    after = (claude.calls, gpt.calls, gemini_upstream.calls)
+    assert after == calls_before, "the offline run called the provider"
     (again,) = replayed.cases
     assert again.status == case.status and again.usage == case.usage
     assert code2 == code
 
 
 def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
-    """The bridge speaks neither Gemini's API nor Bedrock's: a CLI running those keeps
-    its direct calls and its provider's own key, as does a CLI on its own default model."""
+    """The bridge speaks neither Bedrock's API nor Vertex's: a CLI running those keeps its
+    direct calls and its provider's own key, as does a CLI on its own default model.
+    opencode's Gemini models are bridged (its config takes Google's base URL); aider's
+    are not (LiteLLM reads no base URL for Gemini's chat from the environment)."""
     from assay.agents.presets.aider import Aider
     from assay.agents.presets.opencode import Opencode
     from assay.bridge.attempt import bridged_api
@@ -247,10 +334,15 @@ def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
     for preset in (Opencode("opencode"), Aider("aider")):
         assert bridged_api(preset, options, "anthropic/claude-sonnet-4-6") == "anthropic"
         assert bridged_api(preset, options, "openai/gpt-5") == "openai"
-        for model in ("gemini/gemini-2.5-pro", "bedrock/us.anthropic.claude-haiku-4-5-v1:0"):
+        for model in (
+            "vertex/claude-sonnet-4-6@20260115",
+            "bedrock/us.anthropic.claude-haiku-4-5-v1:0",
+        ):
             assert bridged_api(preset, options, model) is None
         assert bridged_api(preset, options, None) is None
         assert bridged_api(preset, RunOptions(bridge=False), "openai/gpt-5") is None
+    assert bridged_api(Opencode("opencode"), options, "gemini/gemini-2.5-pro") == "gemini"
+    assert bridged_api(Aider("aider"), options, "gemini/gemini-2.5-pro") is None
 
 
 def test_opencode_keeps_the_users_own_inline_config(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,18 +1,21 @@
-"""Fake `claude`, `codex`, `opencode` and `aider` CLIs that call their model through the
-real SDKs (see sdk_clis.py).
+"""Fake `claude`, `codex`, `gemini`, `opencode` and `aider` CLIs that call their model
+through the real SDKs (see sdk_clis.py).
 
 Each is a small tool-use loop: it sends the task to the model at the base URL it finds
 where the real CLI looks for it (claude: `ANTHROPIC_BASE_URL`; codex: `OPENAI_BASE_URL`;
-opencode: its inline config, OPENCODE_CONFIG_CONTENT; aider: LiteLLM's variables), on
+gemini: `GOOGLE_GEMINI_BASE_URL` with GEMINI_API_KEY as its `x-goog-api-key`; opencode:
+its inline config, OPENCODE_CONFIG_CONTENT; aider: LiteLLM's variables), on
 the API the real CLI speaks for the model's provider, runs the tools the model asks for
 (`read_file`; `solve`, which runs the example agent on a task), sends their results back,
 and prints its output in the real CLI's shape with the model's final message. Like a real
 CLI it adds what varies per session to its requests (a random `metadata.user_id` /
 `prompt_cache_key`, `cache_control`, its working directory and today's date in the system
-prompt), which the bridge's cache key must not depend on. `FAKE_CLI_STREAM=0`: claude asks
-for whole answers (the fake provider, called directly, streams nothing). With
-`FAKE_CLI_ENV=<file>` it appends its whole environment there as a JSON line (`scratch`: to
-`cli-env.jsonl` in the attempt's scratch directory, which the OS sandbox lets it write).
+prompt; gemini: a session context naming the date in a locale's words and a project
+directory whose name counts the runs), which the bridge's cache key must not depend on.
+`FAKE_CLI_STREAM=0`: claude asks for whole answers (the fake provider, called directly,
+streams nothing). With `FAKE_CLI_ENV=<file>` it appends its whole environment there as a
+JSON line (`scratch`: to `cli-env.jsonl` in the attempt's scratch directory, which the OS
+sandbox lets it write).
 With `FAKE_CLI_PROBE=<port>` it first tries a TCP connection to 127.0.0.1:<port> and
 writes what came of it (`connected`, or the error) to `probe.txt` in that directory.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -192,6 +196,90 @@ def chat_turns(client: Any, model: str, system_text: str, prompt: str, shown: Sh
     return ""
 
 
+def gemini_turns(
+    client: Any, model: str, system_text: str, contents: list[Any], shown: Shown, *, ids: bool
+) -> str:
+    """The tool loop on Gemini's generateContent, streamed (`alt=sse`): the final text.
+    Without `ids` the function calls and responses go back with none (the AI SDK's way)."""
+    from google.genai import types
+
+    declarations = [
+        types.FunctionDeclaration(name=n, description=d, parameters_json_schema=s)
+        for n, d, s in [(n, d, {"type": "object", "properties": p}) for n, d, p in TOOLS]
+    ]
+    config = types.GenerateContentConfig(
+        system_instruction=system_text,
+        tools=[types.Tool(function_declarations=declarations)],
+        temperature=0,
+        top_p=0.95,  # not in the canonical request: dropped before the cache key
+    )
+    for _turn in range(4):
+        parts: list[Any] = []
+        for chunk in client.models.generate_content_stream(
+            model=model, contents=contents, config=config
+        ):
+            for candidate in chunk.candidates or []:
+                parts.extend(candidate.content.parts or [] if candidate.content else [])
+        calls = [part.function_call for part in parts if part.function_call]
+        if not ids:
+            for call in calls:
+                call.id = None
+        contents.append(types.Content(role="model", parts=parts))
+        if not calls:
+            return "".join(part.text or "" for part in parts if not part.thought)
+        answers = []
+        for call in calls:
+            result, events = run_tool(call.name, dict(call.args or {}))
+            shown(call.id or call.name, events)
+            response = types.FunctionResponse(
+                id=call.id, name=call.name, response={"output": result}
+            )
+            answers.append(types.Part(function_response=response))
+        contents.append(types.Content(role="user", parts=answers))
+    return ""
+
+
+def gemini(kind: str) -> int:
+    """gemini-cli: GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY; its first user turn is a
+    session context (the date as the locale says it, the project's directory under
+    ~/.gemini/tmp, named anew for each new workspace), then the prompt."""
+    from google import genai
+    from google.genai import errors, types
+
+    base = os.environ.get("GOOGLE_GEMINI_BASE_URL")
+    options = types.HttpOptions(base_url=base) if base else None
+    client = genai.Client(api_key=os.environ.get("GEMINI_API_KEY"), http_options=options)
+    prompt = sys.argv[sys.argv.index("-p") + 1]
+    today = datetime.date.today().strftime("%A, %B %-d, %Y")
+    project = f"~/.gemini/tmp/workspace-{random.randint(1, 999)}"
+    context = (
+        f"This is the Gemini CLI. Today's date is {today} (formatted according to the "
+        f"user's locale).\nThe project's temporary directory is: {project}"
+    )
+    contents: list[Any] = [
+        types.Content(role="user", parts=[types.Part(text=context)]),
+        types.Content(role="user", parts=[types.Part(text=prompt)]),
+    ]
+
+    def shown(call_id: str, events: list[str]) -> None:
+        for name in events:
+            out({"type": "tool_use", "tool_name": name, "tool_id": call_id, "parameters": {}})
+            out({"type": "tool_result", "tool_id": call_id, "status": "success", "output": ""})
+
+    out({"type": "init", "session_id": str(uuid.uuid4()), "model": model_of("gemini-2.5-pro")})
+    try:
+        final = gemini_turns(
+            client, model_of("gemini-2.5-pro"), system_prompt(kind), contents, shown, ids=True
+        )
+    except errors.APIError as exc:
+        out({"type": "result", "status": "error", "error": {"message": str(exc)}})
+        return 1
+    out({"type": "message", "role": "assistant", "content": final, "delta": True})
+    stats = {"input_tokens": CLI_USAGE["input"], "output_tokens": CLI_USAGE["output"]}
+    out({"type": "result", "status": "success", "stats": stats})
+    return 0
+
+
 def claude(kind: str) -> int:
     import anthropic
 
@@ -253,8 +341,9 @@ def codex(kind: str) -> int:
 
 def opencode(kind: str) -> int:
     """opencode: a provider's base URL and key from its config (OPENCODE_CONFIG_CONTENT, the
-    inline config it merges last), as the AI SDK takes them (the base URL ends in /v1);
-    Anthropic's models on the Messages API, OpenAI's on the Responses API."""
+    inline config it merges last), as the AI SDK takes them (the base URL ends in /v1, or
+    Google's in /v1beta); Anthropic's models on the Messages API, OpenAI's on the Responses
+    API, Google's on generateContent with no ids on its function calls and responses."""
     import anthropic
     import openai
 
@@ -277,10 +366,24 @@ def opencode(kind: str) -> int:
             root = base_url.removesuffix("/v1") if base_url else None
             client: Any = anthropic.Anthropic(base_url=root, api_key=api_key, max_retries=0)
             final = messages_turns(client, model, system, sys.argv[-1], shown, stream=True)
+        elif provider == "google":
+            from google import genai
+            from google.genai import types
+
+            root = base_url.removesuffix("/v1beta") if base_url else None
+            options = types.HttpOptions(base_url=root) if root else None
+            client = genai.Client(api_key=api_key, http_options=options)
+            prompt = [types.Content(role="user", parts=[types.Part(text=sys.argv[-1])])]
+            final = gemini_turns(client, model, system, prompt, shown, ids=False)
         else:
             client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
             final = responses_turns(client, model, system, sys.argv[-1], shown)
     except (anthropic.APIError, openai.APIError) as exc:
+        out({"type": "error", "error": {"name": "APIError", "data": {"message": str(exc)}}})
+        return 1
+    except Exception as exc:  # google.genai's errors.APIError, imported above only for it
+        if type(exc).__module__ != "google.genai.errors":
+            raise
         out({"type": "error", "error": {"name": "APIError", "data": {"message": str(exc)}}})
         return 1
     out({"type": "text", "part": {"text": final}})
@@ -326,7 +429,13 @@ def aider(kind: str) -> int:
     return 0
 
 
-CLIS = {"claude-code": claude, "codex": codex, "opencode": opencode, "aider": aider}
+CLIS = {
+    "claude-code": claude,
+    "codex": codex,
+    "gemini-cli": gemini,
+    "opencode": opencode,
+    "aider": aider,
+}
 
 
 def main(preset: str) -> int:

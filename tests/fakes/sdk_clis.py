@@ -1,9 +1,10 @@
 """Fake agent CLIs that call a model (sdk_agent_cli.py), and the fake model they talk to.
 
-`install_sdk_cli(bin_dir, preset)` writes `claude`, `codex`, `opencode` or `aider` into
-`bin_dir`. The model behind them is `agent_model(fallback)`: a responder for FakeAnthropic
-(Messages shape) or FakeOpenAI (chat shape) that plays the agent's model for requests that
-offer the fake CLI's tools (first a tool call: `read_file` on the diff's first file, or
+`install_sdk_cli(bin_dir, preset)` writes `claude`, `codex`, `gemini`, `opencode` or
+`aider` into `bin_dir`. The model behind them is `agent_model(fallback)`: a responder for
+FakeAnthropic (Messages shape; FakeGemini plays it through `messages_responder`) or
+FakeOpenAI (chat shape) that plays the agent's model for requests that offer the fake CLI's
+tools (first a tool call: `read_file` on the diff's first file, or
 `solve` for a task; after a tool result, the answer the case asks for) and hands every
 other request (the judge's) to `fallback`.
 """
@@ -23,7 +24,13 @@ from tests.fakes.openai_api import chat_text_reply, chat_tool_reply
 __all__ = ["PROGRAMS", "agent_answer", "anthropic_agent", "install_sdk_cli", "openai_agent"]
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAMS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode", "aider": "aider"}
+PROGRAMS = {
+    "claude-code": "claude",
+    "codex": "codex",
+    "gemini-cli": "gemini",
+    "opencode": "opencode",
+    "aider": "aider",
+}
 _CHANGED = re.compile(r"\+\+\+ b/([^\s\\\"]+)")
 _KIND = re.compile(r"case kind: (\w+)")
 

@@ -2,10 +2,10 @@
 
 On by default (`--bridge on`, `ASSAY_BRIDGE`) for a preset whose CLI speaks an API the
 bridge serves with the attempt's model (`Preset.bridge_api_for`: opencode and aider speak
-Anthropic's for `anthropic/` models, OpenAI's for `openai/` ones, their own provider's API
-for the rest); `--bridge off` keeps the CLI's direct calls. With the bridge the CLI sees no
-real key at all: its base URL is the bridge's and its API key the attempt's token
-(`Preset.bridge_environ`).
+Anthropic's for `anthropic/` models, OpenAI's for `openai/` ones, opencode Gemini's for
+`gemini/` ones, their own provider's API for the rest); `--bridge off` keeps the CLI's
+direct calls. With the bridge the CLI sees no real key at all: its base URL is the
+bridge's and its API key the attempt's token (`Preset.bridge_environ`).
 
 In the OS sandbox a bridged CLI gets no network at all by default (`--unshare-net`): the
 bridge also listens on a Unix socket in a private directory, which is bound into the

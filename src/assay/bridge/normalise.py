@@ -6,10 +6,13 @@ directory in every run; its system prompt also holds today's date. Sent as they 
 requests key the cache by them: a recorded run would never replay. So the cache key is
 taken from a copy of the request with the attempt's own directories written as
 `<sandbox>` / `<artifacts>` everywhere, and dates in the system prompt (`2026-12-06`, and
-JavaScript's `Sun Dec 06 2026`, opencode's) written as `<date>`; the model is still sent
-the request as the CLI made it. Fields that only vary per session (`metadata.user_id`,
-`cache_control`, request ids) never reach the canonical request at all (the translators
-drop them).
+JavaScript's `Sun Dec 06 2026`, opencode's) written as `<date>`. gemini-cli's session
+context (its first user message) says the date in the user's locale (`Today's date is
+Sunday, December 6, 2026 (formatted ...)`: `<date>`) and names the project's directory under
+`~/.gemini/tmp/`, whose name counts the workspaces it has seen (`workspace-3`:
+`<project>`). The model is still sent the request as the CLI made it. Fields that only
+vary per session (`metadata.user_id`, `cache_control`, request ids) never reach the
+canonical request at all (the translators drop them).
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ _DATE = re.compile(
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
     r" \d{2} \d{4}\b"
 )
+_SESSION_DATE = re.compile(
+    r"(Today's date is )[^\n\"\\]+?( \(formatted according to the user's locale\))"
+)
+"""gemini-cli's date, in whatever form the user's locale gives it."""
+_GEMINI_PROJECT = re.compile(r"(/\.gemini/tmp/)[^/\s\"\\]+")
+"""gemini-cli's directory of the project (a name it picks anew for a new workspace path)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +65,7 @@ class PathNames:
 
 def keyed_request(request: ModelRequest, names: PathNames) -> ModelRequest:
     """`request` as the cache keys it (see the module's docstring)."""
-    system = _DATE.sub("<date>", names.apply(request.system))
+    system = _DATE.sub("<date>", _session(names.apply(request.system)))
     return dataclasses.replace(
         request,
         system=system,
@@ -66,12 +75,16 @@ def keyed_request(request: ModelRequest, names: PathNames) -> ModelRequest:
 
 
 def _messages(messages: Sequence[Message], names: PathNames) -> tuple[Message, ...]:
-    if not names.pairs:
-        return tuple(messages)
     text = json.dumps([list(m.content) for m in messages], ensure_ascii=False)
     # Paths inside JSON strings are escaped as JSON escapes them: replace those forms.
     escaped = PathNames(tuple((json.dumps(p)[1:-1], n) for p, n in names.pairs))
-    contents = json.loads(escaped.apply(text))
+    contents = json.loads(_session(escaped.apply(text)))
     return tuple(
         Message(m.role, tuple(content)) for m, content in zip(messages, contents, strict=True)
     )
+
+
+def _session(text: str) -> str:
+    """`text` with gemini-cli's session context's date and project directory named."""
+    text = _SESSION_DATE.sub(r"\1<date>\2", text)
+    return _GEMINI_PROJECT.sub(r"\1<project>", text)

@@ -1,13 +1,16 @@
 """The bridge's loopback HTTP server: one per attempt, on 127.0.0.1, for the CLI it runs.
 
 It listens on a port of its own (chosen by the kernel) and answers only requests that
-carry the attempt's token as their API key (`x-api-key`, or `Authorization: Bearer`), so
-another program on the host cannot spend through it. Three APIs, by path:
-`/v1/messages` (Anthropic), `/v1/chat/completions` and `/v1/responses` (OpenAI). A
-request is translated into the canonical request, answered by the session (assay's model
+carry the attempt's token as their API key (`x-api-key`, `Authorization: Bearer`, or
+Gemini's `x-goog-api-key` header and `?key=` parameter), so another program on the host
+cannot spend through it. Four APIs, by path: `/v1/messages` (Anthropic),
+`/v1/chat/completions` and `/v1/responses` (OpenAI), and
+`/v1beta/models/<model>:generateContent` / `:streamGenerateContent` (Gemini; `/v1` too).
+A request is translated into the canonical request, answered by the session (assay's model
 layer), and the answer translated back: a whole JSON body, or server-sent events when the
-request asked for `stream: true`. A body that is not the API's shape is a 400 in the API's
-error shape; so is a call the session refuses (budget, offline miss: see session.py).
+request asked for `stream: true` (Gemini: streamGenerateContent, as events with `alt=sse`,
+else as one JSON array of chunks). A body that is not the API's shape is a 400 in the
+API's error shape; so is a call the session refuses (budget, offline miss: see session.py).
 
 It can also listen on a Unix socket (`unix_socket`), the one door an OS sandbox without a
 network of its own gets: the sandbox's exec shim relays its own 127.0.0.1:PORT to it
@@ -26,7 +29,7 @@ from typing import Any
 
 from aiohttp import web
 
-from assay.bridge import anthropic_api, openai_chat, openai_responses
+from assay.bridge import anthropic_api, gemini_api, openai_chat, openai_responses
 from assay.bridge.session import BridgeSession, CallRefused
 from assay.models.base import ModelRequest, ModelResponse
 
@@ -65,10 +68,11 @@ class _Bridge:
         app.router.add_post("/v1/messages", self.messages)
         app.router.add_post("/v1/chat/completions", self.chat)
         app.router.add_post("/v1/responses", self.responses)
+        app.router.add_post(r"/{version:v1beta|v1}/models/{call}", self.gemini)
         return app
 
     async def _call(
-        self, request: web.Request, api: _Api
+        self, request: web.Request, api: _Api, *, stream: bool | None = None
     ) -> tuple[dict[str, Any], ModelRequest, ModelResponse] | web.Response:
         if not self.session.authorised(_api_key(request)):
             body = api.error("authentication_error", "assay's bridge: not this attempt's key")
@@ -84,7 +88,8 @@ class _Bridge:
         except (ValueError, UnicodeDecodeError) as exc:
             message = f"assay's bridge: {exc}"
             return web.json_response(api.error("invalid_request_error", message), status=400)
-        stream = bool(body.get("stream"))
+        if stream is None:  # the API says so in the body
+            stream = bool(body.get("stream"))
         try:
             answer = await self.session.generate(canonical, api=api.name, stream=stream)
         except CallRefused as refused:
@@ -134,9 +139,29 @@ class _Bridge:
         )
         return _sse(events)
 
+    async def gemini(self, request: web.Request) -> web.StreamResponse:
+        model, _, method = request.match_info["call"].rpartition(":")
+        if method not in gemini_api.METHODS or not model:
+            body = gemini_api.error_body("not_found", f"assay's bridge serves no {method!r}")
+            return web.json_response(body, status=404)
+        translate = functools.partial(gemini_api.from_generate_request, model=model)
+        api = _Api("gemini-generate-content", translate, gemini_api.error_body)
+        called = await self._call(request, api, stream=gemini_api.METHODS[method])
+        if isinstance(called, web.Response):
+            return called
+        _, _, answer = called
+        whole = gemini_api.to_generate_response(answer, model)
+        if not gemini_api.METHODS[method]:
+            return web.json_response(whole)
+        chunks = gemini_api.response_chunks(whole)
+        if request.query.get("alt") == "sse":
+            return _sse(f"data: {json.dumps(chunk)}\r\n\r\n" for chunk in chunks)
+        return web.json_response(chunks)
+
 
 def _api_key(request: web.Request) -> str | None:
-    given = request.headers.get("x-api-key")
+    given = request.headers.get("x-api-key") or request.headers.get("x-goog-api-key")
+    given = given or request.query.get("key")
     bearer = request.headers.get("authorization", "")
     if given is None and bearer[:7].lower() == "bearer ":
         given = bearer[7:].strip()

@@ -4,7 +4,8 @@ Plain data both ways (no SDK types), so that the mapping is testable on its own 
 SDK is only the transport. Canonical `tool_use` blocks become `functionCall` parts and
 `tool_result` blocks `functionResponse` parts (Gemini names the function a response
 answers, so the name is looked up by the call's id). A function call's thought signature
-(Gemini 3 requires it back in the next turn) is kept in its `tool_use` block.
+(Gemini 3 requires it back in the next turn) is kept in its `tool_use` block. What this
+mapping shares with the bridge's (the other direction) is in `gemini_common.py`.
 """
 
 from __future__ import annotations
@@ -13,18 +14,19 @@ import base64
 import itertools
 from typing import Any
 
-from assay.core.usage import Usage
 from assay.models.base import INVALID_JSON_KEY, ModelRequest, ModelResponse
+from assay.models.gemini_common import (
+    RESULT_KEYS,
+    SIGNATURE_KEY,
+    stop_reason,
+    usage_of,
+)
 
-__all__ = ["SIGNATURE_KEY", "from_gemini", "gemini_contents", "gemini_config"]
-
-SIGNATURE_KEY = "thought_signature"
-"""The extra key of a `tool_use` block holding Gemini's signature (base64 text)."""
+__all__ = ["SIGNATURE_KEY", "from_gemini", "gemini_config", "gemini_contents"]
 
 _call_ids = itertools.count(1)
 """Gemini's v1 API gives function calls no id; the canonical blocks need one each."""
 _ROLES = {"user": "user", "assistant": "model"}
-_STOP = {"MAX_TOKENS": "max_tokens", "STOP": "end_turn"}
 
 
 def gemini_contents(request: ModelRequest) -> list[dict[str, Any]]:
@@ -62,7 +64,7 @@ def _part(block: dict[str, Any], names: dict[str, str]) -> dict[str, Any] | None
         return part
     if kind == "tool_result":
         call_id = str(block.get("tool_use_id") or "")
-        outcome = "error" if block.get("is_error") else "output"
+        outcome = RESULT_KEYS[bool(block.get("is_error"))]
         response: dict[str, Any] = {
             "name": names.get(call_id, "tool"),
             "response": {outcome: _result_text(block.get("content"))},
@@ -140,23 +142,7 @@ def from_gemini(body: dict[str, Any]) -> ModelResponse:
         elif isinstance(part.get("text"), str):
             content.append({"type": "text", "text": part["text"]})
     finish = str(candidate.get("finishReason") or "STOP")
-    stop = (
-        "tool_use"
-        if any(b["type"] == "tool_use" for b in content)
-        else _STOP.get(finish, finish.lower())
-    )
-    return ModelResponse(content=content, stop_reason=stop, usage=_usage(body.get("usageMetadata")))
-
-
-def _usage(meta: Any) -> Usage:
-    if not isinstance(meta, dict):
-        return Usage()
-    cached = int(meta.get("cachedContentTokenCount") or 0)
-    prompt = int(meta.get("promptTokenCount") or 0)
-    return Usage(
-        input_tokens=max(prompt - cached, 0),
-        # Thinking tokens are billed as output.
-        output_tokens=int(meta.get("candidatesTokenCount") or 0)
-        + int(meta.get("thoughtsTokenCount") or 0),
-        cache_read_tokens=cached,
+    stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else stop_reason(finish)
+    return ModelResponse(
+        content=content, stop_reason=stop, usage=usage_of(body.get("usageMetadata"))
     )

@@ -9,7 +9,9 @@ aider's (LiteLLM's) `provider/model` (`vertex_ai/` for assay's `vertex/`; the ot
 assay's prefix), and its key is that provider's; with its own default model it may see the
 key of any provider it runs. Its `anthropic/` models (the Messages API) and `openai/` ones
 (Chat Completions) go through assay's model bridge: LiteLLM reads their base URLs from the
-environment.
+environment. Its `gemini/` models stay direct: LiteLLM's Gemini chat takes a base URL only
+as a call's `api_base` (its GEMINI_API_BASE serves other endpoints), which aider sets from
+a model-settings file alone.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ class Aider(Preset):
     }
 
     def bridge_api_for(self, model: str | None) -> str | None:
-        return bridged_provider(model)
+        return bridged_provider(model, BRIDGE_KEYS)
 
     def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
         # LiteLLM reads ANTHROPIC_API_BASE, else ANTHROPIC_BASE_URL (and adds /v1/messages),

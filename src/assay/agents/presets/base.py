@@ -131,7 +131,8 @@ class Preset(ABC):
     """Where the skill goes when the CLI reads instructions from the workspace (AGENTS.md);
     None when it takes them as an argument (`Invocation.skill`)."""
     bridge_api: ClassVar[str | None] = None
-    """The API the CLI calls that assay's model bridge speaks (`anthropic`, `openai`), so
+    """The API the CLI calls that assay's model bridge speaks (`anthropic`, `openai`,
+    `gemini`: the provider whose API it is), so
     its calls can go through assay's model layer (`assay.bridge`); None: direct calls.
     A CLI whose API depends on the model it runs says so in `bridge_api_for`."""
 

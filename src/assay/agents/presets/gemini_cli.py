@@ -6,6 +6,10 @@ Its stream (JSONL) has `init`, `message` (user and assistant chunks; assistant o
 final message is the assistant's text after its last tool call. The skill goes to
 GEMINI.md in the workspace; `--approval-mode yolo` approves its tools unattended. It runs
 `gemini/` models (`--model gemini-2.5-pro`); its key is GEMINI_API_KEY (or GOOGLE_API_KEY).
+Its calls go through assay's model bridge on Gemini's API: gemini-cli (and the
+`@google/genai` SDK under it) reads the base URL from GOOGLE_GEMINI_BASE_URL and calls
+`<base>/v1beta/models/<model>:streamGenerateContent?alt=sse` with GEMINI_API_KEY as its
+`x-goog-api-key`.
 """
 
 from __future__ import annotations
@@ -60,6 +64,18 @@ class GeminiCli(Preset):
     key_variables = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     providers = {"gemini": ""}
     instructions_file = "GEMINI.md"
+    bridge_api = "gemini"
+
+    def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
+        # With a base URL set and no auth chosen in its settings, gemini-cli authenticates
+        # with GEMINI_API_KEY (its "gateway" auth); a host's GOOGLE_GENAI_USE_VERTEXAI or
+        # GOOGLE_GENAI_USE_GCA would choose Vertex AI or a Google login over it.
+        return {
+            "GOOGLE_GEMINI_BASE_URL": url,
+            "GEMINI_API_KEY": token,
+            "GOOGLE_GENAI_USE_VERTEXAI": "false",
+            "GOOGLE_GENAI_USE_GCA": "false",
+        }
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [

@@ -7,15 +7,16 @@ The skill goes to AGENTS.md in the workspace. The model is opencode's own
 `provider/model` (models.dev's provider ids: `google/` for assay's `gemini/`,
 `amazon-bedrock/` for `bedrock/`, `google-vertex-anthropic/` for `vertex/`), and its key is
 that provider's; with its own default model it may see the key of any provider it runs.
-Its `anthropic/` models (the Messages API) and `openai/` ones (the Responses API) go
-through assay's model bridge: opencode reads a provider's base URL and key from its config
-(`provider.<id>.options`), given inline in OPENCODE_CONFIG_CONTENT, which it merges last.
+Its `anthropic/` models (the Messages API), `openai/` ones (the Responses API) and
+`gemini/` ones (Gemini's generateContent, as `google/`) go through assay's model bridge:
+opencode reads a provider's base URL and key from its config (`provider.<id>.options`),
+given inline in OPENCODE_CONFIG_CONTENT, which it merges last.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from assay._util.secrets import agent_environ
@@ -85,13 +86,16 @@ class Opencode(Preset):
     }
 
     def bridge_api_for(self, model: str | None) -> str | None:
-        return bridged_provider(model)
+        return bridged_provider(model, _OPENCODE_KEYS)
 
     def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
-        # The AI SDK's base URL holds the `/v1` (it adds `/messages`, `/responses`).
-        options = {"baseURL": f"{url}/v1", "apiKey": token}
-        config = _with_provider(agent_environ().get(_INLINE_CONFIG), api, options)
-        return {_INLINE_CONFIG: config, BRIDGE_KEYS[api]: token}
+        # The AI SDK's base URL holds the API's version (it adds `/messages`, `/responses`,
+        # `/models/<model>:streamGenerateContent`).
+        version = "v1beta" if api == "gemini" else "v1"
+        options = {"baseURL": f"{url}/{version}", "apiKey": token}
+        provider = self.providers[api]  # opencode's own id: `google` for Gemini
+        config = _with_provider(agent_environ().get(_INLINE_CONFIG), provider, options)
+        return {_INLINE_CONFIG: config, _OPENCODE_KEYS[api]: token}
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [self.program, "run", "--format", "json"]
@@ -108,15 +112,19 @@ class Opencode(Preset):
 
 _INLINE_CONFIG = "OPENCODE_CONFIG_CONTENT"
 BRIDGE_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-"""The key variable of each API the bridge serves, as opencode and aider read it."""
+"""The key variable of each provider's API the bridge serves, as aider (LiteLLM) and
+opencode read it, for the providers both are pointed at the bridge for."""
+_OPENCODE_KEYS = {**BRIDGE_KEYS, "gemini": "GOOGLE_GENERATIVE_AI_API_KEY"}
+"""opencode's too: its `google/` models (the AI SDK's Google provider) through the bridge."""
 
 
-def bridged_provider(model: str | None) -> str | None:
+def bridged_provider(model: str | None, keys: Mapping[str, str]) -> str | None:
     """The bridge's API for `model` in a CLI that runs many providers: its provider's when
-    that is Anthropic or OpenAI (the others' APIs the bridge does not speak); None for the
-    CLI's own default model, which may be any provider's."""
+    the CLI is pointed at the bridge for it (a provider in `keys`; the bridge speaks no
+    Bedrock or Vertex API); None for the CLI's own default model, which may be any
+    provider's."""
     provider = parse_model(model).provider if model else None
-    return provider if provider in BRIDGE_KEYS else None
+    return provider if provider in keys else None
 
 
 def _with_provider(content: str | None, name: str, options: dict[str, str]) -> str:
