@@ -502,3 +502,52 @@ def test_the_corpus_reference_patches_are_the_example_agents_solutions(
             continue
         written = workspace / solution.relative_to(solutions)
         assert written.read_text() == solution.read_text(), written
+
+
+def test_affected_by_checks_only_the_cases_a_change_touched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Action's `check: true` with `select: affected` passes --affected-by: the check
+    # covers the cases the pull request touched, as the run does, and none when it
+    # touched none.
+    import shutil
+    import subprocess
+
+    project = tmp_path / "project"
+    for tree in ("evals", "fixtures"):
+        shutil.copytree(ROOT / tree, project / tree)
+    (project / "pyproject.toml").write_text('[tool.assay]\nroot = "."\n', encoding="utf-8")
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    base = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    monkeypatch.chdir(project)
+    verify = ("-t", "security-review/*-keep", "-t", "*-reject", "--json")
+    nothing = check(None, capsys, "evals", *verify, "--affected-by", base)
+    assert nothing.exit_code == 0, nothing.err
+    assert nothing.report().cases == []
+    suites = load_suites([project / "evals"]).cases
+    keep = next(case for case in suites if case.id.endswith("attachment-path-traversal-keep"))
+    touched = keep.source_path
+    touched.write_text(touched.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    subprocess.run([*git, "commit", "-qam", "touch one suite file"], check=True)
+    some = check(None, capsys, "evals", *verify, "--affected-by", base)
+    assert some.exit_code == 0, some.err
+    checked = {case.id for case in some.report().cases}
+    everything = check(None, capsys, "evals", *verify)
+    assert keep.id in checked
+    assert checked < {case.id for case in everything.report().cases}
+
+
+def test_shards_split_the_check_as_they_split_the_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    verify = ("evals", "-t", "security-review/*-keep", "-t", "*-reject", "--json")
+    parts = [check(None, capsys, *verify, "--shard", f"{n}/2").report().cases for n in (1, 2)]
+    whole = check(None, capsys, *verify).report().cases
+    assert all(parts)
+    assert sorted(case.id for part in parts for case in part) == sorted(c.id for c in whole)

@@ -14,7 +14,7 @@ from assay._util.display import display_path
 from assay.core.exit_codes import EXIT_PASS
 from assay.options import RunOptions
 from assay.report.terminal import printable
-from assay.runner.affected import select_affected
+from assay.runner.affected import affected_selection
 from assay.runner.plan import shard_cases
 from assay.runner.settings import resolve_settings
 from assay.suites.load import LoadedSuites, SuiteLoadErrors, load_suites
@@ -65,6 +65,7 @@ def _as_run_selects(
 
     options = RunOptions(
         paths=tuple(args.paths),
+        root=Path(args.root) if args.root else None,
         models=tuple(args.models),
         affected_by=args.affected_by,
         affects_all=tuple(args.affects_all or ()),
@@ -72,10 +73,5 @@ def _as_run_selects(
     )
     settings = resolve_settings(options, config=loaded.config)
     if settings.affected_by:
-        config = loaded.config
-        root = args.root or (config.root if config is not None else None) or Path.cwd()
-        selection = select_affected(
-            cases, root=Path(root), ref=settings.affected_by, affects_all=settings.affects_all
-        )
-        cases = list(selection.cases)
+        cases = list(affected_selection(settings, cases, loaded.config).cases)
     return shard_cases(cases, settings.shard), tuple(args.models and settings.models)

@@ -16,13 +16,25 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError
 from assay.isolation.git import run_git
 from assay.runner.kinds import kind_of
 from assay.suites.case import Case
 
-__all__ = ["Selection", "case_inputs", "changed_files", "repository_of", "select_affected"]
+if TYPE_CHECKING:
+    from assay.options import RunSettings
+    from assay.suites.config import AssayConfig
+
+__all__ = [
+    "Selection",
+    "affected_selection",
+    "case_inputs",
+    "changed_files",
+    "repository_of",
+    "select_affected",
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,18 @@ def changed_files(repository: Path, ref: str) -> list[str]:
         raise ConfigError(f"--affected-by {ref}: {detail}")
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     return [name for name in names if name]
+
+
+def affected_selection(
+    settings: RunSettings, cases: Sequence[Case], config: AssayConfig | None
+) -> Selection:
+    """`--affected-by`'s selection among `cases` (`run` and `check` alike), in the
+    repository holding the eval root."""
+    assert settings.affected_by is not None
+    root = settings.root or (config.root if config is not None else None) or Path.cwd()
+    return select_affected(
+        cases, root=root, ref=settings.affected_by, affects_all=settings.affects_all
+    )
 
 
 def select_affected(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from assay._version import __version__
 from assay.models.names import bridge_env, missing_credentials
 from assay.report.model import Source
+from assay.runner.affected import affected_selection
 from assay.runner.attempt import AttemptOutcome, run_attempt
 from assay.runner.check_probes import Probe, probes_for
 from assay.runner.check_report import (
@@ -33,7 +34,7 @@ from assay.runner.check_report import (
 from assay.runner.combine import total_usage
 from assay.runner.hidden_starts import refuse_hidden_starts
 from assay.runner.kinds import kind_of
-from assay.runner.plan import PlannedRun
+from assay.runner.plan import PlannedRun, shard_cases
 from assay.runner.resolve import (
     case_timeout,
     needs_judge,
@@ -138,6 +139,10 @@ def _selected(options: RunOptions) -> tuple[RunSettings, list[Case], AssayConfig
         cases = select_cases(cases, list(settings.patterns))
     if not cases:
         raise nothing_selected(settings.patterns)
+    # `run`'s selection: a pull request that touches no case's inputs checks none.
+    if settings.affected_by:
+        cases = list(affected_selection(settings, cases, loaded.config).cases)
+    cases = shard_cases(cases, settings.shard)
     warnings = [str(warning) for warning in loaded.warnings] + list(settings.warnings)
     return settings, cases, loaded.config, warnings
 

@@ -453,13 +453,9 @@ def _affected(
 ) -> tuple[RunSettings, list[Case]]:
     """`--affected-by`: the cases whose inputs changed, and the reason for the report."""
     # lazy: start-up (not loaded with this module)
-    from assay.runner.affected import select_affected
+    from assay.runner.affected import affected_selection
 
-    assert settings.affected_by is not None
-    root = settings.root or (config.root if config is not None else None) or Path.cwd()
-    selection = select_affected(
-        cases, root=root, ref=settings.affected_by, affects_all=settings.affects_all
-    )
+    selection = affected_selection(settings, cases, config)
     # No case affected is a pass with nothing run (report/gate/stats.py: summarize), not an
     # error: a pull request that touches no eval input has nothing the gate could fail.
     return dataclasses.replace(settings, selection=selection.reason), list(selection.cases)
