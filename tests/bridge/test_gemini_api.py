@@ -31,9 +31,10 @@ from assay.models.base import ModelResponse
 from assay.models.cache import request_key
 from assay.models.gemini_common import SIGNATURE_KEY
 from assay.options import RunOptions
+from tests.bridge.providers import GEMINI_KEY as KEY
+from tests.bridge.providers import session
 from tests.fakes.gemini_api import FakeGemini, call_reply, text_reply
 
-KEY = "AIzaSy-real-gemini-key-0123456789abcdef"
 READ_FILE = types.FunctionDeclaration(
     name="read_file",
     description="Read a file.",
@@ -41,17 +42,12 @@ READ_FILE = types.FunctionDeclaration(
 )
 
 
-@pytest.fixture
 def gemini_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
     with FakeGemini(api_key=KEY) as fake:
         monkeypatch.setenv("GEMINI_API_KEY", KEY)
         monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.url)
         yield fake
-
-
-def session(tmp_path: Path) -> BridgeSession:
-    return BridgeSession(options=RunOptions(), sample=0, transcript=tmp_path / "calls.jsonl")
 
 
 def test_the_sdk_round_trips_a_function_call_whole_and_streamed(
@@ -131,7 +127,9 @@ def test_the_sdk_round_trips_a_function_call_whole_and_streamed(
     assert response["name"] == "read_file"
     assert response["response"] == {"output": "x = 1"}
     assert bridge.calls == 2 and bridge.usage.input_tokens == 40 + 30
-    logged = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    logged = [
+        json.loads(line) for line in (tmp_path / "model-calls.jsonl").read_text().splitlines()
+    ]
     assert [(line["api"], line["stream"]) for line in logged[:2]] == [
         ("gemini-generate-content", True),
         ("gemini-generate-content", False),

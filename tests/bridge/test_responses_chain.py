@@ -19,10 +19,9 @@ import pytest
 from assay.bridge.server import serve
 from assay.bridge.session import BridgeSession
 from assay.bridge.stored_responses import StoredResponses
-from assay.options import RunOptions
+from tests.bridge.providers import OPENAI_KEY, session
 from tests.fakes.openai_api import FakeOpenAI, chat_text_reply, chat_tool_reply
 
-OPENAI_KEY = "sk-proj-real-0123456789abcdef"
 TOOL = {
     "type": "function",
     "name": "read_file",
@@ -31,19 +30,11 @@ TOOL = {
 }
 
 
-@pytest.fixture
 def openai_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     with FakeOpenAI(api_key=OPENAI_KEY) as fake:
         monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         yield fake
-
-
-def session(tmp_path: Path, **options: Any) -> BridgeSession:
-    tmp_path.mkdir(exist_ok=True)
-    return BridgeSession(
-        options=RunOptions(**options), sample=0, transcript=tmp_path / "model-calls.jsonl"
-    )
 
 
 async def chain(bridge: BridgeSession) -> list[Any]:

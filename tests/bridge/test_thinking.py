@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +24,9 @@ from assay.models.cache import request_key
 from assay.options import RunOptions
 from tests.fakes.anthropic_api import FakeAnthropic, text_reply
 
-KEY = "sk-ant-real-0123456789abcdef"
 THINKING = {"type": "enabled", "budget_tokens": 2048}
 THOUGHT = {"type": "thinking", "thinking": "a.py sets x once.", "signature": "c2lnbmF0dXJl"}
 REDACTED = {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}
-
-
-@pytest.fixture
-def anthropic_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(api_key=KEY) as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-        yield fake
 
 
 def thinking_reply(text: str) -> dict[str, Any]:

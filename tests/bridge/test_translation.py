@@ -22,20 +22,16 @@ import pytest
 from assay.bridge import anthropic_api, openai_chat, openai_responses
 from assay.bridge.normalise import PathNames, keyed_request
 from assay.bridge.server import serve
-from assay.bridge.session import BridgeSession
 from assay.core.usage import Usage
 from assay.models.base import ModelResponse
 from assay.models.cache import request_key
-from assay.options import RunOptions
+from tests.bridge.providers import KEY, OPENAI_KEY, session
 from tests.fakes.anthropic_api import FakeAnthropic, text_reply, tool_use_reply
 from tests.fakes.openai_api import FakeOpenAI, chat_text_reply, chat_tool_reply
 
-KEY = "sk-ant-real-0123456789abcdef"
-OPENAI_KEY = "sk-proj-real-0123456789abcdef"
 TOOL = {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}
 
 
-@pytest.fixture
 def anthropic_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
     with FakeAnthropic(api_key=KEY) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
@@ -43,18 +39,11 @@ def anthropic_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
         yield fake
 
 
-@pytest.fixture
 def openai_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     with FakeOpenAI(api_key=OPENAI_KEY) as fake:
         monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         yield fake
-
-
-def session(tmp_path: Path, **options: Any) -> BridgeSession:
-    return BridgeSession(
-        options=RunOptions(**options), sample=0, transcript=tmp_path / "model-calls.jsonl"
-    )
 
 
 def test_anthropic_messages_whole_and_streamed_with_a_tool_round_trip(
