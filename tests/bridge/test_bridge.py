@@ -253,6 +253,8 @@ MANY_PROVIDERS = [
     ("aider", "openai/gpt-5", "openai-chat", False),
     # opencode's `google/` models: Gemini's API, with no ids on its calls (the AI SDK's way)
     ("opencode", "gemini/gemini-2.5-pro", "gemini-generate-content", True),
+    # aider's: Gemini's API at the `api_base` of its model-settings file, whole, no ids
+    ("aider", "gemini/gemini-2.5-pro", "gemini-generate-content", False),
 ]
 
 
@@ -272,6 +274,7 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     bridge, its usage is the bridge's count, and a rerun with `--cache --offline` makes
     no call at all."""
     dump = cli_on_path(tmp_path, preset, monkeypatch)
+    monkeypatch.setenv("GOOGLE_API_KEY", REAL_GEMINI_KEY)  # LiteLLM's other name for it
     claude, gpt = providers
     upstream: FakeAnthropic | FakeOpenAI | FakeGemini = {
         "anthropic": claude,
@@ -307,10 +310,21 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     (env,) = [json.loads(line) for line in dump.read_text().splitlines()]
     for real in (REAL_ANTHROPIC_KEY, REAL_OPENAI_KEY, REAL_GEMINI_KEY):
         assert real not in json.dumps(env)
+    gemini_key = {"opencode": "GOOGLE_GENERATIVE_AI_API_KEY", "aider": "GEMINI_API_KEY"}[preset]
     key = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}.get(
-        model.split("/", 1)[0], "GOOGLE_GENERATIVE_AI_API_KEY"
+        model.split("/", 1)[0], gemini_key
     )
     assert env[key].startswith("assay-bridge-")
+    if preset == "aider" and model.startswith("gemini/"):
+        # Its model settings are in the attempt's scratch directory, not in the workspace,
+        # and hold the bridge's URL, never a key.
+        (read,) = [json.loads(line) for line in Path(f"{dump}.settings").read_text().splitlines()]
+        assert Path(read["path"]).parent.name == "scratch"
+        assert not Path(read["path"]).is_relative_to(read["cwd"])  # not in the workspace
+        (entry,) = json.loads(read["text"])
+        assert entry["name"] == "aider/extra_params"
+        assert entry["extra_params"]["api_base"].endswith("/v1beta/models/gemini-2.5-pro")
+        assert env[key] not in read["text"]
     calls_before = (claude.calls, gpt.calls, gemini_upstream.calls)
     code2, replayed = review("second", "--cache", cache, "--offline")
     after = (claude.calls, gpt.calls, gemini_upstream.calls)
@@ -320,11 +334,34 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     assert code2 == code
 
 
+def test_aider_gemini_through_the_bridge_with_litellm_before_its_api_base_change(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+    gemini_upstream: FakeGemini,
+) -> None:
+    """LiteLLM releases before its PR 14604 (September 2025) call a Gemini `api_base` as the
+    whole model URL (`<api_base>:generateContent`, the key as a Bearer token): aider's
+    calls reach the bridge all the same, and replay offline."""
+    monkeypatch.setenv("FAKE_LITELLM", "before-14604")
+    test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
+        "aider",
+        "gemini/gemini-2.5-pro",
+        "gemini-generate-content",
+        False,
+        tmp_path,
+        monkeypatch,
+        providers,
+        gemini_upstream,
+    )
+
+
 def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
     """The bridge speaks neither Bedrock's API nor Vertex's: a CLI running those keeps its
-    direct calls and its provider's own key, as does a CLI on its own default model.
-    opencode's Gemini models are bridged (its config takes Google's base URL); aider's
-    are not (LiteLLM reads no base URL for Gemini's chat from the environment)."""
+    direct calls and its provider's own key, as does a CLI on its own default model, and
+    one running OpenRouter's (neither CLI is pointed at the bridge for it).
+    Both bridge Gemini's models (opencode's config takes Google's base URL; aider's
+    model-settings file an `api_base` for LiteLLM)."""
     from assay.agents.presets.aider import Aider
     from assay.agents.presets.opencode import Opencode
     from assay.bridge.attempt import bridged_api
@@ -342,7 +379,9 @@ def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
         assert bridged_api(preset, options, None) is None
         assert bridged_api(preset, RunOptions(bridge=False), "openai/gpt-5") is None
     assert bridged_api(Opencode("opencode"), options, "gemini/gemini-2.5-pro") == "gemini"
-    assert bridged_api(Aider("aider"), options, "gemini/gemini-2.5-pro") is None
+    assert bridged_api(Aider("aider"), options, "gemini/gemini-2.5-pro") == "gemini"
+    for preset in (Opencode("opencode"), Aider("aider")):
+        assert bridged_api(preset, options, "openrouter/openai/gpt-5") is None
 
 
 def test_opencode_keeps_the_users_own_inline_config(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -438,6 +477,37 @@ def test_a_sandboxed_cli_reaches_its_bridge_and_nothing_else(
     assert isolation.agent_network_relay == ("bridge" if relayed else None)
     written = json.loads((tmp_path / "boxed" / "report.json").read_text())["run"]["isolation"]
     assert written.get("agent_network_relay") == isolation.agent_network_relay
+
+
+@pytest.mark.skipif(BWRAP is None, reason=f"no working bwrap ({WHY_NOT})")
+def test_aider_reads_its_gemini_settings_and_reaches_the_bridge_inside_the_os_sandbox(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: tuple[FakeAnthropic, FakeOpenAI],
+    gemini_upstream: FakeGemini,
+) -> None:
+    """aider's model-settings file, in the attempt's scratch directory, is readable inside
+    the OS sandbox at the path it is named by, and its `api_base` (127.0.0.1:<the bridge's
+    port>) reaches the bridge through the relay."""
+    cli_on_path(tmp_path, "aider", monkeypatch)
+    monkeypatch.setenv("FAKE_CLI_ENV", "scratch")
+    monkeypatch.setenv("ASSAY_ISOLATION", "bwrap")
+    report_dir = tmp_path / "boxed"
+    argv = ["run", "evals", "--runtime", "aider", "--model", "gemini/gemini-2.5-pro"]
+    judge = ["--judge-model", "anthropic/claude-sonnet-4-6", "-t", REVIEW_CASE]
+    where = ["--report-dir", str(report_dir), "--work-root", str(tmp_path / "work")]
+    main([*argv, *judge, *where, "--keep-workspaces"])
+    report = Report.model_validate_json((report_dir / "report.json").read_text())
+    (review,) = report.cases
+    assert review.status == "pass", review.reason
+    assert agent_calls(gemini_upstream) == 2
+    assert report.run.isolation is not None and report.run.isolation.agent_network_relay
+    scratch = Path(review.workspace or "").parent / "scratch"
+    (env,) = [json.loads(line) for line in (scratch / "cli-env.jsonl").read_text().splitlines()]
+    assert REAL_GEMINI_KEY not in json.dumps(env)
+    assert env["GEMINI_API_KEY"].startswith("assay-bridge-")
+    (entry,) = json.loads((scratch / "aider-model-settings.yml").read_text())
+    assert entry["extra_params"]["api_base"].startswith("http://127.0.0.1:")
 
 
 def test_bridge_off_keeps_the_clis_direct_calls(
@@ -542,3 +612,32 @@ def test_a_cli_that_fails_after_a_call_through_the_bridge_still_counts_it(
     assert case.usage.cost_usd == pytest.approx(
         cost_usd("claude-sonnet-4-6", Usage(input_tokens=40, output_tokens=20))
     )
+
+
+def test_aiders_settings_file_replaces_a_link_left_in_scratch(tmp_path: Path) -> None:
+    """The scratch directory is the agent's HOME: a link an agent left at the settings
+    file's name is replaced by the file, and what it pointed at is not written."""
+    from typing import cast
+
+    from assay.agents.presets.aider import MODEL_SETTINGS_FILE, Aider
+    from assay.agents.presets.base import _bridge_files
+    from assay.bridge.attempt import Bridged
+    from assay.bridge.session import BridgeSession
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    outside = tmp_path / "bashrc"
+    outside.write_text("the user's own\n")
+    (scratch / MODEL_SETTINGS_FILE).symlink_to(outside)
+    bridge = Bridged(cast(BridgeSession, None), {}, None, "http://127.0.0.1:9")
+    argv = _bridge_files(Aider("aider"), bridge, "gemini", "gemini/gemini-2.5-flash", scratch)
+    written = scratch / MODEL_SETTINGS_FILE
+    assert argv == ["--model-settings-file", str(written)]
+    assert not written.is_symlink() and outside.read_text() == "the user's own\n"
+    (entry,) = json.loads(written.read_text())
+    assert entry == {
+        "name": "aider/extra_params",
+        "extra_params": {"api_base": "http://127.0.0.1:9/v1beta/models/gemini-2.5-flash"},
+    }
+    # Another API's models need no file, and get no flag.
+    assert _bridge_files(Aider("aider"), bridge, "openai", "openai/gpt-5", scratch) == []

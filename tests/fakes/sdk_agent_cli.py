@@ -4,7 +4,8 @@ through the real SDKs (see sdk_clis.py).
 Each is a small tool-use loop: it sends the task to the model at the base URL it finds
 where the real CLI looks for it (claude: `ANTHROPIC_BASE_URL`; codex: `OPENAI_BASE_URL`;
 gemini: `GOOGLE_GEMINI_BASE_URL` with GEMINI_API_KEY as its `x-goog-api-key`; opencode:
-its inline config, OPENCODE_CONFIG_CONTENT; aider: LiteLLM's variables), on
+its inline config, OPENCODE_CONFIG_CONTENT; aider: LiteLLM's variables, and for Gemini
+the `api_base` of its --model-settings-file), on
 the API the real CLI speaks for the model's provider, runs the tools the model asks for
 (`read_file`; `solve`, which runs the example agent on a task), sends their results back,
 and prints its output in the real CLI's shape with the model's final message. Like a real
@@ -393,11 +394,72 @@ def opencode(kind: str) -> int:
     return 0
 
 
+def litellm_gemini_turns(model: str, system_text: str, prompt: str, shown: Shown) -> str:
+    """The tool loop on Gemini's generateContent as LiteLLM calls it for aider, whole (its
+    --no-stream): to the `api_base` of aider's model settings (`--model-settings-file`, a
+    YAML list: `aider/extra_params`, else the model's entry), with GEMINI_API_KEY. Since
+    LiteLLM's PR 14604 (September 2025) at `<api_base>/models/<model>:generateContent` with
+    the key as `x-goog-api-key`; before it (`FAKE_LITELLM=before-14604`) at
+    `<api_base>:generateContent` with the key as a Bearer token. Its calls and their
+    results carry no ids, as LiteLLM's do not. With `FAKE_CLI_ENV=<file>` it appends the
+    settings file's path and text to `<file>.settings`."""
+    import urllib.request
+
+    import yaml
+
+    settings_file = sys.argv[sys.argv.index("--model-settings-file") + 1]
+    text = Path(settings_file).read_text(encoding="utf-8")
+    entries = yaml.safe_load(text)
+    if os.environ.get("FAKE_CLI_ENV", "scratch") != "scratch":  # what it read, for the test
+        with open(os.environ["FAKE_CLI_ENV"] + ".settings", "a") as dump:
+            dump.write(json.dumps({"path": settings_file, "text": text, "cwd": os.getcwd()}) + "\n")
+    named = {entry["name"]: entry.get("extra_params") or {} for entry in entries}
+    api_base = {**named.get("aider/extra_params", {}), **named.get(f"gemini/{model}", {})}[
+        "api_base"
+    ]
+    key = os.environ["GEMINI_API_KEY"]
+    if os.environ.get("FAKE_LITELLM") == "before-14604":
+        url, auth = f"{api_base}:generateContent", {"Authorization": f"Bearer {key}"}
+    else:
+        url, auth = f"{api_base}/models/{model}:generateContent", {"x-goog-api-key": key}
+    declarations = [{"name": n, "description": d, "parameters": {"type": "object",
+                     "properties": p}} for n, d, p in TOOLS]  # fmt: skip
+    contents: list[dict[str, Any]] = [{"role": "user", "parts": [{"text": prompt}]}]
+    for _turn in range(4):
+        body = {
+            "contents": contents,
+            "system_instruction": {"parts": [{"text": system_text}]},
+            "tools": [{"function_declarations": declarations}],
+            "generationConfig": {"temperature": 0},
+        }
+        request = urllib.request.Request(
+            url, json.dumps(body).encode(), {"Content-Type": "application/json", **auth}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            answer = json.loads(response.read())
+        parts = answer["candidates"][0]["content"].get("parts") or []
+        contents.append({"role": "model", "parts": parts})
+        calls = [part["functionCall"] for part in parts if "functionCall" in part]
+        if not calls:
+            return "".join(part.get("text", "") for part in parts if not part.get("thought"))
+        answers = []
+        for call in calls:
+            result, events = run_tool(call["name"], dict(call.get("args") or {}))
+            shown(call["name"], events)
+            answers.append({"functionResponse": {"name": call["name"],
+                                                 "response": {"content": result}}})  # fmt: skip
+        contents.append({"role": "user", "parts": answers})
+    return ""
+
+
 def aider(kind: str) -> int:
     """aider (LiteLLM): ANTHROPIC_API_BASE, else ANTHROPIC_BASE_URL (LiteLLM adds
-    /v1/messages), OPENAI_BASE_URL, else OPENAI_API_BASE (with /v1), whole answers (its
-    --no-stream); text on stdout, its usage on a `Tokens:` line. aider itself offers the
-    model no tools: the fake keeps the one loop so that the fake model answers it alike."""
+    /v1/messages), OPENAI_BASE_URL, else OPENAI_API_BASE (with /v1), Gemini's `api_base`
+    from its model settings (`litellm_gemini_turns`), whole answers (its --no-stream);
+    text on stdout, its usage on a `Tokens:` line. aider itself offers the model no tools:
+    the fake keeps the one loop so that the fake model answers it alike."""
+    import urllib.error
+
     import anthropic
     import openai
 
@@ -415,11 +477,13 @@ def aider(kind: str) -> int:
             root = os.environ.get("ANTHROPIC_API_BASE") or os.environ.get("ANTHROPIC_BASE_URL")
             client: Any = anthropic.Anthropic(base_url=root, max_retries=0)
             final = messages_turns(client, model, system, prompt, shown, stream=False)
+        elif provider == "gemini":
+            final = litellm_gemini_turns(model, system, prompt, shown)
         else:
             base = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
             client = openai.OpenAI(base_url=base, max_retries=0)
             final = chat_turns(client, model, system, prompt, shown)
-    except (anthropic.APIError, openai.APIError) as exc:
+    except (anthropic.APIError, openai.APIError, urllib.error.HTTPError) as exc:
         print(f"litellm.APIError: {exc}", flush=True)
         return 1
     print(final, flush=True)

@@ -83,11 +83,17 @@ class Bridged:
     reaches it from a sandbox with a network of its own."""
 
     def __init__(
-        self, session: BridgeSession, environ: Mapping[str, str], relay: BridgeRelay | None = None
+        self,
+        session: BridgeSession,
+        environ: Mapping[str, str],
+        relay: BridgeRelay | None = None,
+        url: str = "",
     ) -> None:
         self.session = session
         self.environ = dict(environ)
         self.relay = relay
+        self.url = url
+        """The bridge's base URL (`http://127.0.0.1:PORT`), the same inside the OS sandbox."""
 
 
 @contextlib.asynccontextmanager
@@ -113,7 +119,8 @@ async def open_bridge(
     try:
         async with serve(session, unix_socket=socket) as url:
             relay = BridgeRelay(socket=socket, port=int(url.rsplit(":", 1)[1]))
-            yield Bridged(session, preset.bridge_environ(url, session.token, api), relay)
+            environ = preset.bridge_environ(url, session.token, api)
+            yield Bridged(session, environ, relay, url)
     finally:
         session.close()  # after the preset's own close (with the CLI's report), a no-op
         shutil.rmtree(private, ignore_errors=True)

@@ -5,7 +5,9 @@ carry the attempt's token as their API key (`x-api-key`, `Authorization: Bearer`
 Gemini's `x-goog-api-key` header and `?key=` parameter), so another program on the host
 cannot spend through it. Four APIs, by path: `/v1/messages` (Anthropic),
 `/v1/chat/completions` and `/v1/responses` (OpenAI), and
-`/v1beta/models/<model>:generateContent` / `:streamGenerateContent` (Gemini; `/v1` too).
+`/v1beta/models/<model>:generateContent` / `:streamGenerateContent` (Gemini; `/v1` too;
+and under `/v1beta/models/<any>/`, where LiteLLM's Gemini chat calls given a base URL that
+already names a model: see `gemini`).
 A request is translated into the canonical request, answered by the session (assay's model
 layer), and the answer translated back: a whole JSON body, or server-sent events when the
 request asked for `stream: true` (Gemini: streamGenerateContent, as events with `alt=sse`,
@@ -69,6 +71,7 @@ class _Bridge:
         app.router.add_post("/v1/chat/completions", self.chat)
         app.router.add_post("/v1/responses", self.responses)
         app.router.add_post(r"/{version:v1beta|v1}/models/{call}", self.gemini)
+        app.router.add_post(r"/{version:v1beta|v1}/models/{base}/models/{call}", self.gemini)
         return app
 
     async def _call(
@@ -140,6 +143,10 @@ class _Bridge:
         return _sse(events)
 
     async def gemini(self, request: web.Request) -> web.StreamResponse:
+        # Given a base URL (`api_base`), LiteLLM's Gemini chat calls `<base>:<method>` in
+        # releases before September 2025 and `<base>/models/<model>:<method>` since: aider
+        # is given `<bridge>/v1beta/models/<model>`, so both reach a path here, and the
+        # model named last is the one called.
         model, _, method = request.match_info["call"].rpartition(":")
         if method not in gemini_api.METHODS or not model:
             body = gemini_api.error_body("not_found", f"assay's bridge serves no {method!r}")

@@ -9,18 +9,23 @@ aider's (LiteLLM's) `provider/model` (`vertex_ai/` for assay's `vertex/`; the ot
 assay's prefix), and its key is that provider's; with its own default model it may see the
 key of any provider it runs. Its `anthropic/` models (the Messages API) and `openai/` ones
 (Chat Completions) go through assay's model bridge: LiteLLM reads their base URLs from the
-environment. Its `gemini/` models stay direct: LiteLLM's Gemini chat takes a base URL only
-as a call's `api_base` (its GEMINI_API_BASE serves other endpoints), which aider sets from
-a model-settings file alone.
+environment. Its `gemini/` ones (Gemini's generateContent) do too, but LiteLLM's Gemini
+chat takes a base URL only as a call's `api_base` (its GEMINI_API_BASE serves other
+endpoints), which aider sets from a model-settings file alone: the preset writes one into
+the attempt's scratch directory and names it with `--model-settings-file`.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, Stream
 from assay.agents.presets.opencode import BRIDGE_KEYS, bridged_provider, provider_keys
+from assay.models.names import parse_model
 
 __all__ = ["PRESET", "Aider", "AiderStream"]
 
@@ -34,6 +39,10 @@ _BOOKKEEPING = re.compile(
     r"^(Tokens: |Applied edit to |Aider v|Main model:|Weak model:|Git repo:|Repo-map:)"
 )
 CONVENTIONS_FILE = ".assay-conventions.md"
+MODEL_SETTINGS_FILE = "aider-model-settings.yml"
+"""aider's model settings for the bridge, in the attempt's scratch directory (YAML: JSON is)."""
+_AIDER_KEYS = {**BRIDGE_KEYS, "gemini": "GEMINI_API_KEY"}
+"""The key variable of each API aider is pointed at the bridge for (LiteLLM's)."""
 
 
 def _tokens(number: str | None, k: str | None) -> int:
@@ -90,17 +99,36 @@ class Aider(Preset):
     }
 
     def bridge_api_for(self, model: str | None) -> str | None:
-        return bridged_provider(model, BRIDGE_KEYS)
+        return bridged_provider(model, _AIDER_KEYS)
 
     def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
         # LiteLLM reads ANTHROPIC_API_BASE, else ANTHROPIC_BASE_URL (and adds /v1/messages),
         # and OPENAI_BASE_URL, else OPENAI_API_BASE (with its /v1): both set, so neither
         # of the host's own points elsewhere.
+        # Gemini's base URL is in the model-settings file (`bridge_files`).
         if api == "anthropic":
             bases = {"ANTHROPIC_API_BASE": url, "ANTHROPIC_BASE_URL": url}
-        else:
+        elif api == "openai":
             bases = {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_BASE": f"{url}/v1"}
-        return {**bases, BRIDGE_KEYS[api]: token}
+        else:
+            bases = {}
+        return {**bases, _AIDER_KEYS[api]: token}
+
+    def bridge_files(self, url: str, api: str, model: str | None) -> dict[str, str]:
+        if api != "gemini" or model is None:
+            return {}
+        # `aider/extra_params` is merged into every model's settings (its weak and editor
+        # models' too), keeping aider's own for the model, as an entry named for the model
+        # would not. LiteLLM calls `<api_base>:<method>` before September 2025 and
+        # `<api_base>/models/<model>:<method>` since: the bridge serves both under this
+        # base, which names the model for the first (server.py).
+        base = f"{url}/v1beta/models/{parse_model(model).name}"
+        settings = [{"name": "aider/extra_params", "extra_params": {"api_base": base}}]
+        return {MODEL_SETTINGS_FILE: json.dumps(settings, indent=2) + "\n"}
+
+    def bridge_argv(self, files: Mapping[str, Path]) -> list[str]:
+        settings = files.get(MODEL_SETTINGS_FILE)
+        return ["--model-settings-file", str(settings)] if settings else []
 
     def argv(self, run: Invocation) -> list[str]:
         argv = [

@@ -197,6 +197,17 @@ class Preset(ABC):
         `token` as its key."""
         return {}
 
+    def bridge_files(self, url: str, api: str, model: str | None) -> dict[str, str]:
+        """Files (name: text) the CLI reads, beyond its environment, to send `model`'s `api`
+        calls to the bridge at `url`: written into the attempt's scratch directory (its
+        own, beside the workspace and never in it, seen at the same path in the OS
+        sandbox) and named to the CLI by `bridge_argv`. They never hold the token."""
+        return {}
+
+    def bridge_argv(self, files: Mapping[str, Path]) -> list[str]:
+        """The arguments that name the written `bridge_files` (name: path) to the CLI."""
+        return []
+
     def run_model(self, subject: str | None) -> str | None:
         """The model the CLI runs for a case whose subject model is `subject`: it, when the
         CLI runs its provider's models; None (its own default) otherwise."""
@@ -284,8 +295,10 @@ class PresetAgent:
 
         usage = stream.usage
         async with _maybe_bridge(bridged, preset, self.options, ctx, env) as bridge:
-            if bridge is not None:
+            if bridge is not None and bridged is not None:
                 env = {**env, **bridge.environ}
+                scratch = Path(sandbox.scratch)
+                argv = [*argv, *_bridge_files(preset, bridge, bridged, model, scratch)]
             try:
                 with _instructions(workspace, preset.instructions_file, skill):
                     result = await run_agent_process(
@@ -360,6 +373,19 @@ def _stream_failure(stream: Stream, exit_code: int | None, name: str) -> str | N
 
 def _without_credentials() -> dict[str, str]:
     return {k: v for k, v in agent_environ().items() if not holds_credential(k, v)}
+
+
+def _bridge_files(
+    preset: Preset, bridge: Bridged, api: str, model: str | None, scratch: Path
+) -> list[str]:
+    """Writes the preset's files for the bridge into the attempt's `scratch` directory:
+    the arguments that name them to the CLI. The scratch directory is the agent's (its
+    HOME), so a link left at a file's name is replaced, never written through."""
+    written: dict[str, Path] = {}
+    for name, text in preset.bridge_files(bridge.url, api, model).items():
+        _replace_in(scratch, name, text.encode())
+        written[name] = scratch / name
+    return preset.bridge_argv(written)
 
 
 def _maybe_bridge(
