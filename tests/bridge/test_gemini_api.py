@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +39,6 @@ READ_FILE = types.FunctionDeclaration(
     description="Read a file.",
     parameters_json_schema={"type": "object", "properties": {"path": {"type": "string"}}},
 )
-
-
-def gemini_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
-    with FakeGemini(api_key=KEY) as fake:
-        monkeypatch.setenv("GEMINI_API_KEY", KEY)
-        monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.url)
-        yield fake
 
 
 def test_the_sdk_round_trips_a_function_call_whole_and_streamed(

@@ -9,17 +9,15 @@ keeps nothing; the store is bounded; and a chain recorded with `--cache` replays
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import openai
-import pytest
 
 from assay.bridge.server import serve
 from assay.bridge.session import BridgeSession
 from assay.bridge.stored_responses import StoredResponses
-from tests.bridge.providers import OPENAI_KEY, session
+from tests.bridge.providers import session
 from tests.fakes.openai_api import FakeOpenAI, chat_text_reply, chat_tool_reply
 
 TOOL = {
@@ -28,13 +26,6 @@ TOOL = {
     "description": "Read a file.",
     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
 }
-
-
-def openai_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(api_key=OPENAI_KEY) as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
-        yield fake
 
 
 async def chain(bridge: BridgeSession) -> list[Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +24,11 @@ from assay.bridge.server import serve
 from assay.core.usage import Usage
 from assay.models.base import ModelResponse
 from assay.models.cache import request_key
-from tests.bridge.providers import KEY, OPENAI_KEY, session
+from tests.bridge.providers import KEY, session
 from tests.fakes.anthropic_api import FakeAnthropic, text_reply, tool_use_reply
 from tests.fakes.openai_api import FakeOpenAI, chat_text_reply, chat_tool_reply
 
 TOOL = {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}
-
-
-def anthropic_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(api_key=KEY) as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-        yield fake
-
-
-def openai_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(api_key=OPENAI_KEY) as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
-        yield fake
 
 
 def test_anthropic_messages_whole_and_streamed_with_a_tool_round_trip(
