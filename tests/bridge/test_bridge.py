@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL_ANTHROPIC_KEY = "sk-ant-real-key-never-in-the-sandbox-0123456789"
 REAL_OPENAI_KEY = "sk-proj-real-openai-key-never-in-the-sandbox-0123"
 REAL_GEMINI_KEY = "AIzaSy-real-gemini-key-never-in-the-sandbox-01234"
+REAL_OPENROUTER_KEY = "sk-or-v1-real-openrouter-key-never-in-the-sandbox-0"
 REVIEW_CASE = "bug-detection/null-property-access"
 TASK_CASE = "assay-python-tasks/slugify-unicode"
 MODELS = {
@@ -84,6 +85,16 @@ def gemini_upstream(
         monkeypatch.setenv("GEMINI_API_KEY", REAL_GEMINI_KEY)
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini.url)
         yield gemini
+
+
+@pytest.fixture
+def openrouter_upstream(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    """A fake OpenRouter (Chat Completions; opencode's and aider's `openrouter/` models),
+    where assay's own `openrouter/` provider finds it."""
+    with FakeOpenAI(api_key=REAL_OPENROUTER_KEY, responder=openai_agent(_no_judge)) as fake:
+        monkeypatch.setenv("OPENROUTER_API_KEY", REAL_OPENROUTER_KEY)
+        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
+        yield fake
 
 
 def _no_judge(request: dict[str, Any]) -> Any:
@@ -255,6 +266,10 @@ MANY_PROVIDERS = [
     ("opencode", "gemini/gemini-2.5-pro", "gemini-generate-content", True),
     # aider's: Gemini's API at the `api_base` of its model-settings file, whole, no ids
     ("aider", "gemini/gemini-2.5-pro", "gemini-generate-content", False),
+    # OpenRouter's models: Chat Completions under the bridge's OpenRouter path, with
+    # OpenRouter's own fields (`usage`, aider's `transforms`) and app headers
+    ("opencode", "openrouter/anthropic/claude-sonnet-4.5", "openrouter-chat", True),
+    ("aider", "openrouter/anthropic/claude-sonnet-4.5", "openrouter-chat", False),
 ]
 
 
@@ -268,6 +283,7 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     monkeypatch: pytest.MonkeyPatch,
     providers: tuple[FakeAnthropic, FakeOpenAI],
     gemini_upstream: FakeGemini,
+    openrouter_upstream: FakeOpenAI,
 ) -> None:
     """The fake CLIs read their base URL and key where the real ones do (opencode: its
     inline config; aider: LiteLLM's variables): a review case's calls go through the
@@ -280,6 +296,7 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
         "anthropic": claude,
         "openai": gpt,
         "gemini": gemini_upstream,
+        "openrouter": openrouter_upstream,
     }[model.split("/", 1)[0]]
 
     def review(name: str, *extra: str) -> tuple[int, Report]:
@@ -308,13 +325,21 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     assert case.usage.input_tokens > expected.input_tokens
     assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
     (env,) = [json.loads(line) for line in dump.read_text().splitlines()]
-    for real in (REAL_ANTHROPIC_KEY, REAL_OPENAI_KEY, REAL_GEMINI_KEY):
+    for real in (REAL_ANTHROPIC_KEY, REAL_OPENAI_KEY, REAL_GEMINI_KEY, REAL_OPENROUTER_KEY):
         assert real not in json.dumps(env)
     gemini_key = {"opencode": "GOOGLE_GENERATIVE_AI_API_KEY", "aider": "GEMINI_API_KEY"}[preset]
-    key = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}.get(
-        model.split("/", 1)[0], gemini_key
-    )
+    key = {
+        "anthropic": "ANTHROPIC_API_KEY",
+        "openai": "OPENAI_API_KEY",
+        "openrouter": "OPENROUTER_API_KEY",
+    }.get(model.split("/", 1)[0], gemini_key)
     assert env[key].startswith("assay-bridge-")
+    if model.startswith("openrouter/"):
+        # OpenRouter's model id reached OpenRouter (assay's `openrouter/` provider), with
+        # none of OpenRouter's own fields the CLI sent (the bridge drops them).
+        bodies = [body for body in openrouter_upstream.bodies() if body.get("tools")]
+        assert {body["model"] for body in bodies} == {"anthropic/claude-sonnet-4.5"}
+        assert not any("transforms" in body or "provider" in body for body in bodies)
     if preset == "aider" and model.startswith("gemini/"):
         # Its model settings are in the attempt's scratch directory, not in the workspace,
         # and hold the bridge's URL, never a key.
@@ -325,9 +350,9 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
         assert entry["name"] == "aider/extra_params"
         assert entry["extra_params"]["api_base"].endswith("/v1beta/models/gemini-2.5-pro")
         assert env[key] not in read["text"]
-    calls_before = (claude.calls, gpt.calls, gemini_upstream.calls)
+    calls_before = (claude.calls, gpt.calls, gemini_upstream.calls, openrouter_upstream.calls)
     code2, replayed = review("second", "--cache", cache, "--offline")
-    after = (claude.calls, gpt.calls, gemini_upstream.calls)
+    after = (claude.calls, gpt.calls, gemini_upstream.calls, openrouter_upstream.calls)
     assert after == calls_before, "the offline run called the provider"
     (again,) = replayed.cases
     assert again.status == case.status and again.usage == case.usage
@@ -339,6 +364,7 @@ def test_aider_gemini_through_the_bridge_with_litellm_before_its_api_base_change
     monkeypatch: pytest.MonkeyPatch,
     providers: tuple[FakeAnthropic, FakeOpenAI],
     gemini_upstream: FakeGemini,
+    openrouter_upstream: FakeOpenAI,
 ) -> None:
     """LiteLLM releases before its PR 14604 (September 2025) call a Gemini `api_base` as the
     whole model URL (`<api_base>:generateContent`, the key as a Bearer token): aider's
@@ -353,15 +379,16 @@ def test_aider_gemini_through_the_bridge_with_litellm_before_its_api_base_change
         monkeypatch,
         providers,
         gemini_upstream,
+        openrouter_upstream,
     )
 
 
 def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
     """The bridge speaks neither Bedrock's API nor Vertex's: a CLI running those keeps its
-    direct calls and its provider's own key, as does a CLI on its own default model, and
-    one running OpenRouter's (neither CLI is pointed at the bridge for it).
+    direct calls and its provider's own key, as does a CLI on its own default model.
     Both bridge Gemini's models (opencode's config takes Google's base URL; aider's
-    model-settings file an `api_base` for LiteLLM)."""
+    model-settings file an `api_base` for LiteLLM) and OpenRouter's (its Chat Completions
+    under the bridge's OpenRouter path)."""
     from assay.agents.presets.aider import Aider
     from assay.agents.presets.opencode import Opencode
     from assay.bridge.attempt import bridged_api
@@ -381,7 +408,8 @@ def test_opencode_and_aider_keep_other_providers_models_direct() -> None:
     assert bridged_api(Opencode("opencode"), options, "gemini/gemini-2.5-pro") == "gemini"
     assert bridged_api(Aider("aider"), options, "gemini/gemini-2.5-pro") == "gemini"
     for preset in (Opencode("opencode"), Aider("aider")):
-        assert bridged_api(preset, options, "openrouter/openai/gpt-5") is None
+        assert bridged_api(preset, options, "openrouter/openai/gpt-5") == "openrouter"
+        assert bridged_api(preset, RunOptions(bridge=False), "openrouter/openai/gpt-5") is None
 
 
 def test_opencode_keeps_the_users_own_inline_config(monkeypatch: pytest.MonkeyPatch) -> None:

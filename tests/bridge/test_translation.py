@@ -20,7 +20,7 @@ import pytest
 
 from assay.bridge import anthropic_api, openai_chat, openai_responses
 from assay.bridge.normalise import PathNames, keyed_request
-from assay.bridge.server import serve
+from assay.bridge.server import OPENROUTER_BASE_PATH, serve
 from assay.core.usage import Usage
 from assay.models.base import ModelResponse
 from assay.models.cache import request_key
@@ -238,6 +238,75 @@ def test_an_offline_miss_is_refused_and_kept_as_the_reason(
     error = asyncio.run(go())
     assert "not in cache (--offline)" in str(error)
     assert bridge.stopped == "not in cache (--offline)" and anthropic_fake.calls == 0
+
+
+def test_openrouter_chat_requests_are_for_assays_openrouter_models() -> None:
+    """Under the bridge's OpenRouter path the body's model is OpenRouter's id, so assay's
+    `openrouter/` one (not its own `anthropic/` model of a like name); OpenRouter's own
+    fields are dropped before the call and the cache key."""
+    plain = {
+        "model": "anthropic/claude-sonnet-4.5",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Check a.py"},
+        ],  # fmt: skip
+    }
+    openrouters = {
+        "usage": {"include": True},  # LiteLLM's and OpenRouter's SDK's usage accounting
+        "transforms": ["middle-out"],
+        "models": ["openai/gpt-5"],
+        "route": "fallback",
+        "provider": {"order": ["Anthropic"], "allow_fallbacks": False},
+        "plugins": [{"id": "web"}],
+        "reasoning": {"effort": "high"},
+    }
+    request = openai_chat.from_chat_request({**plain, **openrouters}, sample=0,
+                                            provider="openrouter")  # fmt: skip
+    assert request.model == "openrouter/anthropic/claude-sonnet-4.5"
+    assert request.system == "Be brief."
+    without = openai_chat.from_chat_request(plain, sample=0, provider="openrouter")
+    assert request == without
+    assert request_key("openrouter", request) == request_key("openrouter", without)
+    # On the plain OpenAI path the same body is OpenAI's model of that name.
+    assert (
+        openai_chat.from_chat_request(plain, sample=0).model == "openai/anthropic/claude-sonnet-4.5"
+    )
+
+
+def test_the_openrouter_path_answers_through_assays_openrouter_provider(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CLI pointed at `<bridge>/openrouter/api/v1` (OpenRouter's base URL shape) is
+    answered by assay's `openrouter/` provider: OpenRouter is called with its own model id
+    and the real key, never the CLI's OpenRouter-only fields."""
+    with FakeOpenAI(api_key=OPENAI_KEY) as upstream:
+        monkeypatch.setenv("OPENROUTER_API_KEY", OPENAI_KEY)
+        monkeypatch.setenv("OPENROUTER_BASE_URL", upstream.base_url)
+        upstream.reply(chat_text_reply("It is fine."))
+        bridge = session(tmp_path)
+
+        async def go() -> Any:
+            async with serve(bridge) as url:
+                base = f"{url}{OPENROUTER_BASE_PATH}"
+                client = openai.AsyncOpenAI(api_key=bridge.token, base_url=base, max_retries=0)
+                answer = await client.chat.completions.create(
+                    model="anthropic/claude-sonnet-4.5",
+                    messages=[{"role": "user", "content": "Check a.py"}],
+                    extra_body={"usage": {"include": True}, "transforms": ["middle-out"]},
+                    extra_headers={"HTTP-Referer": "https://opencode.ai/", "X-Title": "opencode"},
+                )
+                await client.close()
+                return answer
+
+        answer = asyncio.run(go())
+        (sent,) = upstream.bodies()
+    assert answer.choices[0].message.content == "It is fine."
+    assert answer.model == "anthropic/claude-sonnet-4.5"
+    assert sent["model"] == "anthropic/claude-sonnet-4.5"
+    assert "transforms" not in sent
+    lines = (tmp_path / "model-calls.jsonl").read_text().splitlines()
+    assert [json.loads(line)["api"] for line in lines] == ["openrouter-chat"]
+    assert bridge.usage.cost_usd is not None and bridge.usage.cost_usd > 0
 
 
 def test_the_cache_key_ignores_what_varies_per_session() -> None:

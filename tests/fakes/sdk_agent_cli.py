@@ -5,7 +5,8 @@ Each is a small tool-use loop: it sends the task to the model at the base URL it
 where the real CLI looks for it (claude: `ANTHROPIC_BASE_URL`; codex: `OPENAI_BASE_URL`;
 gemini: `GOOGLE_GEMINI_BASE_URL` with GEMINI_API_KEY as its `x-goog-api-key`; opencode:
 its inline config, OPENCODE_CONFIG_CONTENT; aider: LiteLLM's variables, and for Gemini
-the `api_base` of its --model-settings-file), on
+the `api_base` of its --model-settings-file; OpenRouter's: Chat Completions, with its own
+body fields and app headers), on
 the API the real CLI speaks for the model's provider, runs the tools the model asks for
 (`read_file`; `solve`, which runs the example agent on a task), sends their results back,
 and prints its output in the real CLI's shape with the model's final message. Like a real
@@ -101,6 +102,11 @@ def fake_tools(shape: str) -> list[dict[str, Any]]:
             for n, d, s in schemas]  # fmt: skip
 
 
+OPENROUTER_HEADERS = {"HTTP-Referer": "https://opencode.ai/", "X-Title": "opencode"}
+"""opencode's app headers on its OpenRouter calls."""
+LITELLM_OPENROUTER_HEADERS = {"HTTP-Referer": "https://litellm.ai", "X-Title": "liteLLM"}
+"""LiteLLM's, without OR_SITE_URL and OR_APP_NAME."""
+
 Shown = Callable[[str, list[str]], None]
 """Prints a tool call as the CLI does: its id and the tool events it stands for."""
 
@@ -172,29 +178,62 @@ def responses_turns(client: Any, model: str, system_text: str, prompt: str, show
     return ""
 
 
-def chat_turns(client: Any, model: str, system_text: str, prompt: str, shown: Shown) -> str:
-    """The tool loop on Chat Completions, whole answers: the final text."""
+def chat_turns(
+    client: Any,
+    model: str,
+    system_text: str,
+    prompt: str,
+    shown: Shown,
+    *,
+    stream: bool = False,
+    extra_body: dict[str, Any] | None = None,
+) -> str:
+    """The tool loop on Chat Completions, whole answers or streamed ones (OpenRouter's SDK,
+    asking for the usage in the last chunk): the final text. `extra_body`: fields a CLI
+    adds for the API it calls (OpenRouter's `usage`)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_text},
         {"role": "user", "content": prompt},
     ]
     for _turn in range(4):
-        answer = (
-            client.chat.completions.create(model=model, messages=messages, tools=fake_tools("chat"))
-            .choices[0]
-            .message
-        )
-        calls = [call.model_dump(exclude_none=True) for call in answer.tool_calls or []]
-        messages.append({"role": "assistant", "content": answer.content, "tool_calls": calls}
-                        if calls else {"role": "assistant", "content": answer.content})  # fmt: skip
+        asked = {"model": model, "messages": messages, "tools": fake_tools("chat"),
+                 "extra_body": extra_body}  # fmt: skip
+        if stream:
+            content, calls = streamed_chat(client, asked)
+        else:
+            answer = client.chat.completions.create(**asked).choices[0].message
+            content = answer.content
+            calls = [call.model_dump(exclude_none=True) for call in answer.tool_calls or []]
+        messages.append({"role": "assistant", "content": content, "tool_calls": calls}
+                        if calls else {"role": "assistant", "content": content})  # fmt: skip
         if not calls:
-            return str(answer.content or "")
+            return str(content or "")
         for call in calls:
             function = call["function"]
             result, names = run_tool(function["name"], json.loads(function["arguments"] or "{}"))
             shown(call["id"], names)
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
     return ""
+
+
+def streamed_chat(client: Any, asked: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
+    """One streamed chat.completions call: its text and tool calls, put together from the
+    chunks as an SDK does (a call's arguments arrive in pieces, by index)."""
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    options = {"include_usage": True}
+    for chunk in client.chat.completions.create(**asked, stream=True, stream_options=options):
+        for choice in chunk.choices:
+            delta = choice.delta
+            text.append(delta.content or "")
+            for piece in delta.tool_calls or []:
+                call = calls.setdefault(piece.index, {"id": "", "type": "function",
+                                        "function": {"name": "", "arguments": ""}})  # fmt: skip
+                call["id"] = piece.id or call["id"]
+                if piece.function is not None:
+                    call["function"]["name"] += piece.function.name or ""
+                    call["function"]["arguments"] += piece.function.arguments or ""
+    return "".join(text) or None, [calls[index] for index in sorted(calls)]
 
 
 def gemini_turns(
@@ -344,7 +383,8 @@ def opencode(kind: str) -> int:
     """opencode: a provider's base URL and key from its config (OPENCODE_CONFIG_CONTENT, the
     inline config it merges last), as the AI SDK takes them (the base URL ends in /v1, or
     Google's in /v1beta); Anthropic's models on the Messages API, OpenAI's on the Responses
-    API, Google's on generateContent with no ids on its function calls and responses."""
+    API, Google's on generateContent with no ids on its function calls and responses,
+    OpenRouter's on Chat Completions under its base URL (`<base>/chat/completions`), streamed."""
     import anthropic
     import openai
 
@@ -376,6 +416,13 @@ def opencode(kind: str) -> int:
             client = genai.Client(api_key=api_key, http_options=options)
             prompt = [types.Content(role="user", parts=[types.Part(text=sys.argv[-1])])]
             final = gemini_turns(client, model, system, prompt, shown, ids=False)
+        elif provider == "openrouter":
+            # OpenRouter's AI SDK provider: Chat Completions under its base URL, streamed,
+            # asking for OpenRouter's usage accounting, with opencode's app headers.
+            client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0,
+                                   default_headers=OPENROUTER_HEADERS)  # fmt: skip
+            final = chat_turns(client, model, system, sys.argv[-1], shown, stream=True,
+                               extra_body={"usage": {"include": True}})  # fmt: skip
         else:
             client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
             final = responses_turns(client, model, system, sys.argv[-1], shown)
@@ -454,8 +501,9 @@ def litellm_gemini_turns(model: str, system_text: str, prompt: str, shown: Shown
 
 def aider(kind: str) -> int:
     """aider (LiteLLM): ANTHROPIC_API_BASE, else ANTHROPIC_BASE_URL (LiteLLM adds
-    /v1/messages), OPENAI_BASE_URL, else OPENAI_API_BASE (with /v1), Gemini's `api_base`
-    from its model settings (`litellm_gemini_turns`), whole answers (its --no-stream);
+    /v1/messages), OPENAI_BASE_URL, else OPENAI_API_BASE (with /v1), OPENROUTER_API_BASE
+    (it adds /chat/completions), Gemini's `api_base` from its model settings
+    (`litellm_gemini_turns`), whole answers (its --no-stream);
     text on stdout, its usage on a `Tokens:` line. aider itself offers the model no tools:
     the fake keeps the one loop so that the fake model answers it alike."""
     import urllib.error
@@ -479,6 +527,19 @@ def aider(kind: str) -> int:
             final = messages_turns(client, model, system, prompt, shown, stream=False)
         elif provider == "gemini":
             final = litellm_gemini_turns(model, system, prompt, shown)
+        elif provider == "openrouter":
+            # LiteLLM: OPENROUTER_API_BASE (default https://openrouter.ai/api/v1) and
+            # OPENROUTER_API_KEY; its headers from OR_SITE_URL / OR_APP_NAME; it always asks
+            # for OpenRouter's usage accounting, and sends `transforms` when given.
+            base = os.environ.get("OPENROUTER_API_BASE") or "https://openrouter.ai/api/v1"
+            key = os.environ.get("OPENROUTER_API_KEY")
+            headers = LITELLM_OPENROUTER_HEADERS
+            client = openai.OpenAI(
+                base_url=base, api_key=key, max_retries=0, default_headers=headers
+            )
+            # aider's model settings may add `transforms` (its `extra_params`): the fake does.
+            extra = {"usage": {"include": True}, "transforms": ["middle-out"]}
+            final = chat_turns(client, model, system, prompt, shown, extra_body=extra)
         else:
             base = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
             client = openai.OpenAI(base_url=base, max_retries=0)

@@ -2,8 +2,9 @@
 
 On by default (`--bridge on`, `ASSAY_BRIDGE`) for a preset whose CLI speaks an API the
 bridge serves with the attempt's model (`Preset.bridge_api_for`: opencode and aider speak
-Anthropic's for `anthropic/` models, OpenAI's for `openai/` ones, opencode Gemini's for
-`gemini/` ones, their own provider's API for the rest); `--bridge off` keeps the CLI's
+Anthropic's for `anthropic/` models, OpenAI's for `openai/` ones, Gemini's for `gemini/`
+ones, OpenRouter's for `openrouter/` ones, their own provider's API for the rest);
+`--bridge off` keeps the CLI's
 direct calls. With the bridge the CLI sees no real key at all: its base URL is the
 bridge's and its API key the attempt's token (`Preset.bridge_environ`).
 

@@ -4,8 +4,10 @@
 become `tool_use` blocks and `tool` messages `tool_result` blocks (consecutive turns of one
 role merged, as the Messages shape wants). Dropped before the call and the cache key:
 `stream`, `stream_options`, `user`, `metadata`, `store`, `seed`, `n`, `parallel_tool_calls`,
-`reasoning_effort`, `response_format`, `prompt_cache_key`. With `stream: true` the answer
-is sent as `chat.completion.chunk`s and `data: [DONE]`.
+`reasoning_effort`, `response_format`, `prompt_cache_key`, and OpenRouter's own fields
+(`usage`, `transforms`, `models`, `route`, `provider`, `plugins`, `reasoning`): assay's
+`openrouter/` provider routes its calls itself. With `stream: true` the answer is sent as
+`chat.completion.chunk`s and `data: [DONE]`.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ __all__ = ["completion_chunks", "error_body", "from_chat_request", "to_completio
 _ids = itertools.count(1)
 
 
-def from_chat_request(body: Any, *, sample: int) -> ModelRequest:
-    """A chat.completions request body as a canonical request; ValueError when it is not one."""
+def from_chat_request(body: Any, *, sample: int, provider: str = "openai") -> ModelRequest:
+    """A chat.completions request body as a canonical request, for the body's model of
+    assay's `provider` (`openrouter`: the body names OpenRouter's `anthropic/claude-...`);
+    ValueError when it is not one."""
     if not isinstance(body, dict):
         raise ValueError("the body is not a JSON object")
     model = body.get("model")
@@ -72,7 +76,7 @@ def from_chat_request(body: Any, *, sample: int) -> ModelRequest:
     limit = body.get("max_completion_tokens") or body.get("max_tokens")
     temperature = body.get("temperature")
     return ModelRequest(
-        model=f"openai/{model}",
+        model=f"{provider}/{model}",
         system="\n\n".join(system),
         messages=merged(messages),
         tools=tuple(tools),

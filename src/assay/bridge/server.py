@@ -4,7 +4,8 @@ It listens on a port of its own (chosen by the kernel) and answers only requests
 carry the attempt's token as their API key (`x-api-key`, `Authorization: Bearer`, or
 Gemini's `x-goog-api-key` header and `?key=` parameter), so another program on the host
 cannot spend through it. Four APIs, by path: `/v1/messages` (Anthropic),
-`/v1/chat/completions` and `/v1/responses` (OpenAI), and
+`/v1/chat/completions` and `/v1/responses` (OpenAI; Chat Completions also under
+`/openrouter/api/v1`, OpenRouter's shape of it, whose models are assay's `openrouter/` ones), and
 `/v1beta/models/<model>:generateContent` / `:streamGenerateContent` (Gemini; `/v1` too;
 and under `/v1beta/models/<any>/`, where LiteLLM's Gemini chat calls given a base URL that
 already names a model: see `gemini`).
@@ -35,10 +36,15 @@ from assay.bridge import anthropic_api, gemini_api, openai_chat, openai_response
 from assay.bridge.session import BridgeSession, CallRefused
 from assay.models.base import ModelRequest, ModelResponse
 
-__all__ = ["MAX_REQUEST_BYTES", "serve"]
+__all__ = ["MAX_REQUEST_BYTES", "OPENROUTER_BASE_PATH", "serve"]
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
 """A CLI sends its whole conversation every turn; past this, the call is refused (413)."""
+OPENROUTER_BASE_PATH = "/openrouter/api/v1"
+"""Where a CLI pointed at OpenRouter calls the bridge (its base URL is the bridge's URL and
+this; it adds `/chat/completions`): the body's model (`anthropic/claude-sonnet-4.5`) is
+then assay's `openrouter/` one. The path, not the model name, says so: OpenRouter's ids
+look like assay's own `anthropic/...` and `openai/...` names."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,11 @@ _ANTHROPIC = _Api(
     "anthropic-messages", anthropic_api.from_messages_request, anthropic_api.error_body
 )
 _CHAT = _Api("openai-chat", openai_chat.from_chat_request, openai_chat.error_body)
+_OPENROUTER_CHAT = _Api(
+    "openrouter-chat",
+    functools.partial(openai_chat.from_chat_request, provider="openrouter"),
+    openai_chat.error_body,
+)
 _RESPONSES = _Api(
     "openai-responses", openai_responses.from_responses_request, openai_responses.error_body
 )
@@ -69,6 +80,7 @@ class _Bridge:
         app = web.Application(client_max_size=MAX_REQUEST_BYTES)
         app.router.add_post("/v1/messages", self.messages)
         app.router.add_post("/v1/chat/completions", self.chat)
+        app.router.add_post(f"{OPENROUTER_BASE_PATH}/chat/completions", self.openrouter_chat)
         app.router.add_post("/v1/responses", self.responses)
         app.router.add_post(r"/{version:v1beta|v1}/models/{call}", self.gemini)
         app.router.add_post(r"/{version:v1beta|v1}/models/{base}/models/{call}", self.gemini)
@@ -114,8 +126,8 @@ class _Bridge:
         )
         return _sse(events)
 
-    async def chat(self, request: web.Request) -> web.StreamResponse:
-        called = await self._call(request, _CHAT)
+    async def chat(self, request: web.Request, api: _Api = _CHAT) -> web.StreamResponse:
+        called = await self._call(request, api)
         if isinstance(called, web.Response):
             return called
         body, _, answer = called
@@ -127,6 +139,9 @@ class _Bridge:
         chunks = openai_chat.completion_chunks(completion, include_usage=usage)
         lines = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
         return _sse([*lines, "data: [DONE]\n\n"])
+
+    async def openrouter_chat(self, request: web.Request) -> web.StreamResponse:
+        return await self.chat(request, _OPENROUTER_CHAT)
 
     async def responses(self, request: web.Request) -> web.StreamResponse:
         called = await self._call(request, self.responses_api)

@@ -7,12 +7,13 @@ cost). The final message is its stdout less those bookkeeping lines. The skill i
 as a read-only conventions file (`--read`), aider's documented way. The model is
 aider's (LiteLLM's) `provider/model` (`vertex_ai/` for assay's `vertex/`; the others keep
 assay's prefix), and its key is that provider's; with its own default model it may see the
-key of any provider it runs. Its `anthropic/` models (the Messages API) and `openai/` ones
-(Chat Completions) go through assay's model bridge: LiteLLM reads their base URLs from the
-environment. Its `gemini/` ones (Gemini's generateContent) do too, but LiteLLM's Gemini
-chat takes a base URL only as a call's `api_base` (its GEMINI_API_BASE serves other
-endpoints), which aider sets from a model-settings file alone: the preset writes one into
-the attempt's scratch directory and names it with `--model-settings-file`.
+key of any provider it runs. Its `anthropic/` models (the Messages API), `openai/` ones
+(Chat Completions) and `openrouter/` ones (OpenRouter's Chat Completions) go through assay's
+model bridge: LiteLLM reads their base URLs from the environment. Its `gemini/` ones
+(Gemini's generateContent) do too, but LiteLLM's Gemini chat takes a base URL only as a
+call's `api_base` (its GEMINI_API_BASE serves other endpoints), which aider sets from a
+model-settings file alone: the preset writes one into the attempt's scratch directory and
+names it with `--model-settings-file`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents.presets.base import Invocation, Preset, Stream
-from assay.agents.presets.opencode import BRIDGE_KEYS, bridged_provider, provider_keys
+from assay.agents.presets.opencode import (
+    BRIDGE_KEYS,
+    bridge_base,
+    bridged_provider,
+    provider_keys,
+)
 from assay.models.names import parse_model
 
 __all__ = ["PRESET", "Aider", "AiderStream"]
@@ -110,6 +116,9 @@ class Aider(Preset):
             bases = {"ANTHROPIC_API_BASE": url, "ANTHROPIC_BASE_URL": url}
         elif api == "openai":
             bases = {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_BASE": f"{url}/v1"}
+        elif api == "openrouter":
+            # OPENROUTER_API_BASE, to which LiteLLM adds /chat/completions.
+            bases = {"OPENROUTER_API_BASE": bridge_base(url, api)}
         else:
             bases = {}
         return {**bases, _AIDER_KEYS[api]: token}

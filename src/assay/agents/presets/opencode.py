@@ -7,10 +7,11 @@ The skill goes to AGENTS.md in the workspace. The model is opencode's own
 `provider/model` (models.dev's provider ids: `google/` for assay's `gemini/`,
 `amazon-bedrock/` for `bedrock/`, `google-vertex-anthropic/` for `vertex/`), and its key is
 that provider's; with its own default model it may see the key of any provider it runs.
-Its `anthropic/` models (the Messages API), `openai/` ones (the Responses API) and
-`gemini/` ones (Gemini's generateContent, as `google/`) go through assay's model bridge:
-opencode reads a provider's base URL and key from its config (`provider.<id>.options`),
-given inline in OPENCODE_CONFIG_CONTENT, which it merges last.
+Its `anthropic/` models (the Messages API), `openai/` ones (the Responses API),
+`gemini/` ones (Gemini's generateContent, as `google/`) and `openrouter/` ones (OpenRouter's
+Chat Completions) go through assay's model bridge: opencode reads a provider's base URL and
+key from its config (`provider.<id>.options`), given inline in OPENCODE_CONFIG_CONTENT,
+which it merges last.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from assay._util.secrets import agent_environ
 from assay.agents.presets.base import Invocation, Preset, Stream
+from assay.bridge.server import OPENROUTER_BASE_PATH
 from assay.models.names import parse_model, provider_of
 from assay.models.providers import PROVIDERS
 
@@ -29,6 +31,7 @@ __all__ = [
     "PRESET",
     "Opencode",
     "OpencodeStream",
+    "bridge_base",
     "bridged_provider",
     "provider_keys",
 ]
@@ -90,9 +93,8 @@ class Opencode(Preset):
 
     def bridge_environ(self, url: str, token: str, api: str) -> dict[str, str]:
         # The AI SDK's base URL holds the API's version (it adds `/messages`, `/responses`,
-        # `/models/<model>:streamGenerateContent`).
-        version = "v1beta" if api == "gemini" else "v1"
-        options = {"baseURL": f"{url}/{version}", "apiKey": token}
+        # `/models/<model>:streamGenerateContent`; OpenRouter's SDK `/chat/completions`).
+        options = {"baseURL": bridge_base(url, api), "apiKey": token}
         provider = self.providers[api]  # opencode's own id: `google` for Gemini
         config = _with_provider(agent_environ().get(_INLINE_CONFIG), provider, options)
         return {_INLINE_CONFIG: config, _OPENCODE_KEYS[api]: token}
@@ -111,11 +113,24 @@ class Opencode(Preset):
 
 
 _INLINE_CONFIG = "OPENCODE_CONFIG_CONTENT"
-BRIDGE_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+BRIDGE_KEYS = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+}
 """The key variable of each provider's API the bridge serves, as aider (LiteLLM) and
 opencode read it, for the providers both are pointed at the bridge for."""
 _OPENCODE_KEYS = {**BRIDGE_KEYS, "gemini": "GOOGLE_GENERATIVE_AI_API_KEY"}
 """opencode's too: its `google/` models (the AI SDK's Google provider) through the bridge."""
+
+
+def bridge_base(url: str, api: str) -> str:
+    """The base URL, under the bridge's `url`, of a CLI's SDK that adds the API's path to
+    one holding its version: OpenRouter's at OpenRouter's own path (the bridge reads its
+    models as assay's `openrouter/` ones), Gemini's at `/v1beta`, the others' at `/v1`."""
+    if api == "openrouter":
+        return f"{url}{OPENROUTER_BASE_PATH}"
+    return f"{url}/{'v1beta' if api == 'gemini' else 'v1'}"
 
 
 def bridged_provider(model: str | None, keys: Mapping[str, str]) -> str | None:
