@@ -53,7 +53,11 @@ def test_the_sdk_round_trips_a_function_call_whole_and_streamed(
     def calls(url: str) -> tuple[list[Any], Any]:
         # The SDK's synchronous client (httpx): its asynchronous one subclasses aiohttp's
         # session, which aiohttp warns against.
-        client = genai.Client(api_key=bridge.token, http_options=types.HttpOptions(base_url=url))
+        options = types.HttpOptions(base_url=url)
+        with genai.Client(api_key=bridge.token, http_options=options) as client:
+            return _round_trip(client)
+
+    def _round_trip(client: genai.Client) -> tuple[list[Any], Any]:
         config = types.GenerateContentConfig(
             system_instruction="Be brief.",
             tools=[types.Tool(function_declarations=[READ_FILE])],
@@ -202,8 +206,9 @@ def test_the_sdk_sees_a_refused_call_as_its_api_error(tmp_path: Path) -> None:
     )
 
     def call(url: str) -> None:
-        client = genai.Client(api_key=bridge.token, http_options=types.HttpOptions(base_url=url))
-        client.models.generate_content(model="gemini-2.5-pro", contents="Hi")
+        options = types.HttpOptions(base_url=url)
+        with genai.Client(api_key=bridge.token, http_options=options) as client:
+            client.models.generate_content(model="gemini-2.5-pro", contents="Hi")
 
     async def go() -> None:
         async with serve(bridge) as url:

@@ -24,7 +24,7 @@ from assay.bridge.server import OPENROUTER_BASE_PATH, serve
 from assay.core.usage import Usage
 from assay.models.base import ModelResponse
 from assay.models.cache import request_key
-from tests.bridge.providers import KEY, session
+from tests.bridge.providers import KEY, OPENAI_KEY, session
 from tests.fakes.anthropic_api import FakeAnthropic, text_reply, tool_use_reply
 from tests.fakes.openai_api import FakeOpenAI, chat_text_reply, chat_tool_reply
 
