@@ -130,19 +130,23 @@ def test_old_headers_read_alike(tmp_path: Path) -> None:
     big = bytearray(header("big.bin", tarfile.REGTYPE, 3))
     big[124:136] = bytes([0o200]) + (3).to_bytes(11, "big")
     signed = bytearray(header("\u00e9t\u00e9.txt", tarfile.REGTYPE))
-    v7dir = bytearray(header("olddir/", tarfile.AREGTYPE))
+    # The v7 directory declares 512 bytes: as a directory it has no data, so tarfile reads
+    # the next block as a header (here a real one).
+    v7dir = bytearray(header("olddir/", tarfile.AREGTYPE, 512))
     for block in (big, signed, v7dir):
         block[148:156] = b"        "
     big[148:156] = b"%06o\0 " % (sum(big))
     signed_sum = sum(byte - 256 if byte > 127 else byte for byte in signed)
     signed[148:156] = b"%06o\0 " % signed_sum
     v7dir[148:156] = b"%06o\0 " % sum(v7dir)
-    data = bytes(big) + b"abc" + bytes(509) + bytes(signed) + bytes(v7dir)
+    after = header("after-the-directory.txt", tarfile.REGTYPE)
+    data = bytes(big) + b"abc" + bytes(509) + bytes(signed) + bytes(v7dir) + after
     path = tmp_path / "old.tar"
     path.write_bytes(data + bytes(1024) + b"garbage after the end" * 40)
     seen = by_reader(path)
     assert seen == by_tarfile(path)
-    assert [entry[1] for entry in seen] == ["big.bin", "\u00e9t\u00e9.txt", "olddir"]
+    names = ["big.bin", "\u00e9t\u00e9.txt", "olddir", "after-the-directory.txt"]
+    assert [entry[1] for entry in seen] == names
     assert seen[2][0] == ord("5") and seen[0][3] == 3
 
 

@@ -151,14 +151,15 @@ class _Reader:
             return self._extended(kind, size, data_at, chain)
         if kind == ord("S"):
             raise Refused("holds a GNU sparse file, which assay does not extract")
-        self.offset = data_at
-        if kind in _REGULAR or kind not in _KNOWN:
-            self.offset += _blocks(size)
-        # `frombuf`'s name: the v7 directory, the ustar prefix, a directory's slashes
-        # dropped before the prefix and again after (`_proc_builtin`).
+        # `frombuf`'s name: the v7 directory (a directory's type before its data is
+        # skipped), the ustar prefix, a directory's slashes dropped before the prefix and
+        # again after (`_proc_builtin`).
         name = _nts(block[:100])
         if kind == 0 and name.endswith("/"):
             kind = _DIRECTORY
+        self.offset = data_at
+        if kind in _REGULAR or kind not in _KNOWN:
+            self.offset += _blocks(size)
         if kind == _DIRECTORY:
             name = name.rstrip("/")
         if block[345] and kind not in _GNU_TYPES and (prefix := _nts(block[345:500])):
