@@ -24,7 +24,7 @@ from assay.cli import main
 from assay.core.usage import Usage
 from assay.isolation.bwrap import probe_bwrap
 from assay.models.pricing import cost_usd
-from assay.report.model import Report
+from assay.report.model import CaseResult, Report
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.corpus_responder import corpus_responder
 from tests.fakes.gemini_api import FakeGemini, messages_responder
@@ -109,30 +109,47 @@ def cli_on_path(tmp_path: Path, preset: str, monkeypatch: pytest.MonkeyPatch) ->
     return dump
 
 
-def run(tmp_path: Path, name: str, preset: str, *extra: str) -> tuple[int, Report]:
+def run(
+    tmp_path: Path,
+    name: str,
+    preset: str,
+    *extra: str,
+    model: str | None = None,
+    cases: tuple[str, ...] = (REVIEW_CASE, TASK_CASE),
+) -> tuple[int, Report]:
+    """`assay run` of `cases` with `preset` (its model `MODELS[preset]` unless `model`
+    says), judged by Anthropic's fake, into `tmp_path / name`."""
     report = tmp_path / name
+    selected = [arg for case in cases for arg in ("-t", case)]
     code = main(
         [
-            "run",
-            "evals",
-            "--runtime",
-            preset,
-            "--model",
-            MODELS[preset],
-            "--judge-model",
-            "anthropic/claude-sonnet-4-6",
-            "-t",
-            REVIEW_CASE,
-            "-t",
-            TASK_CASE,
-            "--report-dir",
-            str(report),
-            "--work-root",
-            str(tmp_path / "work"),
-            *extra,
+            *("run", "evals", "--runtime", preset, "--model", model or MODELS[preset]),
+            *("--judge-model", "anthropic/claude-sonnet-4-6", *selected),
+            *("--report-dir", str(report), "--work-root", str(tmp_path / "work"), *extra),
         ]
     )
     return code, Report.model_validate_json((report / "report.json").read_text())
+
+
+def assert_counted_by_the_bridge(
+    tmp_path: Path, case: CaseResult, model: str, calls: list[tuple[str, bool]]
+) -> None:
+    """The review's two agent calls went through the bridge (`calls`: each one's API and
+    whether it streamed), whose count and price are its agent's usage: the CLI's own
+    claim ($0.50) is kept beside it, never added."""
+    lines = _model_calls(tmp_path / "first", case.id)
+    assert [(line["api"], line["stream"]) for line in lines[:-1]] == calls
+    expected = Usage(input_tokens=40 + 25, output_tokens=20 + 10)
+    price = cost_usd(model.split("/", 1)[1], expected)
+    assert price is not None
+    summary = lines[-1]["summary"]
+    assert summary["calls"] == 2
+    assert summary["usage"]["input_tokens"] == expected.input_tokens
+    assert summary["usage"]["cost_usd"] == pytest.approx(price)
+    assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
+    # The case adds its judge's calls to the bridge's count.
+    assert case.usage.input_tokens > expected.input_tokens
+    assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
 
 
 def agent_calls(fake: FakeAnthropic | FakeOpenAI | FakeGemini) -> int:
@@ -212,32 +229,17 @@ def test_gemini_cli_runs_through_the_bridge_and_replays_offline(
     cache = str(tmp_path / "cache")
 
     def review(name: str, *extra: str) -> tuple[int, Report]:
-        report = tmp_path / name
-        argv = ["run", "evals", "--runtime", "gemini-cli", "--model", MODELS["gemini-cli"]]
-        judge = ["--judge-model", "anthropic/claude-sonnet-4-6", "-t", REVIEW_CASE]
-        code = main([*argv, *judge, "--report-dir", str(report), *extra])
-        return code, Report.model_validate_json((report / "report.json").read_text())
+        return run(tmp_path, name, "gemini-cli", *extra, cases=(REVIEW_CASE,))
 
     code, report = review("first", "--cache", cache)
     (case,) = report.cases
     assert case.status == "pass", case.reason
     assert agent_calls(gemini_upstream) == 2  # a function call, then the answer
-    lines = _model_calls(tmp_path / "first", REVIEW_CASE)
-    assert [(line["api"], line["stream"]) for line in lines[:-1]] == [
-        ("gemini-generate-content", True)
-    ] * 2
-    assert lines[0]["response"]["stop_reason"] == "tool_use"
-    expected = Usage(input_tokens=40 + 25, output_tokens=20 + 10)
-    price = cost_usd("gemini-2.5-pro", expected)
-    assert price is not None
-    summary = lines[-1]["summary"]
-    assert summary["calls"] == 2
-    assert summary["usage"]["input_tokens"] == expected.input_tokens
-    assert summary["usage"]["cost_usd"] == pytest.approx(price)
-    assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
-    # The case's usage is the bridge's count plus its judge's, not the CLI's claim ($0.50).
-    assert case.usage.input_tokens > expected.input_tokens
-    assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
+    assert_counted_by_the_bridge(
+        tmp_path, case, MODELS["gemini-cli"], [("gemini-generate-content", True)] * 2
+    )
+    first_call = _model_calls(tmp_path / "first", REVIEW_CASE)[0]
+    assert first_call["response"]["stop_reason"] == "tool_use"
     # The function call's id went back with its response: the second call answered it.
     second = gemini_upstream.bodies()[-1]
     answered = [p for c in second["contents"] for p in c["parts"] if "functionResponse" in p]
@@ -300,30 +302,14 @@ def test_opencode_and_aider_run_through_the_bridge_and_replay_offline(
     }[model.split("/", 1)[0]]
 
     def review(name: str, *extra: str) -> tuple[int, Report]:
-        report = tmp_path / name
-        argv = ["run", "evals", "--runtime", preset, "--model", model, "-t", REVIEW_CASE]
-        judge = ["--judge-model", "anthropic/claude-sonnet-4-6"]
-        code = main([*argv, *judge, "--report-dir", str(report), *extra])
-        return code, Report.model_validate_json((report / "report.json").read_text())
+        return run(tmp_path, name, preset, *extra, model=model, cases=(REVIEW_CASE,))
 
     cache = str(tmp_path / "cache")
     code, report = review("first", "--cache", cache)
     (case,) = report.cases
     assert case.status == "pass", case.reason
     assert agent_calls(upstream) == 2  # a tool call, then the answer, through the bridge
-    lines = _model_calls(tmp_path / "first", REVIEW_CASE)
-    assert [(line["api"], line["stream"]) for line in lines[:-1]] == [(api, streamed)] * 2
-    expected = Usage(input_tokens=40 + 25, output_tokens=20 + 10)
-    price = cost_usd(model.split("/", 1)[1], expected)
-    assert price is not None
-    summary = lines[-1]["summary"]
-    assert summary["calls"] == 2
-    assert summary["usage"]["input_tokens"] == expected.input_tokens
-    assert summary["usage"]["cost_usd"] == pytest.approx(price)
-    assert summary["cli_reported_usage"]["input_tokens"] == CLI_USAGE["input"]
-    # The case adds its judge's calls to the bridge's count, not to the CLI's claim ($0.50).
-    assert case.usage.input_tokens > expected.input_tokens
-    assert price < (case.usage.cost_usd or 0) < CLI_USAGE["cost"]
+    assert_counted_by_the_bridge(tmp_path, case, model, [(api, streamed)] * 2)
     (env,) = [json.loads(line) for line in dump.read_text().splitlines()]
     for real in (REAL_ANTHROPIC_KEY, REAL_OPENAI_KEY, REAL_GEMINI_KEY, REAL_OPENROUTER_KEY):
         assert real not in json.dumps(env)

@@ -18,19 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.agent_clis import PROGRAMS
 from tests.fakes.anthropic_api import text_reply, tool_use_reply
 from tests.fakes.openai_api import chat_text_reply, chat_tool_reply
 
 __all__ = ["PROGRAMS", "agent_answer", "anthropic_agent", "install_sdk_cli", "openai_agent"]
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAMS = {
-    "claude-code": "claude",
-    "codex": "codex",
-    "gemini-cli": "gemini",
-    "opencode": "opencode",
-    "aider": "aider",
-}
 _CHANGED = re.compile(r"\+\+\+ b/([^\s\\\"]+)")
 _KIND = re.compile(r"case kind: (\w+)")
 
