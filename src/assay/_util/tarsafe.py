@@ -167,11 +167,11 @@ def check_tarball(path: Path) -> list[str]:
             if expanded > MAX_EXPANDED_BYTES:
                 limit = human_size(MAX_EXPANDED_BYTES)
                 return [f"{path.name} expands past the {limit} limit"]
-            problem = (
-                _name_problem(member)
-                or _member_problem(member, links)
-                or directories.replaced(member)
-            )
+            name = ""  # where extraction writes it, once no problem stands in the way
+            problem = _name_problem(member)
+            if problem is None:
+                problem, name = _member_problem(member, links)
+                problem = problem or directories.replaced(member, name)
             if problem:
                 problems.append(f"{path.name}: member {_shown(member.name)} {problem}")
                 if len(problems) >= _MAX_PROBLEMS:
@@ -182,7 +182,7 @@ def check_tarball(path: Path) -> list[str]:
                 if link_bytes > MAX_LINK_TARGET_BYTES:
                     limit = human_size(MAX_LINK_TARGET_BYTES)
                     return [f"{path.name}: its symlinks' targets take more than {limit}"]
-                links.add(_joined(member.name), member.linkname)
+                links.add(name, member.linkname)
             # Each directory extraction makes is kept (as a key): bound them like members.
             if len(directories) > MAX_MEMBERS:
                 return [f"{path.name} makes more than {MAX_MEMBERS} directories, over the limit"]
@@ -288,14 +288,14 @@ class _Directories:
         self.known: set[int] = set()
         self.last_parent = ""
 
-    def replaced(self, member: Member) -> str | None:
+    def replaced(self, member: Member, name: str) -> str | None:
         """A file whose name an earlier member used as a directory (`d/x`, then `d`):
         extraction would fail on it half-way. Records the directories `member` implies:
         when its parent is known, so are all its ancestors (they were recorded with it)
         and nothing is added; else the new ones, deepest first, down to a known one, so
         each directory costs its name's length once. (A symlink there fails as
-        Cassandra's does, `file exists`, when the case runs.)"""
-        name = _normal(member.name)
+        Cassandra's does, `file exists`, when the case runs.) `name` is the member's
+        joined name."""
         known = self.known
         if member.kind not in _DIRECTORY_OR_LINK and hash(name) in known:
             return "replaces a directory extracted before it"
@@ -321,7 +321,20 @@ _EXTRACTABLE = frozenset(b"01257\0")
 _LINKS = frozenset(b"12")
 
 
-def _member_problem(member: Member, links: _Links) -> str | None:
+def _member_problem(member: Member, links: _Links) -> tuple[str | None, str]:
+    """What keeps `member` from being extracted safely, and its joined name ("" with a
+    problem)."""
+    problem = _placement_problem(member)
+    if problem is not None:
+        return problem, ""
+    try:
+        name = _joined(member.name)
+    except _Escape:
+        return "contains '..' that leads outside the extraction directory", ""
+    return _link_problem(member, name, links), name
+
+
+def _placement_problem(member: Member) -> str | None:
     if member.kind not in _EXTRACTABLE:
         kind = (
             "a FIFO"
@@ -333,10 +346,12 @@ def _member_problem(member: Member, links: _Links) -> str | None:
         return f"is {kind}"
     if member.name.startswith("/"):
         return "is absolute; use a path relative to its root"
-    try:
-        name = _joined(member.name)
-    except _Escape:
-        return "contains '..' that leads outside the extraction directory"
+    return None
+
+
+def _link_problem(member: Member, name: str, links: _Links) -> str | None:
+    """A member named `name` (joined) that is empty, replaces a symlink, or leads out
+    through the archive's symlinks or its own link target."""
     if name == "":
         return None if member.isdir() else "has an empty name"
     if not links.targets and member.kind not in _LINKS:
@@ -413,12 +428,3 @@ def _joined(name: str) -> str:
         elif part not in ("", "."):
             parts.append(part)
     return "/".join(parts)
-
-
-def _normal(name: str) -> str:
-    """`name` joined as Cassandra joins it, or as it is when it leaves the root (such a
-    member is refused and its name never recorded)."""
-    try:
-        return _joined(name)
-    except _Escape:
-        return name
